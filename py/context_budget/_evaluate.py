@@ -1,0 +1,66 @@
+"""``evaluate``: validate, select by the mode's rule, verify independently, report."""
+
+from __future__ import annotations
+
+from ._shape import InvalidInput
+from ._values import MAX_PROBLEMS, Problem, json_text, preview
+from .modes import CONTRACT_MODES, DEFAULT_MODE, MODES
+
+
+def evaluate(input: object) -> dict:
+    """The report for one input: never raises, never mutates ``input``."""
+    try:
+        return _evaluate(input)
+    except Exception as error:  # the promise is "never raises"; say what broke instead
+        return {
+            "pass": False,
+            "summary": "The checker failed on this input; please report it.",
+            "checks": [{"name": "internal error", "pass": False, "detail": f"{type(error).__name__}: {error}"[:300]}],
+            "mode": None,
+        }
+
+
+def _evaluate(data: object) -> dict:
+    mode_name = data.get("mode", DEFAULT_MODE) if isinstance(data, dict) else DEFAULT_MODE
+    mode = MODES.get(mode_name) if isinstance(mode_name, str) else None
+    if mode is None:
+        return _unknown_mode(mode_name)
+    try:
+        parsed = mode.parse(data)
+    except InvalidInput as invalid:
+        return _invalid_report(mode.NAME, invalid)
+    result = mode.select(parsed)
+    checks = mode.verify(data, result)
+    all_passed = mode.succeeded(result) and all(check["pass"] for check in checks)
+    summary = mode.summarize(result)
+    if mode.succeeded(result) and not all_passed:
+        names = ", ".join(check["name"] for check in checks if not check["pass"])
+        summary = f"{summary} But a check failed: {names}."
+    return {"pass": all_passed, "summary": summary, "checks": checks, "mode": mode.NAME, **result}
+
+
+def _invalid_report(mode_name: str, invalid: InvalidInput) -> dict:
+    problems = invalid.problems
+    listed = problems[:MAX_PROBLEMS]
+    detail = f"{problems[0].path}: {problems[0].message}"
+    if len(problems) > 1:
+        detail += f" (and {len(problems) - 1} more problem{'s' if len(problems) > 2 else ''}"
+        detail += f"; the first {MAX_PROBLEMS} are listed in errors)" if len(problems) > MAX_PROBLEMS else ")"
+    return {
+        "pass": False,
+        "summary": invalid.summary,
+        "checks": [{"name": invalid.check, "pass": False, "detail": detail}],
+        "mode": mode_name,
+        "errors": [problem.as_json() for problem in listed],
+    }
+
+
+def _unknown_mode(mode_name: object) -> dict:
+    known = ", ".join(CONTRACT_MODES)
+    if isinstance(mode_name, str) and mode_name in CONTRACT_MODES:
+        message = f"mode {json_text(mode_name)} is not implemented yet (available: {', '.join(MODES)})"
+    else:
+        message = f"expected one of {known}, got {preview(mode_name)}"
+    invalid = InvalidInput([Problem("$.mode", message)], "input shape", f"Unknown mode: {message}.")
+    report = _invalid_report(None, invalid)
+    return report

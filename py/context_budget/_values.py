@@ -1,0 +1,193 @@
+"""Reading JSON values by the project's common rules, and reporting what was wrong.
+
+Every reader takes a value exactly as ``json.loads`` (or a Python caller) gives it
+and returns the normalised value or raises :class:`Invalid` with a message that
+shows what was received. Validation never stops at the first problem: callers
+collect :class:`Problem` records, each with the JSON path of the value.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+
+MAX_SAFE_INTEGER = 2**53 - 1
+MAX_PROBLEMS = 50
+
+# The characters JavaScript's String.prototype.trim removes: WhiteSpace and
+# LineTerminator of ECMA-262. Python's str.strip() differs (it strips U+001C..U+001F
+# and U+0085, and keeps U+FEFF), so ids are trimmed with this set instead.
+JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+class Invalid(ValueError):
+    """A value that breaks a rule; the message names the rule and the value."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    message: str
+
+    def as_json(self) -> dict:
+        return {"path": self.path, "message": self.message}
+
+
+def child_path(path: str, key: str | int) -> str:
+    """``$`` + ``items`` -> ``$.items``; ``$.items`` + 2 -> ``$.items[2]``."""
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    if _IDENTIFIER.match(key):
+        return f"{path}.{key}"
+    return f"{path}[{json_text(key)}]"
+
+
+def json_text(value: str) -> str:
+    """A string as a JSON literal, safe for any Python string (lone surrogates too)."""
+    return json.dumps(value, ensure_ascii=True)
+
+
+def preview(value: object, limit: int = 60) -> str:
+    """A short JSON-like rendering of any value, bounded in depth and length."""
+    text = _preview(value, depth=0)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _preview(value: object, depth: int) -> str:
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        # str() of an int past 4300 digits raises on CPython 3.11+.
+        if value.bit_length() > 200:
+            return f"an integer of {value.bit_length()} bits"
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        return repr(value)
+    if isinstance(value, str):
+        if len(value) > 80:
+            value = value[:80]
+            return json_text(value)[:-1] + "…\""
+        return json_text(value)
+    if isinstance(value, (list, tuple)):
+        if depth >= 2:
+            return f"[…{len(value)} items]"
+        inner = ", ".join(_preview(item, depth + 1) for item in value[:4])
+        more = ", …" if len(value) > 4 else ""
+        return f"[{inner}{more}]"
+    if isinstance(value, dict):
+        if depth >= 2:
+            return f"{{…{len(value)} keys}}"
+        parts = []
+        for key, item in list(value.items())[:4]:
+            shown_key = json_text(key) if isinstance(key, str) else _preview(key, depth + 1)
+            parts.append(f"{shown_key}: {_preview(item, depth + 1)}")
+        more = ", …" if len(value) > 4 else ""
+        return "{" + ", ".join(parts) + more + "}"
+    return f"a Python {type(value).__name__}"
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def read_count(value: object) -> int:
+    """A token count, cost, budget or limit: an integer 0..2^53-1 (4.0 counts as 4)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if 0 <= value <= MAX_SAFE_INTEGER:
+            return value
+    elif isinstance(value, float) and value.is_integer():
+        if 0 <= value <= MAX_SAFE_INTEGER:
+            return int(value)
+    raise Invalid(f"expected an integer from 0 to 2^53-1, got {preview(value)}")
+
+
+def read_score(value: object) -> float:
+    """A relevance or priority: any number finite as a 64-bit float, compared as one."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            as_double = float(value)
+        except OverflowError:
+            as_double = math.inf
+        if math.isfinite(as_double):
+            return as_double
+        raise Invalid(f"expected a number that is finite as a 64-bit float, got {preview(value)}")
+    raise Invalid(f"expected a number, got {preview(value)}")
+
+
+def read_id(value: object) -> str:
+    """An id: a string that is not empty after JavaScript's trim."""
+    if not isinstance(value, str):
+        raise Invalid(f"expected a non-empty string id, got {preview(value)}")
+    if not value.strip(JS_WHITESPACE):
+        raise Invalid(f"expected an id that is not empty after trimming whitespace, got {preview(value)}")
+    return value
+
+
+def read_text(value: object) -> str:
+    if not isinstance(value, str):
+        raise Invalid(f"expected a string, got {preview(value)}")
+    return value
+
+
+def read_bool(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise Invalid(f"expected true or false, got {preview(value)}")
+    return value
+
+
+def describe_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return f"a Python {type(value).__name__}"
+
+
+def expect_object(value: object) -> dict:
+    if not isinstance(value, dict):
+        raise Invalid(f"expected an object, got {describe_type(value)}: {preview(value)}")
+    return value
+
+
+def expect_array(value: object) -> list:
+    if not isinstance(value, list):
+        raise Invalid(f"expected an array, got {describe_type(value)}: {preview(value)}")
+    return value
+
+
+def unknown_key_problems(obj: dict, path: str, known: tuple[str, ...]) -> list[Problem]:
+    """One problem per key the mode does not declare, so a typo is never ignored."""
+    problems = []
+    for key in obj:
+        if key not in known:
+            shown = json_text(key) if isinstance(key, str) else preview(key)
+            problems.append(
+                Problem(
+                    child_path(path, key) if isinstance(key, str) else path,
+                    f"unknown key {shown} (expected {', '.join(known)})",
+                )
+            )
+    return problems
