@@ -99,7 +99,7 @@ def summarize(result: dict) -> str:
     if result["shortfall"]:
         names = ", ".join(row["id"] for row in result["trace"] if row["required"])
         return (
-            f"Required items {names} need {result['required_cost']} tokens but the budget is "
+            f"Required items {names} need {plural(result['required_cost'], 'token')} but the budget is "
             f"{result['budget']}: {plural(result['shortfall'], 'token')} short."
         )
     return f"Selected {', '.join(result['selected']) or 'nothing'} using {result['used']} of {result['budget']} tokens."

@@ -1,0 +1,80 @@
+"""Fixture cases: one JSON file each, ``{description, input, expected}``; a run compares the full report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import _strict_json
+from ._evaluate import evaluate
+from ._values import child_path, preview
+
+FIXTURE_KEYS = {"description", "input", "expected"}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    name: str
+    passed: bool
+    detail: str = ""
+
+
+def fixture_files(directory: Path) -> list[Path]:
+    return sorted(path for path in directory.rglob("*.json") if path.is_file())
+
+
+def load(path: Path) -> dict:
+    """A fixture file's content, or ``ValueError`` saying what is wrong with it."""
+    case = _strict_json.loads(_strict_json.decode_utf8(path.read_bytes()))
+    if not isinstance(case, dict) or set(case) != FIXTURE_KEYS:
+        keys = sorted(case) if isinstance(case, dict) else preview(case)
+        raise ValueError(f"a fixture is an object with keys description, input, expected; got {keys}")
+    return case
+
+
+def run_case(path: Path, name: str) -> Outcome:
+    try:
+        case = load(path)
+    except (OSError, ValueError) as error:
+        return Outcome(name, False, f"cannot load: {error}")
+    difference = first_difference(case["expected"], evaluate(case["input"]))
+    return Outcome(name, difference is None, difference or "")
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, (int, float)):
+        return "number"
+    return type(value).__name__
+
+
+def first_difference(expected: object, actual: object, path: str = "$") -> str | None:
+    """The JSON path and values of the first place where two JSON values differ, or None.
+
+    Strict about JSON types: ``true`` is not ``1`` (Python would say they are equal).
+    """
+    if _kind(expected) != _kind(actual):
+        return f"{path}: expected {preview(expected)}, got {preview(actual)}"
+    if isinstance(expected, dict):
+        for key in expected:
+            if key not in actual:
+                return f"{child_path(path, key)}: expected {preview(expected[key])}, got nothing"
+            found = first_difference(expected[key], actual[key], child_path(path, key))
+            if found:
+                return found
+        for key in actual:
+            if key not in expected:
+                return f"{child_path(path, key)}: not expected, got {preview(actual[key])}"
+        return None
+    if isinstance(expected, list):
+        for index, (want, got) in enumerate(zip(expected, actual)):
+            found = first_difference(want, got, child_path(path, index))
+            if found:
+                return found
+        if len(expected) != len(actual):
+            return f"{path}: expected {len(expected)} elements, got {len(actual)}"
+        return None
+    if expected != actual:
+        return f"{path}: expected {preview(expected)}, got {preview(actual)}"
+    return None

@@ -1,0 +1,144 @@
+"""The command line: ``run(argv, stdin, stdout, stderr) -> exit code``; ``main`` wires it to the process.
+
+Exit codes: 0 the report passes (or every fixture passed); 1 it does not, or the input
+could not be read as JSON; 2 bad usage (unknown command or option, a file that cannot
+be opened, a fixtures directory with no fixtures).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import IO, Sequence
+
+from . import __version__, _fixtures, _strict_json
+from ._evaluate import evaluate
+
+EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Bad usage: printed as one line on stderr, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that writes to the streams given to ``run`` and never exits the process."""
+
+    stderr: IO[str] = sys.stderr
+    stdout: IO[str] = sys.stdout
+
+    def _print_message(self, message: str, file: IO[str] | None = None) -> None:
+        if message:
+            (self.stdout if file is sys.stdout else self.stderr).write(message)
+
+    def exit(self, status: int = 0, message: str | None = None) -> None:
+        if message:
+            self.stderr.write(message)
+        raise _Exit(status)
+
+    def error(self, message: str) -> None:
+        self.print_usage(self.stderr)
+        raise _Exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+class _Exit(Exception):
+    def __init__(self, status: int, message: str = "") -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
+    _Parser.stdout, _Parser.stderr = stdout, stderr
+    parser = _Parser(prog="context-budget", description="Choose context under a token budget, explain it, verify it.")
+    parser.add_argument("--version", action="version", version=f"context-budget {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    check = commands.add_parser("check", help="evaluate one JSON input and print the report in an envelope")
+    check.add_argument("file", nargs="?", default="-", metavar="FILE|-", help="input file, or - for standard input (the default)")
+    check.add_argument("--indent", type=int, default=None, metavar="N", help="pretty-print the output with N spaces")
+
+    fixtures = commands.add_parser("fixtures", help="run every fixture case in DIR and compare the full reports")
+    fixtures.add_argument("directory", nargs="?", default="fixtures", metavar="DIR", help="fixture directory (default: ./fixtures)")
+    return parser
+
+
+def run(argv: Sequence[str], stdin: IO, stdout: IO[str], stderr: IO[str]) -> int:
+    parser = _parser(stdout, stderr)
+    try:
+        arguments = parser.parse_args(list(argv))
+        if arguments.command == "check":
+            return _check(arguments, stdin, stdout)
+        return _run_fixtures(Path(arguments.directory), stdout)
+    except _Exit as stop:
+        if stop.message:
+            stderr.write(stop.message)
+        return stop.status
+    except UsageError as error:
+        stderr.write(f"context-budget: {error}\n")
+        return EXIT_USAGE
+
+
+def write_json(value: object, stream: IO[str], indent: int | None = None) -> None:
+    """One JSON document and a newline; non-ASCII kept readable unless it cannot be encoded."""
+    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: escape everything rather than emit invalid UTF-8
+        text = json.dumps(value, ensure_ascii=True, indent=indent)
+    stream.write(text + "\n")
+
+
+def _read_input(name: str, stdin: IO) -> bytes:
+    if name == "-":
+        source = getattr(stdin, "buffer", stdin)
+        data = source.read()
+        return data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    try:
+        return Path(name).read_bytes()
+    except OSError as error:
+        raise UsageError(f"cannot read {name}: {error.strerror or error}") from None
+
+
+def _check(arguments: argparse.Namespace, stdin: IO, stdout: IO[str]) -> int:
+    data = _read_input(arguments.file, stdin)
+    try:
+        document = _strict_json.loads(_strict_json.decode_utf8(data))
+    except _strict_json.JSONInputError as error:
+        write_json({"ok": False, "error": str(error)}, stdout, arguments.indent)
+        return EXIT_FAIL
+    report = evaluate(document)
+    if report["pass"]:
+        write_json({"ok": True, "result": report}, stdout, arguments.indent)
+        return EXIT_PASS
+    write_json({"ok": False, "error": report["summary"], "result": report}, stdout, arguments.indent)
+    return EXIT_FAIL
+
+
+def _run_fixtures(directory: Path, stdout: IO[str]) -> int:
+    if not directory.is_dir():
+        raise UsageError(f"no fixture directory at {directory}")
+    files = _fixtures.fixture_files(directory)
+    if not files:
+        raise UsageError(f"no fixture files (*.json) under {directory}")
+    passed = failed = 0
+    for path in files:
+        outcome = _fixtures.run_case(path, path.relative_to(directory).as_posix())
+        if outcome.passed:
+            passed += 1
+            stdout.write(f"ok   {outcome.name}\n")
+        else:
+            failed += 1
+            stdout.write(f"FAIL {outcome.name}: {outcome.detail}\n")
+    stdout.write(f"{passed} passed, {failed} failed\n")
+    return EXIT_PASS if failed == 0 else EXIT_FAIL
+
+
+def main() -> None:
+    try:
+        code = run(sys.argv[1:], sys.stdin, sys.stdout, sys.stderr)
+    except KeyboardInterrupt:
+        code = 130
+    sys.exit(code)

@@ -1,0 +1,34 @@
+# Shared setup steps for scripts/serve and scripts/test; sourced, not run.
+
+setup_python() {  # setup_python [EXTRA]: a venv in .venv with the package installed (editable)
+  if [ ! -x .venv/bin/python ]; then
+    echo "==> creating .venv" >&2
+    python3 -m venv .venv
+  fi
+  local spec="."
+  [ -n "${1:-}" ] && spec=".[$1]"
+  echo "==> installing context-budget${1:+ with [$1]} into .venv" >&2
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check --editable "$spec"
+}
+
+setup_web() {  # the pinned Pyodide runtime from package-lock.json
+  if [ ! -f node_modules/pyodide/pyodide.asm.wasm ] || ! cmp -s package-lock.json node_modules/.package-lock.json 2>/dev/null; then
+    echo "==> installing the pinned Pyodide (npm ci)" >&2
+    npm ci --no-audit --no-fund --loglevel=error
+  fi
+}
+
+setup_chromium() {  # Debian's Chromium for the browser tests, unless another one is named
+  local chromium="${CONTEXT_BUDGET_CHROMIUM:-/usr/bin/chromium}"
+  if [ ! -x "$chromium" ]; then
+    if [ -n "${CONTEXT_BUDGET_CHROMIUM:-}" ]; then
+      echo "CONTEXT_BUDGET_CHROMIUM=$chromium is not an executable" >&2
+      return 1
+    fi
+    echo "==> installing Debian's chromium (apt-get)" >&2
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+  fi
+}

@@ -1,0 +1,97 @@
+"""Each check in a report can fail: fed a wrong result, it says so and names the problem."""
+
+import copy
+
+import pytest
+
+from context_budget.modes import relevance, required
+from test_seeds import SEED_000, SEED_003
+
+
+def checks_for(mode, data, tamper):
+    result = mode.run(data)
+    tamper(result)
+    return {check["name"]: check for check in mode.verify(data, result)}
+
+
+def test_correct_results_pass_every_check():
+    for mode, data in ((relevance, SEED_000), (required, SEED_003)):
+        assert all(check["pass"] for check in mode.verify(data, mode.run(data)))
+
+
+@pytest.mark.parametrize(
+    "tamper, failing, detail",
+    [
+        # Selecting B too overspends the budget (4 + 5 + 3 = 12 > 7).
+        (lambda r: r["selected"].append("B"), "token budget", "over the budget"),
+        (lambda r: r.update(used=6), "token budget", "reported used 6"),
+        (lambda r: r.update(remaining=1), "token budget", "reported remaining 1"),
+        (lambda r: r["selected"].append("Z"), "token budget", "not an input item"),
+        (lambda r: r["selected"].append("A"), "token budget", "selected twice"),
+        # C considered before B breaks the descending-relevance order.
+        (lambda r: r["trace"].insert(1, r["trace"].pop(2)), "deterministic relevance order", "ranks before"),
+        (lambda r: r["trace"].pop(), "deterministic relevance order", "exactly once"),
+        (lambda r: r["trace"][1].update(kept=True), "deterministic relevance order", "was kept with cost 5"),
+        (lambda r: r["trace"][2].update(remaining_before=7), "deterministic relevance order", "remained before it"),
+        (lambda r: r.update(omitted=[]), "deterministic relevance order", "omitted"),
+    ],
+)
+def test_relevance_checks_fail_on_wrong_results(tamper, failing, detail):
+    checks = checks_for(relevance, SEED_000, tamper)
+    assert checks[failing]["pass"] is False
+    assert detail in checks[failing]["detail"]
+
+
+@pytest.mark.parametrize(
+    "tamper, failing, detail",
+    [
+        (lambda r: r.update(selected=["recent", "older"], used=7, remaining=1), "required items selected", "contract"),
+        (lambda r: r.update(selected=["contract", "recent", "older"]), "token budget", "over the budget"),
+        (lambda r: r["trace"].reverse(), "deterministic priority order", "ranks before"),
+        (lambda r: r["trace"][2].update(kept=True), "deterministic priority order", "was kept with cost 3"),
+        (lambda r: r.update(selected=["recent", "contract"]), "deterministic priority order", "differs"),
+    ],
+)
+def test_required_checks_fail_on_wrong_results(tamper, failing, detail):
+    checks = checks_for(required, SEED_003, tamper)
+    assert checks[failing]["pass"] is False
+    assert detail in checks[failing]["detail"]
+
+
+def test_order_check_rereads_scores_from_the_input():
+    # A trace whose rows were relabelled with made-up relevance cannot fool the check.
+    def tamper(result):
+        result["trace"].insert(1, result["trace"].pop(2))
+        result["trace"][1]["relevance"] = 8.5
+    assert checks_for(relevance, SEED_000, tamper)["deterministic relevance order"]["pass"] is False
+
+
+def test_permutation_check_catches_an_input_order_dependent_selector():
+    # A selector that breaks ties by input position instead of by id gives another
+    # answer when re-run on the reversed copy, and the check reports that.
+    from context_budget import _checks
+
+    data = {"budget": 1, "items": [{"id": "b", "relevance": 1, "tokens": 1}, {"id": "a", "relevance": 1, "tokens": 1}]}
+
+    def first_come(data):
+        return {"selected": [data["items"][0]["id"]]}
+
+    problems = list(_checks.permutation_problems(data, "items", first_come, first_come(data), ("selected",)))
+    assert problems == ["re-running on the items in reverse order changes selected"]
+    assert list(_checks.permutation_problems(data, "items", relevance.run, relevance.run(data), ("selected", "trace"))) == []
+
+
+def test_a_failed_check_fails_the_report(monkeypatch):
+    from context_budget import evaluate
+
+    honest = relevance.select
+
+    def overspend(parsed):
+        result = honest(parsed)
+        result["selected"].append("B")
+        return result
+
+    monkeypatch.setattr(relevance, "select", overspend)
+    report = evaluate(copy.deepcopy(SEED_000))
+    assert report["pass"] is False
+    assert "a check failed: token budget" in report["summary"].lower()
