@@ -119,10 +119,10 @@ def verify(data: dict, result: dict) -> list[dict]:
 
     def required_problems():
         chosen = set(result["selected"])
-        missing = [item["id"] for item in items if item["id"] in required and item["id"] not in chosen]
+        missing = sorted((item_id for item_id in required if item_id not in chosen), key=_checks.code_units)
         if missing:
             shortfall = required_cost - budget
-            why = f"; they need {required_cost} tokens, {shortfall} more than the budget of {budget}" if shortfall > 0 else ""
+            why = f"; they need {plural(required_cost, 'token')}, {shortfall} more than the budget of {budget}" if shortfall > 0 else ""
             yield f"required items {', '.join(missing)} are not selected{why}"
 
     def order_and_decisions():

@@ -1,0 +1,119 @@
+"""Property tests: the promises of ``evaluate`` for random inputs (500 examples each by default)."""
+
+import copy
+import functools
+import math
+
+from hypothesis import given, strategies as st
+
+from context_budget import evaluate
+from context_budget._fixtures import first_difference
+
+# Ids drawn from characters whose UTF-16 order differs from code point order, plus
+# whitespace that JavaScript's trim does or does not remove.
+ID_CHARS = st.sampled_from(["a", "b", "B", "\uff5e", "\U0001F600", "\U00010000", "\u00e9", "\u0085", " ", "\ud800"])
+IDS = st.text(ID_CHARS, min_size=1, max_size=3).filter(lambda text: text.strip(" ") != "")
+SCORES = st.one_of(st.integers(-3, 3), st.sampled_from([0.5, -0.0, 2.5, 1e300, 9007199254740993]))
+COUNTS = st.one_of(st.integers(0, 12), st.sampled_from([0.0, 4.0]))
+
+
+def unique_by_id(items):
+    seen = {}
+    for item in items:
+        seen.setdefault(item["id"], item)
+    return list(seen.values())
+
+
+RELEVANCE_ITEMS = st.lists(st.fixed_dictionaries({"id": IDS, "relevance": SCORES, "tokens": COUNTS}), max_size=12).map(unique_by_id)
+REQUIRED_ITEMS = st.lists(
+    st.fixed_dictionaries({"id": IDS, "cost": COUNTS, "priority": SCORES}, optional={"required": st.booleans()}), max_size=12
+).map(unique_by_id)
+RELEVANCE_INPUTS = st.fixed_dictionaries({"budget": st.integers(0, 40), "items": RELEVANCE_ITEMS})
+REQUIRED_INPUTS = st.fixed_dictionaries({"mode": st.just("required"), "budget": st.integers(0, 40), "items": REQUIRED_ITEMS})
+VALID_INPUTS = st.one_of(RELEVANCE_INPUTS, REQUIRED_INPUTS)
+
+# Any JSON value a Python caller could pass, with the awkward parts over-represented.
+STRINGS = st.one_of(st.text(), st.sampled_from(["\ud800", "a\udfffb", "", " \u3000", "mode", "relevance", "required"]))
+SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.integers(min_value=2**60), st.floats(allow_nan=False), STRINGS,
+    st.sampled_from([10**400, 2**53, 2**53 - 1, 4.0, -0.0]),
+    st.just(5000).map(lambda digits: -(10**digits)),  # past CPython's int-to-text limit
+)
+JSON_VALUES = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(STRINGS, inner, max_size=4)), max_leaves=20)
+NEAR_VALID = st.one_of(
+    VALID_INPUTS,
+    st.fixed_dictionaries({"budget": JSON_VALUES, "items": st.lists(st.one_of(JSON_VALUES, st.dictionaries(st.sampled_from(["id", "relevance", "tokens", "cost", "priority", "required", "content"]), JSON_VALUES)), max_size=5)}, optional={"mode": st.one_of(STRINGS, JSON_VALUES)}),
+    JSON_VALUES,
+)
+
+
+@given(NEAR_VALID)
+def test_never_raises_and_never_mutates(data):
+    """It never raises, for any such value, and never mutates it."""
+    before = copy.deepcopy(data)
+    report = evaluate(data)
+    assert first_difference(before, data) is None
+    assert isinstance(report["pass"], bool) and isinstance(report["summary"], str)
+    assert report["checks"] and all(check["pass"] or check.get("detail") for check in report["checks"])
+    assert "internal error" not in [check["name"] for check in report["checks"]], report
+    if "errors" in report:
+        assert report["pass"] is False and 1 <= len(report["errors"]) <= 50
+
+
+@given(VALID_INPUTS, st.randoms(use_true_random=False))
+def test_same_report_for_any_permutation(data, random):
+    """The same input in any item order gives the same report.
+
+    In `required`, selected and omitted (and so the summary that lists them) follow input order.
+    """
+    shuffled = dict(data, items=random.sample(data["items"], len(data["items"])))
+    first, second = evaluate(data), evaluate(shuffled)
+    if data.get("mode") == "required":
+        for report, source in ((first, data), (second, shuffled)):
+            order = [item["id"] for item in source["items"]]
+            assert report["selected"] == [i for i in order if i in set(report["selected"])]
+        for key in ("selected", "omitted", "summary"):
+            assert sorted(first.pop(key)) == sorted(second.pop(key))
+    assert first_difference(first, second) is None
+
+
+@given(VALID_INPUTS)
+def test_never_exceeds_budget_and_left_out_items_did_not_fit(data):
+    """The selected costs add up to at most the budget; every left-out item did not fit at its turn."""
+    report = evaluate(data)
+    cost_key = "cost" if data.get("mode") == "required" else "tokens"
+    costs = {item["id"]: int(item[cost_key]) for item in data["items"]}
+    assert sum(costs[i] for i in report["selected"]) == report["used"] <= data["budget"]
+    if report.get("shortfall"):
+        assert report["selected"] == [] and report["pass"] is False
+        return
+    assert report["pass"] is True
+    for row in report["trace"]:
+        if not row["kept"]:
+            assert costs[row["id"]] > row["remaining_before"]
+
+
+def js_compare_ids(a, b):
+    """JavaScript's `<` on strings: UTF-16 code units, written out one unit at a time."""
+    units_a = [int.from_bytes(a.encode("utf-16-be", "surrogatepass")[i:i + 2], "big") for i in range(0, 2 * len(a.encode("utf-16-be", "surrogatepass")) // 2, 2)]
+    units_b = [int.from_bytes(b.encode("utf-16-be", "surrogatepass")[i:i + 2], "big") for i in range(0, 2 * len(b.encode("utf-16-be", "surrogatepass")) // 2, 2)]
+    return -1 if units_a < units_b else 1 if units_a > units_b else 0
+
+
+def seed_000_reference(data):
+    """Seed 000's JavaScript loop, transcribed: sort with its comparator, take what fits."""
+    def compare(a, b):
+        difference = float(b["relevance"]) - float(a["relevance"]) if math.isfinite(float(a["relevance"])) else 0
+        return (1 if difference > 0 else -1) if difference else js_compare_ids(a["id"], b["id"])
+    remaining, selected = data["budget"], []
+    for item in sorted(data["items"], key=functools.cmp_to_key(compare)):
+        if item["tokens"] <= remaining:
+            selected.append(item["id"])
+            remaining -= item["tokens"]
+    return selected
+
+
+@given(RELEVANCE_INPUTS)
+def test_relevance_matches_the_seed_reference(data):
+    """Selected in the order the seed's comparator and loop give (a port selects the same items)."""
+    assert evaluate(data)["selected"] == seed_000_reference(data)
