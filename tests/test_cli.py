@@ -1,0 +1,134 @@
+"""The CLI, called as ``run(argv, stdin, stdout, stderr)`` and once as a real process."""
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import FIXTURES, ROOT
+from context_budget.cli import run
+from test_seeds import SEED_000
+
+
+def call(argv, stdin=b""):
+    stdout, stderr = io.StringIO(), io.StringIO()
+    code = run(argv, io.BytesIO(stdin if isinstance(stdin, bytes) else stdin.encode()), stdout, stderr)
+    return code, stdout.getvalue(), stderr.getvalue()
+
+
+def test_check_passing_input_prints_ok_envelope():
+    code, out, err = call(["check"], json.dumps(SEED_000))
+    envelope = json.loads(out)
+    assert code == 0 and err == ""
+    assert envelope["ok"] is True and envelope["result"]["summary"] == "Selected A, C within 7 tokens."
+
+
+def test_check_invalid_input_prints_error_envelope_and_exits_1():
+    code, out, _ = call(["check", "-"], '{"budget": -1, "items": []}')
+    envelope = json.loads(out)
+    assert code == 1
+    assert envelope["ok"] is False
+    assert envelope["error"] == "Input needs a non-negative integer budget and items array."
+    assert envelope["result"]["errors"][0]["path"] == "$.budget"
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('{"budget": 1,\n "budget": 2}', 'duplicate key "budget" at line 2 column 2'),
+        ('{"items": [{"id": "a", "x": 1, "x": 2}]}', 'duplicate key "x" at line 1 column 32'),
+        ('{"a": {"k": 1}, "b": {"k": 1}}', None),  # same key in two objects is fine
+        ('{"budget": NaN}', "NaN is not a JSON number at line 1 column 12"),
+        ('{"budget": -Infinity}', "Infinity is not a JSON number at line 1 column 12"),
+        ('{"budget": 1,,}', "invalid JSON: Expecting property name enclosed in double quotes at line 1 column 14"),
+        ("", "invalid JSON: Expecting value at line 1 column 1"),
+        ("[" * 100_000, "JSON nests too deeply to parse"),
+        ('{"budget": ' + "9" * 5000 + "}", "integer with more than 4300 digits at line 1 column 12"),
+    ],
+)
+def test_check_rejects_unacceptable_json_with_position(text, message):
+    code, out, _ = call(["check"], text)
+    envelope = json.loads(out)
+    assert code == 1 and envelope["ok"] is False
+    if message is None:
+        assert "result" in envelope
+    else:
+        assert envelope == {"ok": False, "error": message}
+
+
+def test_check_rejects_bytes_that_are_not_utf8():
+    code, out, _ = call(["check"], b'{"budget": 1, "items": [{"id": "\xff"}]}')
+    assert code == 1
+    assert json.loads(out) == {"ok": False, "error": "input is not valid UTF-8 (byte 0xff at offset 32)"}
+
+
+def test_check_accepts_a_byte_order_mark():
+    code, _, _ = call(["check"], "\ufeff" + json.dumps(SEED_000))
+    assert code == 0
+
+
+def test_check_reads_a_file(tmp_path):
+    path = tmp_path / "input.json"
+    path.write_text(json.dumps(SEED_000))
+    assert call(["check", str(path)])[0] == 0
+
+
+def test_missing_file_is_a_one_line_usage_error(tmp_path):
+    code, out, err = call(["check", str(tmp_path / "missing.json")])
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "No such file or directory" in err and "Traceback" not in err
+
+
+def test_lone_surrogates_are_escaped_in_output():
+    code, out, _ = call(["check"], '{"budget": 1, "items": [{"id": "\\ud800", "relevance": 1, "tokens": 1}]}')
+    assert code == 0
+    out.encode("utf-8")  # valid UTF-8 even though the id is not valid Unicode
+    assert json.loads(out)["result"]["selected"] == ["\ud800"]
+
+
+def test_non_ascii_output_stays_readable():
+    _, out, _ = call(["check"], '{"budget": 1, "items": [{"id": "ü", "relevance": 1, "tokens": 1}]}')
+    assert '"selected": ["ü"]' in out
+
+
+@pytest.mark.parametrize("argv", [[], ["nope"], ["check", "--bogus"], ["check", "a", "b"], ["fixtures", "/no/such/dir"]])
+def test_bad_usage_exits_2(argv):
+    code, out, err = call(argv)
+    assert code == 2 and out == "" and err and "Traceback" not in err
+
+
+def test_fixtures_command_runs_every_case():
+    code, out, _ = call(["fixtures", str(FIXTURES)])
+    lines = out.splitlines()
+    total = len(list(FIXTURES.rglob("*.json")))
+    assert code == 0
+    assert lines[-1] == f"{total} passed, 0 failed"
+    assert "ok   relevance/seed-000-example.json" in lines
+
+
+def test_fixtures_command_reports_a_mismatch_with_its_path(tmp_path):
+    case = json.loads((FIXTURES / "relevance" / "seed-000-example.json").read_text())
+    case["expected"]["selected"] = ["A", "B"]
+    (tmp_path / "wrong.json").write_text(json.dumps(case))
+    (tmp_path / "broken.json").write_text("{")
+    code, out, _ = call(["fixtures", str(tmp_path)])
+    assert code == 1
+    assert 'FAIL wrong.json: $.selected[1]: expected "B", got "C"' in out
+    assert "FAIL broken.json: cannot load: invalid JSON" in out
+    assert out.splitlines()[-1] == "0 passed, 2 failed"
+
+
+def test_real_process_round_trip():
+    process = subprocess.run(
+        [sys.executable, "-m", "context_budget", "check"],
+        input=json.dumps({"budget": -1, "items": []}).encode(),
+        capture_output=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT / "py"), "PATH": "/usr/bin:/bin"},
+        timeout=60,
+    )
+    assert process.returncode == 1, process.stderr
+    assert json.loads(process.stdout)["error"] == "Input needs a non-negative integer budget and items array."
+    assert process.stderr == b""

@@ -1,0 +1,107 @@
+"""Invalid input: pass false, the fixed summaries, every bad path with the value received."""
+
+import copy
+
+import pytest
+
+from context_budget import evaluate
+
+
+def deeply_nested(depth):
+    value = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        None, True, 0, 1.5, "text", [], {}, {"budget": None},
+        {"budget": 10**5000, "items": []},
+        {"budget": 1, "items": [{"id": "\ud800", "relevance": -(10**400), "tokens": 2**53}]},
+        {"mode": ["required"], "budget": 1, "items": []},
+        {"mode": "required", "budget": 1, "items": [None, [], "x", {"id": 5}]},
+        {1: 2, "budget": 1, "items": []},
+        {"budget": 1, "items": [{"id": "a", "relevance": float("nan"), "tokens": float("inf")}]},
+    ],
+)
+def test_invalid_inputs_get_errors_not_exceptions(data):
+    before = copy.deepcopy(data)
+    report = evaluate(data)
+    assert report["pass"] is False
+    assert report["errors"] and all(error["path"].startswith("$") and error["message"] for error in report["errors"])
+    assert report["checks"][0]["name"] in ("input shape", "item shape")
+    assert data == before
+
+
+@pytest.mark.parametrize("where", ["content", "items", "unknown key"])
+def test_deep_nesting_is_reported_not_raised(where):
+    nested = deeply_nested(100_000)
+    item = {"id": "a", "relevance": 1, "tokens": 1}
+    data = {
+        "content": {"budget": 1, "items": [dict(item, content=nested)]},
+        "items": {"budget": 1, "items": nested},
+        "unknown key": {"budget": 1, "items": [dict(item, extra=nested)]},
+    }[where]
+    report = evaluate(data)
+    assert report["pass"] is False and report["errors"]
+    assert "internal error" not in report["checks"][0]["name"]
+    inner = data["items"][0] if where != "items" else data
+    assert (inner.get("content") or inner.get("extra") or inner["items"]) is nested
+
+
+def test_errors_name_the_path_and_the_value():
+    report = evaluate({"budget": "7", "items": [{"id": "a", "relevance": "high", "tokens": -1}]})
+    assert report["errors"] == [
+        {"path": "$.budget", "message": 'expected an integer from 0 to 2^53-1, got "7"'},
+        {"path": "$.items[0].relevance", "message": 'expected a number, got "high"'},
+        {"path": "$.items[0].tokens", "message": "expected an integer from 0 to 2^53-1, got -1"},
+    ]
+    assert report["summary"] == "Input needs a non-negative integer budget and items array."
+
+
+def test_huge_and_surrogate_values_are_shown_safely():
+    report = evaluate({"budget": 1, "items": [{"id": "\ud800", "relevance": 10**5000, "tokens": 1}]})
+    assert report["errors"] == [
+        {"path": "$.items[0].relevance", "message": "expected a number that is finite as a 64-bit float, got an integer of 16610 bits"}
+    ]
+
+
+def test_errors_are_capped_and_the_detail_says_how_many():
+    report = evaluate({"budget": 1, "items": [{"id": "", "relevance": 1, "tokens": 1}] * 80})
+    assert len(report["errors"]) == 50
+    assert "and 79 more problems; the first 50 are listed in errors" in report["checks"][0]["detail"]
+
+
+def test_unknown_mode_lists_the_four_modes():
+    report = evaluate({"mode": "knapsack"})
+    assert report["errors"] == [{"path": "$.mode", "message": 'expected one of relevance, required, blocks, passages, got "knapsack"'}]
+    assert report["mode"] is None
+
+
+def test_unusual_keys_get_bracket_paths():
+    report = evaluate({"budget": 1, "items": [{"id": "a", "relevance": 1, "tokens": 1, "my key": 1}]})
+    assert report["errors"][0]["path"] == '$.items[0]["my key"]'
+
+
+@pytest.mark.parametrize("blank", ["", " ", "\t\n", "\u3000", "\ufeff", "\u2028", "\u00a0 "])
+def test_javascript_trim_whitespace_ids_are_blank(blank):
+    report = evaluate({"budget": 1, "items": [{"id": blank, "relevance": 1, "tokens": 1}]})
+    assert report["errors"][0]["path"] == "$.items[0].id"
+
+
+@pytest.mark.parametrize("kept", ["\u0085", "\u001c", "\u200b", "\u180e"])
+def test_characters_javascript_does_not_trim_make_valid_ids(kept):
+    assert evaluate({"budget": 1, "items": [{"id": kept, "relevance": 1, "tokens": 1}]})["selected"] == [kept]
+
+
+def test_booleans_are_not_numbers():
+    report = evaluate({"budget": True, "items": [{"id": "a", "relevance": False, "tokens": True}]})
+    assert [error["path"] for error in report["errors"]] == ["$.budget", "$.items[0].relevance", "$.items[0].tokens"]
+
+
+def test_integral_floats_count_as_integers_and_are_reported_as_integers():
+    report = evaluate({"budget": 7.0, "items": [{"id": "a", "relevance": 1, "tokens": 4.0}]})
+    assert report["budget"] == 7 and type(report["budget"]) is int
+    assert type(report["trace"][0]["tokens"]) is int
