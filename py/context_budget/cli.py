@@ -1,20 +1,20 @@
 """The command line: ``run(argv, stdin, stdout, stderr) -> exit code``; ``main`` wires it to the process.
 
-Exit codes: 0 the report passes (or every fixture passed); 1 it does not, or the input
-could not be read as JSON; 2 bad usage (unknown command or option, a file that cannot
-be opened, a fixtures directory with no fixtures).
+Exit codes: 0 the report passes (or every fixture passed); 1 it does not, the input
+could not be read as JSON, or the checkout lacks what the page needs; 2 bad usage
+(unknown command or option, a file that cannot be opened, a fixtures directory with no
+fixtures, a port that cannot be used).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import IO, Sequence
 
-from . import __version__, _fixtures, _strict_json
-from ._evaluate import evaluate
+from . import __version__, _fixtures, _site, _strict_json
+from ._envelope import check_document, to_json
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -62,6 +62,13 @@ def _parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
 
     fixtures = commands.add_parser("fixtures", help="run every fixture case in DIR and compare the full reports")
     fixtures.add_argument("directory", nargs="?", default="fixtures", metavar="DIR", help="fixture directory (default: ./fixtures)")
+
+    serve = commands.add_parser("serve", help="serve the web page on 127.0.0.1, offline")
+    serve.add_argument("--port", type=int, default=8000, metavar="N", help="port (default 8000; 0 picks a free one)")
+    serve.add_argument("--verbose", action="store_true", help="log every request")
+
+    site = commands.add_parser("build-site", help="write the page as a self-contained static site into DIR")
+    site.add_argument("directory", metavar="DIR")
     return parser
 
 
@@ -71,24 +78,25 @@ def run(argv: Sequence[str], stdin: IO, stdout: IO[str], stderr: IO[str]) -> int
         arguments = parser.parse_args(list(argv))
         if arguments.command == "check":
             return _check(arguments, stdin, stdout)
+        if arguments.command == "serve":
+            return _serve(arguments, stdout)
+        if arguments.command == "build-site":
+            return _build_site(Path(arguments.directory), stdout)
         return _run_fixtures(Path(arguments.directory), stdout)
     except _Exit as stop:
         if stop.message:
             stderr.write(stop.message)
         return stop.status
+    except _site.SiteError as error:
+        stderr.write(f"context-budget: {error}\n")
+        return EXIT_FAIL
     except UsageError as error:
         stderr.write(f"context-budget: {error}\n")
         return EXIT_USAGE
 
 
 def write_json(value: object, stream: IO[str], indent: int | None = None) -> None:
-    """One JSON document and a newline; non-ASCII kept readable unless it cannot be encoded."""
-    text = json.dumps(value, ensure_ascii=False, indent=indent)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate: escape everything rather than emit invalid UTF-8
-        text = json.dumps(value, ensure_ascii=True, indent=indent)
-    stream.write(text + "\n")
+    stream.write(to_json(value, indent) + "\n")
 
 
 def _read_input(name: str, stdin: IO) -> bytes:
@@ -105,16 +113,13 @@ def _read_input(name: str, stdin: IO) -> bytes:
 def _check(arguments: argparse.Namespace, stdin: IO, stdout: IO[str]) -> int:
     data = _read_input(arguments.file, stdin)
     try:
-        document = _strict_json.loads(_strict_json.decode_utf8(data))
+        text = _strict_json.decode_utf8(data)
     except _strict_json.JSONInputError as error:
-        write_json({"ok": False, "error": str(error)}, stdout, arguments.indent)
-        return EXIT_FAIL
-    report = evaluate(document)
-    if report["pass"]:
-        write_json({"ok": True, "result": report}, stdout, arguments.indent)
-        return EXIT_PASS
-    write_json({"ok": False, "error": report["summary"], "result": report}, stdout, arguments.indent)
-    return EXIT_FAIL
+        envelope = {"ok": False, "error": str(error)}
+    else:
+        envelope = check_document(text)
+    write_json(envelope, stdout, arguments.indent)
+    return EXIT_PASS if envelope["ok"] else EXIT_FAIL
 
 
 def _run_fixtures(directory: Path, stdout: IO[str]) -> int:
@@ -134,6 +139,31 @@ def _run_fixtures(directory: Path, stdout: IO[str]) -> int:
             stdout.write(f"FAIL {outcome.name}: {outcome.detail}\n")
     stdout.write(f"{passed} passed, {failed} failed\n")
     return EXIT_PASS if failed == 0 else EXIT_FAIL
+
+
+def _serve(arguments: argparse.Namespace, stdout: IO[str]) -> int:
+    try:
+        server = _site.make_server(arguments.port, verbose=arguments.verbose)
+    except OSError as error:
+        raise UsageError(f"cannot listen on 127.0.0.1:{arguments.port}: {error.strerror or error}") from None
+    host, port = server.server_address[:2]
+    stdout.write(f"Serving the context-budget page at http://{host}:{port}/ (Ctrl+C to stop)\n")
+    stdout.flush()
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        stdout.write("Stopped.\n")
+    finally:
+        server.server_close()
+    return EXIT_PASS
+
+
+def _build_site(directory: Path, stdout: IO[str]) -> int:
+    digests = _site.build_site(directory)
+    size = sum((directory / name).stat().st_size for name in digests)
+    stdout.write(f"Wrote {len(digests)} files ({size / 1e6:.1f} MB) and manifest.json to {directory}\n")
+    stdout.write(f"Serve it with any static server, for example: python3 -m http.server -d {directory}\n")
+    return EXIT_PASS
 
 
 def main() -> None:

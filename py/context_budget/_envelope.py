@@ -1,0 +1,40 @@
+"""The envelope shared by the CLI and the web page: JSON text in, ``{ok, error?, result?}`` out."""
+
+from __future__ import annotations
+
+import json
+
+from . import _strict_json
+from ._evaluate import evaluate
+
+
+def check_document(text: str) -> dict:
+    """Parse ``text`` strictly and evaluate it; the envelope says whether the report passes."""
+    try:
+        document = _strict_json.loads(text)
+    except _strict_json.JSONInputError as error:
+        envelope = {"ok": False, "error": str(error)}
+        if error.line is not None:
+            envelope["line"], envelope["column"] = error.line, error.column
+        return envelope
+    report = evaluate(document)
+    if report["pass"]:
+        return {"ok": True, "result": report}
+    return {"ok": False, "error": report["summary"], "result": report}
+
+
+def to_json(value: object, indent: int | None = None, ascii_only: bool = False) -> str:
+    """JSON text that is always valid UTF-8: non-ASCII kept readable unless a lone surrogate forces escapes."""
+    if not ascii_only:
+        text = json.dumps(value, ensure_ascii=False, indent=indent)
+        try:
+            text.encode("utf-8")
+            return text
+        except UnicodeEncodeError:
+            pass
+    return json.dumps(value, ensure_ascii=True, indent=indent)
+
+
+def check_text(text: str) -> str:
+    """The page's entry point: the envelope as JSON text (ASCII, so it crosses into JavaScript intact)."""
+    return to_json(check_document(text), ascii_only=True)

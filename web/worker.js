@@ -1,0 +1,63 @@
+// Runs Python off the main thread: boots the local Pyodide copy, installs the
+// context_budget package from ../py into Pyodide's file system, and answers
+// {type: "check", id, text} with the envelope as JSON text. No selection logic here.
+import { loadPyodide } from "./pyodide/pyodide.mjs";
+
+const PACKAGE_ROOT = "/home/pyodide/py";
+let checkText = null;
+
+function status(message, step, steps) {
+  postMessage({ type: "status", message, step, steps });
+}
+
+async function fetchOk(url, kind) {
+  const response = await fetch(url, { cache: "no-cache" });
+  if (!response.ok) throw new Error(`cannot load ${url} (HTTP ${response.status})`);
+  return kind === "json" ? response.json() : response.text();
+}
+
+async function boot() {
+  const started = performance.now();
+  status("Loading the Python runtime (Pyodide)", 1, 3);
+  const indexURL = new URL("./pyodide/", import.meta.url).href;
+  const pyodide = await loadPyodide({ indexURL, stdout: () => {}, stderr: (line) => console.warn(line) });
+
+  status("Loading the context_budget package", 2, 3);
+  const packageBase = new URL("./py/", import.meta.url).href;
+  const files = await fetchOk(packageBase + "files.json", "json");
+  const sources = await Promise.all(files.map((name) => fetchOk(packageBase + name, "text")));
+  files.forEach((name, index) => {
+    const path = `${PACKAGE_ROOT}/${name}`;
+    pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
+    pyodide.FS.writeFile(path, sources[index]);
+  });
+
+  status("Starting the checker", 3, 3);
+  checkText = pyodide.runPython(`
+import sys
+sys.path.insert(0, ${JSON.stringify(PACKAGE_ROOT)})
+import context_budget
+from context_budget._envelope import check_text
+check_text
+`);
+  const version = pyodide.runPython("context_budget.__version__ + ' on Python ' + sys.version.split()[0]");
+  postMessage({ type: "ready", version, ms: performance.now() - started });
+}
+
+const booting = boot().catch((error) => {
+  postMessage({ type: "error", message: String(error && error.message ? error.message : error) });
+  throw error;
+});
+
+onmessage = async (event) => {
+  const { type, id, text } = event.data;
+  if (type !== "check") return;
+  try {
+    await booting;
+    const started = performance.now();
+    const envelope = checkText(text);
+    postMessage({ type: "result", id, envelope, ms: performance.now() - started });
+  } catch (error) {
+    postMessage({ type: "result", id, failure: String(error && error.message ? error.message : error) });
+  }
+};
