@@ -12,7 +12,10 @@ setup_python() {  # setup_python [EXTRA]: a venv in .venv with the package insta
 }
 
 setup_web() {  # the pinned Pyodide runtime from package-lock.json
-  if [ ! -f node_modules/pyodide/pyodide.asm.wasm ] || ! cmp -s package-lock.json node_modules/.package-lock.json 2>/dev/null; then
+  local pinned installed
+  pinned=$(python3 -c 'import json; print(json.load(open("package-lock.json"))["packages"]["node_modules/pyodide"]["version"])')
+  installed=$(python3 -c 'import json; print(json.load(open("node_modules/pyodide/package.json"))["version"])' 2>/dev/null || true)
+  if [ "$pinned" != "$installed" ] || [ ! -f node_modules/pyodide/pyodide.asm.wasm ]; then
     echo "==> installing the pinned Pyodide (npm ci)" >&2
     npm ci --no-audit --no-fund --loglevel=error
   fi

@@ -11,3 +11,37 @@ sys.path.insert(0, str(ROOT / "py"))  # the source tree, also when the package i
 settings.register_profile("default", max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("quick", max_examples=50, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+# ---------------------------------------------------------------- browser tests
+import threading  # noqa: E402
+
+import pytest  # noqa: E402
+
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--no-first-run", "--disable-quic",
+]
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    """Debian's Chromium (never a downloaded one); CONTEXT_BUDGET_CHROMIUM names another."""
+    return {
+        **browser_type_launch_args,
+        "executable_path": os.environ.get("CONTEXT_BUDGET_CHROMIUM", "/usr/bin/chromium"),
+        "args": CHROMIUM_ARGS,
+    }
+
+
+@pytest.fixture(scope="session")
+def site_url():
+    """The page served by `context-budget serve` on a free port, for the whole session."""
+    from context_budget import _site
+
+    server = _site.make_server(0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()

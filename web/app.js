@@ -9,7 +9,7 @@ const el = (tag, text, className) => {
   return node;
 };
 
-const LOAD_TIMEOUT_MS = 60000;
+const LOAD_TIMEOUT_MS = 30000;  // the worker fails fast on a missing runtime; this catches a silent hang
 const DEBOUNCE_MS = 300;
 
 // ---------------------------------------------------------------- worker

@@ -16,10 +16,28 @@ async function fetchOk(url, kind) {
   return kind === "json" ? response.json() : response.text();
 }
 
+// loadPyodide waits forever when the .wasm cannot be fetched or is served with the
+// wrong type, so ask for it first and fail fast with the reason.
+async function preflight(indexURL) {
+  let response;
+  try {
+    response = await fetch(indexURL + "pyodide.asm.wasm", { method: "HEAD", cache: "no-cache" });
+  } catch (error) {
+    throw new Error(`cannot fetch ${indexURL}pyodide.asm.wasm (${error.message})`);
+  }
+  if (response.status === 405 || response.status === 501) return;  // a host without HEAD: let Pyodide try
+  if (!response.ok) throw new Error(`cannot fetch ${indexURL}pyodide.asm.wasm (HTTP ${response.status})`);
+  const type = (response.headers.get("content-type") || "").split(";")[0].trim();
+  if (type !== "application/wasm") {
+    throw new Error(`pyodide.asm.wasm is served as "${type}"; it must be served as application/wasm`);
+  }
+}
+
 async function boot() {
   const started = performance.now();
   status("Loading the Python runtime (Pyodide)", 1, 3);
   const indexURL = new URL("./pyodide/", import.meta.url).href;
+  await preflight(indexURL);
   const pyodide = await loadPyodide({ indexURL, stdout: () => {}, stderr: (line) => console.warn(line) });
 
   status("Loading the context_budget package", 2, 3);

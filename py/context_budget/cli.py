@@ -145,7 +145,8 @@ def _serve(arguments: argparse.Namespace, stdout: IO[str]) -> int:
     try:
         server = _site.make_server(arguments.port, verbose=arguments.verbose)
     except OSError as error:
-        raise UsageError(f"cannot listen on 127.0.0.1:{arguments.port}: {error.strerror or error}") from None
+        hint = " (try --port 0 for a free port)" if arguments.port else ""
+        raise UsageError(f"cannot listen on 127.0.0.1:{arguments.port}: {error.strerror or error}{hint}") from None
     host, port = server.server_address[:2]
     stdout.write(f"Serving the context-budget page at http://{host}:{port}/ (Ctrl+C to stop)\n")
     stdout.flush()

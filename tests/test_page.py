@@ -1,0 +1,229 @@
+"""The page in Chromium: one loaded page shared by most tests, waiting on attributes, never on sleeps."""
+
+import hashlib
+import json
+import re
+import subprocess
+import sys
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import FIXTURES
+from context_budget import _fixtures
+from context_budget._envelope import check_text
+
+READY = "[data-testid=status][data-state=ready]"
+DONE = "[data-testid=summary][data-state=done]"
+LOAD_TIMEOUT = 60_000
+
+
+class Guard:
+    """Records and aborts every request that leaves the page's own origin."""
+
+    def __init__(self, origin):
+        self.origin = origin
+        self.foreign = []
+
+    def __call__(self, route):
+        url = route.request.url
+        parts = urlsplit(url)
+        if f"{parts.scheme}://{parts.netloc}" == self.origin or parts.scheme in ("data", "blob"):
+            route.continue_()
+        else:
+            self.foreign.append(url)
+            route.abort()
+
+
+def open_page(browser, url):
+    origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    guard = Guard(origin)
+    context.route("**/*", guard)
+    page = context.new_page()
+    problems = []
+    page.on("console", lambda message: message.type == "error" and problems.append(message.text))
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.goto(url)
+    page.wait_for_selector(READY, timeout=LOAD_TIMEOUT)
+    page.wait_for_selector(DONE, timeout=LOAD_TIMEOUT)
+    return context, page, guard, problems
+
+
+@pytest.fixture(scope="module")
+def loaded(browser, site_url):
+    context, page, guard, problems = open_page(browser, site_url)
+    yield page, guard, problems
+    context.close()
+
+
+@pytest.fixture
+def page(loaded):
+    page, _, problems = loaded
+    yield page
+    assert problems == [], "the page logged errors"
+
+
+def check(page, text):
+    """Put text in the editor and check it with the button; wait for the result."""
+    page.fill("[data-testid=input]", text)
+    page.click("[data-testid=run]")
+    page.wait_for_selector(DONE)
+
+
+def test_ready_with_no_request_to_another_origin(loaded):
+    page, guard, _ = loaded
+    assert page.get_attribute("[data-testid=status]", "data-state") == "ready"
+    assert guard.foreign == []
+
+
+def test_the_guard_does_catch_a_foreign_request(loaded):
+    page, guard, _ = loaded
+    probe = page.context.new_page()
+    probe.set_content('<img src="http://example.invalid/pixel.png">')
+    probe.wait_for_load_state()
+    probe.close()
+    assert "http://example.invalid/pixel.png" in guard.foreign
+    guard.foreign.remove("http://example.invalid/pixel.png")
+
+
+def test_every_fixture_gives_the_cpython_report(page):
+    paths = _fixtures.fixture_files(FIXTURES)
+    texts = [json.dumps(_fixtures.load(path)["input"]) for path in paths]
+    answers = page.evaluate("texts => Promise.all(texts.map(t => window.contextBudget.checkText(t)))", texts)
+    for path, text, answer in zip(paths, texts, answers):
+        difference = _fixtures.first_difference(json.loads(check_text(text)), json.loads(answer))
+        assert difference is None, f"{path.name}: {difference}"
+        assert json.loads(answer)["result"] == _fixtures.load(path)["expected"], path.name
+
+
+def test_seed_example_typed_in_shows_summary_and_two_passing_checks(page):
+    page.fill("[data-testid=input]", "")
+    page.locator("[data-testid=input]").press_sequentially(
+        '{"budget":7,"items":[{"id":"A","relevance":9,"tokens":4},{"id":"B","relevance":8,"tokens":5},{"id":"C","relevance":7,"tokens":3}]}'
+    )
+    expect(page.locator("[data-testid=summary]")).to_have_text("Selected A, C within 7 tokens.")
+    expect(page.locator("[data-testid=summary]")).to_have_attribute("data-pass", "true")
+    checks = page.locator("[data-testid=check]")
+    expect(checks).to_have_count(2)
+    assert [checks.nth(i).get_attribute("data-pass") for i in range(2)] == ["true", "true"]
+    assert "token budget" in checks.nth(0).inner_text()
+    assert page.locator("[data-testid=items] tbody tr").count() == 3
+
+
+def test_ctrl_enter_checks_at_once(page):
+    page.fill("[data-testid=input]", '{"budget": 0, "items": []}')
+    page.press("[data-testid=input]", "Control+Enter")
+    expect(page.locator("[data-testid=summary]")).to_have_text("Selected nothing within 0 tokens.")
+
+
+def test_invalid_input_shows_every_path(page):
+    check(page, '{"budget": -1, "items": [{"id": "", "relevance": 1, "tokens": 1}]}')
+    assert page.get_attribute("[data-testid=summary]", "data-pass") == "false"
+    errors = page.locator("[data-testid=error]").all_inner_texts()
+    assert any(text.startswith("$.budget") and "got -1" in text for text in errors)
+    assert any(text.startswith("$.items[0].id") for text in errors)
+    assert page.get_attribute("[data-testid=check]", "data-pass") == "false"
+
+
+def test_broken_json_shows_line_and_column(page):
+    check(page, '{"budget": 7,\n  "items": [,]}')
+    message = page.inner_text("[data-testid=syntax-error]")
+    assert "Line 2, column 13" in message
+    assert page.get_attribute("[data-testid=summary]", "data-pass") == "false"
+
+
+def test_duplicate_key_is_rejected_with_its_position(page):
+    check(page, '{"budget": 7, "budget": 8, "items": []}')
+    assert "duplicate key" in page.inner_text("[data-testid=syntax-error]")
+
+
+def test_markup_in_strings_is_shown_as_text(page):
+    markup = '<img src=x onerror="window.__ran=1"><b>bold</b>'
+    check(page, json.dumps({"budget": 5, "items": [{"id": markup, "relevance": 1, "tokens": 9}]}))
+    cell = page.locator("[data-testid=items] tbody tr td").nth(1)
+    assert cell.inner_text() == markup
+    assert page.locator("main img, main b").count() == 0
+    assert page.evaluate("window.__ran") is None
+    assert markup in page.inner_text("[data-testid=summary]") or "nothing" in page.inner_text("[data-testid=summary]")
+
+
+def test_share_link_round_trips(page, browser):
+    text = '{"budget": 3, "items": [{"id": "ü & <x>", "relevance": 2, "tokens": 3}]}'
+    check(page, text)
+    page.click("[data-testid=share]")
+    expect(page).to_have_url(re.compile("#input="))
+    context, other, guard, problems = open_page(browser, page.url)
+    try:
+        assert other.input_value("[data-testid=input]") == text
+        expect(other.locator("[data-testid=summary]")).to_have_text("Selected ü & <x> within 3 tokens.")
+        assert guard.foreign == [] and problems == []
+    finally:
+        context.close()
+
+
+def test_each_example_loads_and_passes_or_fails_as_it_should(page):
+    examples = json.loads((FIXTURES.parent / "web" / "examples.json").read_text())
+    assert len(examples) >= 5
+    for index, example in enumerate(examples):
+        expected = _fixtures.load(FIXTURES / example["fixture"])["expected"]
+        page.select_option("[data-testid=example]", str(index))
+        summary = page.locator("[data-testid=summary]")
+        expect(summary).to_have_text(expected["summary"])
+        expect(summary).to_have_attribute("data-pass", "true" if expected["pass"] else "false")
+        expect(page.locator("[data-testid=check]")).to_have_count(len(expected["checks"]))
+
+
+def test_readable_at_360_pixels(page):
+    page.set_viewport_size({"width": 360, "height": 800})
+    try:
+        page.select_option("[data-testid=example]", "0")
+        page.wait_for_selector(DONE)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_results_are_announced(page):
+    check(page, '{"budget": 0, "items": []}')
+    assert page.get_attribute("#announce", "aria-live") == "polite"
+    assert "Selected nothing within 0 tokens." in page.text_content("#announce")
+
+
+def test_a_runtime_that_cannot_load_shows_the_error_state(browser, site_url):
+    context = browser.new_context()
+    context.route("**/*.wasm", lambda route: route.abort())
+    page = context.new_page()
+    try:
+        page.goto(site_url)
+        status = page.locator("[data-testid=status]")
+        expect(status).to_have_attribute("data-state", "error", timeout=20_000)
+        assert "could not load" in status.inner_text()
+    finally:
+        context.close()
+
+
+def test_built_site_works_from_a_plain_static_server(browser, tmp_path):
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "context_budget", "build-site", str(site)], check=True, capture_output=True, timeout=120)
+    manifest = json.loads((site / "manifest.json").read_text())["files"]
+    on_disk = {path.relative_to(site).as_posix() for path in site.rglob("*") if path.is_file()} - {"manifest.json"}
+    assert set(manifest) == on_disk
+    for name, digest in manifest.items():
+        assert hashlib.sha256((site / name).read_bytes()).hexdigest() == digest, name
+    server = subprocess.Popen(
+        [sys.executable, "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", str(site)],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )
+    try:
+        port = re.search(r"port (\d+)", server.stdout.readline()).group(1)
+        context, page, guard, problems = open_page(browser, f"http://127.0.0.1:{port}/")
+        try:
+            expect(page.locator("[data-testid=summary]")).to_have_text("Selected A, C within 7 tokens.")
+            assert guard.foreign == [] and problems == []
+        finally:
+            context.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
