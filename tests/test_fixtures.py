@@ -17,7 +17,7 @@ def test_fixture(path):
 
 
 def test_each_mode_has_enough_fixtures():
-    for mode in ("relevance", "required"):
+    for mode in ("relevance", "required", "blocks"):
         assert len(list((FIXTURES / mode).glob("*.json"))) >= 12, mode
 
 

@@ -9,8 +9,9 @@ import pytest
 from conftest import FIXTURES
 from context_budget import _fixtures
 
-# The one rule a JSON Schema cannot state: ids unique by a property of array elements.
-BEYOND_SCHEMA = ("duplicate id",)
+# Rules a JSON Schema cannot state: ids unique by a property of array elements, and
+# arithmetic across fields (the window's three numbers must leave a positive budget).
+BEYOND_SCHEMA = ("duplicate id", "no context budget")
 
 
 def schema_for(mode):
@@ -22,7 +23,7 @@ def schema_for(mode):
 
 CASES = [
     path for path in _fixtures.fixture_files(FIXTURES)
-    if path.parent.name in ("relevance", "required") and _fixtures.load(path)["expected"]["mode"] is not None
+    if path.parent.name in ("relevance", "required", "blocks") and _fixtures.load(path)["expected"]["mode"] is not None
 ]
 
 
@@ -40,7 +41,7 @@ def test_schema_agrees_with_evaluate(path):
 
 
 def test_there_are_shape_invalid_cases_for_each_mode():
-    for mode in ("relevance", "required"):
+    for mode in ("relevance", "required", "blocks"):
         assert any(
             path.parent.name == mode and "errors" in _fixtures.load(path)["expected"] for path in CASES
         )

@@ -5,9 +5,9 @@ A mode module provides ``NAME``, ``parse(data)`` (raising ``InvalidInput``),
 ``verify(data, result)`` (the independent checks).
 """
 
-from . import relevance, required
+from . import blocks, relevance, required
 
-MODES = {module.NAME: module for module in (relevance, required)}
+MODES = {module.NAME: module for module in (relevance, required, blocks)}
 
 # Every mode of the contract, in the order the contract lists them; those not in
 # MODES yet are rejected as not implemented.

@@ -1,0 +1,32 @@
+"""The token estimate of seed 001, shared by the ``blocks`` and ``passages`` modes.
+
+A heuristic, not a model tokenizer: 0 for blank text; otherwise, on the trimmed text,
+max(1, max(ceil(chars / 4), ceil(words * 1.2)) + newlines), where chars counts UTF-16
+code units (as .NET's ``string.Length``), words are maximal runs of non-whitespace and
+newlines counts ``\\n``. Whitespace is JavaScript's (see ``_values.JS_WHITESPACE``), the
+same set that decides blank ids, so one definition holds across the project.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from ._values import JS_WHITESPACE
+
+_WORD = re.compile(f"[^{re.escape(JS_WHITESPACE)}]+")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+def utf16_length(text: str) -> int:
+    """Code units: one per character, two for a character outside the Basic Multilingual Plane."""
+    return len(text) + len(_ASTRAL.findall(text)) if not text.isascii() else len(text)
+
+
+def estimate_tokens(text: str) -> int:
+    trimmed = text.strip(JS_WHITESPACE)
+    if not trimmed:
+        return 0
+    by_characters = -(-utf16_length(trimmed) // 4)
+    by_words = math.ceil(len(_WORD.findall(trimmed)) * 1.2)  # the same double arithmetic as C#'s Math.Ceiling
+    return max(1, max(by_characters, by_words) + trimmed.count("\n"))

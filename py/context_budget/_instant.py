@@ -1,0 +1,58 @@
+"""ISO-8601 date-times with an offset, read as exact instants (no float, no lost digits)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from ._values import Invalid, preview
+
+_DATE_TIME = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):(\d{2}))\Z"
+)
+_DAY_SECONDS = 86_400
+
+
+@dataclass(frozen=True, order=True)
+class Instant:
+    """Nanoseconds since 0001-01-01T00:00Z; ``text`` is the value as given."""
+
+    nanoseconds: int
+    text: str = ""
+
+    def utc_text(self) -> str:
+        """The instant in UTC as .NET's round-trip ("O") format writes it: 7 fractional digits, +00:00."""
+        seconds, nanos = divmod(self.nanoseconds, 10**9)
+        days, seconds = divmod(seconds, _DAY_SECONDS)
+        day = date.fromordinal(days + 1)
+        hours, seconds = divmod(seconds, 3600)
+        minutes, seconds = divmod(seconds, 60)
+        fraction = f"{nanos:09d}"
+        fraction = fraction[:7] if fraction[7:] == "00" else fraction
+        return f"{day.isoformat()}T{hours:02d}:{minutes:02d}:{seconds:02d}.{fraction}+00:00"
+
+
+def read_instant(value: object) -> Instant:
+    if not isinstance(value, str):
+        raise Invalid(f"expected an ISO-8601 date-time with an offset or Z, got {preview(value)}")
+    match = _DATE_TIME.match(value)
+    if match is None:
+        raise Invalid(f"expected an ISO-8601 date-time with an offset or Z (like 2026-03-13T13:18:00Z), got {preview(value)}")
+    year, month, day, hour, minute, second, fraction, zulu, sign, offset_hours, offset_minutes = match.groups()
+    try:
+        ordinal = date(int(year), int(month), int(day)).toordinal() - 1
+    except ValueError as error:
+        raise Invalid(f"not a calendar date ({error}), got {preview(value)}") from None
+    if int(hour) > 23 or int(minute) > 59 or int(second or 0) > 59:
+        raise Invalid(f"time of day out of range, got {preview(value)}")
+    offset = 0
+    if not zulu:
+        if int(offset_hours) > 23 or int(offset_minutes) > 59:
+            raise Invalid(f"offset out of range, got {preview(value)}")
+        offset = (int(offset_hours) * 3600 + int(offset_minutes) * 60) * (1 if sign == "+" else -1)
+    seconds = ordinal * _DAY_SECONDS + int(hour) * 3600 + int(minute) * 60 + int(second or 0) - offset
+    if not 0 <= seconds < date.max.toordinal() * _DAY_SECONDS:
+        raise Invalid(f"outside the years 0001 to 9999 once converted to UTC, got {preview(value)}")
+    nanoseconds = seconds * 10**9 + int((fraction or "").ljust(9, "0"))
+    return Instant(nanoseconds, value)

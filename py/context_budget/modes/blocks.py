@@ -1,0 +1,255 @@
+"""Mode ``blocks`` (seed 001): typed evidence blocks packed into the context window.
+
+Available context = context - reserved output - fixed prompt. Blocks are considered
+required first, then by priority, then newest first (as instants), then by ordinal id;
+each is included when its cost fits. A required block left out means the run cannot
+proceed. The composed prompt lists the included blocks in packing order.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import _checks
+from .._estimate import estimate_tokens
+from .._instant import read_instant
+from .._ordinal import ordinal_key_for
+from .._shape import Field, InvalidInput, read_object, read_records
+from .._values import JS_WHITESPACE, Invalid, Problem, plural, preview, read_bool, read_count, read_id, read_text
+
+NAME = "blocks"
+INPUT_SUMMARY = "Input needs a window with a positive context budget and a blocks array."
+BLOCK_SUMMARY = "Each block needs id, source, content, priority 0..100 and observed_at with an offset."
+
+TOO_LARGE = "exceeds_remaining_budget"
+REQUIRED_TOO_LARGE = "required_block_too_large_for_budget"
+
+
+def read_priority(value: object) -> int:
+    try:
+        priority = read_count(value)
+    except Invalid:
+        priority = None
+    if priority is None or priority > 100:
+        raise Invalid(f"expected an integer from 0 to 100, got {preview(value)}")
+    return priority
+
+
+_WINDOW = (
+    Field("context_tokens", read_count),
+    Field("reserved_output_tokens", read_count),
+    Field("fixed_prompt_tokens", read_count),
+)
+_TOP = (
+    Field("mode", read_text),
+    Field("window", lambda value: value),
+    Field("system", read_text, optional=True, default=""),
+    Field("task", read_text, optional=True, default=""),
+    Field("blocks", lambda value: value),
+)
+_BLOCK = (
+    Field("id", read_id),
+    Field("source", read_text),
+    Field("content", read_text),
+    Field("priority", read_priority),
+    Field("observed_at", read_instant),
+    Field("required", read_bool, optional=True, default=False),
+    Field("tokens", read_count, optional=True),
+)
+
+
+def parse(data: object) -> dict:
+    problems: list[Problem] = []
+    top = read_object(data, "$", _TOP, problems)
+    if top is None:
+        raise InvalidInput(problems, "input shape", INPUT_SUMMARY)
+    _, raw_window, system, task, raw_blocks = top
+    window = read_object(raw_window, "$.window", _WINDOW, problems) if "window" in data else None
+    available = None
+    if window is not None and None not in window:
+        context, reserved, fixed = window
+        available = context - reserved - fixed
+        if available <= 0:
+            problems.append(
+                Problem(
+                    "$.window",
+                    f"no context budget: context_tokens {context} - reserved_output_tokens {reserved} - "
+                    f"fixed_prompt_tokens {fixed} = {available}; raise context_tokens or lower "
+                    "reserved_output_tokens or fixed_prompt_tokens",
+                )
+            )
+    records = read_records(raw_blocks, "$.blocks", _BLOCK, problems) if "blocks" in data else None
+    if problems:
+        if all(problem.path.startswith("$.blocks[") for problem in problems):
+            raise InvalidInput(problems, "block shape", BLOCK_SUMMARY)
+        raise InvalidInput(problems, "input shape", INPUT_SUMMARY)
+    blocks = []
+    for block_id, source, content, priority, observed, required, tokens in records:
+        estimated = tokens is None
+        cost = estimate_tokens(content) if estimated else tokens
+        blocks.append((block_id, source, content, priority, observed, required, cost, estimated))
+    return {"window": window, "available": available, "system": system, "task": task, "blocks": blocks}
+
+
+def select(parsed: dict) -> dict:
+    available = parsed["available"]
+    blocks = parsed["blocks"]
+    key = ordinal_key_for(block[0] for block in blocks)
+    order = sorted(blocks, key=lambda block: (not block[5], -block[3], -block[4].nanoseconds, key(block[0])))
+    remaining = available
+    included, excluded, trace, packed = [], [], [], []
+    for position, block in enumerate(order, 1):
+        block_id, _, _, priority, observed, required, cost, estimated = block
+        kept = cost <= remaining
+        reason = "fits_remaining_budget" if kept else REQUIRED_TOO_LARGE if required else TOO_LARGE
+        trace.append(
+            {
+                "position": position,
+                "id": block_id,
+                "required": required,
+                "priority": priority,
+                "observed_at": observed.text,
+                "tokens": cost,
+                "estimated": estimated,
+                "remaining_before": remaining,
+                "kept": kept,
+                "reason": reason,
+            }
+        )
+        if kept:
+            included.append({"id": block_id, "tokens": cost})
+            packed.append(block)
+            remaining -= cost
+        else:
+            excluded.append({"id": block_id, "tokens": cost, "reason": reason})
+    return {
+        "available": available,
+        "used": available - remaining,
+        "remaining": remaining,
+        "included": included,
+        "excluded": excluded,
+        "can_proceed": not any(entry["reason"] == REQUIRED_TOO_LARGE for entry in excluded),
+        "prompt": compose(parsed["system"], parsed["task"], packed),
+        "trace": trace,
+    }
+
+
+def compose(system: str, task: str, packed: list[tuple]) -> str:
+    """System instructions, the task, then each included block with its metadata, in packing order."""
+    parts = [f"System:\n{system}\n\nTask:\n{task}\n\nContext Blocks:\n"]
+    for block_id, source, content, priority, observed, required, cost, _ in packed:
+        parts.append(
+            f"### Block {block_id}\nSource: {source}\nPriority: {priority}\n"
+            f"ObservedAtUtc: {observed.utc_text()}\nRequired: {required}\n"
+            f"EstimatedTokens: {cost}\nContent:\n{content}\n\n"
+        )
+    return "".join(parts)
+
+
+def run(data: object) -> dict:
+    return select(parse(data))
+
+
+def succeeded(result: dict) -> bool:
+    return result["can_proceed"]
+
+
+def summarize(result: dict) -> str:
+    blocked = [entry for entry in result["excluded"] if entry["reason"] == REQUIRED_TOO_LARGE]
+    if blocked:
+        first = blocked[0]
+        remaining = next(row["remaining_before"] for row in result["trace"] if row["id"] == first["id"])
+        others = f" (and {plural(len(blocked) - 1, 'other required block')})" if len(blocked) > 1 else ""
+        return (
+            f"Cannot proceed: required block {first['id']} needs {plural(first['tokens'], 'token')} "
+            f"but only {remaining} remain{others}."
+        )
+    ids = ", ".join(entry["id"] for entry in result["included"]) or "no blocks"
+    return f"Packed {ids}: {result['used']} of {result['available']} available tokens used."
+
+
+# ---------------------------------------------------------------- independent checks
+
+_SPACES = {ord(char): " " for char in JS_WHITESPACE}
+
+
+def _recount(text: str) -> int:
+    """The seed's estimate, computed another way than ``_estimate`` (split, byte length)."""
+    stripped = text.strip(JS_WHITESPACE)
+    if not stripped:
+        return 0
+    units = len(stripped.encode("utf-16-le", "surrogatepass")) // 2
+    words = sum(1 for part in stripped.translate(_SPACES).split(" ") if part)
+    return max(1, max(math.ceil(units / 4), math.ceil(words * 1.2)) + stripped.count("\n"))
+
+
+def _render(data: dict, included: list[str], costs: dict) -> str:
+    by_id = {block["id"]: block for block in data["blocks"]}
+    lines = ["System:", data.get("system", ""), "", "Task:", data.get("task", ""), "", "Context Blocks:"]
+    for block_id in included:
+        block = by_id[block_id]
+        lines += [
+            f"### Block {block_id}",
+            f"Source: {block['source']}",
+            f"Priority: {int(block['priority'])}",
+            f"ObservedAtUtc: {read_instant(block['observed_at']).utc_text()}",
+            f"Required: {'True' if block.get('required') is True else 'False'}",
+            f"EstimatedTokens: {costs[block_id]}",
+            "Content:",
+            block["content"],
+            "",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def verify(data: dict, result: dict) -> list[dict]:
+    window = data["window"]
+    raw = _checks.raw_number
+    available = raw(window["context_tokens"]) - raw(window["reserved_output_tokens"]) - raw(window["fixed_prompt_tokens"])
+    blocks = data["blocks"]
+    costs = {block["id"]: raw(block["tokens"]) if "tokens" in block else _recount(block["content"]) for block in blocks}
+    required = {block["id"] for block in blocks if block.get("required") is True}
+    instants = {block["id"]: read_instant(block["observed_at"]).nanoseconds for block in blocks}
+    priorities = {block["id"]: raw(block["priority"]) for block in blocks}
+    included = [entry["id"] for entry in result["included"]]
+    excluded = [entry["id"] for entry in result["excluded"]]
+    rows = result["trace"]
+
+    def budget():
+        if result["available"] != available:
+            yield f"reported available {result['available']}, but the window gives {available}"
+        for entry in result["included"] + result["excluded"]:
+            if entry["tokens"] != costs.get(entry["id"]):
+                yield f"block {entry['id']!r} is reported at {entry['tokens']} tokens, its count is {costs.get(entry['id'])}"
+                return
+        yield from _checks.budget_problems(costs, included, available, result["used"], result["remaining"])
+
+    def required_included():
+        missing = sorted(required.difference(included), key=_checks.code_units)
+        if missing:
+            yield f"required blocks {', '.join(missing)} are not included"
+        if result["can_proceed"] != (not missing):
+            yield f"can_proceed is {result['can_proceed']} although {len(missing)} required blocks are missing"
+
+    def rank(block_id: str) -> tuple:
+        return (block_id not in required, -priorities[block_id], -instants[block_id])
+
+    def order():
+        yield from _checks.order_problems(rows, costs, rank)
+        yield from _checks.decision_problems(rows, available, costs)
+        yield from _checks.listing_problems(rows, included, excluded)
+        yield from _checks.permutation_problems(data, "blocks", run, result, ("included", "excluded", "trace"))
+
+    def prompt():
+        expected = _render(data, included, costs)
+        if result["prompt"] != expected:
+            got, want = result["prompt"].split("\n"), expected.split("\n")
+            line = next((index for index, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+            yield f"the prompt differs from a fresh render of the included blocks at line {line + 1}"
+
+    return [
+        _checks.verdict("context budget", budget()),
+        _checks.verdict("required blocks included", required_included()),
+        _checks.verdict("deterministic packing order", order()),
+        _checks.verdict("prompt lists included blocks in order", prompt()),
+    ]
