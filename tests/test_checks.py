@@ -1,10 +1,12 @@
 """Each check in a report can fail: fed a wrong result, it says so and names the problem."""
 
 import copy
+import json
 
 import pytest
 
 from context_budget.modes import relevance, required
+from conftest import ROOT
 from test_seeds import SEED_000, SEED_003
 
 
@@ -95,3 +97,43 @@ def test_a_failed_check_fails_the_report(monkeypatch):
     report = evaluate(copy.deepcopy(SEED_000))
     assert report["pass"] is False
     assert "a check failed: token budget" in report["summary"].lower()
+
+
+# ---------------------------------------------------------------- blocks
+from context_budget.modes import blocks  # noqa: E402
+
+REFUND = json.loads((ROOT / "examples" / "refund-case.json").read_text())
+REFUND_TIGHT = dict(REFUND, window=dict(REFUND["window"], context_tokens=670))
+
+
+def test_refund_case_passes_every_check():
+    for data in (REFUND, REFUND_TIGHT):
+        assert all(check["pass"] for check in blocks.verify(data, blocks.run(data)))
+
+
+@pytest.mark.parametrize(
+    "tamper, failing, detail",
+    [
+        (lambda r: r["included"].append({"id": "ORDER_DATA", "tokens": 48}), "context budget", "over the budget"),
+        (lambda r: r["included"][0].update(tokens=1), "context budget", "reported at 1 tokens"),
+        (lambda r: r.update(available=151), "context budget", "reported available 151"),
+        (lambda r: (r["included"].pop(1), r.update(used=r["used"] - 60, remaining=r["remaining"] + 60)), "required blocks included", "REFUND_POLICY"),
+        (lambda r: r.update(can_proceed=False), "required blocks included", "can_proceed"),
+        (lambda r: r["trace"].reverse(), "deterministic packing order", "ranks before"),
+        (lambda r: r["trace"][2].update(kept=True), "deterministic packing order", "was kept"),
+        (lambda r: r.update(prompt=r["prompt"].replace("### Block CUSTOMER_HISTORY", "### Block ORDER_DATA")), "prompt lists included blocks in order", "line"),
+        (lambda r: r.update(prompt=r["prompt"] + "extra"), "prompt lists included blocks in order", "fresh render"),
+    ],
+)
+def test_blocks_checks_fail_on_wrong_results(tamper, failing, detail):
+    checks = checks_for(blocks, REFUND_TIGHT, tamper)
+    assert checks[failing]["pass"] is False, checks
+    assert detail in checks[failing]["detail"]
+
+
+def test_blocks_check_recounts_estimates_independently(monkeypatch):
+    # If the estimator were wrong, the selector would pack by wrong costs; the check
+    # counts again another way and disagrees.
+    monkeypatch.setattr(blocks, "estimate_tokens", lambda text: 1)
+    checks = {check["name"]: check for check in blocks.verify(REFUND, blocks.run(REFUND))}
+    assert checks["context budget"]["pass"] is False

@@ -117,3 +117,66 @@ def seed_000_reference(data):
 def test_relevance_matches_the_seed_reference(data):
     """Selected in the order the seed's comparator and loop give (a port selects the same items)."""
     assert evaluate(data)["selected"] == seed_000_reference(data)
+
+
+# ---------------------------------------------------------------- blocks
+INSTANTS = st.sampled_from(["2026-03-13T12:00:00Z", "2026-03-13T15:00:00+03:00", "2026-03-13T09:00:00-03:00", "2026-03-13T12:00:00.5Z", "2025-12-31T23:59:59+00:00"])
+CONTENT = st.text(st.sampled_from(["a", "b", " ", "\n", "\u3000", "\U0001F600", "\u0085", "."]), max_size=30)
+BLOCKS = st.lists(
+    st.fixed_dictionaries(
+        {"id": IDS, "source": st.just("s"), "content": CONTENT, "priority": st.integers(0, 3), "observed_at": INSTANTS},
+        optional={"required": st.booleans(), "tokens": st.integers(0, 9)},
+    ),
+    max_size=10,
+).map(unique_by_id)
+BLOCKS_INPUTS = st.fixed_dictionaries(
+    {"mode": st.just("blocks"), "window": st.fixed_dictionaries({"context_tokens": st.integers(1, 60), "reserved_output_tokens": st.just(0), "fixed_prompt_tokens": st.just(0)}), "blocks": BLOCKS},
+    optional={"system": st.text(max_size=5), "task": st.text(max_size=5)},
+)
+
+
+@given(BLOCKS_INPUTS, st.randoms(use_true_random=False))
+def test_blocks_same_report_for_any_permutation(data, random):
+    """Stable selection when the input order changes (seed 001's first test), for the whole report."""
+    shuffled = dict(data, blocks=random.sample(data["blocks"], len(data["blocks"])))
+    assert first_difference(evaluate(data), evaluate(shuffled)) is None
+
+
+@given(BLOCKS_INPUTS)
+def test_blocks_accounting_and_proceeding(data):
+    """available = used + remaining; can_proceed exactly when every required block is included."""
+    report = evaluate(data)
+    assert report["used"] + report["remaining"] == report["available"] == data["window"]["context_tokens"]
+    assert report["used"] == sum(entry["tokens"] for entry in report["included"])
+    included = {entry["id"] for entry in report["included"]}
+    required = {block["id"] for block in data["blocks"] if block.get("required")}
+    assert report["can_proceed"] == required.issubset(included) == report["pass"]
+    assert all(check["pass"] for check in report["checks"] if check["name"] != "required blocks included")
+
+
+def seed_estimate(text):
+    """Seed 001's EstimateTokens, with JavaScript's whitespace, written character by character."""
+    whitespace = set("\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff")
+    start, end = 0, len(text)
+    while start < end and text[start] in whitespace:
+        start += 1
+    while end > start and text[end - 1] in whitespace:
+        end -= 1
+    trimmed = text[start:end]
+    if not trimmed:
+        return 0
+    length = sum(2 if ord(char) > 0xFFFF else 1 for char in trimmed)
+    words, in_word = 0, False
+    for char in trimmed:
+        if char in whitespace:
+            in_word = False
+        elif not in_word:
+            words, in_word = words + 1, True
+    return max(1, max(math.ceil(length / 4.0), math.ceil(words * 1.2)) + trimmed.count("\n"))
+
+
+@given(st.one_of(CONTENT, st.text()))
+def test_estimate_matches_the_seed(text):
+    from context_budget._estimate import estimate_tokens
+
+    assert estimate_tokens(text) == seed_estimate(text)

@@ -9,11 +9,13 @@ fixtures, a port that cannot be used).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
-from typing import IO, Sequence
+from typing import IO, Mapping, Sequence
 
-from . import __version__, _fixtures, _site, _strict_json
+from . import __version__, _fixtures, _model, _site, _strict_json
+from ._evaluate import evaluate
 from ._envelope import check_document, to_json
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -63,6 +65,12 @@ def _parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
     fixtures = commands.add_parser("fixtures", help="run every fixture case in DIR and compare the full reports")
     fixtures.add_argument("directory", nargs="?", default="fixtures", metavar="DIR", help="fixture directory (default: ./fixtures)")
 
+    compose = commands.add_parser("compose", help="pack a blocks input, print the composed prompt and the packing report")
+    compose.add_argument("file", nargs="?", default="-", metavar="FILE|-", help="a blocks input, or - for standard input (the default)")
+    compose.add_argument("--config", metavar="FILE", help=f"JSON settings: {', '.join(_model.DEFAULTS)}")
+    compose.add_argument("--call-model", action="store_true", help="post the prompt to the OpenAI-compatible model server in the settings")
+    compose.add_argument("--json", action="store_true", help="print the report envelope as JSON instead of text")
+
     serve = commands.add_parser("serve", help="serve the web page on 127.0.0.1, offline")
     serve.add_argument("--port", type=int, default=8000, metavar="N", help="port (default 8000; 0 picks a free one)")
     serve.add_argument("--verbose", action="store_true", help="log every request")
@@ -72,12 +80,14 @@ def _parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
     return parser
 
 
-def run(argv: Sequence[str], stdin: IO, stdout: IO[str], stderr: IO[str]) -> int:
+def run(argv: Sequence[str], stdin: IO, stdout: IO[str], stderr: IO[str], environ: Mapping[str, str] | None = None) -> int:
     parser = _parser(stdout, stderr)
     try:
         arguments = parser.parse_args(list(argv))
         if arguments.command == "check":
             return _check(arguments, stdin, stdout)
+        if arguments.command == "compose":
+            return _compose(arguments, stdin, stdout, stderr, os.environ if environ is None else environ)
         if arguments.command == "serve":
             return _serve(arguments, stdout)
         if arguments.command == "build-site":
@@ -120,6 +130,75 @@ def _check(arguments: argparse.Namespace, stdin: IO, stdout: IO[str]) -> int:
         envelope = check_document(text)
     write_json(envelope, stdout, arguments.indent)
     return EXIT_PASS if envelope["ok"] else EXIT_FAIL
+
+
+def _read_json_file(name: str, stdin: IO, what: str) -> object:
+    try:
+        return _strict_json.loads(_strict_json.decode_utf8(_read_input(name, stdin)))
+    except _strict_json.JSONInputError as error:
+        raise UsageError(f"{what} {name}: {error}") from None
+
+
+def _compose(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[str], environ: Mapping[str, str]) -> int:
+    document = _read_json_file(arguments.file, stdin, "input")
+    if not isinstance(document, dict) or document.get("mode", "blocks") != "blocks":
+        raise UsageError("compose needs a JSON object in mode blocks (see examples/refund-case.json)")
+    config = _read_json_file(arguments.config, stdin, "config") if arguments.config else None
+    try:
+        settings = _model.effective_settings(document.get("window"), config, environ)
+    except _model.SettingsError as error:
+        for line in str(error).splitlines():
+            stderr.write(f"context-budget: settings: {line}\n")
+        return EXIT_USAGE
+    window = {key: settings[key] for key in _model.WINDOW_KEYS}
+    report = evaluate({**document, "mode": "blocks", "window": window})
+    if arguments.json:
+        write_json({"ok": report["pass"], **({} if report["pass"] else {"error": report["summary"]}), "result": report}, stdout, 2)
+    elif "errors" in report:
+        stderr.write(f"context-budget: {report['summary']}\n")
+        for error in report["errors"]:
+            stderr.write(f"  {error['path']}: {error['message']}\n")
+    else:
+        stdout.write(_packing_text(report, window))
+    if "errors" in report:
+        return EXIT_FAIL
+    if not report["can_proceed"]:
+        stderr.write(
+            "Budgeting failed: one or more required blocks do not fit.\n"
+            "Raise context_tokens, lower reserved_output_tokens, or shorten the required blocks.\n"
+        )
+        return EXIT_FAIL
+    if not report["pass"]:
+        stderr.write(f"context-budget: {report['summary']}\n")
+        return EXIT_FAIL
+    if arguments.call_model or settings["call_model"]:
+        try:
+            answer = _model.call_model(report["prompt"], settings)
+        except _model.ModelError as error:
+            stderr.write(f"context-budget: model call failed: {error}\n")
+            return EXIT_FAIL
+        stdout.write(f"\n=== Model answer ({settings['model']}) ===\n{answer}\n")
+    return EXIT_PASS
+
+
+def _packing_text(report: dict, window: dict) -> str:
+    lines = []
+    if report["can_proceed"]:
+        lines += ["=== Composed prompt ===", report["prompt"].rstrip("\n"), ""]
+    lines += [
+        "=== Packing report ===",
+        f"available {report['available']} = context {window['context_tokens']} - reserved output "
+        f"{window['reserved_output_tokens']} - fixed prompt {window['fixed_prompt_tokens']}",
+        f"used {report['used']}, remaining {report['remaining']}",
+        "included, in packing order:",
+    ]
+    lines += [f"  {entry['id']}  {entry['tokens']} tokens" for entry in report["included"]] or ["  (none)"]
+    lines.append("excluded:")
+    lines += [f"  {entry['id']}  {entry['tokens']} tokens  {entry['reason']}" for entry in report["excluded"]] or ["  (none)"]
+    lines.append("checks:")
+    lines += [f"  {'ok  ' if check['pass'] else 'FAIL'} {check['name']}{' - ' + check['detail'] if not check['pass'] else ''}" for check in report["checks"]]
+    lines.append(report["summary"])
+    return "\n".join(lines) + "\n"
 
 
 def _run_fixtures(directory: Path, stdout: IO[str]) -> int:

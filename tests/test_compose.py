@@ -1,0 +1,199 @@
+"""`context-budget compose`: settings layers, required overflow, and the optional model call
+against real HTTP servers on 127.0.0.1 (one that answers, one that is down, one too slow, one
+that answers garbage)."""
+
+import http.server
+import io
+import json
+import socket
+import threading
+import time
+
+import pytest
+
+from conftest import ROOT
+from context_budget import _model
+from context_budget.cli import run
+
+EXAMPLE = str(ROOT / "examples" / "refund-case.json")
+
+
+def call(argv, environ=None):
+    stdout, stderr = io.StringIO(), io.StringIO()
+    code = run(argv, io.BytesIO(b""), stdout, stderr, environ or {})
+    return code, stdout.getvalue(), stderr.getvalue()
+
+
+def test_compose_prints_prompt_and_report():
+    code, out, err = call(["compose", EXAMPLE])
+    assert code == 0 and err == ""
+    assert out.startswith("=== Composed prompt ===\nSystem:\n")
+    assert "### Block CUSTOMER_MESSAGE\nSource: support-ticket\nPriority: 100\n" in out
+    assert "available 330 = context 850 - reserved output 300 - fixed prompt 220" in out
+    # The composer keeps the included (packing) order.
+    positions = [out.index(f"### Block {name}") for name in ("CUSTOMER_MESSAGE", "REFUND_POLICY", "ORDER_DATA", "CUSTOMER_HISTORY", "OPERATIONS_PLAYBOOK")]
+    assert positions == sorted(positions)
+
+
+def test_environment_overrides_config_which_overrides_the_input(tmp_path):
+    config = tmp_path / "settings.json"
+    config.write_text(json.dumps({"context_tokens": 700, "reserved_output_tokens": 300}))
+    code, out, _ = call(["compose", EXAMPLE, "--config", str(config), "--json"])
+    assert json.loads(out)["result"]["available"] == 700 - 300 - 220
+    code, out, _ = call(["compose", EXAMPLE, "--config", str(config), "--json"], {"CONTEXT_BUDGET_CONTEXT_TOKENS": "670"})
+    report = json.loads(out)["result"]
+    assert report["available"] == 150
+    assert [entry["id"] for entry in report["excluded"]] == ["ORDER_DATA", "OPERATIONS_PLAYBOOK"]
+
+
+def test_required_overflow_exits_1_with_the_advice():
+    code, out, err = call(["compose", EXAMPLE], {"CONTEXT_BUDGET_CONTEXT_TOKENS": "600"})
+    assert code == 1
+    assert "=== Composed prompt ===" not in out
+    assert "REFUND_POLICY  60 tokens  required_block_too_large_for_budget" in out
+    assert "Raise context_tokens, lower reserved_output_tokens, or shorten the required blocks." in err
+
+
+def test_settings_are_validated_before_anything_runs(tmp_path):
+    config = tmp_path / "settings.json"
+    config.write_text(json.dumps({"context_token": 10, "base_url": "localhost:1234"}))
+    code, out, err = call(["compose", EXAMPLE, "--config", str(config), "--call-model"], {"CONTEXT_BUDGET_TEMPERATURE": "hot"})
+    assert code == 2 and out == ""
+    lines = err.splitlines()
+    assert any('unknown setting "context_token"' in line for line in lines)
+    assert any("config: base_url: expected an http:// or https:// URL" in line for line in lines)
+    assert any('CONTEXT_BUDGET_TEMPERATURE: expected a number from 0 to 2, got "hot"' in line for line in lines)
+
+
+def test_a_window_without_budget_is_a_settings_error():
+    code, _, err = call(["compose", EXAMPLE], {"CONTEXT_BUDGET_RESERVED_OUTPUT_TOKENS": "900"})
+    assert code == 2 and "no context budget" in err and "raise context_tokens" in err
+
+
+def test_compose_rejects_another_mode(tmp_path):
+    path = tmp_path / "relevance.json"
+    path.write_text(json.dumps({"mode": "relevance", "budget": 1, "items": []}))
+    code, _, err = call(["compose", str(path)])
+    assert code == 2 and "mode blocks" in err
+
+
+def test_compose_reports_invalid_blocks_with_paths(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"mode": "blocks", "blocks": [{"id": "x"}]}))
+    code, out, err = call(["compose", str(path)])
+    assert code == 1 and out == ""
+    assert "$.blocks[0]: missing required key" in err
+
+
+# ---------------------------------------------------------------- the model call
+
+class ChatServer(http.server.BaseHTTPRequestHandler):
+    behaviour = "answer"
+    received = []
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        ChatServer.received.append((self.path, self.headers.get("Authorization"), body))
+        if self.behaviour == "slow":
+            time.sleep(2)
+        if self.behaviour == "error":
+            self._reply(500, b'{"error": "model not loaded"}')
+        elif self.behaviour == "garbage":
+            self._reply(200, b"<html>not json</html>")
+        else:
+            answer = "<think>The customer is first-time.<think>nested</think> still thinking</think>Full refund, no return shipping. [REFUND_POLICY]"
+            self._reply(200, json.dumps({"choices": [{"message": {"role": "assistant", "content": answer}}]}).encode())
+
+    def _reply(self, status, body):
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        try:
+            self.wfile.write(body)
+        except OSError:
+            pass
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def chat_server():
+    servers = []
+
+    def start(behaviour):
+        handler = type("Handler", (ChatServer,), {"behaviour": behaviour})
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}/v1"
+
+    ChatServer.received = []
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+def model_env(base_url, **extra):
+    return {"CONTEXT_BUDGET_BASE_URL": base_url, "CONTEXT_BUDGET_API_KEY": "sk-test", "CONTEXT_BUDGET_MODEL": "local-model", **extra}
+
+
+def test_model_answer_is_printed_without_think_sections(chat_server):
+    code, out, err = call(["compose", EXAMPLE, "--call-model"], model_env(chat_server("answer"), CONTEXT_BUDGET_TEMPERATURE="0.2"))
+    assert code == 0, err
+    assert out.endswith("=== Model answer (local-model) ===\nFull refund, no return shipping. [REFUND_POLICY]\n")
+    path, authorization, body = ChatServer.received[0]
+    assert path == "/v1/chat/completions" and authorization == "Bearer sk-test"
+    assert body["model"] == "local-model" and body["temperature"] == 0.2
+    assert body["messages"][0]["content"].startswith("System:\nYou are a refund")
+
+
+def test_the_model_is_not_called_by_default(chat_server):
+    code, out, _ = call(["compose", EXAMPLE], model_env(chat_server("answer")))
+    assert code == 0 and "Model answer" not in out and ChatServer.received == []
+
+
+def test_the_model_is_not_called_when_required_blocks_overflow(chat_server):
+    code, _, _ = call(["compose", EXAMPLE, "--call-model"], model_env(chat_server("answer"), CONTEXT_BUDGET_CONTEXT_TOKENS="600"))
+    assert code == 1 and ChatServer.received == []
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize(
+    "behaviour, message",
+    [
+        ("down", "cannot reach http://127.0.0.1:"),
+        ("slow", "did not answer within 0.5 s"),
+        ("garbage", "did not answer with an OpenAI-style chat completion"),
+        ("error", 'answered HTTP 500: {"error": "model not loaded"}'),
+    ],
+)
+def test_model_failures_are_one_line_errors(chat_server, behaviour, message):
+    base_url = f"http://127.0.0.1:{free_port()}/v1" if behaviour == "down" else chat_server(behaviour)
+    code, _, err = call(["compose", EXAMPLE, "--call-model"], model_env(base_url, CONTEXT_BUDGET_TIMEOUT_SECONDS="0.5"))
+    assert code == 1
+    assert err.count("\n") == 1 and err.startswith("context-budget: model call failed: ") and message in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("plain answer", "plain answer"),
+        ("<think>reasoning</think>answer", "answer"),
+        ("a<think>x<think>y</think>z</think>b", "ab"),
+        ("answer<think>never closed", "answer"),
+        ("reasoning without an opening tag</think>answer", "answer"),
+        ("<think></think>\n\n  answer  ", "answer"),
+        ("one</think>two<think>three</think>four", "twofour"),
+    ],
+)
+def test_strip_think(text, expected):
+    assert _model.strip_think(text) == expected
