@@ -5,6 +5,7 @@ import pytest
 from conftest import FIXTURES
 from context_budget import _fixtures
 from context_budget import evaluate
+from context_budget.modes import MODES
 
 FILES = _fixtures.fixture_files(FIXTURES)
 
@@ -17,7 +18,7 @@ def test_fixture(path):
 
 
 def test_each_mode_has_enough_fixtures():
-    for mode in ("relevance", "required", "blocks"):
+    for mode in MODES:
         assert len(list((FIXTURES / mode).glob("*.json"))) >= 12, mode
 
 

@@ -8,10 +8,11 @@ import pytest
 
 from conftest import FIXTURES
 from context_budget import _fixtures
+from context_budget.modes import MODES
 
 # Rules a JSON Schema cannot state: ids unique by a property of array elements, and
 # arithmetic across fields (the window's three numbers must leave a positive budget).
-BEYOND_SCHEMA = ("duplicate id", "no context budget")
+BEYOND_SCHEMA = ("duplicate id", "no context budget", "the prompt without passages")
 
 
 def schema_for(mode):
@@ -23,7 +24,7 @@ def schema_for(mode):
 
 CASES = [
     path for path in _fixtures.fixture_files(FIXTURES)
-    if path.parent.name in ("relevance", "required", "blocks") and _fixtures.load(path)["expected"]["mode"] is not None
+    if path.parent.name in MODES and _fixtures.load(path)["expected"]["mode"] is not None
 ]
 
 
@@ -41,7 +42,7 @@ def test_schema_agrees_with_evaluate(path):
 
 
 def test_there_are_shape_invalid_cases_for_each_mode():
-    for mode in ("relevance", "required", "blocks"):
+    for mode in MODES:
         assert any(
             path.parent.name == mode and "errors" in _fixtures.load(path)["expected"] for path in CASES
         )

@@ -1,6 +1,7 @@
 """context-budget: choose the context that fits a token budget, explain it, and verify it."""
 
 from ._evaluate import evaluate
+from ._passages import PackError, Packed, pack_passages
 
 __version__ = "0.1.0"
-__all__ = ["evaluate", "__version__"]
+__all__ = ["evaluate", "pack_passages", "Packed", "PackError", "__version__"]

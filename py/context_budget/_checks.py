@@ -11,6 +11,10 @@ from __future__ import annotations
 import math
 from typing import Callable, Iterable
 
+from ._values import JS_WHITESPACE
+
+_SPACES = {ord(char): " " for char in JS_WHITESPACE}
+
 
 def passed(name: str) -> dict:
     return {"name": name, "pass": True}
@@ -146,3 +150,20 @@ def permutation_problems(data: dict, list_key: str, run: Callable[[dict], dict],
         if again.get(key) != result.get(key):
             yield f"re-running on the items in reverse order changes {key}"
             return
+
+
+def estimate_parts(text: str) -> tuple[int, int, int]:
+    """UTF-16 code units, words and newlines of ``text``, counted another way than ``_estimate``."""
+    units = len(text.encode("utf-16-le", "surrogatepass")) // 2
+    words = sum(1 for part in text.translate(_SPACES).split(" ") if part)
+    return units, words, text.count("\n")
+
+
+def estimate_of_parts(units: int, words: int, newlines: int) -> int:
+    return max(1, max(math.ceil(units / 4), math.ceil(words * 1.2)) + newlines)
+
+
+def recount_estimate(text: str) -> int:
+    """Seed 001's token estimate of ``text``, recomputed independently of the selector's estimator."""
+    stripped = text.strip(JS_WHITESPACE)
+    return estimate_of_parts(*estimate_parts(stripped)) if stripped else 0

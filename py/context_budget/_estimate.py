@@ -14,7 +14,7 @@ import re
 
 from ._values import JS_WHITESPACE
 
-_WORD = re.compile(f"[^{re.escape(JS_WHITESPACE)}]+")
+WORD = re.compile(f"[^{re.escape(JS_WHITESPACE)}]+")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
@@ -27,6 +27,11 @@ def estimate_tokens(text: str) -> int:
     trimmed = text.strip(JS_WHITESPACE)
     if not trimmed:
         return 0
-    by_characters = -(-utf16_length(trimmed) // 4)
-    by_words = math.ceil(len(_WORD.findall(trimmed)) * 1.2)  # the same double arithmetic as C#'s Math.Ceiling
-    return max(1, max(by_characters, by_words) + trimmed.count("\n"))
+    return estimate_from_stats(utf16_length(trimmed), len(WORD.findall(trimmed)), trimmed.count("\n"))
+
+
+def estimate_from_stats(units: int, words: int, newlines: int) -> int:
+    """The estimate of a trimmed, non-blank text from its code units, words and newlines."""
+    by_characters = -(-units // 4)
+    by_words = math.ceil(words * 1.2)  # the same double arithmetic as C#'s Math.Ceiling
+    return max(1, max(by_characters, by_words) + newlines)

@@ -5,11 +5,7 @@ A mode module provides ``NAME``, ``parse(data)`` (raising ``InvalidInput``),
 ``verify(data, result)`` (the independent checks).
 """
 
-from . import blocks, relevance, required
+from . import blocks, passages, relevance, required
 
-MODES = {module.NAME: module for module in (relevance, required, blocks)}
-
-# Every mode of the contract, in the order the contract lists them; those not in
-# MODES yet are rejected as not implemented.
-CONTRACT_MODES = ("relevance", "required", "blocks", "passages")
+MODES = {module.NAME: module for module in (relevance, required, blocks, passages)}
 DEFAULT_MODE = "relevance"

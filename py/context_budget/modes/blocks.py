@@ -8,14 +8,12 @@ proceed. The composed prompt lists the included blocks in packing order.
 
 from __future__ import annotations
 
-import math
-
 from .. import _checks
 from .._estimate import estimate_tokens
 from .._instant import read_instant
 from .._ordinal import ordinal_key_for
 from .._shape import Field, InvalidInput, read_object, read_records
-from .._values import JS_WHITESPACE, Invalid, Problem, plural, preview, read_bool, read_count, read_id, read_text
+from .._values import Invalid, Problem, plural, preview, read_bool, read_count, read_id, read_text
 
 NAME = "blocks"
 INPUT_SUMMARY = "Input needs a window with a positive context budget and a blocks array."
@@ -170,19 +168,6 @@ def summarize(result: dict) -> str:
 
 # ---------------------------------------------------------------- independent checks
 
-_SPACES = {ord(char): " " for char in JS_WHITESPACE}
-
-
-def _recount(text: str) -> int:
-    """The seed's estimate, computed another way than ``_estimate`` (split, byte length)."""
-    stripped = text.strip(JS_WHITESPACE)
-    if not stripped:
-        return 0
-    units = len(stripped.encode("utf-16-le", "surrogatepass")) // 2
-    words = sum(1 for part in stripped.translate(_SPACES).split(" ") if part)
-    return max(1, max(math.ceil(units / 4), math.ceil(words * 1.2)) + stripped.count("\n"))
-
-
 def _render(data: dict, included: list[str], costs: dict) -> str:
     by_id = {block["id"]: block for block in data["blocks"]}
     lines = ["System:", data.get("system", ""), "", "Task:", data.get("task", ""), "", "Context Blocks:"]
@@ -207,7 +192,7 @@ def verify(data: dict, result: dict) -> list[dict]:
     raw = _checks.raw_number
     available = raw(window["context_tokens"]) - raw(window["reserved_output_tokens"]) - raw(window["fixed_prompt_tokens"])
     blocks = data["blocks"]
-    costs = {block["id"]: raw(block["tokens"]) if "tokens" in block else _recount(block["content"]) for block in blocks}
+    costs = {block["id"]: raw(block["tokens"]) if "tokens" in block else _checks.recount_estimate(block["content"]) for block in blocks}
     required = {block["id"] for block in blocks if block.get("required") is True}
     instants = {block["id"]: read_instant(block["observed_at"]).nanoseconds for block in blocks}
     priorities = {block["id"]: raw(block["priority"]) for block in blocks}

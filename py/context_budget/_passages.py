@@ -1,0 +1,95 @@
+"""Packing whole passages against the fully rendered prompt (seed 004), for any counter.
+
+``pack_passages`` is the library API for real tokenizers: it measures every complete
+candidate prompt with the given counter, exactly as the seed does. The ``passages`` mode
+uses the same rendering with its built-in counters, which it can evaluate in linear time.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple, Sequence
+
+from ._values import JS_WHITESPACE, preview
+
+ANSWER_CUE = "Answer:"
+
+
+class PackError(ValueError):
+    """Invalid input for ``pack_passages``, or a counter that broke its contract."""
+
+
+class Packed(NamedTuple):
+    chosen: list[tuple[str, str]]
+    skipped: list[str]
+    prompt: str
+    units: int
+
+
+def prompt_prefix(question: str) -> str:
+    return "Question: " + question + "\nSources:\n"
+
+
+def passage_line(passage_id: str, text: str) -> str:
+    return f"[{passage_id}] {text}\n"
+
+
+def render(question: str, passages: Sequence[tuple[str, str]]) -> str:
+    """The seed's prompt: the question, a ``[id] text`` line per passage, then the answer cue."""
+    return prompt_prefix(question) + "".join(passage_line(key, text) for key, text in passages) + ANSWER_CUE
+
+
+def pack_passages(
+    question: str,
+    passages: Sequence[tuple[str, str]],
+    limit: int,
+    count: Callable[[str], int],
+) -> Packed:
+    """Keep each passage, in retrieval order, exactly when the complete prompt with it fits ``limit``.
+
+    ``count`` is any counter of the exact model input, such as
+    ``lambda text: len(tokenizer.encode(text))``; it must return a non-negative integer.
+    Each candidate prompt is rendered whole and counted, so template and separator costs
+    are never missed (``n + 1`` calls for ``n`` passages).
+    """
+    if type(limit) is not int or limit < 0:
+        raise PackError(f"limit must be a non-negative integer, got {preview(limit)}")
+    if not isinstance(question, str):
+        raise PackError(f"question must be a string, got {preview(question)}")
+    pairs = []
+    for index, passage in enumerate(passages):
+        try:
+            key, text = passage
+        except (TypeError, ValueError):
+            raise PackError(f"passage {index} must be an (id, text) pair, got {preview(passage)}") from None
+        if not isinstance(key, str) or not key.strip(JS_WHITESPACE):
+            raise PackError(f"passage {index} needs a non-empty string id, got {preview(key)}")
+        if not isinstance(text, str):
+            raise PackError(f"passage {key!r} needs a string text, got {preview(text)}")
+        pairs.append((key, text))
+    ids = [key for key, _ in pairs]
+    if len(set(ids)) != len(ids):
+        raise PackError("passage ids must be unique")
+
+    def measure(prompt: str) -> int:
+        units = count(prompt)
+        if type(units) is not int or units < 0:
+            raise PackError(f"the counter must return a non-negative integer, returned {preview(units)}")
+        return units
+
+    prefix = prompt_prefix(question)
+    units = measure(prefix + ANSWER_CUE)
+    if units > limit:
+        raise PackError(f"the prompt without passages counts {units}, over the limit of {limit}")
+    chosen: list[tuple[str, str]] = []
+    lines: list[str] = []
+    skipped: list[str] = []
+    for key, text in pairs:
+        line = passage_line(key, text)
+        candidate = measure(prefix + "".join(lines) + line + ANSWER_CUE)
+        if candidate <= limit:
+            chosen.append((key, text))
+            lines.append(line)
+            units = candidate
+        else:
+            skipped.append(key)
+    return Packed(chosen, skipped, prefix + "".join(lines) + ANSWER_CUE, units)

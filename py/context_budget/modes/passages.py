@@ -1,0 +1,230 @@
+"""Mode ``passages`` (seed 004): whole passages, in retrieval order, against the rendered prompt.
+
+The seed re-renders and re-counts the complete prompt for every passage, which is
+quadratic. With the built-in counters the count of a prompt is a function of sums over
+its parts, because every part of the rendering ends in a newline and the next one starts
+with a non-space character, so no word runs across two parts and trimming changes
+nothing. Each passage's line is therefore counted once and the result is identical to
+re-counting every candidate (``tests/test_passages.py`` proves it against the seed's method).
+"""
+
+from __future__ import annotations
+
+from .. import _checks
+from .._estimate import WORD, estimate_from_stats, utf16_length
+from .._passages import ANSWER_CUE, passage_line, prompt_prefix, render
+from .._shape import Field, InvalidInput, read_object, read_records
+from .._values import Invalid, Problem, preview, read_count, read_id, read_text
+
+NAME = "passages"
+COUNTERS = ("words", "estimate")
+UNIT_NAMES = {"words": "words", "estimate": "estimated tokens"}
+INPUT_SUMMARY = "Input needs a question, a limit the empty prompt fits, a counter (words or estimate) and a passages array."
+PASSAGE_SUMMARY = "Each passage needs a unique non-empty id and a text string."
+
+
+def read_counter(value: object) -> str:
+    if value in COUNTERS and isinstance(value, str):
+        return value
+    raise Invalid(f"expected one of {', '.join(COUNTERS)}, got {preview(value)}")
+
+
+_TOP = (
+    Field("mode", read_text),
+    Field("question", read_text),
+    Field("limit", read_count),
+    Field("counter", read_counter),
+    Field("passages", lambda value: value),
+)
+_PASSAGE = (Field("id", read_id), Field("text", read_text))
+
+
+class WordCount:
+    """Seed 004's fixture counter, ``len(text.split())``, as a sum over the prompt's parts."""
+
+    def __init__(self) -> None:
+        self.total = 0
+
+    @staticmethod
+    def stats(text: str) -> int:
+        return len(text.split())
+
+    def add(self, stats: int) -> None:
+        self.total += stats
+
+    def units_with(self, stats: int) -> int:
+        return self.total + stats
+
+
+class EstimateCount:
+    """The ``blocks`` estimator over the whole prompt, from summed code units, words and newlines."""
+
+    def __init__(self) -> None:
+        self.units = self.words = self.newlines = 0
+
+    @staticmethod
+    def stats(text: str) -> tuple[int, int, int]:
+        return utf16_length(text), len(WORD.findall(text)), text.count("\n")
+
+    def add(self, stats: tuple[int, int, int]) -> None:
+        self.units += stats[0]
+        self.words += stats[1]
+        self.newlines += stats[2]
+
+    def units_with(self, stats: tuple[int, int, int]) -> int:
+        return estimate_from_stats(self.units + stats[0], self.words + stats[1], self.newlines + stats[2])
+
+    @property
+    def total(self) -> int:
+        return estimate_from_stats(self.units, self.words, self.newlines)
+
+
+def parse(data: object) -> dict:
+    problems: list[Problem] = []
+    top = read_object(data, "$", _TOP, problems)
+    if top is None:
+        raise InvalidInput(problems, "input shape", INPUT_SUMMARY)
+    mode, question, limit, counter, raw_passages = top
+    records = read_records(raw_passages, "$.passages", _PASSAGE, problems) if "passages" in data else None
+    tally = None
+    if question is not None and limit is not None and counter is not None:
+        tally = (WordCount if counter == "words" else EstimateCount)()
+        tally.add(tally.stats(prompt_prefix(question)))
+        tally.add(tally.stats(ANSWER_CUE))
+        if tally.total > limit:
+            problems.append(
+                Problem("$.limit", f"the prompt without passages counts {tally.total} {UNIT_NAMES[counter]}, over the limit of {limit}")
+            )
+    if problems:
+        if all(problem.path.startswith("$.passages[") for problem in problems):
+            raise InvalidInput(problems, "passage shape", PASSAGE_SUMMARY)
+        raise InvalidInput(problems, "input shape", INPUT_SUMMARY)
+    return {"question": question, "limit": limit, "counter": counter, "passages": [tuple(record) for record in records], "tally": tally}
+
+
+def select(parsed: dict) -> dict:
+    limit, tally = parsed["limit"], parsed["tally"]
+    chosen: list[tuple[str, str]] = []
+    skipped: list[str] = []
+    trace: list[dict] = []
+    for position, (passage_id, text) in enumerate(parsed["passages"], 1):
+        stats = tally.stats(passage_line(passage_id, text))
+        before = tally.total
+        with_it = tally.units_with(stats)
+        kept = with_it <= limit
+        trace.append(
+            {
+                "position": position,
+                "id": passage_id,
+                "cost": with_it - before,
+                "remaining_before": limit - before,
+                "units_with": with_it,
+                "kept": kept,
+                "reason": "fits_remaining_budget" if kept else "exceeds_remaining_budget",
+            }
+        )
+        if kept:
+            tally.add(stats)
+            chosen.append((passage_id, text))
+        else:
+            skipped.append(passage_id)
+    return {
+        "counter": parsed["counter"],
+        "limit": limit,
+        "units": tally.total,
+        "chosen": [passage_id for passage_id, _ in chosen],
+        "skipped": skipped,
+        "prompt": render(parsed["question"], chosen),
+        "trace": trace,
+    }
+
+
+def run(data: object) -> dict:
+    return select(parse(data))
+
+
+def succeeded(result: dict) -> bool:
+    return True
+
+
+def summarize(result: dict) -> str:
+    chosen = ", ".join(result["chosen"]) or "no passages"
+    skipped = f"; skipped {', '.join(result['skipped'])}" if result["skipped"] else ""
+    return f"Chose {chosen}{skipped}: the prompt counts {result['units']} of {result['limit']} {UNIT_NAMES[result['counter']]}."
+
+
+# ---------------------------------------------------------------- independent checks
+
+def _fresh_render(question: str, passages: list[tuple[str, str]]) -> str:
+    lines = ["Question: " + question, "Sources:"] + [f"[{key}] {text}" for key, text in passages] + ["Answer:"]
+    return "\n".join(lines)
+
+
+def verify(data: dict, result: dict) -> list[dict]:
+    limit = _checks.raw_number(data["limit"])
+    counter = data["counter"]
+    passages = [(passage["id"], passage["text"]) for passage in data["passages"]]
+    text_of = dict(passages)
+    chosen, skipped = result["chosen"], result["skipped"]
+
+    if counter == "words":
+        def recount(text: str) -> int:
+            return len(text.split())
+        parts = recount
+
+        def total(sums: int) -> int:
+            return sums
+    else:
+        recount = _checks.recount_estimate
+        parts = _checks.estimate_parts
+
+        def total(sums: tuple) -> int:
+            return _checks.estimate_of_parts(*sums)
+
+    def add(a, b):
+        return a + b if counter == "words" else tuple(x + y for x, y in zip(a, b))
+
+    def within_limit():
+        units = recount(result["prompt"])
+        if units != result["units"]:
+            yield f"the prompt re-counts to {units}, the report says {result['units']}"
+        if units > limit:
+            yield f"the prompt re-counts to {units}, over the limit of {limit}"
+
+    def fresh_render():
+        if any(passage_id not in text_of for passage_id in chosen):
+            yield "a chosen id is not an input passage"
+        elif result["prompt"] != _fresh_render(data["question"], [(key, text_of[key]) for key in chosen]):
+            yield "the prompt differs from a fresh render of the chosen passages"
+
+    def retrieval_order():
+        kept = set(chosen)
+        if len(kept) != len(chosen) or kept & set(skipped) or sorted(chosen + skipped) != sorted(text_of):
+            yield "chosen and skipped do not split the passages into two"
+            return
+        if chosen != [key for key, _ in passages if key in kept]:
+            yield "the chosen passages are not in retrieval order"
+
+    def did_not_fit():
+        # Replay with the check's own counting; every part of the rendering ends in a
+        # newline and the next starts with a non-space, so counts of the parts add up.
+        sums = add(parts("Question: " + data["question"] + "\nSources:\n"), parts("Answer:"))
+        kept = set(chosen)
+        for key, text in passages:
+            with_it = add(sums, parts(f"[{key}] {text}\n"))
+            fits = total(with_it) <= limit
+            if key in kept:
+                if not fits:
+                    yield f"chosen passage {key!r} makes the prompt count {total(with_it)}, over {limit}"
+                    return
+                sums = with_it
+            elif fits:
+                yield f"skipped passage {key!r} would have fit: the prompt would count {total(with_it)} of {limit}"
+                return
+
+    return [
+        _checks.verdict("prompt within limit", within_limit()),
+        _checks.verdict("prompt is a fresh render", fresh_render()),
+        _checks.verdict("retrieval order kept", retrieval_order()),
+        _checks.verdict("skipped passages did not fit", did_not_fit()),
+    ]
