@@ -103,7 +103,7 @@ def test_a_failed_check_fails_the_report(monkeypatch):
 from context_budget.modes import blocks  # noqa: E402
 
 REFUND = json.loads((ROOT / "examples" / "refund-case.json").read_text())
-REFUND_TIGHT = dict(REFUND, window=dict(REFUND["window"], context_tokens=670))
+REFUND_TIGHT = dict(REFUND, window=dict(REFUND["window"], context_tokens=850, fixed_prompt_tokens=400))
 
 
 def test_refund_case_passes_every_check():
@@ -117,6 +117,7 @@ def test_refund_case_passes_every_check():
         (lambda r: r["included"].append({"id": "ORDER_DATA", "tokens": 48}), "context budget", "over the budget"),
         (lambda r: r["included"][0].update(tokens=1), "context budget", "reported at 1 tokens"),
         (lambda r: r.update(available=151), "context budget", "reported available 151"),
+        (lambda r: r.update(rendered_tokens=1), "rendered prompt fits window", "re-counts to"),
         (lambda r: (r["included"].pop(1), r.update(used=r["used"] - 60, remaining=r["remaining"] + 60)), "required blocks included", "REFUND_POLICY"),
         (lambda r: r.update(can_proceed=False), "required blocks included", "can_proceed"),
         (lambda r: r["trace"].reverse(), "deterministic packing order", "ranks before"),
@@ -129,6 +130,14 @@ def test_blocks_checks_fail_on_wrong_results(tamper, failing, detail):
     checks = checks_for(blocks, REFUND_TIGHT, tamper)
     assert checks[failing]["pass"] is False, checks
     assert detail in checks[failing]["detail"]
+
+
+def test_rendered_prompt_check_fails_when_headers_overflow_the_window():
+    data = dict(REFUND, window={"context_tokens": 850, "reserved_output_tokens": 300, "fixed_prompt_tokens": 220})
+    checks = {check["name"]: check for check in blocks.verify(data, blocks.run(data))}
+    assert checks["rendered prompt fits window"]["pass"] is False
+    assert "over context - reserved output = 550" in checks["rendered prompt fits window"]["detail"]
+    assert all(check["pass"] for name, check in checks.items() if name != "rendered prompt fits window")
 
 
 def test_blocks_check_recounts_estimates_independently(monkeypatch):

@@ -29,7 +29,7 @@ def test_compose_prints_prompt_and_report():
     assert code == 0 and err == ""
     assert out.startswith("=== Composed prompt ===\nSystem:\n")
     assert "### Block CUSTOMER_MESSAGE\nSource: support-ticket\nPriority: 100\n" in out
-    assert "available 330 = context 850 - reserved output 300 - fixed prompt 220" in out
+    assert "available 680 = context 1200 - reserved output 300 - fixed prompt 220" in out
     # The composer keeps the included (packing) order.
     positions = [out.index(f"### Block {name}") for name in ("CUSTOMER_MESSAGE", "REFUND_POLICY", "ORDER_DATA", "CUSTOMER_HISTORY", "OPERATIONS_PLAYBOOK")]
     assert positions == sorted(positions)
@@ -37,17 +37,17 @@ def test_compose_prints_prompt_and_report():
 
 def test_environment_overrides_config_which_overrides_the_input(tmp_path):
     config = tmp_path / "settings.json"
-    config.write_text(json.dumps({"context_tokens": 700, "reserved_output_tokens": 300}))
+    config.write_text(json.dumps({"context_tokens": 900, "reserved_output_tokens": 300}))
     code, out, _ = call(["compose", EXAMPLE, "--config", str(config), "--json"])
-    assert json.loads(out)["result"]["available"] == 700 - 300 - 220
-    code, out, _ = call(["compose", EXAMPLE, "--config", str(config), "--json"], {"CONTEXT_BUDGET_CONTEXT_TOKENS": "670"})
+    assert json.loads(out)["result"]["available"] == 900 - 300 - 220
+    code, out, _ = call(["compose", EXAMPLE, "--config", str(config), "--json"], {"CONTEXT_BUDGET_FIXED_PROMPT_TOKENS": "450"})
     report = json.loads(out)["result"]
     assert report["available"] == 150
     assert [entry["id"] for entry in report["excluded"]] == ["ORDER_DATA", "OPERATIONS_PLAYBOOK"]
 
 
 def test_required_overflow_exits_1_with_the_advice():
-    code, out, err = call(["compose", EXAMPLE], {"CONTEXT_BUDGET_CONTEXT_TOKENS": "600"})
+    code, out, err = call(["compose", EXAMPLE], {"CONTEXT_BUDGET_CONTEXT_TOKENS": "850", "CONTEXT_BUDGET_FIXED_PROMPT_TOKENS": "470"})
     assert code == 1
     assert "=== Composed prompt ===" not in out
     assert "REFUND_POLICY  60 tokens  required_block_too_large_for_budget" in out
@@ -65,8 +65,15 @@ def test_settings_are_validated_before_anything_runs(tmp_path):
     assert any('CONTEXT_BUDGET_TEMPERATURE: expected a number from 0 to 2, got "hot"' in line for line in lines)
 
 
+def test_a_prompt_that_overflows_the_window_exits_1():
+    code, out, err = call(["compose", EXAMPLE], {"CONTEXT_BUDGET_CONTEXT_TOKENS": "850"})
+    assert code == 1
+    assert "FAIL rendered prompt fits window" in out
+    assert "rendered prompt fits window" in err
+
+
 def test_a_window_without_budget_is_a_settings_error():
-    code, _, err = call(["compose", EXAMPLE], {"CONTEXT_BUDGET_RESERVED_OUTPUT_TOKENS": "900"})
+    code, _, err = call(["compose", EXAMPLE], {"CONTEXT_BUDGET_RESERVED_OUTPUT_TOKENS": "1000"})
     assert code == 2 and "no context budget" in err and "raise context_tokens" in err
 
 
@@ -156,7 +163,7 @@ def test_the_model_is_not_called_by_default(chat_server):
 
 
 def test_the_model_is_not_called_when_required_blocks_overflow(chat_server):
-    code, _, _ = call(["compose", EXAMPLE, "--call-model"], model_env(chat_server("answer"), CONTEXT_BUDGET_CONTEXT_TOKENS="600"))
+    code, _, _ = call(["compose", EXAMPLE, "--call-model"], model_env(chat_server("answer"), CONTEXT_BUDGET_FIXED_PROMPT_TOKENS="820"))
     assert code == 1 and ChatServer.received == []
 
 

@@ -150,8 +150,13 @@ def test_blocks_accounting_and_proceeding(data):
     assert report["used"] == sum(entry["tokens"] for entry in report["included"])
     included = {entry["id"] for entry in report["included"]}
     required = {block["id"] for block in data["blocks"] if block.get("required")}
-    assert report["can_proceed"] == required.issubset(included) == report["pass"]
-    assert all(check["pass"] for check in report["checks"] if check["name"] != "required blocks included")
+    assert report["can_proceed"] == required.issubset(included)
+    rendered_fits = report["rendered_tokens"] <= data["window"]["context_tokens"] - data["window"]["reserved_output_tokens"]
+    assert report["pass"] == (report["can_proceed"] and rendered_fits)
+    checks = {check["name"]: check["pass"] for check in report["checks"]}
+    assert checks.pop("required blocks included") == report["can_proceed"]
+    assert checks.pop("rendered prompt fits window") == rendered_fits
+    assert all(checks.values())
 
 
 def seed_estimate(text):

@@ -31,6 +31,9 @@ def _evaluate(data: object) -> dict:
         return _invalid_report(mode.NAME, invalid)
     result = mode.select(parsed)
     checks = mode.verify(data, result)
+    beyond = getattr(mode, "beyond_the_rule", None)
+    if beyond is not None:
+        result.update(beyond(parsed, result))
     all_passed = mode.succeeded(result) and all(check["pass"] for check in checks)
     summary = mode.summarize(result)
     if mode.succeeded(result) and not all_passed:

@@ -2,7 +2,9 @@
 
 A mode module provides ``NAME``, ``parse(data)`` (raising ``InvalidInput``),
 ``select(parsed)``, ``run(data)``, ``succeeded(result)``, ``summarize(result)`` and
-``verify(data, result)`` (the independent checks).
+``verify(data, result)`` (the independent checks), and optionally
+``beyond_the_rule(parsed, result)``: what the rule's choice cost (``optimal``,
+``sensitivity``), which never changes the selection or the checks.
 """
 
 from . import blocks, passages, relevance, required

@@ -8,9 +8,12 @@ proceed. The composed prompt lists the included blocks in packing order.
 
 from __future__ import annotations
 
+import math
+
 from .. import _checks
 from .._estimate import estimate_tokens
 from .._instant import read_instant
+from .._optimal import report_optimal
 from .._ordinal import ordinal_key_for
 from .._shape import Field, InvalidInput, read_object, read_records
 from .._values import Invalid, Problem, plural, preview, read_bool, read_count, read_id, read_text
@@ -33,6 +36,15 @@ def read_priority(value: object) -> int:
     return priority
 
 
+DEFAULT_MARGIN = 0.15
+
+
+def read_margin(value: object) -> float:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1:
+        return float(value)
+    raise Invalid(f"expected a number from 0 up to (not including) 1, got {preview(value)}")
+
+
 _WINDOW = (
     Field("context_tokens", read_count),
     Field("reserved_output_tokens", read_count),
@@ -44,6 +56,7 @@ _TOP = (
     Field("system", read_text, optional=True, default=""),
     Field("task", read_text, optional=True, default=""),
     Field("blocks", lambda value: value),
+    Field("margin", read_margin, optional=True, default=DEFAULT_MARGIN),
 )
 _BLOCK = (
     Field("id", read_id),
@@ -61,7 +74,7 @@ def parse(data: object) -> dict:
     top = read_object(data, "$", _TOP, problems)
     if top is None:
         raise InvalidInput(problems, "input shape", INPUT_SUMMARY)
-    _, raw_window, system, task, raw_blocks = top
+    _, raw_window, system, task, raw_blocks, margin = top
     window = read_object(raw_window, "$.window", _WINDOW, problems) if "window" in data else None
     available = None
     if window is not None and None not in window:
@@ -86,7 +99,7 @@ def parse(data: object) -> dict:
         estimated = tokens is None
         cost = estimate_tokens(content) if estimated else tokens
         blocks.append((block_id, source, content, priority, observed, required, cost, estimated))
-    return {"window": window, "available": available, "system": system, "task": task, "blocks": blocks}
+    return {"window": window, "available": available, "system": system, "task": task, "blocks": blocks, "margin": margin}
 
 
 def select(parsed: dict) -> dict:
@@ -120,6 +133,8 @@ def select(parsed: dict) -> dict:
             remaining -= cost
         else:
             excluded.append({"id": block_id, "tokens": cost, "reason": reason})
+    prompt = compose(parsed["system"], parsed["task"], packed)
+    rendered = estimate_tokens(prompt)
     return {
         "available": available,
         "used": available - remaining,
@@ -127,7 +142,9 @@ def select(parsed: dict) -> dict:
         "included": included,
         "excluded": excluded,
         "can_proceed": not any(entry["reason"] == REQUIRED_TOO_LARGE for entry in excluded),
-        "prompt": compose(parsed["system"], parsed["task"], packed),
+        "prompt": prompt,
+        "rendered_tokens": rendered,
+        "rendered_overhead": rendered - (available - remaining),
         "trace": trace,
     }
 
@@ -142,6 +159,54 @@ def compose(system: str, task: str, packed: list[tuple]) -> str:
             f"EstimatedTokens: {cost}\nContent:\n{content}\n\n"
         )
     return "".join(parts)
+
+
+def beyond_the_rule(parsed: dict, result: dict) -> dict:
+    """The best priority sum of optional blocks with the required ones fixed, and how the
+    packing moves when the estimated costs are off by the margin."""
+    blocks, available = parsed["blocks"], parsed["available"]
+    required_cost = sum(block[6] for block in blocks if block[5])
+    extra: dict = {"optimal": None}
+    if required_cost <= available:
+        key = ordinal_key_for(block[0] for block in blocks)
+        optional = [(block[0], block[6], float(block[3])) for block in blocks if not block[5]]
+        included = {entry["id"] for entry in result["included"]}
+        extra["optimal"] = report_optimal(
+            optional, available - required_cost, key,
+            [block_id for block_id, _, _ in optional if block_id in included],
+            {block_id: cost for block_id, cost, _ in optional}, {block_id: value for block_id, _, value in optional},
+        )
+    if any(block[7] for block in blocks):
+        extra["sensitivity"] = _sensitivity(parsed, result)
+    return extra
+
+
+def _sensitivity(parsed: dict, result: dict) -> dict:
+    """Re-run the packing with every estimated cost scaled up and down by the margin."""
+    margin, available = parsed["margin"], parsed["available"]
+    by_id = {block[0]: block for block in parsed["blocks"]}
+    order = [by_id[row["id"]] for row in result["trace"]]  # costs do not enter the order
+    base = [row["kept"] for row in result["trace"]]
+    scenarios = {}
+    for name, scale in (("larger", lambda cost: math.ceil(cost * (1 + margin))), ("smaller", lambda cost: math.floor(cost * (1 - margin)))):
+        costs = [scale(block[6]) if block[7] else block[6] for block in order]
+        remaining, kept = available, []
+        for cost in costs:
+            kept.append(cost <= remaining)
+            remaining -= cost if kept[-1] else 0
+        required_cost = sum(cost for block, cost in zip(order, costs) if block[5])
+        scenarios[name] = {
+            "flips": [block[0] for block, now, before in zip(order, kept, base) if now != before],
+            "can_proceed": all(now for block, now in zip(order, kept) if block[5]),
+            "required_slack": available - required_cost,
+        }
+    flipped = set(scenarios["larger"]["flips"]) | set(scenarios["smaller"]["flips"])
+    return {
+        "margin": margin,
+        "flips": [block[0] for block in order if block[0] in flipped],
+        "required_slack": available - sum(block[6] for block in order if block[5]),
+        **scenarios,
+    }
 
 
 def run(data: object) -> dict:
@@ -232,9 +297,23 @@ def verify(data: dict, result: dict) -> list[dict]:
             line = next((index for index, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
             yield f"the prompt differs from a fresh render of the included blocks at line {line + 1}"
 
+    def rendered_fits():
+        # Per-block headers and metadata cost tokens no block's estimate counts: measure
+        # the whole prompt against what the window leaves after the reserved output.
+        window_room = raw(window["context_tokens"]) - raw(window["reserved_output_tokens"])
+        rendered = _checks.recount_estimate(result["prompt"])
+        if rendered != result["rendered_tokens"] or result["rendered_overhead"] != rendered - result["used"]:
+            yield f"the prompt re-counts to {rendered} tokens, the report says {result['rendered_tokens']} (overhead {result['rendered_overhead']})"
+        if rendered > window_room:
+            yield (
+                f"the composed prompt estimates {rendered} tokens ({rendered - result['used']} of them headers, "
+                f"metadata, system and task), over context - reserved output = {window_room}"
+            )
+
     return [
         _checks.verdict("context budget", budget()),
         _checks.verdict("required blocks included", required_included()),
         _checks.verdict("deterministic packing order", order()),
         _checks.verdict("prompt lists included blocks in order", prompt()),
+        _checks.verdict("rendered prompt fits window", rendered_fits()),
     ]

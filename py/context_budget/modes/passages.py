@@ -10,11 +10,14 @@ re-counting every candidate (``tests/test_passages.py`` proves it against the se
 
 from __future__ import annotations
 
+import math
+
 from .. import _checks
 from .._estimate import WORD, estimate_from_stats, utf16_length
 from .._passages import ANSWER_CUE, passage_line, prompt_prefix, render
 from .._shape import Field, InvalidInput, read_object, read_records
 from .._values import Invalid, Problem, preview, read_count, read_id, read_text
+from .blocks import DEFAULT_MARGIN, read_margin
 
 NAME = "passages"
 COUNTERS = ("words", "estimate")
@@ -35,6 +38,7 @@ _TOP = (
     Field("limit", read_count),
     Field("counter", read_counter),
     Field("passages", lambda value: value),
+    Field("margin", read_margin, optional=True, default=DEFAULT_MARGIN),
 )
 _PASSAGE = (Field("id", read_id), Field("text", read_text))
 
@@ -84,13 +88,10 @@ def parse(data: object) -> dict:
     top = read_object(data, "$", _TOP, problems)
     if top is None:
         raise InvalidInput(problems, "input shape", INPUT_SUMMARY)
-    mode, question, limit, counter, raw_passages = top
+    mode, question, limit, counter, raw_passages, margin = top
     records = read_records(raw_passages, "$.passages", _PASSAGE, problems) if "passages" in data else None
-    tally = None
     if question is not None and limit is not None and counter is not None:
-        tally = (WordCount if counter == "words" else EstimateCount)()
-        tally.add(tally.stats(prompt_prefix(question)))
-        tally.add(tally.stats(ANSWER_CUE))
+        tally = _fresh_tally({"question": question, "counter": counter})
         if tally.total > limit:
             problems.append(
                 Problem("$.limit", f"the prompt without passages counts {tally.total} {UNIT_NAMES[counter]}, over the limit of {limit}")
@@ -99,11 +100,21 @@ def parse(data: object) -> dict:
         if all(problem.path.startswith("$.passages[") for problem in problems):
             raise InvalidInput(problems, "passage shape", PASSAGE_SUMMARY)
         raise InvalidInput(problems, "input shape", INPUT_SUMMARY)
-    return {"question": question, "limit": limit, "counter": counter, "passages": [tuple(record) for record in records], "tally": tally}
+    return {
+        "question": question, "limit": limit, "counter": counter, "margin": margin,
+        "passages": [tuple(record) for record in records],
+    }
+
+
+def _fresh_tally(parsed: dict):
+    tally = (WordCount if parsed["counter"] == "words" else EstimateCount)()
+    tally.add(tally.stats(prompt_prefix(parsed["question"])))
+    tally.add(tally.stats(ANSWER_CUE))
+    return tally
 
 
 def select(parsed: dict) -> dict:
-    limit, tally = parsed["limit"], parsed["tally"]
+    limit, tally = parsed["limit"], _fresh_tally(parsed)
     chosen: list[tuple[str, str]] = []
     skipped: list[str] = []
     trace: list[dict] = []
@@ -136,6 +147,38 @@ def select(parsed: dict) -> dict:
         "skipped": skipped,
         "prompt": render(parsed["question"], chosen),
         "trace": trace,
+    }
+
+
+def beyond_the_rule(parsed: dict, result: dict) -> dict:
+    """With the estimate counter, how the choice moves when every count is off by the margin."""
+    if parsed["counter"] != "estimate":
+        return {}
+    margin, limit = parsed["margin"], parsed["limit"]
+    base = set(result["chosen"])
+    scenarios = {}
+    for name, scale in (("larger", lambda units: math.ceil(units * (1 + margin))), ("smaller", lambda units: math.floor(units * (1 - margin)))):
+        tally, chosen = _fresh_tally(parsed), []
+        if scale(tally.total) <= limit:
+            for passage_id, text in parsed["passages"]:
+                stats = tally.stats(passage_line(passage_id, text))
+                if scale(tally.units_with(stats)) <= limit:
+                    tally.add(stats)
+                    chosen.append(passage_id)
+        kept = set(chosen)
+        scenarios[name] = {
+            "flips": [passage_id for passage_id, _ in parsed["passages"] if (passage_id in kept) != (passage_id in base)],
+            "units": scale(tally.total),
+            "base_fits": scale(_fresh_tally(parsed).total) <= limit,
+        }
+    flipped = set(scenarios["larger"]["flips"]) | set(scenarios["smaller"]["flips"])
+    return {
+        "sensitivity": {
+            "margin": margin,
+            "flips": [passage_id for passage_id, _ in parsed["passages"] if passage_id in flipped],
+            "slack": limit - result["units"],
+            **scenarios,
+        }
     }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import _checks
+from .._optimal import report_optimal
 from .._ordinal import ordinal_key_for
 from .._shape import Field, InvalidInput, read_object, read_records
 from .._values import Problem, read_count, read_id, read_score, read_text
@@ -74,6 +75,16 @@ def select(parsed: tuple[int, list[tuple]]) -> dict:
         "omitted": omitted,
         "trace": trace,
     }
+
+
+def beyond_the_rule(parsed: tuple[int, list[tuple]], result: dict) -> dict:
+    """What the greedy choice cost: the best relevance sum any subset within the budget reaches."""
+    budget, items = parsed
+    key = ordinal_key_for(item[0] for item in items)
+    entries = [(item_id, tokens, score) for item_id, score, tokens, _ in items]
+    costs = {item_id: tokens for item_id, _, tokens, _ in items}
+    values = {item_id: score for item_id, score, _, _ in items}
+    return {"optimal": report_optimal(entries, budget, key, result["selected"], costs, values)}
 
 
 def run(data: object) -> dict:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import _checks
+from .._optimal import report_optimal
 from .._ordinal import ordinal_key_for
 from .._shape import Field, InvalidInput, read_object, read_records
 from .._values import Problem, plural, read_bool, read_count, read_id, read_score, read_text
@@ -84,6 +85,23 @@ def select(parsed: tuple[int, list[tuple]]) -> dict:
         "selected": [item[0] for item in items if item[0] in kept_ids],
         "omitted": [item[0] for item in items if item[0] not in kept_ids],
         "trace": trace,
+    }
+
+
+def beyond_the_rule(parsed: tuple[int, list[tuple]], result: dict) -> dict:
+    """The best priority sum of optional items with the required ones fixed (none when they overflow)."""
+    budget, items = parsed
+    if result["shortfall"]:
+        return {"optimal": None}
+    key = ordinal_key_for(item[0] for item in items)
+    optional = [(item_id, cost, priority) for item_id, cost, priority, required, _ in items if not required]
+    chosen = set(result["selected"])
+    return {
+        "optimal": report_optimal(
+            optional, budget - result["required_cost"], key,
+            [item_id for item_id, _, _ in optional if item_id in chosen],
+            {item_id: cost for item_id, cost, _ in optional}, {item_id: priority for item_id, _, priority in optional},
+        )
     }
 
 

@@ -1,0 +1,123 @@
+"""Relevance benchmark at 100,000 items, in one run:
+
+- the project's evaluate() in CPython (validation, trace and checks all on);
+- seed 000's rule in JavaScript under Node (bench/seed000.mjs; Node is needed only here);
+- the least Python can do: one sort and one pass, no validation;
+
+printing medians, ratios and peak memory; then time per item at 1k, 10k, 100k and 1M
+to show how the cost grows. Targets: evaluate within 1.0x the JavaScript time; peak
+memory during evaluate within 2x the memory of the parsed input.
+
+Run: .venv/bin/python bench/relevance.py [--runs N] [--no-scaling]
+"""
+
+import argparse
+import gc
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "py"))
+sys.path.insert(0, str(HERE))
+
+from _inputs import relevance_input  # noqa: E402
+from context_budget import evaluate  # noqa: E402
+
+
+def minimal(data: dict) -> list:
+    """One sort and one pass: the floor for any Python implementation of the rule."""
+    remaining, selected = data["budget"], []
+    for item in sorted(data["items"], key=lambda item: (-item["relevance"], item["id"])):
+        if item["tokens"] <= remaining:
+            selected.append(item["id"])
+            remaining -= item["tokens"]
+    return selected
+
+
+def median_time(function, runs: int) -> tuple[float, object]:
+    times, result = [], None
+    for _ in range(runs):
+        gc.collect()
+        started = time.perf_counter()
+        result = function()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times), result
+
+
+def traced_peak(function) -> int:
+    gc.collect()
+    tracemalloc.start()
+    function()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak
+
+
+def input_size(make) -> int:
+    gc.collect()
+    tracemalloc.start()
+    data = make()
+    size = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    del data
+    return size
+
+
+def run_node(data: dict, runs: int) -> dict | None:
+    node = shutil.which("node")
+    if node is None:
+        return None
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
+        json.dump(data, handle)
+    try:
+        out = subprocess.run([node, str(HERE / "seed000.mjs"), handle.name, str(runs)], capture_output=True, text=True, check=True)
+    finally:
+        Path(handle.name).unlink()
+    return json.loads(out.stdout)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--items", type=int, default=100_000)
+    parser.add_argument("--no-scaling", action="store_true")
+    arguments = parser.parse_args()
+
+    data = relevance_input(arguments.items)
+    print(f"relevance, {arguments.items:,} items, median of {arguments.runs} runs")
+    ours, report = median_time(lambda: evaluate(data), arguments.runs)
+    floor, floor_selected = median_time(lambda: minimal(data), arguments.runs)
+    node = run_node(data, arguments.runs)
+    assert report["pass"] and report["selected"] == floor_selected
+    if node is not None:
+        assert node["selected"] == len(report["selected"]) and node["first"] == report["selected"][:5]
+        js = statistics.median(node["times_ms"]) / 1000
+        print(f"  JavaScript (Node {subprocess.run(['node', '--version'], capture_output=True, text=True).stdout.strip()}) {js * 1000:8.1f} ms   peak RSS {node['peak_rss_mb']:.0f} MB (whole process)")
+    print(f"  evaluate (CPython)        {ours * 1000:8.1f} ms")
+    print(f"  minimal Python (no checks) {floor * 1000:7.1f} ms")
+    if node is not None:
+        print(f"  ratio evaluate / JavaScript   {ours / js:5.2f}x  (target <= 1.00x)")
+    print(f"  ratio evaluate / minimal      {ours / floor:5.2f}x")
+    size = input_size(lambda: relevance_input(arguments.items))
+    peak = traced_peak(lambda: evaluate(data))
+    print(f"  memory: parsed input {size / 1e6:.1f} MB, peak during evaluate {peak / 1e6:.1f} MB, ratio {peak / size:.2f}x (target <= 2.00x)")
+
+    if arguments.no_scaling:
+        return
+    print("scaling (time per item should stay flat for n log n or better):")
+    for count in (1_000, 10_000, 100_000, 1_000_000):
+        sample = relevance_input(count)
+        runs = max(1, min(arguments.runs, 2_000_000 // count))
+        seconds, _ = median_time(lambda: evaluate(sample), runs)
+        print(f"  {count:>9,} items  {seconds * 1000:9.1f} ms  {seconds / count * 1e6:6.2f} us/item")
+
+
+if __name__ == "__main__":
+    main()
