@@ -227,3 +227,23 @@ def test_built_site_works_from_a_plain_static_server(browser, tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_counterexample_shows_what_greedy_cost(page):
+    examples = json.loads((FIXTURES.parent / "web" / "examples.json").read_text())
+    index = next(i for i, example in enumerate(examples) if example["fixture"] == "relevance/greedy-counterexample.json")
+    page.select_option("[data-testid=example]", str(index))
+    expect(page.locator("[data-testid=summary]")).to_have_text("Selected A within 10 tokens.")
+    text = page.inner_text("[data-testid=optimal]")
+    assert "Greedy scores 10; B, C would score 18" in text
+    best = page.locator("[data-testid=items] tbody tr.in-best td:nth-child(2)").all_inner_texts()
+    assert sorted(best) == ["B", "C"]
+
+
+def test_blocks_example_shows_prompt_overhead_and_flips(page):
+    text = json.dumps(_fixtures.load(FIXTURES / "blocks" / "sensitivity-margin.json")["input"])
+    check(page, text)
+    assert "Rendered prompt overhead:" in page.inner_text("#budget-legend")
+    assert page.locator("[data-testid=items] tbody tr.flips").count() == 1
+    assert "would flip" in page.inner_text("[data-testid=optimal]")
+    assert page.inner_text("[data-testid=prompt]").startswith("System:")

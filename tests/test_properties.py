@@ -1,6 +1,7 @@
 """Property tests: the promises of ``evaluate`` for random inputs (500 examples each by default)."""
 
 import copy
+import json
 import functools
 import math
 
@@ -56,6 +57,7 @@ def test_never_raises_and_never_mutates(data):
     assert isinstance(report["pass"], bool) and isinstance(report["summary"], str)
     assert report["checks"] and all(check["pass"] or check.get("detail") for check in report["checks"])
     assert "internal error" not in [check["name"] for check in report["checks"]], report
+    json.dumps(report, allow_nan=False)  # the report is always valid JSON
     if "errors" in report:
         assert report["pass"] is False and 1 <= len(report["errors"]) <= 50
 

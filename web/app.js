@@ -120,7 +120,7 @@ function render(envelope, ms) {
   renderChecks(report.checks);
   renderErrors(report.errors || []);
   renderBudget(report);
-  renderOptimal(report.optimal);
+  renderOptimal(report.optimal, report.sensitivity);
   renderTrace(report);
   if (typeof report.prompt === "string") {
     $("prompt").textContent = report.prompt;
@@ -175,12 +175,28 @@ function renderBudget(report) {
   $("budget-block").hidden = false;
 }
 
-function renderOptimal(optimal) {
-  if (!optimal) return;
-  const text = optimal.exact
-    ? `Greedy score ${optimal.greedy_value}; the best possible within the same budget is ${optimal.value} (${optimal.selected.join(", ") || "nothing"}).`
-    : `Greedy score ${optimal.greedy_value}; no subset can score more than ${optimal.upper_bound} (an upper bound: the exact search was too large).`;
-  $("optimal-text").textContent = text;
+function renderOptimal(optimal, sensitivity) {
+  const parts = [];
+  if (optimal) {
+    if (optimal.exact) {
+      const best = optimal.selected.join(", ") || "nothing";
+      parts.push(optimal.value > optimal.greedy_value
+        ? `Greedy scores ${optimal.greedy_value}; ${best} would score ${optimal.value} within the same budget (highlighted below).`
+        : `Greedy scores ${optimal.greedy_value}, the best any combination reaches within the budget.`);
+    } else if (optimal.upper_bound !== null) {
+      parts.push(`Greedy scores ${optimal.greedy_value}; no combination can score more than ${optimal.upper_bound} (an upper bound: the exact search was too large).`);
+    } else {
+      parts.push(optimal.note || "No best combination could be computed.");
+    }
+  }
+  if (sensitivity) {
+    const pct = Math.round(sensitivity.margin * 100);
+    parts.push(sensitivity.flips.length
+      ? `If the estimated counts are off by ${pct}%, these would flip (marked ⇄): ${sensitivity.flips.join(", ")}.`
+      : `An error of ${pct}% in the estimated counts would change nothing.`);
+  }
+  if (!parts.length) return;
+  $("optimal-text").textContent = parts.join(" ");
   $("optimal-block").hidden = false;
 }
 

@@ -60,8 +60,10 @@ def best_subset(entries: Sequence[tuple[str, int, float]], capacity: int, key, w
     return _exact(chosen, capacity - room)
 
 
-def as_json_number(value: float) -> float | int:
-    """18.0 as 18, as JavaScript would print it; other floats unchanged."""
+def as_json_number(value: float) -> float | int | None:
+    """18.0 as 18, as JavaScript would print it; a sum that overflowed as null (JSON has no Infinity)."""
+    if not math.isfinite(value):
+        return None
     return int(value) if value.is_integer() and abs(value) <= 2**53 else value
 
 

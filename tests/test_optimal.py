@@ -1,0 +1,74 @@
+"""`optimal` against brute force over every subset, and the upper bound against the true optimum."""
+
+import itertools
+import json
+
+from hypothesis import given, strategies as st
+
+from context_budget import evaluate
+from context_budget._optimal import best_subset
+from context_budget._ordinal import utf16_units
+
+VALUES = st.one_of(st.integers(-3, 20), st.sampled_from([0.5, 2.25, 1e-3, 7.75]))
+ENTRIES = st.lists(st.tuples(st.integers(0, 12), VALUES), max_size=12).map(
+    lambda pairs: [(f"i{index:02d}", cost, float(value)) for index, (cost, value) in enumerate(pairs)]
+)
+
+
+def brute_force(entries, capacity):
+    """The best value over all 2^n subsets (non-positive items add nothing, so they are left out)."""
+    best = 0.0
+    for size in range(len(entries) + 1):
+        for subset in itertools.combinations(entries, size):
+            if sum(cost for _, cost, _ in subset) <= capacity:
+                best = max(best, sum(value for _, _, value in subset if value > 0))
+    return best
+
+
+@given(ENTRIES, st.integers(0, 40))
+def test_exact_value_and_feasibility_match_brute_force(entries, capacity):
+    """The exact search finds the best total value, and its subset fits and is worth exactly that."""
+    result = best_subset(entries, capacity, utf16_units)
+    assert result["exact"] is True
+    chosen = [entry for entry in entries if entry[0] in result["selected"]]
+    assert sum(cost for _, cost, _ in chosen) == result["cost"] <= capacity
+    assert abs(result["value"] - brute_force(entries, capacity)) <= 1e-9 * max(1.0, result["value"])
+    assert all(value > 0 for _, _, value in chosen)
+    assert result["selected"] == sorted(result["selected"], key=utf16_units)
+
+
+@given(ENTRIES, st.integers(0, 40))
+def test_upper_bound_is_never_below_the_optimum(entries, capacity):
+    """Beyond the work bound the report gives a sound upper bound, never a guess."""
+    result = best_subset(entries, capacity, utf16_units, work_bound=0)
+    truth = brute_force(entries, capacity)
+    if result["exact"]:  # everything worth having fits: exact without any search
+        assert result["value"] == truth
+    else:
+        assert result["upper_bound"] >= truth
+
+
+@given(st.lists(st.tuples(st.integers(0, 9), st.integers(-2, 9)), max_size=12), st.integers(0, 30))
+def test_report_optimal_is_at_least_greedy_and_verified(pairs, budget):
+    items = [{"id": f"x{index}", "relevance": value, "tokens": cost} for index, (cost, value) in enumerate(pairs)]
+    report = evaluate({"budget": budget, "items": items})
+    optimal = report["optimal"]
+    assert optimal["exact"] and optimal["verified"]
+    assert optimal["value"] >= optimal["greedy_value"]
+    assert optimal["value"] == brute_force([(i["id"], i["tokens"], float(i["relevance"])) for i in items], budget)
+    assert report["selected"] == evaluate({"budget": budget, "items": items[::-1]})["selected"]  # the selection is unchanged by all this
+
+
+def test_large_inputs_get_an_upper_bound_marked_inexact():
+    items = [{"id": f"i{index}", "relevance": (index * 37) % 101, "tokens": 1 + (index * 13) % 50} for index in range(3000)]
+    optimal = evaluate({"budget": 20_000, "items": items})["optimal"]
+    assert optimal["exact"] is False
+    assert optimal["upper_bound"] >= optimal["greedy_value"]
+    assert optimal["work"] > optimal["work_bound"]
+
+
+def test_scores_too_large_to_add():
+    report = evaluate({"budget": 2, "items": [{"id": "a", "relevance": 1e308, "tokens": 1}, {"id": "b", "relevance": 1e308, "tokens": 1}]})
+    optimal = report["optimal"]
+    assert optimal["exact"] is False and optimal["upper_bound"] is None and optimal["greedy_value"] is None
+    json.dumps(report, allow_nan=False)  # still valid JSON
