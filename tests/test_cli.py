@@ -135,3 +135,37 @@ def test_real_process_round_trip():
     assert process.returncode == 1, process.stderr
     assert json.loads(process.stdout)["error"] == "Input needs a non-negative integer budget and items array."
     assert process.stderr == b""
+
+
+def test_jsonl_writes_one_envelope_per_line_and_goes_on_after_a_bad_one():
+    lines = [json.dumps(SEED_000), "", '{"budget": -1, "items": []}', "{bad", json.dumps(SEED_000)]
+    code, out, _ = call(["check", "--jsonl"], "\n".join(lines) + "\n")
+    envelopes = [json.loads(line) for line in out.splitlines()]
+    assert code == 1
+    assert [(e["input_line"], e["ok"]) for e in envelopes] == [(1, True), (3, False), (4, False), (5, True)]
+    assert envelopes[2]["error"].startswith("invalid JSON") and "result" not in envelopes[2]
+    assert envelopes[1]["result"]["errors"][0]["path"] == "$.budget"
+
+
+def test_jsonl_exit_0_when_every_line_passes(tmp_path):
+    path = tmp_path / "inputs.jsonl"
+    path.write_text((json.dumps(SEED_000) + "\n") * 3)
+    code, out, _ = call(["check", "--jsonl", str(path)])
+    assert code == 0 and len(out.splitlines()) == 3
+
+
+def test_jsonl_streams(monkeypatch):
+    """Each envelope is written before the next line is read: nothing accumulates."""
+    stdout = io.StringIO()
+
+    class Lines:
+        def __iter__(self):
+            for index in range(3):
+                assert len(stdout.getvalue().splitlines()) == index
+                yield (json.dumps(SEED_000) + "\n").encode()
+
+    class Stdin:
+        buffer = Lines()
+
+    assert run(["check", "--jsonl"], Stdin(), stdout, io.StringIO()) == 0
+    assert len(stdout.getvalue().splitlines()) == 3

@@ -61,6 +61,7 @@ def _parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="evaluate one JSON input and print the report in an envelope")
     check.add_argument("file", nargs="?", default="-", metavar="FILE|-", help="input file, or - for standard input (the default)")
     check.add_argument("--indent", type=int, default=None, metavar="N", help="pretty-print the output with N spaces")
+    check.add_argument("--jsonl", action="store_true", help="one JSON input per line in, one envelope per line out (streaming)")
 
     fixtures = commands.add_parser("fixtures", help="run every fixture case in DIR and compare the full reports")
     fixtures.add_argument("directory", nargs="?", default="fixtures", metavar="DIR", help="fixture directory (default: ./fixtures)")
@@ -121,6 +122,8 @@ def _read_input(name: str, stdin: IO) -> bytes:
 
 
 def _check(arguments: argparse.Namespace, stdin: IO, stdout: IO[str]) -> int:
+    if arguments.jsonl:
+        return _check_lines(arguments.file, stdin, stdout)
     data = _read_input(arguments.file, stdin)
     try:
         text = _strict_json.decode_utf8(data)
@@ -130,6 +133,41 @@ def _check(arguments: argparse.Namespace, stdin: IO, stdout: IO[str]) -> int:
         envelope = check_document(text)
     write_json(envelope, stdout, arguments.indent)
     return EXIT_PASS if envelope["ok"] else EXIT_FAIL
+
+
+def _open_lines(name: str, stdin: IO):
+    """Byte lines of a file or of standard input, read as they come."""
+    if name == "-":
+        source = getattr(stdin, "buffer", stdin)
+        for line in source:
+            yield line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line
+        return
+    try:
+        handle = open(name, "rb")
+    except OSError as error:
+        raise UsageError(f"cannot read {name}: {error.strerror or error}") from None
+    with handle:
+        yield from handle
+
+
+def _check_lines(name: str, stdin: IO, stdout: IO[str]) -> int:
+    """One envelope per input line, in order; a bad line is reported on its own line and the rest go on.
+
+    Each envelope carries ``input_line`` (1-based); blank lines are skipped. Memory does not
+    grow with the number of lines, so a large file can be sharded by line across processes.
+    """
+    all_passed = True
+    for number, raw in enumerate(_open_lines(name, stdin), 1):
+        if not raw.strip():
+            continue
+        try:
+            envelope = check_document(_strict_json.decode_utf8(raw))
+        except _strict_json.JSONInputError as error:
+            envelope = {"ok": False, "error": str(error)}
+        envelope["input_line"] = number
+        all_passed = all_passed and envelope["ok"]
+        write_json(envelope, stdout)
+    return EXIT_PASS if all_passed else EXIT_FAIL
 
 
 def _read_json_file(name: str, stdin: IO, what: str) -> object:
