@@ -35,7 +35,7 @@ def test_correct_results_pass_every_check():
         (lambda r: r["trace"].pop(), "deterministic relevance order", "exactly once"),
         (lambda r: r["trace"][1].update(kept=True), "deterministic relevance order", "was kept with cost 5"),
         (lambda r: r["trace"][2].update(remaining_before=7), "deterministic relevance order", "remained before it"),
-        (lambda r: r.update(omitted=[]), "deterministic relevance order", "omitted"),
+        (lambda r: r.update(omitted=[]), "deterministic relevance order", "omitted ids differ"),
     ],
 )
 def test_relevance_checks_fail_on_wrong_results(tamper, failing, detail):
@@ -51,7 +51,7 @@ def test_relevance_checks_fail_on_wrong_results(tamper, failing, detail):
         (lambda r: r.update(selected=["contract", "recent", "older"]), "token budget", "over the budget"),
         (lambda r: r["trace"].reverse(), "deterministic priority order", "ranks before"),
         (lambda r: r["trace"][2].update(kept=True), "deterministic priority order", "was kept with cost 3"),
-        (lambda r: r.update(selected=["recent", "contract"]), "deterministic priority order", "differs"),
+        (lambda r: r.update(selected=["recent", "contract"]), "deterministic priority order", "selected ids differ"),
     ],
 )
 def test_required_checks_fail_on_wrong_results(tamper, failing, detail):

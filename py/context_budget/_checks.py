@@ -9,6 +9,8 @@ whenever it fails.
 from __future__ import annotations
 
 import math
+from itertools import accumulate, compress, islice
+from operator import eq, itemgetter, le, lt, mul, not_, sub
 from typing import Callable, Iterable
 
 from ._values import JS_WHITESPACE
@@ -25,9 +27,15 @@ def failed(name: str, detail: str) -> dict:
 
 
 def verdict(name: str, problems: Iterable[str]) -> dict:
-    """Pass when there is no problem; otherwise the first problem is the detail."""
-    for problem in problems:
-        return failed(name, problem)
+    """Pass when there is no problem; otherwise the first problem is the detail.
+
+    A result too malformed to examine (a missing key, a wrong type) fails the check too.
+    """
+    try:
+        for problem in problems:
+            return failed(name, problem)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError) as error:
+        return failed(name, f"the result cannot be examined ({type(error).__name__}: {error})")
     return passed(name)
 
 
@@ -50,26 +58,40 @@ def code_units(text: str) -> bytes:
     return text.encode("utf-16-be", "surrogatepass")
 
 
-def ranked_before(rank_a: tuple, id_a: str, rank_b: tuple, id_b: str) -> bool:
-    """Whether (rank_a, id_a) strictly precedes (rank_b, id_b); ids in ordinal order."""
-    if rank_a != rank_b:
-        return rank_a < rank_b
-    return code_units(id_a) < code_units(id_b)
+def column(rows: list, key: str) -> list:
+    return list(map(itemgetter(key), rows))
 
 
-def budget_problems(costs: dict, selected: list, budget: int, used: int, remaining: int) -> Iterable[str]:
+class Trace:
+    """The result's trace, tied back to the input: row i is input item ``positions[i]``."""
+
+    def __init__(self, rows: list, where: dict) -> None:
+        self.ids = column(rows, "id")
+        self.kept = column(rows, "kept")
+        self.before = column(rows, "remaining_before")
+        missing = [item_id for item_id in self.ids if item_id not in where] if len(self.ids) != len(where) else []
+        self.positions = [] if missing else list(map(where.get, self.ids))
+        self.complete = len(self.ids) == len(where) and None not in self.positions and len(set(self.positions)) == len(where)
+
+
+def positions_of(ids: list) -> dict:
+    """Input id -> its index; the ids are unique (validated)."""
+    return dict(zip(ids, range(len(ids))))
+
+
+def budget_problems(where: dict, costs: list, selected: list, budget: int, used: int, remaining: int) -> Iterable[str]:
     """Re-add the costs of the selected ids from the input and compare with the report."""
-    seen = set()
-    total = 0
-    for item_id in selected:
-        if item_id not in costs:
-            yield f"selected id {item_id!r} is not an input item"
-            return
-        if item_id in seen:
-            yield f"selected id {item_id!r} is selected twice"
-            return
-        seen.add(item_id)
-        total += costs[item_id]
+    unknown = [item_id for item_id in selected if item_id not in where]
+    if unknown:
+        yield f"selected id {unknown[0]!r} is not an input item"
+        return
+    positions = list(map(where.__getitem__, selected))
+    if len(set(positions)) != len(positions):
+        seen = set()
+        twice = next(item_id for item_id in selected if item_id in seen or seen.add(item_id))
+        yield f"selected id {twice!r} is selected twice"
+        return
+    total = sum(map(costs.__getitem__, positions))
     if total > budget:
         yield f"selected costs add up to {total}, over the budget of {budget}"
     if used != total:
@@ -78,60 +100,75 @@ def budget_problems(costs: dict, selected: list, budget: int, used: int, remaini
         yield f"reported remaining {remaining}, but {budget} - {total} = {budget - total}"
 
 
-def order_problems(rows: list, ids: Iterable[str], rank: Callable[[str], tuple]) -> Iterable[str]:
-    """The trace holds every input id once, in strictly increasing (rank, ordinal id) order.
+def order_problems(trace: Trace, ranks: list) -> Iterable[str]:
+    """The trace holds every input item once, in increasing (rank, ordinal id) order.
 
-    ``rank`` maps an id to its rank re-read from the input, never from the trace.
+    ``ranks[i]`` is input item i's rank re-read from the input, never from the trace;
+    a lower rank is considered earlier.
     """
-    traced = [row["id"] for row in rows]
-    if sorted(traced) != sorted(ids):
+    if not trace.complete:
         yield "the trace does not list every input item exactly once"
         return
-    for earlier, later in zip(rows, rows[1:]):
-        if not ranked_before(rank(earlier["id"]), earlier["id"], rank(later["id"]), later["id"]):
-            yield f"{later['id']!r} was considered after {earlier['id']!r} but ranks before it"
-            return
+    in_trace = list(map(ranks.__getitem__, trace.positions))
+    following = islice(in_trace, 1, None)
+    if not all(map(le, in_trace, following)):
+        index = next(i for i in range(len(in_trace) - 1) if not in_trace[i] <= in_trace[i + 1])
+        yield f"{trace.ids[index + 1]!r} was considered after {trace.ids[index]!r} but ranks before it"
+        return
+    ties = list(compress(range(len(in_trace) - 1), map(eq, in_trace, islice(in_trace, 1, None))))
+    if not ties:
+        return
+    first = list(map(trace.ids.__getitem__, ties))
+    second = list(map(trace.ids.__getitem__, map((1).__add__, ties)))
+    # Code point order is code unit order unless a character is astral; encode only then.
+    astral = "".join(first + second)
+    if not astral.isascii() and max(astral) > "\uffff":
+        first, second = list(map(code_units, first)), list(map(code_units, second))
+    if not all(map(lt, first, second)):
+        index = next(index for index, a, b in zip(ties, first, second) if not a < b)
+        yield f"{trace.ids[index + 1]!r} was considered after {trace.ids[index]!r} but ranks before it"
 
 
-def decision_problems(rows: list, budget: int, costs: dict, decided_elsewhere: Callable[[str], bool] | None = None) -> Iterable[str]:
+def decision_problems(trace: Trace, budget: int, costs: list, decided_elsewhere: list | None = None) -> Iterable[str]:
     """Replay the trace with the input's costs: the remaining budget before each row, and
     that each row is kept exactly when it fits.
 
-    ``decided_elsewhere`` marks ids whose keep/leave decision another check verifies
-    (required items); for those the replay only checks that a kept one fits.
+    ``decided_elsewhere[i]`` marks input items whose keep/leave decision another check
+    verifies (required items); for those the replay only checks that a kept one fits.
     """
-    remaining = budget
-    for row in rows:
-        item_id = row["id"]
-        cost = costs[item_id]
-        if row["remaining_before"] != remaining:
-            yield f"{item_id!r}: trace says {row['remaining_before']} remained before it, replay says {remaining}"
+    if not trace.complete:
+        yield "the trace does not list every input item exactly once"
+        return
+    in_trace = list(map(costs.__getitem__, trace.positions))
+    before = list(accumulate(map(mul, map(bool, trace.kept), in_trace), sub, initial=budget))
+    before.pop()
+    fits = list(map(le, in_trace, before))
+    if trace.before == before and fits == trace.kept:
+        return
+    # Something is off: find the first row where the replay disagrees, and say how.
+    for index, (said, replayed, kept, fit) in enumerate(zip(trace.before, before, trace.kept, fits)):
+        if said != replayed:
+            yield f"{trace.ids[index]!r}: trace says {said} remained before it, replay says {replayed}"
             return
-        fits = cost <= remaining
-        if decided_elsewhere is not None and decided_elsewhere(item_id):
-            if row["kept"] and not fits:
-                yield f"{item_id!r} was kept but costs {cost} with {remaining} remaining"
-                return
-        elif row["kept"] != fits:
-            verb = "kept" if row["kept"] else "left out"
-            yield f"{item_id!r} was {verb} with cost {cost} and {remaining} remaining"
+        if kept != fit and not (decided_elsewhere is not None and decided_elsewhere[trace.positions[index]] and not kept):
+            verb = "kept" if kept else "left out"
+            yield f"{trace.ids[index]!r} was {verb} with cost {in_trace[index]} and {replayed} remaining"
             return
-        if row["kept"]:
-            remaining -= cost
 
 
-def listing_problems(rows: list, selected: list, omitted: list, input_order: list | None = None) -> Iterable[str]:
-    """``selected`` and ``omitted`` are the kept and left-out rows, in trace or input order."""
-    kept = [row["id"] for row in rows if row["kept"]]
-    dropped = [row["id"] for row in rows if not row["kept"]]
-    if input_order is not None:
-        position = {item_id: index for index, item_id in enumerate(input_order)}
-        kept.sort(key=position.__getitem__)
-        dropped.sort(key=position.__getitem__)
+def listing_problems(trace: Trace, selected: list, omitted: list, input_ids: list | None = None) -> Iterable[str]:
+    """``selected`` and ``omitted`` are the kept and left-out rows, in trace order, or in
+    input order when ``input_ids`` is given."""
+    if input_ids is None:
+        kept = list(compress(trace.ids, trace.kept))
+        dropped = list(compress(trace.ids, map(not_, trace.kept)))
+    else:
+        kept = list(map(input_ids.__getitem__, sorted(compress(trace.positions, trace.kept))))
+        dropped = list(map(input_ids.__getitem__, sorted(compress(trace.positions, map(not_, trace.kept)))))
     if kept != selected:
-        yield f"selected {selected} differs from the kept rows of the trace {kept}"
+        yield "the selected ids differ from the kept rows of the trace"
     if dropped != omitted:
-        yield f"omitted {omitted} differs from the left-out rows of the trace {dropped}"
+        yield "the omitted ids differ from the left-out rows of the trace"
 
 
 def permutation_problems(data: dict, list_key: str, run: Callable[[dict], dict], result: dict, compared: tuple[str, ...]) -> Iterable[str]:

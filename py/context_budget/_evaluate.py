@@ -30,7 +30,7 @@ def _evaluate(data: object) -> dict:
     except InvalidInput as invalid:
         return _invalid_report(mode.NAME, invalid)
     result = mode.select(parsed)
-    checks = mode.verify(data, result)
+    checks = mode.verify(data, result, parsed)
     beyond = getattr(mode, "beyond_the_rule", None)
     if beyond is not None:
         result.update(beyond(parsed, result))

@@ -4,47 +4,77 @@ An exact 0/1 knapsack by dynamic programming over the capacity, bounded by
 ``WORK_BOUND`` cells (items x capacity); beyond it, the fractional relaxation gives a
 sound upper bound instead, never a guess presented as exact. Only items with a positive
 value and a cost that fits take part: an item worth nothing never makes a subset better.
+Values are added with ``math.fsum``, so a subset's value does not depend on the order.
+
+Items are given as columns (``ids``, ``costs``, ``values``) and chosen by position.
 """
 
 from __future__ import annotations
 
 import math
 from array import array
-from typing import Sequence
+from itertools import compress, repeat
+from operator import and_, gt, le, truediv
+
+from ._ordinal import ordinal_keys
 
 # 200 items with a budget of 8,000 tokens is 1.6 million cells; the bound leaves room
-# above that. Measured by bench/optimal.py (well under a second in CPython).
+# above that. Measured by bench/optimal.py (about a quarter of a second in CPython).
 WORK_BOUND = 2_000_000
 
 
-def _sum_in_order(values: Sequence[float]) -> float:
-    total = 0.0
-    for value in values:
-        total += value
-    return total
+def as_json_number(value: float | None) -> float | int | None:
+    """18.0 as 18, as JavaScript would print it; a sum that overflowed as null (JSON has no Infinity)."""
+    if value is None or not math.isfinite(value):
+        return None
+    return int(value) if value.is_integer() and abs(value) <= 2**53 else value
 
 
-def best_subset(entries: Sequence[tuple[str, int, float]], capacity: int, key, work_bound: int = WORK_BOUND) -> dict:
-    """``entries`` are ``(id, cost, value)``; ``key`` gives ordinal id order.
+def _fsum(values) -> float | None:
+    try:
+        return math.fsum(values)
+    except OverflowError:
+        return None
 
-    Exact result: ``{"exact": True, "value", "selected", "cost"}`` with ``selected`` the
-    best subset that comes first in ordinal id order (its ids listed in that order).
-    Otherwise ``{"exact": False, "upper_bound"}``.
+
+def _in_ordinal_order(ids: list, positions: list) -> list:
+    keys = ordinal_keys(list(map(ids.__getitem__, positions)))
+    return list(map(positions.__getitem__, sorted(range(len(positions)), key=keys.__getitem__)))
+
+
+def _exact(ids: list, costs: list, values: list, positions: list) -> dict:
+    return {
+        "exact": True,
+        "value": _fsum(map(values.__getitem__, positions)),
+        "selected": list(map(ids.__getitem__, positions)),
+        "cost": sum(map(costs.__getitem__, positions)),
+    }
+
+
+def best_subset(ids: list, costs: list, values: list, capacity: int, candidates: list | None = None, work_bound: int = WORK_BOUND) -> dict:
+    """The best subset of ``candidates`` (positions; all by default) within ``capacity``.
+
+    Exact: ``{"exact": True, "value", "selected", "cost"}``, ``selected`` being the best
+    subset that comes first in ordinal id order, listed in that order. Otherwise
+    ``{"exact": False, "upper_bound", ...}``.
     """
-    useful = sorted((entry for entry in entries if entry[2] > 0 and entry[1] <= capacity), key=lambda entry: key(entry[0]))
-    if not math.isfinite(_sum_in_order([entry[2] for entry in useful])):
+    candidates = list(range(len(ids))) if candidates is None else candidates
+    worth = map(gt, map(values.__getitem__, candidates), repeat(0.0))
+    fits = map(le, map(costs.__getitem__, candidates), repeat(capacity))
+    useful = list(compress(candidates, map(and_, worth, fits)))
+    if _fsum(map(values.__getitem__, useful)) is None:
         return {"exact": False, "upper_bound": None, "note": "the scores are too large to add as 64-bit floats"}
-    total_cost = sum(entry[1] for entry in useful)
-    if total_cost <= capacity:  # everything worth having fits
-        return _exact(useful, total_cost)
+    if sum(map(costs.__getitem__, useful)) <= capacity:  # everything worth having fits
+        return _exact(ids, costs, values, _in_ordinal_order(ids, useful))
     width = capacity + 1
     if len(useful) * width > work_bound:
-        return {"exact": False, "upper_bound": _fractional_bound(useful, capacity), "work": len(useful) * width, "work_bound": work_bound}
+        return {"exact": False, "upper_bound": _fractional_bound(costs, values, useful, capacity), "work": len(useful) * width, "work_bound": work_bound}
+    useful = _in_ordinal_order(ids, useful)
     # rows[i][w]: the best value from useful[i:] within capacity w. Filling from the end
     # lets the reconstruction take each item, in ordinal order, whenever an optimum allows it.
     rows: list[array] = [array("d", bytes(8 * width))]
-    for _, cost, value in reversed(useful):
-        row = rows[-1]
+    for position in reversed(useful):
+        cost, value, row = costs[position], values[position], rows[-1]
         if cost == 0:
             rows.append(array("d", [best + value for best in row]))
         else:
@@ -52,74 +82,73 @@ def best_subset(entries: Sequence[tuple[str, int, float]], capacity: int, key, w
             rows.append(row[:cost] + array("d", map(max, row[cost:], taken)))
     rows.reverse()
     chosen, room = [], capacity
-    for index, entry in enumerate(useful):
-        _, cost, value = entry
-        if cost <= room and rows[index + 1][room - cost] + value == rows[index][room]:
-            chosen.append(entry)
+    for index, position in enumerate(useful):
+        cost = costs[position]
+        if cost <= room and rows[index + 1][room - cost] + values[position] == rows[index][room]:
+            chosen.append(position)
             room -= cost
-    return _exact(chosen, capacity - room)
+    return _exact(ids, costs, values, chosen)
 
 
-def as_json_number(value: float) -> float | int | None:
-    """18.0 as 18, as JavaScript would print it; a sum that overflowed as null (JSON has no Infinity)."""
-    if not math.isfinite(value):
-        return None
-    return int(value) if value.is_integer() and abs(value) <= 2**53 else value
-
-
-def _exact(chosen: list, cost: int) -> dict:
-    return {"exact": True, "value": _sum_in_order([entry[2] for entry in chosen]), "selected": [entry[0] for entry in chosen], "cost": cost}
-
-
-def _fractional_bound(useful: list, capacity: int) -> float:
+def _fractional_bound(costs: list, values: list, useful: list, capacity: int) -> float:
     """Take items by value per token, then a fraction of the first that does not fit: no subset beats it."""
-    free = [entry for entry in useful if entry[1] == 0]
-    paid = sorted((entry for entry in useful if entry[1] > 0), key=lambda entry: entry[2] / entry[1], reverse=True)
-    bound, room = _sum_in_order([entry[2] for entry in free]), capacity
-    for _, cost, value in paid:
-        if cost <= room:
-            bound += value
-            room -= cost
+    paid = [position for position in useful if costs[position]]
+    free = len(useful) - len(paid)
+    taken = [values[position] for position in useful if not costs[position]] if free else []
+    ratios = list(map(truediv, map(values.__getitem__, paid), map(costs.__getitem__, paid)))
+    room = capacity
+    for index in sorted(range(len(paid)), key=ratios.__getitem__, reverse=True):
+        position = paid[index]
+        if costs[position] <= room:
+            taken.append(values[position])
+            room -= costs[position]
         else:
-            bound += value * room / cost
+            taken.append(values[position] * room / costs[position])
             break
-    # Float rounding could land a hair below the real-number bound: step up a few ulps.
+    bound = math.fsum(taken)
+    # The last fraction is rounded: step up a few ulps so the bound stays above the real one.
     for _ in range(4):
         bound = math.nextafter(bound, math.inf)
     return bound
 
 
-def report_optimal(entries: Sequence[tuple[str, int, float]], capacity: int, key, greedy_ids: Sequence[str], raw_costs: dict, raw_values: dict) -> dict:
-    """The ``optimal`` section: best (or bound) beside the greedy value, with its own verification.
-
-    ``greedy_ids`` are the greedy rule's optional picks; ``raw_costs`` and ``raw_values``
-    are re-read from the input, so the verification does not trust the search.
-    """
-    in_order = sorted(greedy_ids, key=key)
-    greedy_value = _sum_in_order([raw_values[item_id] for item_id in in_order])
-    result = best_subset(entries, capacity, key)
+def report_optimal(ids: list, costs: list, values: list, capacity: int, greedy_kept: list, candidates: list | None = None) -> dict:
+    """The ``optimal`` section: the best subset (or a bound) beside the greedy picks' value,
+    with its own verification. ``greedy_kept[i]`` says whether the rule kept item i;
+    ``candidates`` are the positions that may be chosen (the optional items)."""
+    candidates = list(range(len(ids))) if candidates is None else candidates
+    greedy = list(compress(candidates, map(greedy_kept.__getitem__, candidates)))
+    greedy_value = _fsum(map(values.__getitem__, greedy))
+    result = best_subset(ids, costs, values, capacity, candidates)
     if result["exact"]:
-        worth_having = [(item_id, raw_costs[item_id], raw_values[item_id]) for item_id in in_order if raw_values[item_id] > 0]
-        if result["value"] < _sum_in_order([entry[2] for entry in worth_having]):
-            # Float sums in another order can differ in the last bit; the greedy picks are then a best subset.
-            result = _exact(worth_having, sum(entry[1] for entry in worth_having))
-    result["greedy_value"] = as_json_number(greedy_value)
-    if result.get("upper_bound") is not None:
-        result["upper_bound"] = as_json_number(result["upper_bound"])
-    if result["exact"]:
-        cost = sum(raw_costs[item_id] for item_id in result["selected"])
-        value = _sum_in_order([raw_values[item_id] for item_id in result["selected"]])
-        problems = []
-        if cost != result["cost"] or cost > capacity:
-            problems.append(f"the best subset costs {cost} (reported {result['cost']}, capacity {capacity})")
-        if value != result["value"]:
-            problems.append(f"the best subset is worth {value}, reported {result['value']}")
-        if value < greedy_value:
-            problems.append(f"the best subset is worth {value}, less than the greedy {greedy_value}")
-        if len(set(result["selected"])) != len(result["selected"]):
-            problems.append("the best subset lists an id twice")
-        result["verified"] = not problems
+        worth_having = [position for position in greedy if values[position] > 0]
+        if result["value"] < _fsum(map(values.__getitem__, worth_having)):
+            # The search adds floats in its own order and may miss by the last bit; then the
+            # greedy picks are a best subset.
+            result = _exact(ids, costs, values, _in_ordinal_order(ids, worth_having))
+        result["verified"], problems = _verify(ids, costs, values, capacity, result, greedy_value)
         if problems:
             result["detail"] = "; ".join(problems)
         result["value"] = as_json_number(result["value"])
+    elif result.get("upper_bound") is not None:
+        result["upper_bound"] = as_json_number(result["upper_bound"])
+    result["greedy_value"] = as_json_number(greedy_value)
     return result
+
+
+def _verify(ids: list, costs: list, values: list, capacity: int, result: dict, greedy_value: float | None) -> tuple[bool, list]:
+    """Re-add the best subset's cost and value from the input columns, by id."""
+    where = dict(zip(ids, range(len(ids))))
+    positions = [where.get(item_id) for item_id in result["selected"]]
+    problems = []
+    if None in positions or len(set(positions)) != len(positions):
+        return False, ["the best subset names an unknown id or one id twice"]
+    cost = sum(map(costs.__getitem__, positions))
+    value = _fsum(map(values.__getitem__, positions))
+    if cost != result["cost"] or cost > capacity:
+        problems.append(f"the best subset costs {cost} (reported {result['cost']}, capacity {capacity})")
+    if value != result["value"]:
+        problems.append(f"the best subset is worth {value}, reported {result['value']}")
+    if greedy_value is not None and value is not None and value < greedy_value:
+        problems.append(f"the best subset is worth {value}, less than the greedy picks' {greedy_value}")
+    return not problems, problems

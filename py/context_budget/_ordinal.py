@@ -10,6 +10,8 @@ Plane (its UTF-16 form starts with a surrogate, 0xD800..0xDBFF, which sorts belo
 from __future__ import annotations
 
 import re
+from itertools import islice
+from operator import eq
 from typing import Callable, Iterable
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
@@ -30,10 +32,35 @@ def ordinal_key_for(ids: Iterable[str]) -> Callable[[str], object]:
     and the id itself is the cheapest key; otherwise every id is encoded, so all keys
     of one sort have the same type.
     """
-    if any(_ASTRAL.search(item) for item in ids):
-        return utf16_units
-    return _identity
+    return utf16_units if has_astral(list(ids)) else _identity
 
 
 def _identity(text: str) -> str:
     return text
+
+
+def has_astral(ids: list[str]) -> bool:
+    """Whether any id holds a character outside the Basic Multilingual Plane."""
+    joined = "".join(ids)
+    return not joined.isascii() and _ASTRAL.search(joined) is not None
+
+
+def ordinal_keys(ids: list[str]) -> list:
+    """Sort keys giving ordinal order for ``ids``: the ids themselves unless one is astral."""
+    return list(map(utf16_units, ids)) if has_astral(ids) else ids
+
+
+def ranked_order(ids: list[str], ranks: list) -> list[int]:
+    """Input positions in increasing rank, ties by ordinal id.
+
+    Sorting positions by a list's ``__getitem__`` keeps the comparisons in C (and floats
+    get CPython's fast float compare). Only when two ranks tie is a second, id-first sort
+    needed: a stable sort by rank of positions already in id order.
+    """
+    positions = range(len(ids))
+    order = sorted(positions, key=ranks.__getitem__)
+    in_order = list(map(ranks.__getitem__, order))
+    if any(map(eq, in_order, islice(in_order, 1, None))):
+        order = sorted(positions, key=ordinal_keys(ids).__getitem__)
+        order.sort(key=ranks.__getitem__)
+    return order

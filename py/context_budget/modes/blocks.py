@@ -9,6 +9,7 @@ proceed. The composed prompt lists the included blocks in packing order.
 from __future__ import annotations
 
 import math
+from itertools import compress, repeat
 
 from .. import _checks
 from .._estimate import estimate_tokens
@@ -168,13 +169,11 @@ def beyond_the_rule(parsed: dict, result: dict) -> dict:
     required_cost = sum(block[6] for block in blocks if block[5])
     extra: dict = {"optimal": None}
     if required_cost <= available:
-        key = ordinal_key_for(block[0] for block in blocks)
-        optional = [(block[0], block[6], float(block[3])) for block in blocks if not block[5]]
-        included = {entry["id"] for entry in result["included"]}
+        ids = [block[0] for block in blocks]
+        included = dict.fromkeys((entry["id"] for entry in result["included"]), True)
         extra["optimal"] = report_optimal(
-            optional, available - required_cost, key,
-            [block_id for block_id, _, _ in optional if block_id in included],
-            {block_id: cost for block_id, cost, _ in optional}, {block_id: value for block_id, _, value in optional},
+            ids, [block[6] for block in blocks], [float(block[3]) for block in blocks], available - required_cost,
+            list(map(included.get, ids, repeat(False))), [index for index, block in enumerate(blocks) if not block[5]],
         )
     if any(block[7] for block in blocks):
         extra["sensitivity"] = _sensitivity(parsed, result)
@@ -252,46 +251,48 @@ def _render(data: dict, included: list[str], costs: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def verify(data: dict, result: dict) -> list[dict]:
+def verify(data: dict, result: dict, parsed: object = None) -> list[dict]:
     window = data["window"]
     raw = _checks.raw_number
     available = raw(window["context_tokens"]) - raw(window["reserved_output_tokens"]) - raw(window["fixed_prompt_tokens"])
     blocks = data["blocks"]
-    costs = {block["id"]: raw(block["tokens"]) if "tokens" in block else _checks.recount_estimate(block["content"]) for block in blocks}
-    required = {block["id"] for block in blocks if block.get("required") is True}
-    instants = {block["id"]: read_instant(block["observed_at"]).nanoseconds for block in blocks}
-    priorities = {block["id"]: raw(block["priority"]) for block in blocks}
+    ids = _checks.column(blocks, "id")
+    where = _checks.positions_of(ids)
+    costs = [raw(block["tokens"]) if "tokens" in block else _checks.recount_estimate(block["content"]) for block in blocks]
+    cost_of = dict(zip(ids, costs))
+    required = [block.get("required") is True for block in blocks]
     included = [entry["id"] for entry in result["included"]]
     excluded = [entry["id"] for entry in result["excluded"]]
-    rows = result["trace"]
+    trace = _checks.Trace(result["trace"], where)
 
     def budget():
         if result["available"] != available:
             yield f"reported available {result['available']}, but the window gives {available}"
         for entry in result["included"] + result["excluded"]:
-            if entry["tokens"] != costs.get(entry["id"]):
-                yield f"block {entry['id']!r} is reported at {entry['tokens']} tokens, its count is {costs.get(entry['id'])}"
+            if entry["tokens"] != cost_of.get(entry["id"]):
+                yield f"block {entry['id']!r} is reported at {entry['tokens']} tokens, its count is {cost_of.get(entry['id'])}"
                 return
-        yield from _checks.budget_problems(costs, included, available, result["used"], result["remaining"])
+        yield from _checks.budget_problems(where, costs, included, available, result["used"], result["remaining"])
 
     def required_included():
-        missing = sorted(required.difference(included), key=_checks.code_units)
+        missing = sorted(set(compress(ids, required)).difference(included), key=_checks.code_units)
         if missing:
             yield f"required blocks {', '.join(missing)} are not included"
         if result["can_proceed"] != (not missing):
             yield f"can_proceed is {result['can_proceed']} although {len(missing)} required blocks are missing"
 
-    def rank(block_id: str) -> tuple:
-        return (block_id not in required, -priorities[block_id], -instants[block_id])
-
     def order():
-        yield from _checks.order_problems(rows, costs, rank)
-        yield from _checks.decision_problems(rows, available, costs)
-        yield from _checks.listing_problems(rows, included, excluded)
+        ranks = [
+            (not is_required, -raw(block["priority"]), -read_instant(block["observed_at"]).nanoseconds)
+            for block, is_required in zip(blocks, required)
+        ]
+        yield from _checks.order_problems(trace, ranks)
+        yield from _checks.decision_problems(trace, available, costs)
+        yield from _checks.listing_problems(trace, included, excluded)
         yield from _checks.permutation_problems(data, "blocks", run, result, ("included", "excluded", "trace"))
 
     def prompt():
-        expected = _render(data, included, costs)
+        expected = _render(data, included, cost_of)
         if result["prompt"] != expected:
             got, want = result["prompt"].split("\n"), expected.split("\n")
             line = next((index for index, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))

@@ -203,7 +203,7 @@ def _fresh_render(question: str, passages: list[tuple[str, str]]) -> str:
     return "\n".join(lines)
 
 
-def verify(data: dict, result: dict) -> list[dict]:
+def verify(data: dict, result: dict, parsed: object = None) -> list[dict]:
     limit = _checks.raw_number(data["limit"])
     counter = data["counter"]
     passages = [(passage["id"], passage["text"]) for passage in data["passages"]]

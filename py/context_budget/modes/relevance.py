@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from itertools import compress, count, repeat
+from operator import neg, not_
+
 from .. import _checks
 from .._optimal import report_optimal
-from .._ordinal import ordinal_key_for
-from .._shape import Field, InvalidInput, read_object, read_records
+from .._ordinal import ranked_order
+from .._shape import Field, InvalidInput, fast_columns, read_object, read_records
 from .._values import Problem, read_count, read_id, read_score, read_text
 
 NAME = "relevance"
 INPUT_SUMMARY = "Input needs a non-negative integer budget and items array."
 ITEM_SUMMARY = "Each item needs id, numeric relevance, and non-negative integer tokens."
+REASONS = ("exceeds_remaining_budget", "fits_remaining_budget")  # indexed by kept
 
 _TOP = (Field("mode", read_text, optional=True), Field("budget", read_count), Field("items", lambda value: value))
 _ITEM = (
@@ -21,70 +25,78 @@ _ITEM = (
 )
 
 
-def parse(data: object) -> tuple[int, list[tuple]]:
-    """``(budget, items)`` with items as ``(id, relevance as double, tokens, relevance as given)``."""
+def parse(data: object) -> dict:
+    """``{budget, ids, scores (as doubles), tokens, relevance (as given)}``, one column per field."""
     problems: list[Problem] = []
     top = read_object(data, "$", _TOP, problems)
     if top is None:
         raise InvalidInput(problems, "input shape", INPUT_SUMMARY)
     _, budget, raw_items = top
-    records = read_records(raw_items, "$.items", _ITEM, problems) if "items" in data else None
+    columns = fast_columns(raw_items, _ITEM) if "items" in data else None
+    if columns is None:
+        records = read_records(raw_items, "$.items", _ITEM, problems) if "items" in data else None
+        if not problems:
+            columns = [list(column) for column in zip(*records)] if records else [[], [], [], []]
     if problems:
-        item_level = all(problem.path.startswith("$.items[") for problem in problems)
-        if item_level:
+        if all(problem.path.startswith("$.items[") for problem in problems):
             raise InvalidInput(problems, "item shape", ITEM_SUMMARY)
         raise InvalidInput(problems, "input shape", INPUT_SUMMARY)
-    items = [
-        (item_id, score, tokens, raw["relevance"])
-        for (item_id, score, tokens, _), raw in zip(records, data["items"])
-    ]
-    return budget, items
+    ids, relevance, tokens, _ = columns
+    return {"budget": budget, "ids": ids, "scores": list(map(float, relevance)), "tokens": tokens, "relevance": relevance}
 
 
-def select(parsed: tuple[int, list[tuple]]) -> dict:
-    budget, items = parsed
-    key = ordinal_key_for(item[0] for item in items)
-    order = sorted(items, key=lambda item: (-item[1], key(item[0])))
-    remaining = budget
-    selected: list[str] = []
-    omitted: list[str] = []
-    trace: list[dict] = []
-    for position, (item_id, _, tokens, relevance) in enumerate(order, 1):
-        kept = tokens <= remaining
-        trace.append(
-            {
-                "position": position,
-                "id": item_id,
-                "relevance": relevance,
-                "tokens": tokens,
-                "remaining_before": remaining,
-                "kept": kept,
-                "reason": "fits_remaining_budget" if kept else "exceeds_remaining_budget",
-            }
-        )
-        if kept:
-            selected.append(item_id)
-            remaining -= tokens
+def rule(parsed: dict) -> tuple[list[int], list[bool], list[int]]:
+    """The seed's rule: positions in the order considered, whether each was kept, and the
+    budget remaining before each."""
+    order = ranked_order(parsed["ids"], list(map(neg, parsed["scores"])))
+    remaining = parsed["budget"]
+    kept: list[bool] = []
+    before: list[int] = []
+    keep, note = kept.append, before.append
+    for cost in map(parsed["tokens"].__getitem__, order):
+        note(remaining)
+        if cost <= remaining:
+            remaining -= cost
+            keep(True)
         else:
-            omitted.append(item_id)
+            keep(False)
+    return order, kept, before
+
+
+def select(parsed: dict) -> dict:
+    budget = parsed["budget"]
+    order, kept, before = rule(parsed)
+    ids = list(map(parsed["ids"].__getitem__, order))
+    tokens = list(map(parsed["tokens"].__getitem__, order))
+    relevance = map(parsed["relevance"].__getitem__, order)
+    trace = [
+        {
+            "position": position,
+            "id": item_id,
+            "relevance": score,
+            "tokens": cost,
+            "remaining_before": remaining,
+            "kept": keep,
+            "reason": REASONS[keep],
+        }
+        for position, item_id, score, cost, remaining, keep in zip(count(1), ids, relevance, tokens, before, kept)
+    ]
+    used = sum(compress(tokens, kept))
     return {
         "budget": budget,
-        "used": budget - remaining,
-        "remaining": remaining,
-        "selected": selected,
-        "omitted": omitted,
+        "used": used,
+        "remaining": budget - used,
+        "selected": list(compress(ids, kept)),
+        "omitted": list(compress(ids, map(not_, kept))),
         "trace": trace,
     }
 
 
-def beyond_the_rule(parsed: tuple[int, list[tuple]], result: dict) -> dict:
+def beyond_the_rule(parsed: dict, result: dict) -> dict:
     """What the greedy choice cost: the best relevance sum any subset within the budget reaches."""
-    budget, items = parsed
-    key = ordinal_key_for(item[0] for item in items)
-    entries = [(item_id, tokens, score) for item_id, score, tokens, _ in items]
-    costs = {item_id: tokens for item_id, _, tokens, _ in items}
-    values = {item_id: score for item_id, score, _, _ in items}
-    return {"optimal": report_optimal(entries, budget, key, result["selected"], costs, values)}
+    kept = dict.fromkeys(result["selected"], True)
+    greedy_kept = list(map(kept.get, parsed["ids"], repeat(False)))
+    return {"optimal": report_optimal(parsed["ids"], parsed["tokens"], parsed["scores"], parsed["budget"], greedy_kept)}
 
 
 def run(data: object) -> dict:
@@ -99,26 +111,38 @@ def summarize(result: dict) -> str:
     return f"Selected {', '.join(result['selected']) or 'nothing'} within {result['budget']} tokens."
 
 
-def verify(data: dict, result: dict) -> list[dict]:
+def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
     budget = _checks.raw_number(data["budget"])
     items = data["items"]
-    costs = {item["id"]: _checks.raw_number(item["tokens"]) for item in items}
-    scores = {item["id"]: _checks.as_double(item["relevance"]) for item in items}
-    rows = result["trace"]
-
-    def rank(item_id: str) -> tuple:
-        return (-scores[item_id],)
+    ids = _checks.column(items, "id")
+    costs = _checks.column(items, "tokens")
+    where = _checks.positions_of(ids)
+    trace = _checks.Trace(result["trace"], where)
 
     def order_and_decisions():
-        yield from _checks.order_problems(rows, costs, rank)
-        yield from _checks.decision_problems(rows, budget, costs)
-        yield from _checks.listing_problems(rows, result["selected"], result["omitted"])
-        yield from _checks.permutation_problems(data, "items", run, result, ("selected", "omitted", "trace"))
+        ranks = list(map(neg, map(float, _checks.column(items, "relevance"))))
+        yield from _checks.order_problems(trace, ranks)
+        yield from _checks.decision_problems(trace, budget, costs)
+        yield from _checks.listing_problems(trace, result["selected"], result["omitted"])
+        yield from rerun_on_reversed(data, parsed, trace.ids, result["selected"])
 
     return [
         _checks.verdict(
             "token budget",
-            _checks.budget_problems(costs, result["selected"], budget, result["used"], result["remaining"]),
+            _checks.budget_problems(where, costs, result["selected"], budget, result["used"], result["remaining"]),
         ),
         _checks.verdict("deterministic relevance order", order_and_decisions()),
     ]
+
+
+def rerun_on_reversed(data: dict, parsed: dict | None, considered_ids: list, selected: list):
+    """Re-run the rule on the items in reverse order; the order considered and the selection must not change."""
+    if len(data["items"]) < 2:
+        return
+    if parsed is None:
+        parsed = parse(data)
+    reversed_copy = {key: value[::-1] if isinstance(value, list) else value for key, value in parsed.items()}
+    order, kept, _ = rule(reversed_copy)
+    considered = list(map(reversed_copy["ids"].__getitem__, order))
+    if considered != considered_ids or list(compress(considered, kept)) != selected:
+        yield "re-running the rule on the items in reverse order gives another order or selection"

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from itertools import compress, repeat
+from operator import neg, not_
+
 from .. import _checks
 from .._optimal import report_optimal
-from .._ordinal import ordinal_key_for
-from .._shape import Field, InvalidInput, read_object, read_records
+from .._ordinal import ranked_order
+from .._shape import Field, InvalidInput, fast_columns, read_object, read_records
 from .._values import Problem, plural, read_bool, read_count, read_id, read_score, read_text
 
 NAME = "required"
@@ -22,85 +25,104 @@ _ITEM = (
 )
 
 
-def parse(data: object) -> tuple[int, list[tuple]]:
-    """``(budget, items)`` with items as ``(id, cost, priority as double, required, priority as given)``."""
+def parse(data: object) -> dict:
+    """``{budget, ids, costs, priorities (as doubles), required, priority (as given)}``, as columns."""
     problems: list[Problem] = []
     top = read_object(data, "$", _TOP, problems)
     if top is None:
         raise InvalidInput(problems, "input shape", INPUT_SUMMARY)
     _, budget, raw_items = top
-    records = read_records(raw_items, "$.items", _ITEM, problems) if "items" in data else None
+    columns = fast_columns(raw_items, _ITEM) if "items" in data else None
+    if columns is None:
+        records = read_records(raw_items, "$.items", _ITEM, problems) if "items" in data else None
+        if not problems:
+            columns = [list(column) for column in zip(*records)] if records else [[], [], [], [], []]
     if problems:
         if all(problem.path.startswith("$.items[") for problem in problems):
             raise InvalidInput(problems, "item shape", ITEM_SUMMARY)
         raise InvalidInput(problems, "input shape", INPUT_SUMMARY)
-    items = [
-        (item_id, cost, priority, required, raw["priority"])
-        for (item_id, cost, priority, required, _), raw in zip(records, data["items"])
-    ]
-    return budget, items
+    ids, costs, priority, required, _ = columns
+    return {
+        "budget": budget, "ids": ids, "costs": costs, "priorities": list(map(float, priority)),
+        "required": required, "priority": priority,
+    }
 
 
-def select(parsed: tuple[int, list[tuple]]) -> dict:
-    budget, items = parsed
-    required_cost = sum(item[1] for item in items if item[3])
-    overflow = required_cost > budget
-    key = ordinal_key_for(item[0] for item in items)
-    # Required items are all kept or all refused, so their relative order changes no
-    # decision; ranking them like the rest keeps the trace independent of input order.
-    order = sorted(items, key=lambda item: (not item[3], -item[2], key(item[0])))
+def rule(parsed: dict) -> tuple[list[int], list[bool], list[int], int]:
+    """Positions in the order considered, kept flags, the budget before each, and the
+    required items' total cost. Required items are all kept or all refused, so their
+    relative order changes no decision; ranking them like the rest keeps the trace
+    independent of input order."""
+    budget, costs, required = parsed["budget"], parsed["costs"], parsed["required"]
+    required_cost = sum(compress(costs, required))
+    ranks = list(zip(map(not_, required), map(neg, parsed["priorities"])))
+    order = ranked_order(parsed["ids"], ranks)
+    if required_cost > budget:
+        return order, [False] * len(order), [budget] * len(order), required_cost
     remaining = budget
-    kept_ids: set[str] = set()
-    trace: list[dict] = []
-    for position, (item_id, cost, _, required, priority) in enumerate(order, 1):
-        if overflow:
-            kept = False
-            reason = "required_items_exceed_budget" if required else "not_considered_required_overflow"
-        elif required:
-            kept, reason = True, "required"
+    kept: list[bool] = []
+    before: list[int] = []
+    for position in order:
+        before.append(remaining)
+        cost = costs[position]
+        if required[position] or cost <= remaining:
+            remaining -= cost
+            kept.append(True)
         else:
-            kept = cost <= remaining
-            reason = "fits_remaining_budget" if kept else "exceeds_remaining_budget"
+            kept.append(False)
+    return order, kept, before, required_cost
+
+
+def select(parsed: dict) -> dict:
+    budget, ids, costs, required = parsed["budget"], parsed["ids"], parsed["costs"], parsed["required"]
+    order, kept, before, required_cost = rule(parsed)
+    overflow = required_cost > budget
+    trace = []
+    for position, (index, keep, remaining) in enumerate(zip(order, kept, before), 1):
+        if overflow:
+            reason = "required_items_exceed_budget" if required[index] else "not_considered_required_overflow"
+        elif required[index]:
+            reason = "required"
+        else:
+            reason = "fits_remaining_budget" if keep else "exceeds_remaining_budget"
         trace.append(
             {
                 "position": position,
-                "id": item_id,
-                "priority": priority,
-                "cost": cost,
-                "required": required,
+                "id": ids[index],
+                "priority": parsed["priority"][index],
+                "cost": costs[index],
+                "required": required[index],
                 "remaining_before": remaining,
-                "kept": kept,
+                "kept": keep,
                 "reason": reason,
             }
         )
-        if kept:
-            kept_ids.add(item_id)
-            remaining -= cost
+    kept_at = [False] * len(ids)
+    for index in compress(order, kept):
+        kept_at[index] = True
+    used = sum(compress(costs, kept_at))
     return {
         "budget": budget,
-        "used": budget - remaining,
-        "remaining": remaining,
+        "used": used,
+        "remaining": budget - used,
         "required_cost": required_cost,
         "shortfall": max(0, required_cost - budget),
-        "selected": [item[0] for item in items if item[0] in kept_ids],
-        "omitted": [item[0] for item in items if item[0] not in kept_ids],
+        "selected": list(compress(ids, kept_at)),
+        "omitted": list(compress(ids, map(not_, kept_at))),
         "trace": trace,
     }
 
 
-def beyond_the_rule(parsed: tuple[int, list[tuple]], result: dict) -> dict:
+def beyond_the_rule(parsed: dict, result: dict) -> dict:
     """The best priority sum of optional items with the required ones fixed (none when they overflow)."""
-    budget, items = parsed
     if result["shortfall"]:
         return {"optimal": None}
-    key = ordinal_key_for(item[0] for item in items)
-    optional = [(item_id, cost, priority) for item_id, cost, priority, required, _ in items if not required]
-    chosen = set(result["selected"])
+    chosen = dict.fromkeys(result["selected"], True)
+    greedy_kept = list(map(chosen.get, parsed["ids"], repeat(False)))
+    optional = list(compress(range(len(parsed["ids"])), map(not_, parsed["required"])))
     return {
         "optimal": report_optimal(
-            optional, budget - result["required_cost"], key,
-            [item_id for item_id, _, _ in optional if item_id in chosen],
-            {item_id: cost for item_id, cost, _ in optional}, {item_id: priority for item_id, _, priority in optional},
+            parsed["ids"], parsed["costs"], parsed["priorities"], parsed["budget"] - result["required_cost"], greedy_kept, optional
         )
     }
 
@@ -123,40 +145,39 @@ def summarize(result: dict) -> str:
     return f"Selected {', '.join(result['selected']) or 'nothing'} using {result['used']} of {result['budget']} tokens."
 
 
-def verify(data: dict, result: dict) -> list[dict]:
+def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
     budget = _checks.raw_number(data["budget"])
     items = data["items"]
-    costs = {item["id"]: _checks.raw_number(item["cost"]) for item in items}
-    required = {item["id"] for item in items if item.get("required") is True}
-    priorities = {item["id"]: _checks.as_double(item["priority"]) for item in items}
-    required_cost = sum(costs[item_id] for item_id in required)
-    rows = result["trace"]
-
-    def rank(item_id: str) -> tuple:
-        return (item_id not in required, -priorities[item_id])
+    ids = _checks.column(items, "id")
+    costs = _checks.column(items, "cost")
+    required = [item.get("required") is True for item in items]
+    where = _checks.positions_of(ids)
+    trace = _checks.Trace(result["trace"], where)
+    required_cost = sum(compress(costs, required))
 
     def required_problems():
         chosen = set(result["selected"])
-        missing = sorted((item_id for item_id in required if item_id not in chosen), key=_checks.code_units)
+        missing = sorted((item_id for item_id in compress(ids, required) if item_id not in chosen), key=_checks.code_units)
         if missing:
             shortfall = required_cost - budget
             why = f"; they need {plural(required_cost, 'token')}, {shortfall} more than the budget of {budget}" if shortfall > 0 else ""
             yield f"required items {', '.join(missing)} are not selected{why}"
 
     def order_and_decisions():
-        yield from _checks.order_problems(rows, costs, rank)
+        ranks = list(zip(map(not_, required), map(neg, map(float, _checks.column(items, "priority")))))
+        yield from _checks.order_problems(trace, ranks)
         if required_cost > budget:
-            if any(row["kept"] for row in rows):
+            if any(trace.kept):
                 yield "items were kept although the required items alone exceed the budget"
         else:
-            yield from _checks.decision_problems(rows, budget, costs, required.__contains__)
-        yield from _checks.listing_problems(rows, result["selected"], result["omitted"], [item["id"] for item in items])
+            yield from _checks.decision_problems(trace, budget, costs, required)
+        yield from _checks.listing_problems(trace, result["selected"], result["omitted"], ids)
         yield from _checks.permutation_problems(data, "items", run, result, ("trace", "used"))
 
     return [
         _checks.verdict(
             "token budget",
-            _checks.budget_problems(costs, result["selected"], budget, result["used"], result["remaining"]),
+            _checks.budget_problems(where, costs, result["selected"], budget, result["used"], result["remaining"]),
         ),
         _checks.verdict("required items selected", required_problems()),
         _checks.verdict("deterministic priority order", order_and_decisions()),
