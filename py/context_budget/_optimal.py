@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import math
 from array import array
-from itertools import compress, repeat
+from bisect import bisect_right
+from itertools import accumulate, compress, repeat
 from operator import and_, gt, le, truediv
 
 from ._ordinal import ordinal_keys
@@ -92,19 +93,17 @@ def best_subset(ids: list, costs: list, values: list, capacity: int, candidates:
 
 def _fractional_bound(costs: list, values: list, useful: list, capacity: int) -> float:
     """Take items by value per token, then a fraction of the first that does not fit: no subset beats it."""
-    paid = [position for position in useful if costs[position]]
-    free = len(useful) - len(paid)
-    taken = [values[position] for position in useful if not costs[position]] if free else []
+    paid = list(compress(useful, map(costs.__getitem__, useful)))
+    taken = [values[position] for position in useful if not costs[position]] if len(paid) < len(useful) else []
     ratios = list(map(truediv, map(values.__getitem__, paid), map(costs.__getitem__, paid)))
-    room = capacity
-    for index in sorted(range(len(paid)), key=ratios.__getitem__, reverse=True):
-        position = paid[index]
-        if costs[position] <= room:
-            taken.append(values[position])
-            room -= costs[position]
-        else:
-            taken.append(values[position] * room / costs[position])
-            break
+    by_ratio = list(map(paid.__getitem__, sorted(range(len(paid)), key=ratios.__getitem__, reverse=True)))
+    spent = list(accumulate(map(costs.__getitem__, by_ratio)))
+    whole = bisect_right(spent, capacity)  # the best-ratio items that fit entirely
+    taken.extend(map(values.__getitem__, by_ratio[:whole]))
+    if whole < len(by_ratio):
+        position = by_ratio[whole]
+        room = capacity - (spent[whole - 1] if whole else 0)
+        taken.append(values[position] * room / costs[position])
     bound = math.fsum(taken)
     # The last fraction is rounded: step up a few ulps so the bound stays above the real one.
     for _ in range(4):

@@ -10,8 +10,6 @@ Plane (its UTF-16 form starts with a surrogate, 0xD800..0xDBFF, which sorts belo
 from __future__ import annotations
 
 import re
-from itertools import islice
-from operator import eq
 from typing import Callable, Iterable
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
@@ -54,13 +52,12 @@ def ranked_order(ids: list[str], ranks: list) -> list[int]:
     """Input positions in increasing rank, ties by ordinal id.
 
     Sorting positions by a list's ``__getitem__`` keeps the comparisons in C (and floats
-    get CPython's fast float compare). Only when two ranks tie is a second, id-first sort
-    needed: a stable sort by rank of positions already in id order.
+    get CPython's fast float compare). When ranks tie, a stable sort by rank of positions
+    already in ordinal id order breaks the ties.
     """
     positions = range(len(ids))
-    order = sorted(positions, key=ranks.__getitem__)
-    in_order = list(map(ranks.__getitem__, order))
-    if any(map(eq, in_order, islice(in_order, 1, None))):
-        order = sorted(positions, key=ordinal_keys(ids).__getitem__)
-        order.sort(key=ranks.__getitem__)
+    if len(set(ranks)) == len(ranks):
+        return sorted(positions, key=ranks.__getitem__)
+    order = sorted(positions, key=ordinal_keys(ids).__getitem__)
+    order.sort(key=ranks.__getitem__)
     return order

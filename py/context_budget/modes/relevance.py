@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from itertools import compress, count, repeat
-from operator import neg, not_
+from itertools import accumulate, compress, count, repeat
+from operator import le, neg, not_
 
 from .. import _checks
 from .._optimal import report_optimal
@@ -49,18 +49,14 @@ def rule(parsed: dict) -> tuple[list[int], list[bool], list[int]]:
     """The seed's rule: positions in the order considered, whether each was kept, and the
     budget remaining before each."""
     order = ranked_order(parsed["ids"], list(map(neg, parsed["scores"])))
-    remaining = parsed["budget"]
-    kept: list[bool] = []
-    before: list[int] = []
-    keep, note = kept.append, before.append
-    for cost in map(parsed["tokens"].__getitem__, order):
-        note(remaining)
-        if cost <= remaining:
-            remaining -= cost
-            keep(True)
-        else:
-            keep(False)
-    return order, kept, before
+    costs = list(map(parsed["tokens"].__getitem__, order))
+    before = list(accumulate(costs, _take_if_it_fits, initial=parsed["budget"]))
+    before.pop()
+    return order, list(map(le, costs, before)), before
+
+
+def _take_if_it_fits(remaining: int, cost: int) -> int:
+    return remaining - cost if cost <= remaining else remaining
 
 
 def select(parsed: dict) -> dict:
