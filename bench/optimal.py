@@ -16,7 +16,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "py"))
 
 from context_budget import evaluate  # noqa: E402
 from context_budget._optimal import WORK_BOUND, best_subset  # noqa: E402
-from context_budget._ordinal import utf16_units  # noqa: E402
 
 
 def main() -> None:
@@ -26,11 +25,11 @@ def main() -> None:
     rng = random.Random(7)
     items = [{"id": f"doc-{index:03d}", "relevance": round(rng.uniform(0, 10), 2), "tokens": rng.randint(20, 400)} for index in range(200)]
     data = {"budget": 8000, "items": items}
-    entries = [(item["id"], item["tokens"], item["relevance"]) for item in items]
+    ids, costs, values = [item["id"] for item in items], [item["tokens"] for item in items], [item["relevance"] for item in items]
     searches, evaluations = [], []
     for _ in range(arguments.runs):
         started = time.perf_counter()
-        result = best_subset(entries, 8000, utf16_units)
+        result = best_subset(ids, costs, values, 8000)
         searches.append(time.perf_counter() - started)
         started = time.perf_counter()
         report = evaluate(data)

@@ -111,12 +111,16 @@ def main() -> None:
 
     if arguments.no_scaling:
         return
-    print("scaling (time per item should stay flat for n log n or better):")
+    print("scaling: time per item (n log n shows as slow growth; the minimal loop shows what memory alone costs):")
     for count in (1_000, 10_000, 100_000, 1_000_000):
         sample = relevance_input(count)
         runs = max(1, min(arguments.runs, 2_000_000 // count))
         seconds, _ = median_time(lambda: evaluate(sample), runs)
-        print(f"  {count:>9,} items  {seconds * 1000:9.1f} ms  {seconds / count * 1e6:6.2f} us/item")
+        floor, _ = median_time(lambda: minimal(sample), runs)
+        print(
+            f"  {count:>9,} items  evaluate {seconds * 1000:9.1f} ms = {seconds / count * 1e6:6.2f} us/item"
+            f"   minimal {floor / count * 1e6:5.2f} us/item   ratio {seconds / floor:4.1f}x"
+        )
 
 
 if __name__ == "__main__":

@@ -100,9 +100,11 @@ def parse(data: object) -> dict:
         if all(problem.path.startswith("$.passages[") for problem in problems):
             raise InvalidInput(problems, "passage shape", PASSAGE_SUMMARY)
         raise InvalidInput(problems, "input shape", INPUT_SUMMARY)
+    passages = [tuple(record) for record in records]
+    line_stats = (WordCount if counter == "words" else EstimateCount).stats
     return {
-        "question": question, "limit": limit, "counter": counter, "margin": margin,
-        "passages": [tuple(record) for record in records],
+        "question": question, "limit": limit, "counter": counter, "margin": margin, "passages": passages,
+        "line_stats": [line_stats(passage_line(passage_id, text)) for passage_id, text in passages],
     }
 
 
@@ -118,8 +120,7 @@ def select(parsed: dict) -> dict:
     chosen: list[tuple[str, str]] = []
     skipped: list[str] = []
     trace: list[dict] = []
-    for position, (passage_id, text) in enumerate(parsed["passages"], 1):
-        stats = tally.stats(passage_line(passage_id, text))
+    for position, ((passage_id, text), stats) in enumerate(zip(parsed["passages"], parsed["line_stats"]), 1):
         before = tally.total
         with_it = tally.units_with(stats)
         kept = with_it <= limit
@@ -160,8 +161,7 @@ def beyond_the_rule(parsed: dict, result: dict) -> dict:
     for name, scale in (("larger", lambda units: math.ceil(units * (1 + margin))), ("smaller", lambda units: math.floor(units * (1 - margin)))):
         tally, chosen = _fresh_tally(parsed), []
         if scale(tally.total) <= limit:
-            for passage_id, text in parsed["passages"]:
-                stats = tally.stats(passage_line(passage_id, text))
+            for (passage_id, _), stats in zip(parsed["passages"], parsed["line_stats"]):
                 if scale(tally.units_with(stats)) <= limit:
                     tally.add(stats)
                     chosen.append(passage_id)
