@@ -138,7 +138,11 @@ def _scores_ok(values: list) -> bool:
         return False
 
 
-_COLUMN_CHECKS = {read_id: _ids_ok, read_count: _counts_ok, read_score: _scores_ok}
+def _texts_ok(values: list) -> bool:
+    return set(map(type, values)) <= {str}
+
+
+_COLUMN_CHECKS = {read_id: _ids_ok, read_count: _counts_ok, read_score: _scores_ok, read_text: _texts_ok}
 _OPTIONAL_TYPES = {read_bool: bool, read_text: str}
 _ABSENT = object()
 
@@ -171,3 +175,44 @@ def fast_columns(elements: object, fields: tuple[Field, ...]) -> list[list] | No
     if sum(map(len, elements)) != expected_keys:  # some element has a key no field declares
         return None
     return columns
+
+
+@dataclass(frozen=True)
+class InputShape:
+    """A mode's input: top-level fields, one of which (``list_key``) is an array of objects."""
+
+    top: tuple[Field, ...]
+    list_key: str
+    item: tuple[Field, ...]
+    input_summary: str
+    item_check: str
+    item_summary: str
+
+
+def read_input(data: object, shape: InputShape, more_checks: Callable[[list, list[Problem]], None] | None = None) -> tuple[list, list[list]]:
+    """The top-level field values and the array's columns (one list per item field).
+
+    Every problem is collected first; ``more_checks(top_values, problems)`` adds a mode's
+    own rules across fields. Problems only inside the array's elements are summarised as
+    ``shape.item_check``, any other as ``input shape``.
+    """
+    problems: list[Problem] = []
+    top = read_object(data, "$", shape.top, problems)
+    if top is None:
+        raise InvalidInput(problems, "input shape", shape.input_summary)
+    if more_checks is not None:
+        more_checks(top, problems)
+    columns = None
+    if shape.list_key in data:
+        elements = data[shape.list_key]
+        columns = fast_columns(elements, shape.item)
+        if columns is None:
+            records = read_records(elements, child_path("$", shape.list_key), shape.item, problems)
+            if not problems:
+                columns = [list(column) for column in zip(*records)] if records else [[] for _ in shape.item]
+    if problems:
+        element_prefix = child_path("$", shape.list_key) + "["
+        if all(problem.path.startswith(element_prefix) for problem in problems):
+            raise InvalidInput(problems, shape.item_check, shape.item_summary)
+        raise InvalidInput(problems, "input shape", shape.input_summary)
+    return top, columns

@@ -16,7 +16,7 @@ from .._estimate import estimate_tokens
 from .._instant import read_instant
 from .._optimal import report_optimal
 from .._ordinal import ordinal_key_for
-from .._shape import Field, InvalidInput, read_object, read_records
+from .._shape import Field, InputShape, read_input, read_object
 from .._values import Invalid, Problem, plural, preview, read_bool, read_count, read_id, read_text
 
 NAME = "blocks"
@@ -68,33 +68,34 @@ _BLOCK = (
     Field("required", read_bool, optional=True, default=False),
     Field("tokens", read_count, optional=True),
 )
+SHAPE = InputShape(_TOP, "blocks", _BLOCK, INPUT_SUMMARY, "block shape", BLOCK_SUMMARY)
 
 
 def parse(data: object) -> dict:
-    problems: list[Problem] = []
-    top = read_object(data, "$", _TOP, problems)
-    if top is None:
-        raise InvalidInput(problems, "input shape", INPUT_SUMMARY)
-    _, raw_window, system, task, raw_blocks, margin = top
-    window = read_object(raw_window, "$.window", _WINDOW, problems) if "window" in data else None
-    available = None
-    if window is not None and None not in window:
-        context, reserved, fixed = window
-        available = context - reserved - fixed
-        if available <= 0:
+    window: list = []
+
+    def window_leaves_a_budget(top: list, problems: list[Problem]) -> None:
+        if "window" not in data:
+            return
+        values = read_object(top[1], "$.window", _WINDOW, problems)
+        if values is None or None in values:
+            return
+        window.extend(values)
+        context, reserved, fixed = values
+        if context - reserved - fixed <= 0:
             problems.append(
                 Problem(
                     "$.window",
                     f"no context budget: context_tokens {context} - reserved_output_tokens {reserved} - "
-                    f"fixed_prompt_tokens {fixed} = {available}; raise context_tokens or lower "
+                    f"fixed_prompt_tokens {fixed} = {context - reserved - fixed}; raise context_tokens or lower "
                     "reserved_output_tokens or fixed_prompt_tokens",
                 )
             )
-    records = read_records(raw_blocks, "$.blocks", _BLOCK, problems) if "blocks" in data else None
-    if problems:
-        if all(problem.path.startswith("$.blocks[") for problem in problems):
-            raise InvalidInput(problems, "block shape", BLOCK_SUMMARY)
-        raise InvalidInput(problems, "input shape", INPUT_SUMMARY)
+
+    (_, _, system, task, _, margin), columns = read_input(data, SHAPE, window_leaves_a_budget)
+    context, reserved, fixed = window
+    available = context - reserved - fixed
+    records = zip(*columns)
     blocks = []
     for block_id, source, content, priority, observed, required, tokens in records:
         estimated = tokens is None

@@ -15,7 +15,7 @@ import math
 from .. import _checks
 from .._estimate import WORD, estimate_from_stats, utf16_length
 from .._passages import ANSWER_CUE, passage_line, prompt_prefix, render
-from .._shape import Field, InvalidInput, read_object, read_records
+from .._shape import Field, InputShape, read_input
 from .._values import Invalid, Problem, preview, read_count, read_id, read_text
 from .blocks import DEFAULT_MARGIN, read_margin
 
@@ -41,6 +41,7 @@ _TOP = (
     Field("margin", read_margin, optional=True, default=DEFAULT_MARGIN),
 )
 _PASSAGE = (Field("id", read_id), Field("text", read_text))
+SHAPE = InputShape(_TOP, "passages", _PASSAGE, INPUT_SUMMARY, "passage shape", PASSAGE_SUMMARY)
 
 
 class WordCount:
@@ -84,23 +85,15 @@ class EstimateCount:
 
 
 def parse(data: object) -> dict:
-    problems: list[Problem] = []
-    top = read_object(data, "$", _TOP, problems)
-    if top is None:
-        raise InvalidInput(problems, "input shape", INPUT_SUMMARY)
-    mode, question, limit, counter, raw_passages, margin = top
-    records = read_records(raw_passages, "$.passages", _PASSAGE, problems) if "passages" in data else None
-    if question is not None and limit is not None and counter is not None:
-        tally = _fresh_tally({"question": question, "counter": counter})
-        if tally.total > limit:
-            problems.append(
-                Problem("$.limit", f"the prompt without passages counts {tally.total} {UNIT_NAMES[counter]}, over the limit of {limit}")
-            )
-    if problems:
-        if all(problem.path.startswith("$.passages[") for problem in problems):
-            raise InvalidInput(problems, "passage shape", PASSAGE_SUMMARY)
-        raise InvalidInput(problems, "input shape", INPUT_SUMMARY)
-    passages = [tuple(record) for record in records]
+    def base_prompt_fits(top: list, problems: list[Problem]) -> None:
+        _, question, limit, counter, _, _ = top
+        if question is not None and limit is not None and counter is not None:
+            total = _fresh_tally({"question": question, "counter": counter}).total
+            if total > limit:
+                problems.append(Problem("$.limit", f"the prompt without passages counts {total} {UNIT_NAMES[counter]}, over the limit of {limit}"))
+
+    (_, question, limit, counter, _, margin), (ids, texts) = read_input(data, SHAPE, base_prompt_fits)
+    passages = list(zip(ids, texts))
     line_stats = (WordCount if counter == "words" else EstimateCount).stats
     return {
         "question": question, "limit": limit, "counter": counter, "margin": margin, "passages": passages,

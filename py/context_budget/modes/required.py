@@ -8,8 +8,8 @@ from operator import neg, not_
 from .. import _checks
 from .._optimal import report_optimal
 from .._ordinal import ranked_order
-from .._shape import Field, InvalidInput, fast_columns, read_object, read_records
-from .._values import Problem, plural, read_bool, read_count, read_id, read_score, read_text
+from .._shape import Field, InputShape, read_input
+from .._values import plural, read_bool, read_count, read_id, read_score, read_text
 
 NAME = "required"
 INPUT_SUMMARY = "Input needs a non-negative integer budget and items array."
@@ -23,25 +23,12 @@ _ITEM = (
     Field("required", read_bool, optional=True, default=False),
     Field("content", read_text, optional=True),
 )
+SHAPE = InputShape(_TOP, "items", _ITEM, INPUT_SUMMARY, "item shape", ITEM_SUMMARY)
 
 
 def parse(data: object) -> dict:
     """``{budget, ids, costs, priorities (as doubles), required, priority (as given)}``, as columns."""
-    problems: list[Problem] = []
-    top = read_object(data, "$", _TOP, problems)
-    if top is None:
-        raise InvalidInput(problems, "input shape", INPUT_SUMMARY)
-    _, budget, raw_items = top
-    columns = fast_columns(raw_items, _ITEM) if "items" in data else None
-    if columns is None:
-        records = read_records(raw_items, "$.items", _ITEM, problems) if "items" in data else None
-        if not problems:
-            columns = [list(column) for column in zip(*records)] if records else [[], [], [], [], []]
-    if problems:
-        if all(problem.path.startswith("$.items[") for problem in problems):
-            raise InvalidInput(problems, "item shape", ITEM_SUMMARY)
-        raise InvalidInput(problems, "input shape", INPUT_SUMMARY)
-    ids, costs, priority, required, _ = columns
+    (_, budget, _), (ids, costs, priority, required, _) = read_input(data, SHAPE)
     return {
         "budget": budget, "ids": ids, "costs": costs, "priorities": list(map(float, priority)),
         "required": required, "priority": priority,
