@@ -116,15 +116,15 @@ def read_count(value: object) -> int:
     raise Invalid(f"expected an integer from 0 to 2^53-1, got {preview(value)}")
 
 
-def read_score(value: object) -> float:
-    """A relevance or priority: any number finite as a 64-bit float, compared as one."""
+def read_score(value: object) -> int | float:
+    """A relevance or priority: any number finite as a 64-bit float (compared as one), returned as given."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         try:
-            as_double = float(value)
+            finite = math.isfinite(float(value))
         except OverflowError:
-            as_double = math.inf
-        if math.isfinite(as_double):
-            return as_double
+            finite = False
+        if finite:
+            return value
         raise Invalid(f"expected a number that is finite as a 64-bit float, got {preview(value)}")
     raise Invalid(f"expected a number, got {preview(value)}")
 
