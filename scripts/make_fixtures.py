@@ -1,0 +1,238 @@
+"""Write the fixture cases: each states its key facts by hand (selected ids, summaries,
+error paths, values); the full report is written as `expected` only after evaluate()
+agrees with every one of those facts, and the script stops at the first disagreement.
+
+Run it after a deliberate change to the report's shape, then read the diff of fixtures/:
+`python3 scripts/make_fixtures.py && git diff --stat fixtures`.
+"""
+import json, sys, pathlib
+REPO = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "py"))
+from context_budget import evaluate
+
+ROOT = REPO / "fixtures"
+
+def item(i, r, t, **kw):
+    return {"id": i, "relevance": r, "tokens": t, **kw}
+
+def req(i, c, p, r=None, **kw):
+    d = {"id": i, "cost": c, "priority": p}
+    if r is not None: d["required"] = r
+    d.update(kw); return d
+
+def case(mode, name, description, input, **facts):
+    report = evaluate(input)
+    for key, want in facts.items():
+        if key == "error_paths":
+            got = [e["path"] for e in report.get("errors", [])]
+        elif key == "check":
+            got = [c["name"] for c in report["checks"] if not c["pass"]]
+        else:
+            got = report.get(key)
+        assert got == want, (name, key, want, got, report)
+    path = ROOT / mode / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"description": description, "input": input, "expected": report}, indent=2, ensure_ascii=False) + "\n")
+
+R = "relevance"
+SEED = {"budget": 7, "items": [item("A", 9, 4), item("B", 8, 5), item("C", 7, 3)]}
+case(R, "seed-000-example", "Seed 000's example: A (9, 4 tokens) then B does not fit in the 3 left, C (3) fits exactly.", SEED,
+     **{"pass": True, "summary": "Selected A, C within 7 tokens.", "selected": ["A", "C"], "omitted": ["B"], "used": 7, "remaining": 0,
+        "checks": [{"name": "token budget", "pass": True}, {"name": "deterministic relevance order", "pass": True}]})
+case(R, "seed-000-negative-budget", "Seed 000's shape counterexample: a negative budget fails validation.", {"budget": -1, "items": []},
+     **{"pass": False, "summary": "Input needs a non-negative integer budget and items array.", "check": ["input shape"], "error_paths": ["$.budget"]})
+case(R, "exact-fit", "A four-token item fits a four-token budget: the boundary is inclusive.", {"budget": 4, "items": [item("only", 1, 4)]},
+     **{"pass": True, "selected": ["only"], "used": 4, "remaining": 0})
+case(R, "zero-budget", "With a zero budget only zero-cost items fit.", {"budget": 0, "items": [item("costly", 5, 1), item("free", 1, 0)]},
+     **{"pass": True, "selected": ["free"], "omitted": ["costly"], "summary": "Selected free within 0 tokens."})
+case(R, "zero-cost-items-after-budget-is-spent", "Zero-cost items still fit after the budget is used up.",
+     {"budget": 3, "items": [item("big", 9, 3), item("note", 1, 0), item("other", 2, 1)]},
+     **{"selected": ["big", "note"], "omitted": ["other"], "used": 3})
+case(R, "empty-items", "An empty candidate list is accepted: nothing is selected.", {"budget": 0, "items": []},
+     **{"pass": True, "summary": "Selected nothing within 0 tokens.", "selected": [], "trace": []})
+case(R, "tie-broken-by-ordinal-id", "Equal relevance: ids in ordinal (code unit) order, so uppercase B before lowercase a and b.",
+     {"budget": 2, "items": [item("b", 5, 1), item("a", 5, 1), item("B", 5, 1)]},
+     **{"selected": ["B", "a"], "omitted": ["b"]})
+case(R, "tie-broken-by-utf16-astral-id", "U+1F600 is D83D DE00 in UTF-16 and sorts before U+FF5E, although its code point is larger; a JavaScript or .NET port picks the emoji too.",
+     {"budget": 1, "items": [item("\uff5e", 3, 1), item("\U0001F600", 3, 1)]},
+     **{"selected": ["\U0001F600"], "omitted": ["\uff5e"]})
+case(R, "float-token-count", "4.0 is the integer 4: it fits a budget of 4 and is reported as 4.",
+     {"budget": 4, "items": [item("x", 1, 4.0)]}, **{"selected": ["x"], "used": 4})
+case(R, "scores-equal-as-doubles", "2^53+1 and 2^53 are the same double, so they tie and the id decides.",
+     {"budget": 1, "items": [item("b", 9007199254740993, 1), item("a", 9007199254740992, 1)]},
+     **{"selected": ["a"], "omitted": ["b"]})
+case(R, "later-small-item-still-fits", "A large item that does not fit does not stop a later, smaller one.",
+     {"budget": 5, "items": [item("big", 3, 9), item("small", 1, 5), item("top", 4, 0, content="free text")]},
+     **{"selected": ["top", "small"], "omitted": ["big"]})
+case(R, "duplicate-ids", "Ids must be unique: the second 'A' is reported with the first one's path.",
+     {"budget": 7, "items": [item("A", 9, 4), item("A", 8, 1)]},
+     **{"pass": False, "summary": "Each item needs id, numeric relevance, and non-negative integer tokens.", "check": ["item shape"], "error_paths": ["$.items[1].id"]})
+case(R, "unknown-item-key", "A misspelt key is rejected with its path instead of being ignored.",
+     {"budget": 7, "items": [{"id": "A", "relevance": 9, "tokenz": 4}]},
+     **{"pass": False, "check": ["item shape"], "error_paths": ["$.items[0].tokenz", "$.items[0]"]})
+case(R, "unknown-top-level-key", "An undeclared top-level key is an input shape error.",
+     {"budget": 7, "items": [], "limit": 3}, **{"pass": False, "check": ["input shape"], "error_paths": ["$.limit"]})
+case(R, "non-integer-tokens", "2.5 tokens is not a token count.", {"budget": 7, "items": [item("A", 9, 2.5)]},
+     **{"pass": False, "check": ["item shape"], "error_paths": ["$.items[0].tokens"]})
+case(R, "every-item-problem-listed", "Every bad field is listed, not just the first: blank id (ideographic space), boolean relevance, negative tokens, non-object item.",
+     {"budget": 7, "items": [item("\u3000", True, -1), 5, {"id": "ok", "relevance": "high", "tokens": 1}]},
+     **{"pass": False, "check": ["item shape"], "error_paths": ["$.items[0].id", "$.items[0].relevance", "$.items[0].tokens", "$.items[1]", "$.items[2].relevance"]})
+case(R, "next-line-is-not-whitespace", "U+0085 is not whitespace for JavaScript's trim, so it is a valid id (Python's strip would remove it).",
+     {"budget": 1, "items": [item("\u0085", 1, 1)]}, **{"pass": True, "selected": ["\u0085"]})
+case(R, "budget-above-2-53", "Budgets stop at 2^53-1, the largest integer a double holds exactly.",
+     {"budget": 9007199254740992, "items": []}, **{"pass": False, "check": ["input shape"], "error_paths": ["$.budget"]})
+case(R, "not-an-object", "The input must be an object.", [1, 2], **{"pass": False, "check": ["input shape"], "error_paths": ["$"]})
+case(R, "unknown-mode", "An unknown mode is rejected and the error lists the four modes.", {"mode": "knapsack", "budget": 1, "items": []},
+     **{"pass": False, "check": ["input shape"], "error_paths": ["$.mode"]})
+
+Q = "required"
+SEED3 = {"mode": "required", "budget": 8, "items": [req("contract", 3, 0, True, content="Requested outcome"), req("recent", 4, 9, False, content="Recent result"), req("older", 3, 2, False, content="Old result")]}
+case(Q, "seed-003-example", "Seed 003's example: the required contract first, then recent (priority 9); older no longer fits.", SEED3,
+     **{"pass": True, "selected": ["contract", "recent"], "omitted": ["older"], "used": 7})
+case(Q, "required-overflow", "Required items alone need 7 tokens with a budget of 5: the selection fails, 2 tokens short.",
+     {"mode": "required", "budget": 5, "items": [req("policy", 3, 1, True), req("ticket", 4, 5, True), req("extra", 1, 9)]},
+     **{"pass": False, "shortfall": 2, "selected": [], "required_cost": 7,
+        "summary": "Required items ticket, policy need 7 tokens but the budget is 5: 2 tokens short.", "check": ["required items selected"]})
+case(Q, "exact-fit", "Required and optional items fill the budget exactly.",
+     {"mode": "required", "budget": 6, "items": [req("must", 2, 0, True), req("nice", 4, 1)]}, **{"selected": ["must", "nice"], "remaining": 0})
+case(Q, "zero-budget-zero-cost-required", "A zero-cost required item fits a zero budget.",
+     {"mode": "required", "budget": 0, "items": [req("free", 0, 0, True), req("paid", 1, 5)]}, **{"pass": True, "selected": ["free"], "omitted": ["paid"]})
+case(Q, "zero-budget-required-overflow", "A one-token required item does not fit a zero budget: 1 token short.",
+     {"mode": "required", "budget": 0, "items": [req("must", 1, 0, True)]},
+     **{"pass": False, "shortfall": 1, "summary": "Required items must need 1 token but the budget is 0: 1 token short."})
+case(Q, "priority-tie-astral-id", "Equal priority: the astral-plane id comes first in UTF-16 order.",
+     {"mode": "required", "budget": 1, "items": [req("\uff5e", 1, 2), req("\U0001F600", 1, 2)]}, **{"selected": ["\U0001F600"]})
+case(Q, "float-cost", "4.0 is the integer 4.", {"mode": "required", "budget": 4, "items": [req("x", 4.0, 1, True)]}, **{"selected": ["x"], "used": 4})
+case(Q, "selected-in-input-order", "Selected and omitted keep the input order, whatever order the items were considered in.",
+     {"mode": "required", "budget": 5, "items": [req("low", 2, 1), req("mid", 9, 5), req("high", 3, 9), req("core", 0, 0, True)]},
+     **{"selected": ["low", "high", "core"], "omitted": ["mid"]})
+case(Q, "no-required-items", "Without required items the rule is greedy by priority.",
+     {"mode": "required", "budget": 3, "items": [req("a", 2, 1.5), req("b", 2, 2.5), req("c", 1, -1)]}, **{"selected": ["b", "c"], "omitted": ["a"]})
+case(Q, "empty-items", "No items: nothing selected, nothing required.", {"mode": "required", "budget": 3, "items": []},
+     **{"pass": True, "selected": [], "summary": "Selected nothing using 0 of 3 tokens."})
+case(Q, "duplicate-ids", "Ids must be unique.", {"mode": "required", "budget": 3, "items": [req("a", 1, 1), req("a", 1, 1)]},
+     **{"pass": False, "check": ["item shape"], "error_paths": ["$.items[1].id"]})
+case(Q, "unknown-key", "A misspelt key ('requried') is rejected, not taken as optional.",
+     {"mode": "required", "budget": 3, "items": [{"id": "a", "cost": 1, "priority": 1, "requried": True}]},
+     **{"pass": False, "check": ["item shape"], "error_paths": ["$.items[0].requried"]})
+case(Q, "non-integer-cost", "Seed 003 rejects a non-integer cost.", {"mode": "required", "budget": 3, "items": [req("a", 1.5, 1)]},
+     **{"pass": False, "check": ["item shape"], "error_paths": ["$.items[0].cost"]})
+case(Q, "negative-budget", "Seed 003 rejects a negative budget.", {"mode": "required", "budget": -2, "items": []},
+     **{"pass": False, "check": ["input shape"], "error_paths": ["$.budget"]})
+case(Q, "required-not-boolean", "required must be true or false, not a string.", {"mode": "required", "budget": 3, "items": [req("a", 1, 1, "yes")]},
+     **{"pass": False, "check": ["item shape"], "error_paths": ["$.items[0].required"]})
+case(Q, "missing-priority", "priority is required.", {"mode": "required", "budget": 3, "items": [{"id": "a", "cost": 1}]},
+     **{"pass": False, "check": ["item shape"], "error_paths": ["$.items[0]"]})
+case(Q, "items-not-array", "items must be an array.", {"mode": "required", "budget": 3, "items": {"a": 1}},
+     **{"pass": False, "check": ["input shape"], "error_paths": ["$.items"]})
+
+B = "blocks"
+import copy as _copy
+REFUND = json.load(open(REPO / "examples" / "refund-case.json"))
+def refund(fixed, context=850):
+    d = _copy.deepcopy(REFUND); d["window"]["fixed_prompt_tokens"] = fixed; d["window"]["context_tokens"] = context; return d
+def blk(i, content="evidence", p=50, at="2026-03-13T12:00:00Z", **kw):
+    return {"id": i, "source": "test", "content": content, "priority": p, "observed_at": at, **kw}
+def win(c, r=0, f=400): return {"context_tokens": c + r + f, "reserved_output_tokens": r, "fixed_prompt_tokens": f}
+ALL = ["CUSTOMER_MESSAGE", "REFUND_POLICY", "ORDER_DATA", "CUSTOMER_HISTORY", "OPERATIONS_PLAYBOOK"]
+case(B, "refund-everything-fits", "Seed 001's refund case with a 1200-token window (1200 - 300 - 220 = 680): all five blocks fit in 255 tokens and the composed prompt (598) fits 1200 - 300.", refund(220, 1200),
+     **{"pass": True, "available": 680, "used": 255, "can_proceed": True, "excluded": []})
+case(B, "refund-optional-excluded", "A fixed prompt of 400 leaves 150 tokens: the required blocks take 104; ORDER_DATA (48) no longer fits, CUSTOMER_HISTORY (26) still does, OPERATIONS_PLAYBOOK (77) does not.", refund(400),
+     **{"pass": True, "available": 150, "used": 130, "can_proceed": True,
+        "excluded": [{"id": "ORDER_DATA", "tokens": 48, "reason": "exceeds_remaining_budget"}, {"id": "OPERATIONS_PLAYBOOK", "tokens": 77, "reason": "exceeds_remaining_budget"}]})
+case(B, "refund-required-overflow", "A fixed prompt of 470 leaves 80 tokens: REFUND_POLICY (60, required) does not fit after CUSTOMER_MESSAGE (44): the run cannot proceed.", refund(470),
+     **{"pass": False, "can_proceed": False, "summary": "Cannot proceed: required block REFUND_POLICY needs 60 tokens but only 36 remain.", "check": ["required blocks included"]})
+case(B, "exact-fit", "A block whose estimate equals the available budget fits (one-word content estimates 2 tokens).",
+     {"mode": "blocks", "window": win(2), "blocks": [blk("only", "word")]}, **{"pass": True, "used": 2, "remaining": 0})
+case(B, "blank-content-costs-zero", "Blank content (JavaScript whitespace only) estimates 0 tokens and fits even when nothing remains.",
+     {"mode": "blocks", "window": win(2), "blocks": [blk("full", "word", p=90), blk("blank", " \n\t\u3000 ", p=10)]},
+     **{"included": [{"id": "full", "tokens": 2}, {"id": "blank", "tokens": 0}]})
+case(B, "tie-broken-by-id", "Equal priority and equal instant: ordinal id order decides, uppercase first.",
+     {"mode": "blocks", "window": win(4), "blocks": [blk("b"), blk("a"), blk("B")]},
+     **{"included": [{"id": "B", "tokens": 2}, {"id": "a", "tokens": 2}], "excluded": [{"id": "b", "tokens": 2, "reason": "exceeds_remaining_budget"}]})
+case(B, "offsets-compare-as-instants", "15:00+05:00 is 10:00Z, earlier than 12:00Z although its wall-clock time is later: the 12:00Z block is newer and goes first.",
+     {"mode": "blocks", "window": win(2), "blocks": [blk("east", at="2026-03-13T15:00:00+05:00"), blk("utc", at="2026-03-13T12:00:00Z")]},
+     **{"included": [{"id": "utc", "tokens": 2}], "excluded": [{"id": "east", "tokens": 2, "reason": "exceeds_remaining_budget"}]})
+case(B, "astral-characters-count-two", "Ten U+1F600 characters are 20 UTF-16 code units: ceil(20 / 4) = 5 tokens (counting code points would give 3).",
+     {"mode": "blocks", "window": win(5), "blocks": [blk("emoji", "\U0001F600" * 10)]}, **{"included": [{"id": "emoji", "tokens": 5}], "remaining": 0})
+case(B, "explicit-tokens-override-estimate", "A block with tokens uses that count instead of the estimate.",
+     {"mode": "blocks", "window": win(10), "blocks": [blk("counted", "a long text that would estimate more than three", tokens=3)]},
+     **{"included": [{"id": "counted", "tokens": 3}], "used": 3})
+case(B, "required-first-then-priority", "Required blocks go first whatever their priority; then priority, then newest.",
+     {"mode": "blocks", "window": win(6), "blocks": [blk("A", p=10, required=True), blk("B", p=90, at="2026-03-01T00:00:00Z"), blk("C", p=90, at="2026-03-02T00:00:00Z"), blk("D", p=50)]},
+     **{"included": [{"id": "A", "tokens": 2}, {"id": "C", "tokens": 2}, {"id": "B", "tokens": 2}], "excluded": [{"id": "D", "tokens": 2, "reason": "exceeds_remaining_budget"}]})
+case(B, "no-blocks", "No blocks: the prompt holds the system text and the task only.",
+     {"mode": "blocks", "window": win(10), "system": "Be brief.", "task": "Say hi.", "blocks": []},
+     **{"pass": True, "prompt": "System:\nBe brief.\n\nTask:\nSay hi.\n\nContext Blocks:\n", "used": 0})
+case(B, "window-without-budget", "Reserved output plus fixed prompt use the whole window: no context budget, and the error names the three numbers.",
+     {"mode": "blocks", "window": {"context_tokens": 850, "reserved_output_tokens": 600, "fixed_prompt_tokens": 250}, "blocks": []}, **{"pass": False, "check": ["input shape"], "error_paths": ["$.window"]})
+case(B, "invalid-block-fields", "Priority above 100, a date-time without offset, and a misspelt key are each reported.",
+     {"mode": "blocks", "window": win(10), "blocks": [{"id": "x", "source": "s", "content": "c", "priority": 101, "observed_at": "2026-03-13T12:00:00", "requird": True}]},
+     **{"pass": False, "check": ["block shape"], "error_paths": ["$.blocks[0].requird", "$.blocks[0].priority", "$.blocks[0].observed_at"]})
+case(B, "duplicate-ids", "Block ids must be unique.", {"mode": "blocks", "window": win(10), "blocks": [blk("x"), blk("x")]},
+     **{"pass": False, "check": ["block shape"], "error_paths": ["$.blocks[1].id"]})
+case(B, "missing-window", "The window is required.", {"mode": "blocks", "blocks": []}, **{"pass": False, "check": ["input shape"], "error_paths": ["$"]})
+
+P = "passages"
+def pas(*pairs): return [{"id": i, "text": t} for i, t in pairs]
+def pin(limit, passages, counter="words", question="why"): return {"mode": "passages", "question": question, "limit": limit, "counter": counter, "passages": passages}
+case(P, "seed-004-example", "Seed 004's fixture: the empty prompt is 4 words, a adds 3, b would add 6, c adds 2; with a limit of 9, a and c fit exactly.",
+     pin(9, pas(("a", "one two"), ("b", "one two three four five"), ("c", "six"))),
+     **{"pass": True, "chosen": ["a", "c"], "skipped": ["b"], "units": 9, "prompt": "Question: why\nSources:\n[a] one two\n[c] six\nAnswer:"})
+case(P, "empty-passage-list", "No passages: the base prompt alone, 4 words within 4.", pin(4, []),
+     **{"pass": True, "chosen": [], "units": 4, "prompt": "Question: why\nSources:\nAnswer:"})
+case(P, "base-overflow", "The prompt without passages (4 words) already exceeds a limit of 3: invalid, as in the seed.", pin(3, []),
+     **{"pass": False, "check": ["input shape"], "error_paths": ["$.limit"]})
+case(P, "exact-fit", "A passage that brings the prompt to exactly the limit is kept.", pin(7, pas(("a", "one two"))),
+     **{"chosen": ["a"], "units": 7})
+case(P, "long-skipped-later-short-kept", "A long passage that does not fit does not stop a later short one.",
+     pin(8, pas(("long", "w " * 20), ("short", "ok"), ("also", "no room"))), **{"chosen": ["short"], "skipped": ["long", "also"], "units": 6})
+case(P, "empty-and-blank-text", "Empty and whitespace-only passages cost only their label: one word each.",
+     pin(6, pas(("e", ""), ("w", " \t "), ("x", "more"))), **{"chosen": ["e", "w"], "skipped": ["x"], "units": 6})
+case(P, "unicode-whitespace-words", "The words counter splits like Python's str.split: U+3000 and U+0085 separate words, U+200B does not.",
+     pin(8, pas(("a", "one\u3000two\u0085three"), ("b", "x\u200by"))), **{"chosen": ["a"], "skipped": ["b"], "units": 8})
+case(P, "estimate-counter", "The estimate counter measures the whole prompt with the blocks estimator: the base prompt is 30 code units, 4 words, 2 newlines: 8 + 2 = 10; with a it is 51 units, 8 words, 3 newlines: 13 + 3 = 16; b would make it 61 units: 16 + 4 = 20.",
+     pin(16, pas(("a", "alpha beta gamma"), ("b", "delta")), counter="estimate"), **{"pass": True, "chosen": ["a"], "skipped": ["b"], "units": 16})
+case(P, "estimate-counter-astral", "Twelve U+1F600 count 24 code units: the prompt is 59 units, ceil(59 / 4) + 3 newlines = 18 (counting code points would give 15).",
+     pin(18, pas(("e", "\U0001F600" * 12)), counter="estimate"), **{"chosen": ["e"], "units": 18})
+case(P, "ids-with-spaces", "Labels are part of the measured prompt: an id with a space adds a word.",
+     pin(6, pas(("a b", "x"))), **{"chosen": [], "skipped": ["a b"], "units": 4})
+case(P, "duplicate-ids", "Duplicate passage ids are rejected, as in the seed.", pin(20, pas(("a", "x"), ("a", "y"))),
+     **{"pass": False, "check": ["passage shape"], "error_paths": ["$.passages[1].id"]})
+case(P, "empty-id", "An empty passage id is rejected.", pin(20, pas(("", "x"))),
+     **{"pass": False, "check": ["passage shape"], "error_paths": ["$.passages[0].id"]})
+case(P, "unknown-counter", "The counter must be words or estimate.", pin(20, [], counter="tiktoken"),
+     **{"pass": False, "check": ["input shape"], "error_paths": ["$.counter"]})
+case(P, "non-integer-limit", "The limit must be a non-negative integer.", pin(9.5, []),
+     **{"pass": False, "check": ["input shape"], "error_paths": ["$.limit"]})
+case(P, "multiline-text", "Newlines inside a passage are kept in the prompt exactly as given.",
+     pin(10, pas(("a", "line one\nline two"))), **{"chosen": ["a"], "units": 9, "prompt": "Question: why\nSources:\n[a] line one\nline two\nAnswer:"})
+
+# ---------------------------------------------------------------- beyond the rule (issue 6)
+case(R, "greedy-counterexample", "Greedy takes A (relevance 10, 6 tokens) and then neither B nor C (9 each, 5 tokens) fits; B and C together would give 18.",
+     {"budget": 10, "items": [item("A", 10, 6), item("B", 9, 5), item("C", 9, 5)]},
+     **{"selected": ["A"], "omitted": ["B", "C"], "used": 6, "optimal": {"exact": True, "value": 18, "selected": ["B", "C"], "cost": 10, "greedy_value": 10, "verified": True}})
+case(R, "optimal-skips-non-positive-items", "Items worth nothing or less never enter the best subset, though greedy takes them when they fit.",
+     {"budget": 3, "items": [item("good", 2, 1), item("zero", 0, 1), item("bad", -5, 1)]},
+     **{"selected": ["good", "zero", "bad"], "optimal": {"exact": True, "value": 2, "selected": ["good"], "cost": 1, "greedy_value": -3, "verified": True}})
+case(R, "optimal-tie-prefers-ordinal-order", "Two best subsets worth 5: the one first in ordinal id order (a) is reported.",
+     {"budget": 1, "items": [item("b", 5, 1), item("a", 5, 1)]},
+     **{"optimal": {"exact": True, "value": 5, "selected": ["a"], "cost": 1, "greedy_value": 5, "verified": True}})
+case(Q, "optimal-with-required-fixed", "Required items are fixed; the best optional priority sum in the 5 tokens left is 8 (b, c), greedy takes a for 7.",
+     {"mode": "required", "budget": 8, "items": [req("must", 3, 0, True), req("a", 3, 7), req("b", 2, 4), req("c", 3, 4)]},
+     **{"selected": ["must", "a", "b"], "optimal": {"exact": True, "value": 11, "selected": ["a", "b"], "cost": 5, "greedy_value": 11, "verified": True}})
+case(Q, "optimal-beats-greedy", "Priority 10 costs 6; two priority-9 items costing 5 each would give 18 in the 10 tokens left after the required item.",
+     {"mode": "required", "budget": 12, "items": [req("core", 2, 0, True), req("A", 6, 10), req("B", 5, 9), req("C", 5, 9)]},
+     **{"selected": ["core", "A"], "optimal": {"exact": True, "value": 18, "selected": ["B", "C"], "cost": 10, "greedy_value": 10, "verified": True}})
+case(B, "refund-seed-window-rendered-too-large", "Seed 001's own window (850 - 300 - 220 = 330) packs all five blocks in 255 tokens, but the composed prompt with its headers and metadata estimates 598 tokens, over 850 - 300 = 550: the packing is right and the check says the prompt does not fit.",
+     refund(220, 850), **{"pass": False, "can_proceed": True, "used": 255, "rendered_tokens": 598, "rendered_overhead": 343, "check": ["rendered prompt fits window"]})
+case(B, "sensitivity-margin", "With a margin of 0.5 the estimated costs range from half to one and a half times: 'long' flips in when they shrink.",
+     {"mode": "blocks", "window": win(5), "margin": 0.5, "blocks": [blk("short", "one two", p=90), blk("long", "three four five", p=10)]},
+     **{"included": [{"id": "short", "tokens": 3}], "sensitivity": {"margin": 0.5, "flips": ["long"], "required_slack": 5,
+        "larger": {"flips": [], "can_proceed": True, "required_slack": 5}, "smaller": {"flips": ["long"], "can_proceed": True, "required_slack": 5}}})
+case(P, "estimate-sensitivity", "With the estimate counter, a 15% error either way would change the choice: a drops out and b comes in if counts are larger.",
+     pin(16, pas(("a", "alpha beta gamma"), ("b", "delta")), counter="estimate"),
+     **{"sensitivity": {"margin": 0.15, "flips": ["a", "b"], "slack": 0, "larger": {"flips": ["a", "b"], "units": 15, "base_fits": True}, "smaller": {"flips": [], "units": 13, "base_fits": True}}})
+case(P, "bad-margin", "The margin must be at least 0 and below 1.", dict(pin(16, [], counter="estimate"), margin=1.5),
+     **{"pass": False, "check": ["input shape"], "error_paths": ["$.margin"]})
+print("wrote", len(list(ROOT.rglob("*.json"))), "fixture files")
