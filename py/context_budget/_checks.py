@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from itertools import accumulate, compress, islice
-from operator import eq, itemgetter, le, lt, mul, not_, sub
+from operator import eq, ge, itemgetter, le, lt, mul, not_, sub
 from typing import Callable, Iterable
 
 from ._values import JS_WHITESPACE
@@ -100,19 +100,19 @@ def budget_problems(where: dict, costs: list, selected: list, budget: int, used:
         yield f"reported remaining {remaining}, but {budget} - {total} = {budget - total}"
 
 
-def order_problems(trace: Trace, ranks: list) -> Iterable[str]:
-    """The trace holds every input item once, in increasing (rank, ordinal id) order.
+def order_problems(trace: Trace, ranks: list, descending: bool = False) -> Iterable[str]:
+    """The trace holds every input item once, ordered by rank (highest first when
+    ``descending``), equal ranks in ordinal id order.
 
-    ``ranks[i]`` is input item i's rank re-read from the input, never from the trace;
-    a lower rank is considered earlier.
+    ``ranks[i]`` is input item i's rank re-read from the input, never from the trace.
     """
     if not trace.complete:
         yield "the trace does not list every input item exactly once"
         return
     in_trace = list(map(ranks.__getitem__, trace.positions))
-    following = islice(in_trace, 1, None)
-    if not all(map(le, in_trace, following)):
-        index = next(i for i in range(len(in_trace) - 1) if not in_trace[i] <= in_trace[i + 1])
+    in_order = ge if descending else le
+    if not all(map(in_order, in_trace, islice(in_trace, 1, None))):
+        index = next(i for i in range(len(in_trace) - 1) if not in_order(in_trace[i], in_trace[i + 1]))
         yield f"{trace.ids[index + 1]!r} was considered after {trace.ids[index]!r} but ranks before it"
         return
     ties = list(compress(range(len(in_trace) - 1), map(eq, in_trace, islice(in_trace, 1, None))))

@@ -48,16 +48,17 @@ def ordinal_keys(ids: list[str]) -> list:
     return list(map(utf16_units, ids)) if has_astral(ids) else ids
 
 
-def ranked_order(ids: list[str], ranks: list) -> list[int]:
-    """Input positions in increasing rank, ties by ordinal id.
+def ranked_order(ids: list[str], ranks: list, descending: bool = False, positions: Iterable[int] | None = None) -> list[int]:
+    """Input positions by rank (highest first when ``descending``), ties by ordinal id.
 
     Sorting positions by a list's ``__getitem__`` keeps the comparisons in C (and floats
     get CPython's fast float compare). When ranks tie, a stable sort by rank of positions
-    already in ordinal id order breaks the ties.
+    already in ordinal id order breaks the ties; ``reverse=True`` keeps that stability.
+    ``positions`` is the input order to start from (a permutation, for re-running the rule).
     """
-    positions = range(len(ids))
+    positions = range(len(ids)) if positions is None else positions
     if len(set(ranks)) == len(ranks):
-        return sorted(positions, key=ranks.__getitem__)
+        return sorted(positions, key=ranks.__getitem__, reverse=descending)
     order = sorted(positions, key=ordinal_keys(ids).__getitem__)
-    order.sort(key=ranks.__getitem__)
+    order.sort(key=ranks.__getitem__, reverse=descending)
     return order

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from itertools import accumulate, compress, count, repeat
-from operator import le, neg, not_
+from operator import le, ne, not_
+from typing import Iterable
 
 from .. import _checks
 from .._optimal import report_optimal
@@ -32,12 +33,15 @@ def parse(data: object) -> dict:
     return {"budget": budget, "ids": ids, "scores": list(map(float, relevance)), "tokens": tokens, "relevance": relevance}
 
 
-def rule(parsed: dict) -> tuple[list[int], list[bool], list[int]]:
+def rule(parsed: dict, positions: Iterable[int] | None = None, with_before: bool = True) -> tuple[list[int], list[bool], list[int] | None]:
     """The seed's rule: positions in the order considered, whether each was kept, and the
-    budget remaining before each."""
-    order = ranked_order(parsed["ids"], list(map(neg, parsed["scores"])))
+    budget remaining before each. ``positions`` presents the items in another input order."""
+    order = ranked_order(parsed["ids"], parsed["scores"], descending=True, positions=positions)
     costs = list(map(parsed["tokens"].__getitem__, order))
-    before = list(accumulate(costs, _take_if_it_fits, initial=parsed["budget"]))
+    remaining = accumulate(costs, _take_if_it_fits, initial=parsed["budget"])
+    if not with_before:
+        return order, list(map(le, costs, remaining)), None
+    before = list(remaining)
     before.pop()
     return order, list(map(le, costs, before)), before
 
@@ -103,8 +107,8 @@ def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
     trace = _checks.Trace(result["trace"], where)
 
     def order_and_decisions():
-        ranks = list(map(neg, map(float, _checks.column(items, "relevance"))))
-        yield from _checks.order_problems(trace, ranks)
+        scores = list(map(float, _checks.column(items, "relevance")))
+        yield from _checks.order_problems(trace, scores, descending=True)
         yield from _checks.decision_problems(trace, budget, costs)
         yield from _checks.listing_problems(trace, result["selected"], result["omitted"])
         yield from rerun_on_reversed(data, parsed, trace.ids, result["selected"])
@@ -124,8 +128,11 @@ def rerun_on_reversed(data: dict, parsed: dict | None, considered_ids: list, sel
         return
     if parsed is None:
         parsed = parse(data)
-    reversed_copy = {key: value[::-1] if isinstance(value, list) else value for key, value in parsed.items()}
-    order, kept, _ = rule(reversed_copy)
-    considered = list(map(reversed_copy["ids"].__getitem__, order))
-    if considered != considered_ids or list(compress(considered, kept)) != selected:
-        yield "re-running the rule on the items in reverse order gives another order or selection"
+    # The items presented last to first; compared element by element, so that nothing as
+    # large as the input is built again.
+    order, kept, _ = rule(parsed, positions=range(len(parsed["ids"]) - 1, -1, -1), with_before=False)
+    considered = map(parsed["ids"].__getitem__, order)
+    if len(order) != len(considered_ids) or any(map(ne, considered, considered_ids)):
+        yield "re-running the rule on the items in reverse order considers the items in another order"
+    elif sum(kept) != len(selected) or any(map(ne, compress(considered_ids, kept), selected)):
+        yield "re-running the rule on the items in reverse order selects other items"

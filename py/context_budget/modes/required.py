@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from itertools import compress, repeat
-from operator import neg, not_
+from operator import not_
 
 from .. import _checks
 from .._optimal import report_optimal
@@ -42,8 +42,7 @@ def rule(parsed: dict) -> tuple[list[int], list[bool], list[int], int]:
     independent of input order."""
     budget, costs, required = parsed["budget"], parsed["costs"], parsed["required"]
     required_cost = sum(compress(costs, required))
-    ranks = list(zip(map(not_, required), map(neg, parsed["priorities"])))
-    order = ranked_order(parsed["ids"], ranks)
+    order = ranked_order(parsed["ids"], list(zip(required, parsed["priorities"])), descending=True)
     if required_cost > budget:
         return order, [False] * len(order), [budget] * len(order), required_cost
     remaining = budget
@@ -151,8 +150,8 @@ def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
             yield f"required items {', '.join(missing)} are not selected{why}"
 
     def order_and_decisions():
-        ranks = list(zip(map(not_, required), map(neg, map(float, _checks.column(items, "priority")))))
-        yield from _checks.order_problems(trace, ranks)
+        ranks = list(zip(required, map(float, _checks.column(items, "priority"))))
+        yield from _checks.order_problems(trace, ranks, descending=True)
         if required_cost > budget:
             if any(trace.kept):
                 yield "items were kept although the required items alone exceed the budget"
