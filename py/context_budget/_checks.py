@@ -46,13 +46,6 @@ def raw_number(value: object) -> float | int:
     return value
 
 
-def as_double(value: object) -> float:
-    try:
-        return float(value)
-    except OverflowError:
-        return math.inf
-
-
 def code_units(text: str) -> bytes:
     # Big-endian UTF-16: comparing these bytes compares UTF-16 code units.
     return text.encode("utf-16-be", "surrogatepass")
