@@ -30,6 +30,9 @@ def test_compose_prints_prompt_and_report():
     assert out.startswith("=== Composed prompt ===\nSystem:\n")
     assert "### Block CUSTOMER_MESSAGE\nSource: support-ticket\nPriority: 100\n" in out
     assert "available 680 = context 1200 - reserved output 300 - fixed prompt 220" in out
+    assert "rendered prompt ~598 tokens (343 of them system, task, headers and metadata) of 900" in out
+    assert "optional priority: greedy 220, best possible 220" in out
+    assert "if the estimates are off by 15%: nothing would flip; required slack 576" in out
     # The composer keeps the included (packing) order.
     positions = [out.index(f"### Block {name}") for name in ("CUSTOMER_MESSAGE", "REFUND_POLICY", "ORDER_DATA", "CUSTOMER_HISTORY", "OPERATIONS_PLAYBOOK")]
     assert positions == sorted(positions)

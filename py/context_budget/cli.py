@@ -228,11 +228,22 @@ def _packing_text(report: dict, window: dict) -> str:
         f"available {report['available']} = context {window['context_tokens']} - reserved output "
         f"{window['reserved_output_tokens']} - fixed prompt {window['fixed_prompt_tokens']}",
         f"used {report['used']}, remaining {report['remaining']}",
+        f"rendered prompt ~{report['rendered_tokens']} tokens ({report['rendered_overhead']} of them system, task, headers and metadata) "
+        f"of {window['context_tokens'] - window['reserved_output_tokens']} = context - reserved output",
         "included, in packing order:",
     ]
     lines += [f"  {entry['id']}  {entry['tokens']} tokens" for entry in report["included"]] or ["  (none)"]
     lines.append("excluded:")
     lines += [f"  {entry['id']}  {entry['tokens']} tokens  {entry['reason']}" for entry in report["excluded"]] or ["  (none)"]
+    optimal, sensitivity = report.get("optimal"), report.get("sensitivity")
+    if optimal and optimal["exact"]:
+        lines.append(
+            f"optional priority: greedy {optimal['greedy_value']}, best possible {optimal['value']} "
+            f"({', '.join(optimal['selected']) or 'none'})"
+        )
+    if sensitivity:
+        flips = ", ".join(sensitivity["flips"]) or "nothing"
+        lines.append(f"if the estimates are off by {sensitivity['margin']:.0%}: {flips} would flip; required slack {sensitivity['required_slack']}")
     lines.append("checks:")
     lines += [f"  {'ok  ' if check['pass'] else 'FAIL'} {check['name']}{' - ' + check['detail'] if not check['pass'] else ''}" for check in report["checks"]]
     lines.append(report["summary"])
