@@ -187,3 +187,35 @@ def test_estimate_matches_the_seed(text):
     from context_budget._estimate import estimate_tokens
 
     assert estimate_tokens(text) == seed_estimate(text)
+
+
+PASSAGES_INPUTS = st.fixed_dictionaries(
+    {"mode": st.just("passages"), "question": st.text(max_size=5), "limit": st.integers(0, 40),
+     "counter": st.sampled_from(["words", "estimate"]),
+     "passages": st.lists(st.fixed_dictionaries({"id": IDS, "text": CONTENT}), max_size=6).map(unique_by_id)},
+    optional={"margin": st.sampled_from([0, 0.15, 0.5])},
+)
+
+
+def spoil(value, data):
+    """Replace one field somewhere in a valid input with an arbitrary JSON value."""
+    if isinstance(value, dict) and value:
+        key = data.draw(st.sampled_from(sorted(value)))
+        return {**value, key: data.draw(st.one_of(JSON_VALUES, st.just(spoil(value[key], data))))}
+    if isinstance(value, list) and value:
+        index = data.draw(st.integers(0, len(value) - 1))
+        return value[:index] + [spoil(value[index], data)] + value[index + 1:]
+    return data.draw(JSON_VALUES)
+
+
+@given(st.one_of(BLOCKS_INPUTS, PASSAGES_INPUTS), st.data())
+def test_blocks_and_passages_never_raise_or_mutate(valid, data):
+    """Valid and spoilt inputs of the two text modes: a report every time, the input untouched."""
+    for candidate in (valid, spoil(valid, data)):
+        before = copy.deepcopy(candidate)
+        report = evaluate(candidate)
+        assert first_difference(before, candidate) is None
+        assert "internal error" not in [check["name"] for check in report["checks"]], report
+        json.dumps(report, allow_nan=False)
+        if "errors" not in report and report["mode"] == "passages":
+            assert report["pass"] is True, report["checks"]
