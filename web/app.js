@@ -215,7 +215,10 @@ const COST_KEYS = ["tokens", "cost", "units"];
 function renderTrace(report) {
   const rows = report.trace;
   if (!Array.isArray(rows) || !rows.length) return;
-  const best = new Set(report.optimal && report.optimal.exact ? report.optimal.selected : []);
+  // Highlight the better combination only when it is better than what greedy chose.
+  const optimal = report.optimal;
+  const better = optimal && optimal.exact && optimal.value > optimal.greedy_value;
+  const best = new Set(better ? optimal.selected : []);
   const flips = new Set(report.sensitivity ? report.sensitivity.flips || [] : []);
   const columns = Object.keys(rows[0]).filter((key) => key !== "reason");
   const head = el("tr");
