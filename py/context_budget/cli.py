@@ -1,9 +1,10 @@
 """The command line: ``run(argv, stdin, stdout, stderr) -> exit code``; ``main`` wires it to the process.
 
-Exit codes: 0 the report passes (or every fixture passed); 1 it does not, the input
-could not be read as JSON, or the checkout lacks what the page needs; 2 bad usage
-(unknown command or option, a file that cannot be opened, a fixtures directory with no
-fixtures, a port that cannot be used).
+Exit codes (the README has the table): 0 the report passes, every fixture or line
+passed; 1 it does not, the input is not acceptable JSON, a required block does not fit,
+the model call failed, or the checkout lacks what the page needs; 2 bad usage (unknown
+command or option, a file that cannot be opened, no fixtures, a port that cannot be
+used, invalid compose settings).
 """
 
 from __future__ import annotations
@@ -53,8 +54,10 @@ class _Exit(Exception):
 
 
 def _parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
-    _Parser.stdout, _Parser.stderr = stdout, stderr
-    parser = _Parser(prog="context-budget", description="Choose context under a token budget, explain it, verify it.")
+    # A class per call, so that the subcommands' parsers write to these streams too and
+    # two runs never share them.
+    parser_class = type("Parser", (_Parser,), {"stdout": stdout, "stderr": stderr})
+    parser = parser_class(prog="context-budget", description="Choose context under a token budget, explain it, verify it.")
     parser.add_argument("--version", action="version", version=f"context-budget {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
