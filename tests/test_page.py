@@ -247,3 +247,18 @@ def test_blocks_example_shows_prompt_overhead_and_flips(page):
     assert page.locator("[data-testid=items] tbody tr.flips").count() == 1
     assert "would flip" in page.inner_text("[data-testid=optimal]")
     assert page.inner_text("[data-testid=prompt]").startswith("System:")
+
+
+def test_awkward_inputs_give_the_cpython_envelope(page):
+    texts = [
+        '{"budget": 2, "items": [{"id": "\\ud800", "relevance": 1, "tokens": 1}, {"id": "\\ud83d\\ude00", "relevance": 1, "tokens": 1}]}',
+        '{"budget": 1, "items": [{"id": "a", "relevance": 1' + "0" * 400 + ', "tokens": 1}]}',
+        '{"budget": 9007199254740991, "items": [{"id": "x", "relevance": -0.0, "tokens": 4.0}]}',
+        '{"budget": 1, "budget": 2}',
+        "[" * 5000,
+        '"just a string"',
+        '{"mode": "passages", "question": "\\u3000", "limit": 20, "counter": "estimate", "passages": [{"id": "p", "text": "\\u0085 a\\u2028b"}]}',
+    ]
+    answers = page.evaluate("texts => Promise.all(texts.map(t => window.contextBudget.checkText(t)))", texts)
+    for text, answer in zip(texts, answers):
+        assert json.loads(answer) == json.loads(check_text(text)), text[:60]

@@ -8,10 +8,18 @@ it has no opinion on. When a hook rejects something, a small scanner walks the
 from __future__ import annotations
 
 import json
+import re
 from json.decoder import scanstring
 
 # CPython refuses to convert integers longer than this to and from text (3.11+).
 MAX_INTEGER_DIGITS = 4300
+# CPython 3.11's parser gives up near 1,000 levels; Pyodide's overflows its stack and
+# dies at a few thousand. One limit, well under both, gives every runtime the same answer.
+MAX_DEPTH = 512
+
+_NOT_STRUCTURE = bytes(byte for byte in range(256) if byte not in b'[]{}"')
+_STRING = re.compile(rb'"[^"]*"')
+_PAIR = re.compile(rb"\[\]|\{\}")
 
 
 class JSONInputError(ValueError):
@@ -54,7 +62,37 @@ def decode_utf8(data: bytes) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
+def nesting_within(text: str, limit: int = MAX_DEPTH) -> bool:
+    """Whether JSON ``text`` nests arrays and objects at most ``limit`` deep (checked before
+    parsing, since too deep a parse can crash the runtime instead of raising).
+
+    Drops escaped backslashes and quotes, keeps only brackets and quotes (a C-level byte
+    translate), drops the strings, and peels innermost ``[]``/``{}`` pairs one level per pass. Text
+    that is not valid JSON is judged by how deep the parser would go before failing.
+    """
+    if text.count("[") + text.count("{") <= limit:
+        return True
+    structure = text.encode("utf-8", "surrogatepass")
+    if b"\\" in structure:  # escaped backslashes first, then escaped quotes: neither delimits a string
+        structure = structure.replace(b"\\\\", b"").replace(b'\\"', b"")
+    structure = structure.translate(None, _NOT_STRUCTURE)
+    structure = _STRING.sub(b"", structure.replace(b'""', b""))
+    levels = 0
+    while structure:
+        peeled = _PAIR.sub(b"", structure)  # one pass removes exactly the innermost level
+        if len(peeled) == len(structure):
+            # Unbalanced (not valid JSON): the parser would still descend into what stays open.
+            return levels + structure.count(b"[") + structure.count(b"{") <= limit
+        levels += 1
+        if levels > limit:
+            return False
+        structure = peeled
+    return True
+
+
 def loads(text: str) -> object:
+    if not nesting_within(text):
+        raise JSONInputError(f"JSON nests arrays and objects more than {MAX_DEPTH} levels deep")
     try:
         return json.loads(text, object_pairs_hook=_object, parse_constant=_constant, parse_int=_integer)
     except _Rejected:
