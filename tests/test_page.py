@@ -257,8 +257,49 @@ def test_awkward_inputs_give_the_cpython_envelope(page):
         '{"budget": 1, "budget": 2}',
         "[" * 5000,
         '"just a string"',
+        '{"budget": 1, "items": [],}',
+        '[1, 2,]',
+        '{"budget" 1}',
+        '{"items": ["\\x"]}',
         '{"mode": "passages", "question": "\\u3000", "limit": 20, "counter": "estimate", "passages": [{"id": "p", "text": "\\u0085 a\\u2028b"}]}',
     ]
     answers = page.evaluate("texts => Promise.all(texts.map(t => window.contextBudget.checkText(t)))", texts)
     for text, answer in zip(texts, answers):
         assert json.loads(answer) == json.loads(check_text(text)), text[:60]
+
+
+def random_inputs(count, seed=2026):
+    """Varied inputs for all four modes, valid and not, with awkward strings and numbers."""
+    import random
+
+    rng = random.Random(seed)
+    ids = ["a", "b", "B", "\uff5e", "\U0001F600", "\ud800", " ", "\u0085", "x y", "<b>"]
+    numbers = [0, 1, 2, 3, 5, 8, -1, 2.5, 4.0, -0.0, 1e300, 9007199254740993, True, None, "3"]
+    texts = ["", "one two", " \u3000 ", "line\nbreak", "\U0001F600" * 3, "a\u0085b", "[x] {y}"]
+    inputs = []
+    for _ in range(count):
+        mode = rng.choice(["relevance", "required", "blocks", "passages"])
+        n = rng.randint(0, 6)
+        pick = lambda values: values[rng.randrange(len(values))]  # noqa: E731
+        if mode == "relevance":
+            data = {"budget": pick(numbers), "items": [{"id": pick(ids), "relevance": pick(numbers), "tokens": pick(numbers)} for _ in range(n)]}
+        elif mode == "required":
+            data = {"mode": mode, "budget": pick(numbers), "items": [{"id": pick(ids), "cost": pick(numbers), "priority": pick(numbers), "required": rng.random() < 0.3} for _ in range(n)]}
+        elif mode == "blocks":
+            data = {"mode": mode, "window": {"context_tokens": rng.randint(0, 900), "reserved_output_tokens": 50, "fixed_prompt_tokens": 50},
+                    "blocks": [{"id": pick(ids), "source": "s", "content": pick(texts), "priority": rng.randint(0, 100),
+                                "observed_at": pick(["2026-03-13T12:00:00Z", "2026-03-13T15:00:00+05:00", "2026-02-30T00:00:00Z"]),
+                                "required": rng.random() < 0.2} for _ in range(n)]}
+        else:
+            data = {"mode": mode, "question": pick(texts), "limit": rng.randint(0, 60), "counter": pick(["words", "estimate"]),
+                    "passages": [{"id": pick(ids), "text": pick(texts)} for _ in range(n)]}
+        inputs.append(json.dumps(data))
+    return inputs
+
+
+def test_random_inputs_give_the_same_envelope_in_the_page_and_in_cpython(page):
+    texts = random_inputs(300)
+    answers = page.evaluate("texts => Promise.all(texts.map(t => window.contextBudget.checkText(t)))", texts)
+    mismatches = [text for text, answer in zip(texts, answers) if answer != check_text(text)]
+    assert mismatches == []
+    assert sum('"ok": true' in answer for answer in answers) > 20  # some of them pass

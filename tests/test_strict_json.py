@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from hypothesis import given, strategies as st
 
 from context_budget import _strict_json
@@ -34,3 +36,51 @@ def test_too_deep_input_is_refused_the_same_way_everywhere():
     envelope = check_document("[" * 600 + "]" * 600)
     assert envelope == {"ok": False, "error": "JSON nests arrays and objects more than 512 levels deep"}
     assert check_document("[" * 512 + "]" * 512)["result"]["errors"][0]["path"] == "$"
+
+
+BROKEN = [
+    ('{"a":1,}', "trailing comma before '}'", 7),
+    ("[1,2,]", "trailing comma before ']'", 5),
+    ('{"a" 1}', "expected ':' after an object key", 5),
+    ("[1 2]", "expected ',' or ']'", 3),
+    ("", "unexpected end of input", 0),
+    ("{", "unexpected end of input", 1),
+    ("[tru]", 'expected a value, found "t"', 1),
+    ('"abc', "unterminated string", 0),
+    ('"a\\x"', "invalid escape in a string", 2),
+    ('"a\nb"', "control character in a string (escape it)", 2),
+    ('{"a":1}}', "extra data after the JSON value", 7),
+    ("[1,-]", "invalid number", 3),
+    ("{1:2}", "expected an object key in double quotes", 1),
+    ('[NaN, -Infinity, 1,]', "trailing comma before ']'", 19),
+    ('{"a":[1,{"b":"\\u12"}]}', "invalid \\u escape in a string", 14),
+]
+
+
+@pytest.mark.parametrize("text, message, index", BROKEN)
+def test_syntax_errors_are_described_in_our_own_words(text, message, index):
+    """The json module's messages and positions differ between Python versions; ours do not."""
+    assert _strict_json.first_syntax_error(text) == (message, index)
+    if "NaN" in text:
+        return  # the strict reader rejects NaN first, with its own message
+    with pytest.raises(_strict_json.JSONInputError) as error:
+        _strict_json.loads(text)
+    assert str(error.value).startswith(f"invalid JSON: {message} at line ")
+
+
+@given(VALUES)
+def test_the_scan_finds_nothing_wrong_in_valid_json(value):
+    assert _strict_json.first_syntax_error(json.dumps(value)) == (None, 0)
+
+
+@given(VALUES, st.data())
+def test_the_scan_agrees_with_the_parser_about_what_is_json(value, data):
+    text = json.dumps(value)
+    cut = data.draw(st.integers(0, len(text)))
+    broken = text[:cut] + data.draw(st.sampled_from(["", ",", "]", "}", ":", '"', "x", "\\"])) + text[cut + 1:]
+    try:
+        json.loads(broken)
+        parses = True
+    except ValueError:
+        parses = False
+    assert (_strict_json.first_syntax_error(broken)[0] is None) == parses

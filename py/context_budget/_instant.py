@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -40,10 +41,14 @@ def read_instant(value: object) -> Instant:
     if match is None:
         raise Invalid(f"expected an ISO-8601 date-time with an offset or Z (like 2026-03-13T13:18:00Z), got {preview(value)}")
     year, month, day, hour, minute, second, fraction, zulu, sign, offset_hours, offset_minutes = match.groups()
-    try:
-        ordinal = date(int(year), int(month), int(day)).toordinal() - 1
-    except ValueError as error:
-        raise Invalid(f"not a calendar date ({error}), got {preview(value)}") from None
+    # Our own words, not the date library's: its messages differ between Python versions,
+    # and the page (Pyodide's Python) must say exactly what the CLI says.
+    if not (1 <= int(year) and 1 <= int(month) <= 12):
+        raise Invalid(f"not a calendar date (year from 0001, month 01 to 12), got {preview(value)}")
+    days_in_month = calendar.monthrange(int(year), int(month))[1]
+    if not 1 <= int(day) <= days_in_month:
+        raise Invalid(f"not a calendar date ({year}-{month} has {days_in_month} days), got {preview(value)}")
+    ordinal = date(int(year), int(month), int(day)).toordinal() - 1
     if int(hour) > 23 or int(minute) > 59 or int(second or 0) > 59:
         raise Invalid(f"time of day out of range, got {preview(value)}")
     offset = 0

@@ -98,9 +98,117 @@ def loads(text: str) -> object:
     except _Rejected:
         raise _locate(text) from None
     except json.JSONDecodeError as error:
-        raise JSONInputError(f"invalid JSON: {error.msg}", error.lineno, error.colno) from None
+        # The json module's wording and even its positions change between Python versions
+        # (3.13 added its own trailing-comma message); the page runs another version than
+        # the CLI, so the error is described by our own scan.
+        message, index = first_syntax_error(text)
+        if message is None:
+            raise JSONInputError(f"invalid JSON: {error.msg}", error.lineno, error.colno) from None
+        raise JSONInputError(f"invalid JSON: {message}", *_position(text, index)) from None
     except RecursionError:
         raise JSONInputError("JSON nests too deeply to parse") from None
+
+
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+_ESCAPES = set('"\\/bfnrtu')
+_HEX = set("0123456789abcdefABCDEF")
+_CLOSER = {"{": "}", "[": "]"}
+# The parser accepts NaN and Infinity (the strict reader rejects them with its own message).
+_LITERALS = ("true", "false", "null", "NaN", "Infinity", "-Infinity")
+
+
+def first_syntax_error(text: str) -> tuple[str | None, int]:
+    """The first place where ``text`` is not JSON, and what is wrong there; ``(None, 0)`` if none.
+
+    An iterative scan (no recursion, whatever the nesting), used only after the fast parser
+    has failed, so that the message and the position are the same in every Python version.
+    """
+    stack: list[str] = []
+    expect = "value"  # value | first value | key | first key | colon | comma | end
+    index, end = 0, len(text)
+    while True:
+        while index < end and text[index] in " \t\n\r":
+            index += 1
+        if index == end:
+            return (None, 0) if expect == "end" else ("unexpected end of input", index)
+        char = text[index]
+        if expect == "end":
+            return "extra data after the JSON value", index
+        if expect == "colon":
+            if char != ":":
+                return "expected ':' after an object key", index
+            index, expect = index + 1, "value"
+            continue
+        if expect == "comma":
+            closer = _CLOSER[stack[-1]]
+            if char == ",":
+                index, expect = index + 1, "key" if stack[-1] == "{" else "value"
+            elif char == closer:
+                stack.pop()
+                index, expect = index + 1, "comma" if stack else "end"
+            else:
+                return f"expected ',' or '{closer}'", index
+            continue
+        if expect in ("key", "first key"):
+            if char == "}" and expect == "first key":
+                stack.pop()
+                index, expect = index + 1, "comma" if stack else "end"
+            elif char == "}":
+                return "trailing comma before '}'", index
+            elif char == '"':
+                problem, index = _scan_string(text, index)
+                if problem:
+                    return problem, index
+                expect = "colon"
+            else:
+                return "expected an object key in double quotes", index
+            continue
+        # a value
+        if char == "]" and expect == "first value":
+            stack.pop()
+            index, expect = index + 1, "comma" if stack else "end"
+            continue
+        if char in "{[":
+            stack.append(char)
+            index, expect = index + 1, "first key" if char == "{" else "first value"
+            continue
+        if char == '"':
+            problem, index = _scan_string(text, index)
+            if problem:
+                return problem, index
+        elif text.startswith(_LITERALS, index):
+            index += next(len(literal) for literal in _LITERALS if text.startswith(literal, index))
+        elif char == "-" or char.isascii() and char.isdigit():
+            match = _NUMBER.match(text, index)
+            if match is None:
+                return "invalid number", index
+            index = match.end()
+        elif char == "]" and expect == "value":
+            return "trailing comma before ']'", index
+        else:
+            return f"expected a value, found {json.dumps(char)}", index
+        expect = "comma" if stack else "end"
+
+
+def _scan_string(text: str, start: int) -> tuple[str | None, int]:
+    """Check the string that opens at ``start``; return a problem and where, or None and the index after it."""
+    index, end = start + 1, len(text)
+    while index < end:
+        char = text[index]
+        if char == '"':
+            return None, index + 1
+        if char == "\\":
+            escape = text[index + 1 : index + 2]
+            if escape not in _ESCAPES:
+                return "invalid escape in a string", index
+            if escape == "u" and not (len(text[index + 2 : index + 6]) == 4 and set(text[index + 2 : index + 6]) <= _HEX):
+                return "invalid \\u escape in a string", index
+            index += 6 if escape == "u" else 2
+            continue
+        if char < " ":
+            return "control character in a string (escape it)", index
+        index += 1
+    return "unterminated string", start
 
 
 def _position(text: str, index: int) -> tuple[int, int]:
