@@ -213,7 +213,7 @@ def test_built_site_works_from_a_plain_static_server(browser, tmp_path):
     for name, digest in manifest.items():
         assert hashlib.sha256((site / name).read_bytes()).hexdigest() == digest, name
     server = subprocess.Popen(
-        [sys.executable, "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", str(site)],
+        [sys.executable, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", str(site)],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )
     try:
