@@ -303,3 +303,18 @@ def test_random_inputs_give_the_same_envelope_in_the_page_and_in_cpython(page):
     mismatches = [text for text, answer in zip(texts, answers) if answer != check_text(text)]
     assert mismatches == []
     assert sum('"ok": true' in answer for answer in answers) > 20  # some of them pass
+
+
+def test_format_and_download_keep_every_number_as_written(page, tmp_path):
+    text = '{"budget": 4, "items": [{"id": "a", "relevance": 9007199254740993, "tokens": 4.0}, {"id": "b", "relevance": -0.0, "tokens": 0}]}'
+    page.fill("[data-testid=input]", text)
+    page.click("#format")
+    expect(page.locator("[data-testid=input]")).to_have_value(re.compile("9007199254740993"))
+    formatted = page.input_value("[data-testid=input]")
+    assert '"tokens": 4.0' in formatted and '"relevance": -0.0' in formatted
+    page.wait_for_selector(DONE)
+    with page.expect_download() as download:
+        page.click("#download-report")
+    saved = open(download.value.path(), encoding="utf-8").read()
+    assert json.loads(saved) == json.loads(check_text(text))["result"]
+    assert '"relevance": 9007199254740993' in saved

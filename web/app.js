@@ -64,12 +64,21 @@ worker.onerror = (event) => {
   fail(event.message || "the worker script failed to start");
 };
 
-function checkText(text) {
+function callPython(type, text, key) {
   return readyPromise.then(() => new Promise((resolve, reject) => {
     const id = nextId++;
     pending.set(id, { resolve, reject });
-    worker.postMessage({ type: "check", id, text });
+    worker.postMessage({ type, id, text, key });
   }));
+}
+
+const checkText = (text) => callPython("check", text);
+
+// JSON re-indented by Python, which keeps every number as written (JSON.parse would not).
+async function formatted(text, key) {
+  const answer = JSON.parse((await callPython("format", text, key)).envelope);
+  if (!answer.ok) throw new Error(answer.error);
+  return answer.text;
 }
 
 // A small, stable API for tests and the benchmark: the envelope as JSON text.
@@ -80,6 +89,7 @@ window.contextBudget = {
 
 // ---------------------------------------------------------------- rendering
 let lastReport = null;
+let lastEnvelopeText = null;
 let latestRun = 0;
 
 function setSummary(state, pass, text) {
@@ -97,6 +107,7 @@ function clearResult() {
   $("items").tBodies[0].replaceChildren();
   $("copy-report").disabled = $("download-report").disabled = true;
   lastReport = null;
+  lastEnvelopeText = null;
 }
 
 function render(envelope, ms) {
@@ -252,6 +263,7 @@ async function runCheck() {
     const answer = await checkText(text);
     if (runId !== latestRun) return;  // a newer edit has been sent; show only its result
     render(JSON.parse(answer.envelope), answer.ms);
+    if (lastReport) lastEnvelopeText = answer.envelope;
   } catch (error) {
     if (runId !== latestRun) return;
     setSummary("done", "false", `No result: ${error.message}`);
@@ -271,13 +283,13 @@ $("input").addEventListener("keydown", (event) => {
   }
 });
 $("run").addEventListener("click", () => { clearTimeout(debounceTimer); runCheck(); });
-$("format").addEventListener("click", () => {
+$("format").addEventListener("click", async () => {
   try {
-    $("input").value = JSON.stringify(JSON.parse($("input").value), null, 2);
-    runCheck();
+    $("input").value = await formatted($("input").value);
   } catch (error) {
-    runCheck();  // the checker explains what is wrong, with line and column
+    // Not acceptable JSON: the check below says what is wrong, with line and column.
   }
+  runCheck();
 });
 
 // ---------------------------------------------------------------- examples
@@ -294,9 +306,9 @@ async function loadExamples() {
 async function showExample(index) {
   const example = examples[index];
   const response = await fetch(`fixtures/${example.fixture}`);
-  const fixture = await response.json();
-  $("input").value = JSON.stringify(fixture.input, null, 2);
-  $("example-description").textContent = fixture.description;
+  const text = await response.text();
+  $("example-description").textContent = JSON.parse(text).description;
+  $("input").value = await formatted(text, "input");
   runCheck();
 }
 
@@ -329,21 +341,21 @@ $("share").addEventListener("click", async () => {
 });
 
 function reportText() {
-  return JSON.stringify(lastReport, null, 2) + "\n";
+  return formatted(lastEnvelopeText, "result").then((text) => text + "\n");
 }
 
 $("copy-report").addEventListener("click", async () => {
   try {
-    await navigator.clipboard.writeText(reportText());
+    await navigator.clipboard.writeText(await reportText());
     $("share-note").textContent = "Report copied.";
   } catch (error) {
     $("share-note").textContent = "Copying to the clipboard was not allowed; use Download instead.";
   }
 });
 
-$("download-report").addEventListener("click", () => {
+$("download-report").addEventListener("click", async () => {
   const link = el("a");
-  link.href = URL.createObjectURL(new Blob([reportText()], { type: "application/json" }));
+  link.href = URL.createObjectURL(new Blob([await reportText()], { type: "application/json" }));
   link.download = "context-budget-report.json";
   link.click();
   setTimeout(() => URL.revokeObjectURL(link.href), 0);

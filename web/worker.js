@@ -5,6 +5,7 @@ import { loadPyodide } from "./pyodide/pyodide.mjs";
 
 const PACKAGE_ROOT = "/home/pyodide/py";
 let checkText = null;
+let formatJson = null;
 
 function status(message, step, steps) {
   postMessage({ type: "status", message, step, steps });
@@ -51,13 +52,13 @@ async function boot() {
   });
 
   status("Starting the checker", 3, 3);
-  checkText = pyodide.runPython(`
+  [checkText, formatJson] = pyodide.runPython(`
 import sys
 sys.path.insert(0, ${JSON.stringify(PACKAGE_ROOT)})
 import context_budget
-from context_budget._envelope import check_text
-check_text
-`);
+from context_budget._envelope import check_text, format_json
+[check_text, format_json]
+`).toJs();
   const version = pyodide.runPython("context_budget.__version__ + ' on Python ' + sys.version.split()[0]");
   postMessage({ type: "ready", version, ms: performance.now() - started });
 }
@@ -68,12 +69,11 @@ const booting = boot().catch((error) => {
 });
 
 onmessage = async (event) => {
-  const { type, id, text } = event.data;
-  if (type !== "check") return;
+  const { type, id, text, key } = event.data;
   try {
     await booting;
     const started = performance.now();
-    const envelope = checkText(text);
+    const envelope = type === "format" ? formatJson(text, key ?? null) : checkText(text);
     postMessage({ type: "result", id, envelope, ms: performance.now() - started });
   } catch (error) {
     postMessage({ type: "result", id, failure: String(error && error.message ? error.message : error) });

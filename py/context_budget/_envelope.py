@@ -38,3 +38,21 @@ def to_json(value: object, indent: int | None = None, ascii_only: bool = False) 
 def check_text(text: str) -> str:
     """The page's entry point: the envelope as JSON text (ASCII, so it crosses into JavaScript intact)."""
     return to_json(check_document(text), ascii_only=True)
+
+
+def format_json(text: str, key: str | None = None) -> str:
+    """The page's formatter: ``text`` (or its top-level ``key``) re-indented by Python.
+
+    JavaScript's JSON.parse would round 2^53 + 1, turn 4.0 into 4 and -0.0 into 0, so the
+    page leaves every rewrite of the user's JSON (the Format button, the examples, the
+    report download) to Python, which keeps each number as written.
+    """
+    try:
+        value = _strict_json.loads(text)
+    except _strict_json.JSONInputError as error:
+        return to_json({"ok": False, "error": str(error)}, ascii_only=True)
+    if key is not None:
+        if not isinstance(value, dict) or key not in value:
+            return to_json({"ok": False, "error": f"no {key!r} in this JSON"}, ascii_only=True)
+        value = value[key]
+    return to_json({"ok": True, "text": to_json(value, indent=2)}, ascii_only=True)
