@@ -151,6 +151,9 @@ def fast_columns(elements: object, fields: tuple[Field, ...]) -> list[list] | No
     """Each field's values as a column, or None when anything needs a closer look."""
     if not isinstance(elements, list) or not set(map(type, elements)) <= {dict}:
         return None
+    count = len(elements)
+    total_keys = sum(map(len, elements))
+    required_keys = count * sum(1 for field in fields if not field.optional)
     columns, expected_keys = [], 0
     try:
         for field in fields:
@@ -159,20 +162,22 @@ def fast_columns(elements: object, fields: tuple[Field, ...]) -> list[list] | No
                 check = _COLUMN_CHECKS.get(field.read)
                 if check is None or not check(column):
                     return None
-                expected_keys += len(column)
+                expected_keys += count
+            elif total_keys == required_keys:  # no element has any optional key
+                column = [field.default] * count
             else:
                 column = list(map(dict.get, elements, repeat(field.name), repeat(_ABSENT)))
                 wanted = _OPTIONAL_TYPES.get(field.read)
                 if wanted is None or not set(map(type, column)) <= {wanted, object}:
                     return None
-                present = len(column) - column.count(_ABSENT)
+                present = count - column.count(_ABSENT)
                 expected_keys += present
-                if present < len(column):
+                if present < count:
                     column = [field.default if value is _ABSENT else value for value in column]
             columns.append(column)
     except KeyError:  # a required key is missing somewhere
         return None
-    if sum(map(len, elements)) != expected_keys:  # some element has a key no field declares
+    if total_keys != expected_keys:  # some element has a key no field declares
         return None
     return columns
 
