@@ -77,3 +77,17 @@ def test_scores_too_large_to_add():
     optimal = report["optimal"]
     assert optimal["exact"] is False and optimal["upper_bound"] is None and optimal["greedy_value"] is None
     json.dumps(report, allow_nan=False)  # still valid JSON
+
+
+def test_the_verification_inside_optimal_can_fail(monkeypatch):
+    """`verified` re-adds the best subset from the input; a search that lies is caught."""
+    from context_budget import _optimal
+
+    def lying_search(ids, costs, values, capacity, candidates=None, work_bound=0):
+        return {"exact": True, "value": 99.0, "selected": ["B", "C"], "cost": 3}
+
+    monkeypatch.setattr(_optimal, "best_subset", lying_search)
+    optimal = evaluate({"budget": 10, "items": [{"id": "A", "relevance": 10, "tokens": 6}, {"id": "B", "relevance": 9, "tokens": 5},
+                                                {"id": "C", "relevance": 9, "tokens": 5}]})["optimal"]
+    assert optimal["verified"] is False
+    assert "costs 10 (reported 3" in optimal["detail"] and "worth 18.0, reported 99.0" in optimal["detail"]
