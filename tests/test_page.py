@@ -318,3 +318,10 @@ def test_format_and_download_keep_every_number_as_written(page, tmp_path):
     saved = open(download.value.path(), encoding="utf-8").read()
     assert json.loads(saved) == json.loads(check_text(text))["result"]
     assert '"relevance": 9007199254740993' in saved
+
+
+def test_required_overflow_shows_what_the_required_items_need(page):
+    check(page, json.dumps(_fixtures.load(FIXTURES / "required" / "required-overflow.json")["input"]))
+    assert page.get_attribute("[data-testid=summary]", "data-pass") == "false"
+    assert page.inner_text("#budget-legend").startswith("The required items need 7 tokens: 2 more than the budget of 5.")
+    assert page.locator("#budget-bar .segment.overflow").count() == 1

@@ -170,7 +170,8 @@ function renderBudget(report) {
   const scale = Math.max(total, used + overflow, 1);
   const bar = $("budget-bar");
   bar.replaceChildren();
-  const parts = [["used", used], ["remaining", remaining], ["overflow", overflow]];
+  // When the required items overflow, nothing is used: show what they would need instead.
+  const parts = overflow ? [["needed", total], ["overflow", overflow]] : [["used", used], ["remaining", remaining]];
   for (const [name, amount] of parts) {
     if (!amount) continue;
     const segment = el("span", "", `segment ${name}`);
@@ -178,8 +179,9 @@ function renderBudget(report) {
     segment.title = `${name}: ${amount}`;
     bar.append(segment);
   }
-  let legend = `Used ${used} of ${total} tokens; ${remaining} remaining.`;
-  if (overflow) legend += ` The required items need ${overflow} more than the budget.`;
+  let legend = overflow
+    ? `The required items need ${total + overflow} tokens: ${overflow} more than the budget of ${total}. Nothing is selected.`
+    : `Used ${used} of ${total} tokens; ${remaining} remaining.`;
   if (report.rendered_overhead !== undefined) legend += ` Rendered prompt overhead: ${report.rendered_overhead} tokens.`;
   bar.setAttribute("aria-label", legend);
   $("budget-legend").textContent = legend;
