@@ -144,6 +144,16 @@ def read_text(value: object) -> str:
     return value
 
 
+# How far estimated costs may be off, for the ``sensitivity`` section.
+DEFAULT_MARGIN = 0.15
+
+
+def read_margin(value: object) -> float:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1:
+        return float(value)
+    raise Invalid(f"expected a number from 0 up to (not including) 1, got {preview(value)}")
+
+
 def read_bool(value: object) -> bool:
     if not isinstance(value, bool):
         raise Invalid(f"expected true or false, got {preview(value)}")

@@ -17,7 +17,7 @@ from .._instant import read_instant
 from .._optimal import report_optimal
 from .._ordinal import ordinal_key_for
 from .._shape import Field, InputShape, read_input, read_object
-from .._values import Invalid, Problem, plural, preview, read_bool, read_count, read_id, read_text
+from .._values import DEFAULT_MARGIN, Invalid, Problem, plural, preview, read_bool, read_count, read_id, read_margin, read_text
 
 NAME = "blocks"
 INPUT_SUMMARY = "Input needs a window with a positive context budget and a blocks array."
@@ -35,15 +35,6 @@ def read_priority(value: object) -> int:
     if priority is None or priority > 100:
         raise Invalid(f"expected an integer from 0 to 100, got {preview(value)}")
     return priority
-
-
-DEFAULT_MARGIN = 0.15
-
-
-def read_margin(value: object) -> float:
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1:
-        return float(value)
-    raise Invalid(f"expected a number from 0 up to (not including) 1, got {preview(value)}")
 
 
 _WINDOW = (

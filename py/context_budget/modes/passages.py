@@ -16,8 +16,7 @@ from .. import _checks
 from .._estimate import WORD, estimate_from_stats, utf16_length
 from .._passages import ANSWER_CUE, passage_line, prompt_prefix, render
 from .._shape import Field, InputShape, read_input
-from .._values import Invalid, Problem, preview, read_count, read_id, read_text
-from .blocks import DEFAULT_MARGIN, read_margin
+from .._values import DEFAULT_MARGIN, Invalid, Problem, preview, read_count, read_id, read_margin, read_text
 
 NAME = "passages"
 COUNTERS = ("words", "estimate")
@@ -27,7 +26,7 @@ PASSAGE_SUMMARY = "Each passage needs a unique non-empty id and a text string."
 
 
 def read_counter(value: object) -> str:
-    if value in COUNTERS and isinstance(value, str):
+    if isinstance(value, str) and value in COUNTERS:
         return value
     raise Invalid(f"expected one of {', '.join(COUNTERS)}, got {preview(value)}")
 
