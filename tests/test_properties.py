@@ -97,9 +97,11 @@ def test_never_exceeds_budget_and_left_out_items_did_not_fit(data):
 
 def js_compare_ids(a, b):
     """JavaScript's `<` on strings: UTF-16 code units, written out one unit at a time."""
-    units_a = [int.from_bytes(a.encode("utf-16-be", "surrogatepass")[i:i + 2], "big") for i in range(0, 2 * len(a.encode("utf-16-be", "surrogatepass")) // 2, 2)]
-    units_b = [int.from_bytes(b.encode("utf-16-be", "surrogatepass")[i:i + 2], "big") for i in range(0, 2 * len(b.encode("utf-16-be", "surrogatepass")) // 2, 2)]
-    return -1 if units_a < units_b else 1 if units_a > units_b else 0
+    def units(text):
+        encoded = text.encode("utf-16-be", "surrogatepass")
+        return [int.from_bytes(encoded[i:i + 2], "big") for i in range(0, len(encoded), 2)]
+
+    return -1 if units(a) < units(b) else 1 if units(a) > units(b) else 0
 
 
 def seed_000_reference(data):

@@ -62,8 +62,7 @@ class Trace:
         self.ids = column(rows, "id")
         self.kept = column(rows, "kept")
         self.before = column(rows, "remaining_before")
-        missing = [item_id for item_id in self.ids if item_id not in where] if len(self.ids) != len(where) else []
-        self.positions = [] if missing else list(map(where.get, self.ids))
+        self.positions = list(map(where.get, self.ids))
         self.complete = len(self.ids) == len(where) and None not in self.positions and len(set(self.positions)) == len(where)
 
 

@@ -10,7 +10,7 @@ Plane (its UTF-16 form starts with a surrogate, 0xD800..0xDBFF, which sorts belo
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable
+from typing import Iterable
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
@@ -21,20 +21,6 @@ def utf16_units(text: str) -> bytes:
     ``surrogatepass`` keeps lone surrogates, which are valid JavaScript strings.
     """
     return text.encode("utf-16-be", "surrogatepass")
-
-
-def ordinal_key_for(ids: Iterable[str]) -> Callable[[str], object]:
-    """A sort key giving ordinal order for every id in ``ids``.
-
-    When no id holds an astral character, code point order already is code unit order
-    and the id itself is the cheapest key; otherwise every id is encoded, so all keys
-    of one sort have the same type.
-    """
-    return utf16_units if has_astral(list(ids)) else _identity
-
-
-def _identity(text: str) -> str:
-    return text
 
 
 def has_astral(ids: list[str]) -> bool:

@@ -15,7 +15,7 @@ from .. import _checks
 from .._estimate import estimate_tokens
 from .._instant import read_instant
 from .._optimal import report_optimal
-from .._ordinal import ordinal_key_for
+from .._ordinal import ranked_order
 from .._shape import Field, InputShape, read_input, read_object
 from .._values import DEFAULT_MARGIN, Invalid, Problem, plural, preview, read_bool, read_count, read_id, read_margin, read_text
 
@@ -98,8 +98,8 @@ def parse(data: object) -> dict:
 def select(parsed: dict) -> dict:
     available = parsed["available"]
     blocks = parsed["blocks"]
-    key = ordinal_key_for(block[0] for block in blocks)
-    order = sorted(blocks, key=lambda block: (not block[5], -block[3], -block[4].nanoseconds, key(block[0])))
+    ranks = [(not block[5], -block[3], -block[4].nanoseconds) for block in blocks]
+    order = list(map(blocks.__getitem__, ranked_order([block[0] for block in blocks], ranks)))
     remaining = available
     included, excluded, trace, packed = [], [], [], []
     for position, block in enumerate(order, 1):
