@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from bisect import bisect_right
-from itertools import accumulate, compress, repeat
+from itertools import accumulate, compress, repeat, takewhile
 from operator import and_, gt, le, truediv
 
 from ._ordinal import ordinal_keys
@@ -59,10 +58,11 @@ def best_subset(ids: list, costs: list, values: list, capacity: int, candidates:
     subset that comes first in ordinal id order, listed in that order. Otherwise
     ``{"exact": False, "upper_bound", ...}``.
     """
-    candidates = list(range(len(ids))) if candidates is None else candidates
+    candidates = range(len(ids)) if candidates is None else candidates
     worth = map(gt, map(values.__getitem__, candidates), repeat(0.0))
     fits = map(le, map(costs.__getitem__, candidates), repeat(capacity))
-    useful = list(compress(candidates, map(and_, worth, fits)))
+    chosen = list(map(and_, worth, fits))
+    useful = candidates if False not in chosen else list(compress(candidates, chosen))
     if _fsum(map(values.__getitem__, useful)) is None:
         return {"exact": False, "upper_bound": None, "note": "the scores are too large to add as 64-bit floats"}
     if sum(map(costs.__getitem__, useful)) <= capacity:  # everything worth having fits
@@ -93,17 +93,23 @@ def best_subset(ids: list, costs: list, values: list, capacity: int, candidates:
 
 def _fractional_bound(costs: list, values: list, useful: list, capacity: int) -> float:
     """Take items by value per token, then a fraction of the first that does not fit: no subset beats it."""
-    paid = list(compress(useful, map(costs.__getitem__, useful)))
-    taken = [values[position] for position in useful if not costs[position]] if len(paid) < len(useful) else []
-    ratios = list(map(truediv, map(values.__getitem__, paid), map(costs.__getitem__, paid)))
-    by_ratio = list(map(paid.__getitem__, sorted(range(len(paid)), key=ratios.__getitem__, reverse=True)))
-    spent = list(accumulate(map(costs.__getitem__, by_ratio)))
-    whole = bisect_right(spent, capacity)  # the best-ratio items that fit entirely
-    taken.extend(map(values.__getitem__, by_ratio[:whole]))
+    useful_costs = list(map(costs.__getitem__, useful))
+    useful_values = list(map(values.__getitem__, useful))
+    taken = []
+    if 0 in useful_costs:  # free items are always taken
+        taken = [value for cost, value in zip(useful_costs, useful_values) if not cost]
+        useful_values = list(compress(useful_values, useful_costs))
+        useful_costs = list(compress(useful_costs, useful_costs))
+    ratios = list(map(truediv, useful_values, useful_costs))
+    by_ratio = sorted(range(len(ratios)), key=ratios.__getitem__, reverse=True)
+    # The best-ratio items that fit entirely, and what they cost together.
+    spent = list(takewhile(capacity.__ge__, accumulate(map(useful_costs.__getitem__, by_ratio))))
+    whole = len(spent)
+    taken.extend(map(useful_values.__getitem__, by_ratio[:whole]))
     if whole < len(by_ratio):
-        position = by_ratio[whole]
+        index = by_ratio[whole]
         room = capacity - (spent[whole - 1] if whole else 0)
-        taken.append(values[position] * room / costs[position])
+        taken.append(useful_values[index] * room / useful_costs[index])
     bound = math.fsum(taken)
     # The last fraction is rounded: step up a few ulps so the bound stays above the real one.
     for _ in range(4):
@@ -115,7 +121,7 @@ def report_optimal(ids: list, costs: list, values: list, capacity: int, greedy_k
     """The ``optimal`` section: the best subset (or a bound) beside the greedy picks' value,
     with its own verification. ``greedy_kept[i]`` says whether the rule kept item i;
     ``candidates`` are the positions that may be chosen (the optional items)."""
-    candidates = list(range(len(ids))) if candidates is None else candidates
+    candidates = range(len(ids)) if candidates is None else candidates
     greedy = list(compress(candidates, map(greedy_kept.__getitem__, candidates)))
     greedy_value = _fsum(map(values.__getitem__, greedy))
     result = best_subset(ids, costs, values, capacity, candidates)
