@@ -1,6 +1,8 @@
-"""Deterministic benchmark inputs."""
+"""Deterministic benchmark inputs, one maker per mode: ``make(count, seed) -> input``."""
 
 import random
+
+WORDS = "refund policy order delivery customer damaged jar blender late credit ticket carrier photo claim".split()
 
 
 def relevance_input(count: int, seed: int = 0) -> dict:
@@ -11,3 +13,51 @@ def relevance_input(count: int, seed: int = 0) -> dict:
     ]
     rng.shuffle(items)
     return {"budget": count * 50, "items": items}
+
+
+def required_input(count: int, seed: int = 0) -> dict:
+    """One item in ten required; the required ones take about a tenth of the budget."""
+    rng = random.Random(seed)
+    items = [
+        {"id": f"item-{index:07d}", "cost": rng.randint(1, 400), "priority": rng.randint(0, 1000), "required": index % 10 == 0}
+        for index in range(count)
+    ]
+    rng.shuffle(items)
+    return {"mode": "required", "budget": count * 100, "items": items}
+
+
+def blocks_input(count: int, seed: int = 0) -> dict:
+    """Blocks of 5 to 40 words, a tenth with given token counts, a few required."""
+    rng = random.Random(seed)
+    blocks = []
+    for index in range(count):
+        block = {
+            "id": f"block-{index:07d}",
+            "source": rng.choice(["crm", "policy-service", "order-service", "ops-wiki"]),
+            "content": " ".join(rng.choice(WORDS) for _ in range(rng.randint(5, 40))),
+            "priority": rng.randint(0, 100),
+            "observed_at": f"2026-0{rng.randint(1, 9)}-{rng.randint(10, 28)}T{rng.randint(10, 23)}:00:00Z",
+        }
+        if index % 10 == 0:
+            block["tokens"] = rng.randint(1, 60)
+        if index % 1000 == 0:
+            block["required"] = True
+        blocks.append(block)
+    rng.shuffle(blocks)
+    # About half the blocks fit; the fixed-prompt allowance covers their headers in the rendered prompt.
+    window = {"context_tokens": count * 40 + 1000, "reserved_output_tokens": 1000, "fixed_prompt_tokens": count * 25}
+    return {"mode": "blocks", "window": window, "system": "Answer from the blocks.", "task": "Resolve the ticket.", "blocks": blocks}
+
+
+def passages_input(count: int, seed: int = 1, counter: str = "words") -> dict:
+    """Passages of 20 to 120 words; about half of them fit the limit."""
+    rng = random.Random(seed)
+    passages = [
+        {"id": f"p{index}", "text": " ".join(rng.choice(WORDS) for _ in range(rng.randint(20, 120)))}
+        for index in range(count)
+    ]
+    limit = 70 * count // 4 if counter == "words" else 120 * count // 4
+    return {"mode": "passages", "question": "Is the customer owed a refund?", "limit": limit, "counter": counter, "passages": passages}
+
+
+MAKERS = {"relevance": relevance_input, "required": required_input, "blocks": blocks_input, "passages": passages_input}

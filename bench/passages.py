@@ -6,7 +6,6 @@ Run: .venv/bin/python bench/passages.py [--passages N] [--runs N]
 """
 
 import argparse
-import random
 import statistics
 import sys
 import time
@@ -17,17 +16,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "py"))
 from context_budget import evaluate  # noqa: E402
 from context_budget._estimate import estimate_tokens  # noqa: E402
 
-WORDS = "refund policy order delivery customer damaged jar blender late credit ticket carrier photo claim".split()
-
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _inputs import passages_input  # noqa: E402
 
 def make_input(count: int, counter: str, seed: int = 1) -> dict:
-    rng = random.Random(seed)
-    passages = [
-        {"id": f"p{index}", "text": " ".join(rng.choice(WORDS) for _ in range(rng.randint(20, 120)))}
-        for index in range(count)
-    ]
-    limit = 70 * count // 4 if counter == "words" else 120 * count // 4  # about half the passages fit
-    return {"mode": "passages", "question": "Is the customer owed a refund?", "limit": limit, "counter": counter, "passages": passages}
+    return passages_input(count, seed, counter)
 
 
 def naive(data: dict, count) -> tuple:

@@ -1,0 +1,76 @@
+"""How each mode's cost grows with its item count: 1k, 10k and 100k items per mode.
+
+Prints time per item and, for each tenfold step, how much the total grew. Linear
+work grows 10x per step and n log n a little more (about 13x from 10k to 100k);
+quadratic work would grow about 100x. The first rows, "baseline", are one sort and
+one pass in plain Python: they show how much of the growth the machine's caches add. Every run includes validation, the trace and
+the checks (and, beyond the rule, the optimum or its bound).
+
+Run: .venv/bin/python bench/modes.py [--runs N] [--largest N]
+"""
+
+import argparse
+import gc
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "py"))
+sys.path.insert(0, str(HERE))
+
+from _inputs import MAKERS  # noqa: E402
+from context_budget import evaluate  # noqa: E402
+
+
+def median_seconds(data: dict, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        report = None  # the previous report's teardown is not part of the next run
+        gc.collect()
+        started = time.perf_counter()
+        report = evaluate(data)
+        times.append(time.perf_counter() - started)
+        if not report["pass"]:
+            raise SystemExit(f"{data.get('mode', 'relevance')}: the benchmark input did not pass: {report['summary'][-200:]}")
+    return statistics.median(times)
+
+
+def baseline_seconds(count: int, runs: int) -> float:
+    """One sort of positions by random doubles and one pass: how the machine alone scales
+    (caches and memory make even this grow faster than n log n at 100k and beyond)."""
+    rng = random.Random(0)
+    scores = [rng.random() for _ in range(count)]
+    times = []
+    for _ in range(runs):
+        gc.collect()
+        started = time.perf_counter()
+        total = 0.0
+        for position in sorted(range(count), key=scores.__getitem__):
+            total += scores[position]
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--largest", type=int, default=100_000)
+    arguments = parser.parse_args()
+    counts = [count for count in (1_000, 10_000, 100_000, 1_000_000) if count <= arguments.largest]
+    print(f"every mode, median of {arguments.runs} runs (growth: the total's factor over the previous, tenfold smaller count)")
+    rows = {"baseline": lambda count: baseline_seconds(count, arguments.runs)}
+    rows.update({mode: (lambda count, make=make: median_seconds(make(count), arguments.runs)) for mode, make in MAKERS.items()})
+    for mode, measure in rows.items():
+        previous = None
+        for count in counts:
+            seconds = measure(count)
+            growth = f"   growth {seconds / previous:5.1f}x" if previous else ""
+            print(f"  {mode:<10} {count:>9,} items {seconds * 1000:9.1f} ms = {seconds / count * 1e6:6.2f} us/item{growth}")
+            previous = seconds
+
+
+if __name__ == "__main__":
+    main()
