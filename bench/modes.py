@@ -3,7 +3,8 @@
 Prints time per item and, for each tenfold step, how much the total grew. Linear
 work grows 10x per step and n log n a little more (about 13x from 10k to 100k);
 quadratic work would grow about 100x. The first rows, "baseline", are one sort and
-one pass in plain Python: they show how much of the growth the machine's caches add. Every run includes validation, the trace and
+one pass over the relevance items in plain Python: they show how much of the growth
+comes from the machine (caches and memory) rather than from the algorithm. Every run includes validation, the trace and
 the checks (and, beyond the rule, the optimum or its bound).
 
 Run: .venv/bin/python bench/modes.py [--runs N] [--largest N]
@@ -11,7 +12,6 @@ Run: .venv/bin/python bench/modes.py [--runs N] [--largest N]
 
 import argparse
 import gc
-import random
 import statistics
 import sys
 import time
@@ -21,7 +21,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "py"))
 sys.path.insert(0, str(HERE))
 
-from _inputs import MAKERS  # noqa: E402
+from _inputs import MAKERS, relevance_input  # noqa: E402
+from _minimal import minimal  # noqa: E402
 from context_budget import evaluate  # noqa: E402
 
 
@@ -39,17 +40,14 @@ def median_seconds(data: dict, runs: int) -> float:
 
 
 def baseline_seconds(count: int, runs: int) -> float:
-    """One sort of positions by random doubles and one pass: how the machine alone scales
-    (caches and memory make even this grow faster than n log n at 100k and beyond)."""
-    rng = random.Random(0)
-    scores = [rng.random() for _ in range(count)]
+    """The least Python can do for the relevance rule (one sort, one pass) on the same
+    shuffled item objects: how much the machine alone adds as the items outgrow its caches."""
+    data = relevance_input(count)
     times = []
     for _ in range(runs):
         gc.collect()
         started = time.perf_counter()
-        total = 0.0
-        for position in sorted(range(count), key=scores.__getitem__):
-            total += scores[position]
+        minimal(data)
         times.append(time.perf_counter() - started)
     return statistics.median(times)
 

@@ -4,8 +4,9 @@
 - seed 000's rule in JavaScript under Node (bench/seed000.mjs; Node is needed only here);
 - the least Python can do: one sort and one pass, no validation;
 
-printing medians, ratios and peak memory; then time per item at 1k, 10k, 100k and 1M
-to show how the cost grows. Targets: evaluate within 1.0x the JavaScript time; peak
+printing medians, ratios and peak memory, where evaluate's time goes, and what the
+contract alone (ranking plus one trace row per item) costs in CPython; then time per
+item at 1k, 10k, 100k and 1M to show how the cost grows. Targets: evaluate within 1.0x the JavaScript time; peak
 memory during evaluate within 2x the memory of the parsed input.
 
 Run: .venv/bin/python bench/relevance.py [--runs N] [--no-scaling]
@@ -21,6 +22,7 @@ import sys
 import tempfile
 import time
 import tracemalloc
+from itertools import count as counting
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -28,22 +30,16 @@ sys.path.insert(0, str(HERE.parent / "py"))
 sys.path.insert(0, str(HERE))
 
 from _inputs import relevance_input  # noqa: E402
+from _minimal import minimal  # noqa: E402
 from context_budget import evaluate  # noqa: E402
-
-
-def minimal(data: dict) -> list:
-    """One sort and one pass: the floor for any Python implementation of the rule."""
-    remaining, selected = data["budget"], []
-    for item in sorted(data["items"], key=lambda item: (-item["relevance"], item["id"])):
-        if item["tokens"] <= remaining:
-            selected.append(item["id"])
-            remaining -= item["tokens"]
-    return selected
+from context_budget._ordinal import ranked_order  # noqa: E402
+from context_budget.modes import relevance  # noqa: E402
 
 
 def median_time(function, runs: int) -> tuple[float, object]:
     times, result = [], None
     for _ in range(runs):
+        result = None  # the previous result's teardown is not part of this run
         gc.collect()
         started = time.perf_counter()
         result = function()
@@ -83,6 +79,39 @@ def run_node(data: dict, runs: int) -> dict | None:
     return json.loads(out.stdout)
 
 
+def stages(data: dict, runs: int) -> list[tuple[str, float]]:
+    """Where evaluate's time goes: the mode's steps timed one by one (median of ``runs``)."""
+    parsed = relevance.parse(data)
+    result = relevance.select(parsed)
+    steps = [
+        ("validate (parse)", lambda: relevance.parse(data)),
+        ("select: rule (sort and pass)", lambda: relevance.rule(parsed)),
+        ("select: rule and trace rows", lambda: relevance.select(parsed)),
+        ("checks (incl. the re-run)", lambda: relevance.verify(data, result, parsed)),
+        ("beyond the rule (optimum bound)", lambda: relevance.beyond_the_rule(parsed, result)),
+    ]
+    return [(label, median_time(step, runs)[0]) for label, step in steps]
+
+
+def contract_floor(data: dict, runs: int) -> tuple[float, float]:
+    """What the contract alone costs in CPython, with nothing else: ranking the items
+    (descending relevance, ties by ordinal id) and building one trace row per item."""
+    parsed = relevance.parse(data)
+    ranking, _ = median_time(lambda: ranked_order(parsed["ids"], parsed["scores"], descending=True), runs)
+    order, kept, before = relevance.rule(parsed)
+    columns = [list(map(parsed[key].__getitem__, order)) for key in ("ids", "relevance", "tokens")]
+    reasons = list(map(relevance.REASONS.__getitem__, kept))
+
+    def rows():
+        return [
+            {"position": p, "id": i, "relevance": r, "tokens": t, "remaining_before": b, "kept": k, "reason": w}
+            for p, i, r, t, b, k, w in zip(counting(1), *columns, before, kept, reasons)
+        ]
+
+    building, _ = median_time(rows, runs)
+    return ranking, building
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
@@ -99,7 +128,11 @@ def main() -> None:
     if node is not None:
         assert node["selected"] == len(report["selected"]) and node["first"] == report["selected"][:5]
         js = statistics.median(node["times_ms"]) / 1000
-        print(f"  JavaScript (Node {subprocess.run(['node', '--version'], capture_output=True, text=True).stdout.strip()}) {js * 1000:8.1f} ms   peak RSS {node['peak_rss_mb']:.0f} MB (whole process)")
+        version = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+        print(
+            f"  JavaScript (Node {version})     {js * 1000:8.1f} ms   first (cold) run {node['times_ms'][0]:.1f} ms;"
+            f" peak RSS {node['peak_rss_mb']:.0f} MB (whole process)"
+        )
     print(f"  evaluate (CPython)        {ours * 1000:8.1f} ms")
     print(f"  minimal Python (no checks) {floor * 1000:7.1f} ms")
     if node is not None:
@@ -108,6 +141,15 @@ def main() -> None:
     size = input_size(lambda: relevance_input(arguments.items))
     peak = traced_peak(lambda: evaluate(data))
     print(f"  memory: parsed input {size / 1e6:.1f} MB, peak during evaluate {peak / 1e6:.1f} MB, ratio {peak / size:.2f}x (target <= 2.00x)")
+    print("where evaluate's time goes (each step alone):")
+    for label, seconds in stages(data, arguments.runs):
+        print(f"  {label:<34} {seconds * 1000:8.1f} ms")
+    ranking, building = contract_floor(data, arguments.runs)
+    print("what the contract alone costs in CPython (no validation, no checks):")
+    print(f"  rank by relevance, ties by id    {ranking * 1000:8.1f} ms")
+    print(f"  one trace row per item           {building * 1000:8.1f} ms")
+    if node is not None:
+        print(f"  together                         {(ranking + building) * 1000:8.1f} ms = {(ranking + building) / js:4.2f}x the JavaScript run")
 
     if arguments.no_scaling:
         return
