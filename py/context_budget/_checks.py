@@ -140,7 +140,7 @@ def decision_problems(trace: Trace, budget: int, costs: list, decided_elsewhere:
         yield "the trace does not list every input item exactly once"
         return
     in_trace = list(map(costs.__getitem__, trace.positions))
-    # Compared as they are produced: no list as long as the input is built.
+    # Compared while the replay runs, without a list as long as the input.
     replay = accumulate(map(mul, map(bool, trace.kept), in_trace), sub, initial=budget)
     if all(map(eq, trace.before, replay)) and all(map(eq, trace.kept, map(le, in_trace, trace.before))):
         return

@@ -61,8 +61,8 @@ def best_subset(ids: list, costs: list, values: list, capacity: int, candidates:
     candidates = range(len(ids)) if candidates is None else candidates
     worth = map(gt, map(values.__getitem__, candidates), repeat(0.0))
     fits = map(le, map(costs.__getitem__, candidates), repeat(capacity))
-    chosen = list(map(and_, worth, fits))
-    useful = candidates if False not in chosen else list(compress(candidates, chosen))
+    wanted = list(map(and_, worth, fits))
+    useful = candidates if False not in wanted else list(compress(candidates, wanted))
     if _fsum(map(values.__getitem__, useful)) is None:
         return {"exact": False, "upper_bound": None, "note": "the scores are too large to add as 64-bit floats"}
     if sum(map(costs.__getitem__, useful)) <= capacity:  # everything worth having fits
