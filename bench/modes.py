@@ -11,10 +11,7 @@ Run: .venv/bin/python bench/modes.py [--runs N] [--largest N]
 """
 
 import argparse
-import gc
-import statistics
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -23,33 +20,22 @@ sys.path.insert(0, str(HERE))
 
 from _inputs import MAKERS, relevance_input  # noqa: E402
 from _minimal import minimal  # noqa: E402
+from _timing import median_time  # noqa: E402
 from context_budget import evaluate  # noqa: E402
 
 
-def median_seconds(data: dict, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        report = None  # the previous report's teardown is not part of the next run
-        gc.collect()
-        started = time.perf_counter()
-        report = evaluate(data)
-        times.append(time.perf_counter() - started)
-        if not report["pass"]:
-            raise SystemExit(f"{data.get('mode', 'relevance')}: the benchmark input did not pass: {report['summary'][-200:]}")
-    return statistics.median(times)
+def evaluate_seconds(data: dict, runs: int) -> float:
+    seconds, report = median_time(lambda: evaluate(data), runs)
+    if not report["pass"]:
+        raise SystemExit(f"{data.get('mode', 'relevance')}: the benchmark input did not pass: {report['summary'][-200:]}")
+    return seconds
 
 
 def baseline_seconds(count: int, runs: int) -> float:
     """The least Python can do for the relevance rule (one sort, one pass) on the same
     shuffled item objects: how much the machine alone adds as the items outgrow its caches."""
     data = relevance_input(count)
-    times = []
-    for _ in range(runs):
-        gc.collect()
-        started = time.perf_counter()
-        minimal(data)
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+    return median_time(lambda: minimal(data), runs)[0]
 
 
 def main() -> None:
@@ -60,7 +46,7 @@ def main() -> None:
     counts = [count for count in (1_000, 10_000, 100_000, 1_000_000) if count <= arguments.largest]
     print(f"every mode, median of {arguments.runs} runs (growth: the total's factor over the previous, tenfold smaller count)")
     rows = {"baseline": lambda count: baseline_seconds(count, arguments.runs)}
-    rows.update({mode: (lambda count, make=make: median_seconds(make(count), arguments.runs)) for mode, make in MAKERS.items()})
+    rows.update({mode: (lambda count, make=make: evaluate_seconds(make(count), arguments.runs)) for mode, make in MAKERS.items()})
     for mode, measure in rows.items():
         previous = None
         for count in counts:

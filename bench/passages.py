@@ -6,21 +6,17 @@ Run: .venv/bin/python bench/passages.py [--passages N] [--runs N]
 """
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "py"))
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "py"))
+sys.path.insert(0, str(HERE))
 
+from _inputs import passages_input  # noqa: E402
+from _timing import median_time  # noqa: E402
 from context_budget import evaluate  # noqa: E402
 from context_budget._estimate import estimate_tokens  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _inputs import passages_input  # noqa: E402
-
-def make_input(count: int, counter: str, seed: int = 1) -> dict:
-    return passages_input(count, seed, counter)
 
 
 def naive(data: dict, count) -> tuple:
@@ -38,15 +34,6 @@ def naive(data: dict, count) -> tuple:
     return [key for key, _ in chosen], skipped, prompt, count(prompt)
 
 
-def timed(function, runs: int):
-    times, result = [], None
-    for _ in range(runs):
-        started = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times), result
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--passages", type=int, default=2000)
@@ -55,9 +42,9 @@ def main() -> None:
     counters = {"words": lambda text: len(text.split()), "estimate": estimate_tokens}
     print(f"{arguments.passages} passages of 20-120 words, median of {arguments.runs} runs")
     for name, count in counters.items():
-        data = make_input(arguments.passages, name)
-        fast, report = timed(lambda: evaluate(data), arguments.runs)
-        slow, expected = timed(lambda: naive(data, count), arguments.runs)
+        data = passages_input(arguments.passages, counter=name)
+        fast, report = median_time(lambda: evaluate(data), arguments.runs)
+        slow, expected = median_time(lambda: naive(data, count), arguments.runs)
         same = (report["chosen"], report["skipped"], report["prompt"], report["units"]) == expected
         print(
             f"  counter {name:8}  mode {fast * 1000:8.1f} ms (validation, trace and checks included)   "

@@ -20,7 +20,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 import tracemalloc
 from itertools import count as counting
 from pathlib import Path
@@ -31,20 +30,10 @@ sys.path.insert(0, str(HERE))
 
 from _inputs import relevance_input  # noqa: E402
 from _minimal import minimal  # noqa: E402
+from _timing import median_time  # noqa: E402
 from context_budget import evaluate  # noqa: E402
 from context_budget._ordinal import ranked_order  # noqa: E402
 from context_budget.modes import relevance  # noqa: E402
-
-
-def median_time(function, runs: int) -> tuple[float, object]:
-    times, result = [], None
-    for _ in range(runs):
-        result = None  # the previous result's teardown is not part of this run
-        gc.collect()
-        started = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times), result
 
 
 def traced_peak(function) -> int:
@@ -108,7 +97,8 @@ def contract_floor(data: dict, runs: int) -> tuple[float, float]:
             for p, i, r, t, b, k, w in zip(counting(1), *columns, before, kept, reasons)
         ]
 
-    building, _ = median_time(rows, runs)
+    building, built = median_time(rows, runs)
+    assert built == relevance.select(parsed)["trace"], "the timed rows must be the report's trace rows"
     return ranking, building
 
 
