@@ -27,6 +27,66 @@ def test_every_python_example_gives_the_output_shown():
     assert runner.summarize(verbose=False).failed == 0
 
 
+def _commands(block):
+    """Split a console block into (line offset, (command, output)) pairs."""
+    pairs, lines = [], block.splitlines()
+    for index, line in enumerate(lines):
+        if line.startswith("$ "):
+            output = []
+            for following in lines[index + 1:]:
+                if following.startswith("$ "):
+                    break
+                output.append(following)
+            pairs.append((index, (line[2:], "\n".join(output) + "\n")))
+    return pairs
+
+
+def run_command(command):
+    """``[echo 'JSON' |] context-budget ARGS [| head -N]``, run through the CLI function from the repository root."""
+    import io
+    import os
+    import shlex
+
+    from context_budget.cli import run
+
+    stdin = b""
+    if " | context-budget " in command:
+        feed, command = command.split(" | context-budget ", 1)
+        stdin = (shlex.split(feed)[1] + "\n").encode()
+        command = "context-budget " + command
+    head = None
+    if " | head -" in command:
+        command, head = command.split(" | head -")
+    words = shlex.split(command)
+    assert words[0] == "context-budget", command
+    stdout, stderr = io.StringIO(), io.StringIO()
+    here = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        run(words[1:], io.BytesIO(stdin), stdout, stderr, {})
+    finally:
+        os.chdir(here)
+    out = stdout.getvalue()
+    if head is not None:
+        out = "".join(out.splitlines(keepends=True)[: int(head)])
+    return out
+
+
+def test_every_command_line_example_prints_what_is_shown():
+    examples = _all_console_examples(CONTRACT.read_text())
+    assert len(examples) >= 3
+    for line, command, expected in examples:
+        assert run_command(command) == expected, f"docs/contract.md line {line}: {command}"
+
+
+def _all_console_examples(text):
+    examples = []
+    for match in re.finditer(r"```console\n(.*?)```", text, re.S):
+        first_line = text.count("\n", 0, match.start(1)) + 1
+        examples += [(first_line + offset, command, output) for offset, (command, output) in _commands(match.group(1))]
+    return examples
+
+
 def test_every_mode_has_a_section():
     from context_budget.modes import MODES
 
