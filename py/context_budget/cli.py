@@ -66,6 +66,7 @@ EXAMPLES = {
     "check": "context-budget check examples/refund-case.json",
     "fixtures": "context-budget fixtures fixtures/",
     "compose": "context-budget compose examples/refund-case.json",
+    "count": "context-budget count README.md --tokenizer o200k_base",
     "serve": "context-budget serve --port 0",
     "build-site": "context-budget build-site /tmp/context-budget-site",
 }
@@ -119,7 +120,7 @@ def _parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
     compose.add_argument("--json", action="store_true", help="print the report envelope as JSON instead of text")
 
     count = commands.add_parser("count", help="print the number of tokens in a text (exact for OpenAI's encodings)")
-    count.add_argument("file", nargs="?", default="-", metavar="FILE|-", help="a UTF-8 text file, or - for standard input (the default)")
+    count.add_argument("file", nargs="?", default=None, metavar="FILE|-", help="a UTF-8 text file, or - for standard input (the default when text is piped)")
     count.add_argument("--tokenizer", default="o200k_base", choices=_tokenizer.TOKENIZERS,
                        help="o200k_base (GPT-4o and later, the default), cl100k_base (GPT-4, GPT-3.5) or estimate (a heuristic)")
 
@@ -142,7 +143,8 @@ def run(argv: Sequence[str], stdin: IO, stdout: IO[str], stderr: IO[str], enviro
         if getattr(arguments, "file", "") is None:
             arguments.file = _default_input(stdin, arguments.command)
         if getattr(arguments, "file", None) == "-" and _is_terminal(stdin):
-            stderr.write("context-budget: reading JSON from the terminal; end it with Ctrl+D on a line of its own (Ctrl+Z, Enter on Windows)\n")
+            what = "text" if arguments.command == "count" else "JSON"
+            stderr.write(f"context-budget: reading {what} from the terminal; end it with Ctrl+D on a line of its own (Ctrl+Z, Enter on Windows)\n")
             stderr.flush()
         if arguments.command == "check":
             return _check(arguments, stdin, stdout)
@@ -203,7 +205,8 @@ def _default_input(stdin: IO, command: str) -> str:
     if _is_terminal(stdin):
         raise UsageError(
             f"{command}: no FILE given and standard input is a terminal. Give a file "
-            f"(context-budget {command} examples/refund-case.json), pipe JSON in, or use - to type it"
+            f"({EXAMPLES.get(command, f'context-budget {command} FILE')}), pipe {'text' if command == 'count' else 'JSON'} in, "
+            "or use - to type it"
         )
     return "-"
 
