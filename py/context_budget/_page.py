@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 
+from . import _strict_json, _tokenizer
 from ._estimate import estimate_tokens
-from ._tokenizer import ENCODINGS, EXACT, TokenizerUnavailable
+from ._tokenizer import EXACT, TokenizerUnavailable
 
 
 def tokenizers_needed(text: str) -> list[str]:
@@ -15,16 +16,18 @@ def tokenizers_needed(text: str) -> list[str]:
     The ``messages`` mode counts with o200k_base when it names none. Unparsable text needs
     nothing: the check reports the syntax error without counting.
     """
+    if not any(name in text for name in EXACT) and '"messages"' not in text:
+        return []
     try:
-        data = json.loads(text)
-    except ValueError:
+        data = _strict_json.loads(text)  # refuses deep nesting before parsing, which crashes Pyodide's parser
+    except _strict_json.JSONInputError:
         return []
     if not isinstance(data, dict):
         return []
     named = [data.get("tokenizer"), data.get("counter")]
     if data.get("mode") == "messages" and "tokenizer" not in data:
         named.append("o200k_base")
-    return [name for name in EXACT if name in named and not ENCODINGS[name].loaded]
+    return [name for name in EXACT if name in named and not _tokenizer.ENCODINGS[name].loaded]
 
 
 def provide_ranks(name: str, data: bytes) -> str:
@@ -32,7 +35,7 @@ def provide_ranks(name: str, data: bytes) -> str:
     if hasattr(data, "to_bytes"):  # a JavaScript Uint8Array, as Pyodide passes it
         data = data.to_bytes()
     try:
-        ENCODINGS[name].load_bytes(data)
+        _tokenizer.ENCODINGS[name].load_bytes(data)
     except TokenizerUnavailable as error:
         return str(error)
     return ""
@@ -45,11 +48,11 @@ def token_view(text: str, tokenizer: str) -> str:
     such tokens are joined into one segment that says how many tokens it holds, so every segment
     is readable text and the segments' ``tokens`` add up to ``count``.
     """
-    if tokenizer not in ENCODINGS:
+    if tokenizer not in _tokenizer.ENCODINGS:
         raise ValueError(f"the token view needs o200k_base or cl100k_base, got {tokenizer!r}")
     segments: list[dict] = []
     pending, held = b"", 0
-    for token in ENCODINGS[tokenizer].tokens(text):
+    for token in _tokenizer.ENCODINGS[tokenizer].tokens(text):
         pending += token
         held += 1
         try:
@@ -66,5 +69,5 @@ def token_view(text: str, tokenizer: str) -> str:
 
 def count_texts(texts_json: str, tokenizer: str) -> str:
     """The counts of a JSON list of texts, as a JSON list (the page's tests compare them with tiktoken's)."""
-    count = ENCODINGS[tokenizer].count
+    count = _tokenizer.ENCODINGS[tokenizer].count
     return json.dumps([count(text) for text in json.loads(texts_json)])
