@@ -333,10 +333,12 @@ def count_tokens(text: str, tokenizer: str = "o200k_base") -> int:
 
 def read_tokenizer(value: object, allowed: tuple[str, ...] = TOKENIZERS) -> str:
     """A tokenizer name from an input, its rank file loaded: raises ``Invalid`` (a one-line reason) otherwise."""
-    from ._values import Invalid, preview
+    from ._values import Invalid, closest_name, json_text, preview
 
     if not isinstance(value, str) or value not in allowed:
-        raise Invalid(f"expected one of {', '.join(allowed)}, got {preview(value)}")
+        guess = closest_name(value, allowed) if isinstance(value, str) else None
+        hint = f"; did you mean {json_text(guess)}?" if guess else ""
+        raise Invalid(f"expected one of {', '.join(allowed)}, got {preview(value)}{hint}")
     if value in ENCODINGS:
         try:
             ENCODINGS[value].load()
