@@ -275,6 +275,14 @@ class Encoding:
         """Read and verify the rank file now (it is otherwise read on the first count)."""
         self.ranks
 
+    @property
+    def loaded(self) -> bool:
+        return self._ranks is not None
+
+    def load_bytes(self, data: bytes) -> None:
+        """Use the given contents of the rank file (the page fetches it); checked like a file read from disk."""
+        self._ranks = parse_ranks(bytes(data), self.name)
+
     def count(self, text: str) -> int:
         ranks = self.ranks
         counts = self._counts
