@@ -164,7 +164,7 @@ def _reduce(gains: list[float], weights: list[int], capacity: int) -> tuple[list
     tolerance = (size + 8) * scale * 2.0**-50
     gap = bound - lower + tolerance
     margins = list(map(sub, gain_in, map(mul, weight_in, repeat(lam))))
-    close = [index for index, margin in enumerate(margins) if -gap <= margin <= gap]
+    close = list(compress(range(size), map(le, map(abs, margins), repeat(gap))))
     core = []
     floor = lower - tolerance
     for index in close:  # the fractional bound with the item flipped, from the prefix sums
