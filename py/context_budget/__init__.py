@@ -2,7 +2,14 @@
 
 from ._evaluate import evaluate
 from ._passages import PackError, Packed, pack_passages
+from ._selection import Check, Decision, InputProblem, InvalidInputError, Selection, select
 from ._tokenizer import TokenizerUnavailable, count_tokens
 
 __version__ = "0.1.0"
-__all__ = ["evaluate", "count_tokens", "TokenizerUnavailable", "pack_passages", "Packed", "PackError", "__version__"]
+__all__ = [
+    "evaluate",
+    "select", "Selection", "Check", "Decision", "InvalidInputError", "InputProblem",
+    "count_tokens", "TokenizerUnavailable",
+    "pack_passages", "Packed", "PackError",
+    "__version__",
+]

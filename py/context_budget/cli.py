@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import IO, Mapping, Sequence
 
-from . import __version__, _fixtures, _model, _site, _strict_json
+from . import __version__, _fixtures, _model, _site, _strict_json, _tokenizer
 from ._evaluate import evaluate
 from ._envelope import check_document, to_json
 from ._report_text import envelope_text
@@ -66,6 +66,7 @@ EXAMPLES = {
     "check": "context-budget check examples/refund-case.json",
     "fixtures": "context-budget fixtures fixtures/",
     "compose": "context-budget compose examples/refund-case.json",
+    "count": "context-budget count README.md --tokenizer o200k_base",
     "serve": "context-budget serve --port 0",
     "build-site": "context-budget build-site /tmp/context-budget-site",
 }
@@ -118,6 +119,11 @@ def _parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
     compose.add_argument("--call-model", action="store_true", help="post the prompt to the OpenAI-compatible model server in the settings")
     compose.add_argument("--json", action="store_true", help="print the report envelope as JSON instead of text")
 
+    count = commands.add_parser("count", help="print the number of tokens in a text (exact for OpenAI's encodings)")
+    count.add_argument("file", nargs="?", default=None, metavar="FILE|-", help="a UTF-8 text file, or - for standard input (the default when text is piped)")
+    count.add_argument("--tokenizer", default="o200k_base", choices=_tokenizer.TOKENIZERS,
+                       help="o200k_base (GPT-4o and later, the default), cl100k_base (GPT-4, GPT-3.5) or estimate (a heuristic)")
+
     serve = commands.add_parser("serve", help="serve the web page on 127.0.0.1, offline")
     serve.add_argument("--port", type=int, default=8000, metavar="N", help="port (default 8000; 0 picks a free one)")
     serve.add_argument("--verbose", action="store_true", help="log every request")
@@ -137,12 +143,15 @@ def run(argv: Sequence[str], stdin: IO, stdout: IO[str], stderr: IO[str], enviro
         if getattr(arguments, "file", "") is None:
             arguments.file = _default_input(stdin, arguments.command)
         if getattr(arguments, "file", None) == "-" and _is_terminal(stdin):
-            stderr.write("context-budget: reading JSON from the terminal; end it with Ctrl+D on a line of its own (Ctrl+Z, Enter on Windows)\n")
+            what = "text" if arguments.command == "count" else "JSON"
+            stderr.write(f"context-budget: reading {what} from the terminal; end it with Ctrl+D on a line of its own (Ctrl+Z, Enter on Windows)\n")
             stderr.flush()
         if arguments.command == "check":
             return _check(arguments, stdin, stdout)
         if arguments.command == "compose":
             return _compose(arguments, stdin, stdout, stderr, os.environ if environ is None else environ)
+        if arguments.command == "count":
+            return _count(arguments, stdin, stdout, stderr)
         if arguments.command == "serve":
             return _serve(arguments, stdout)
         if arguments.command == "build-site":
@@ -196,7 +205,8 @@ def _default_input(stdin: IO, command: str) -> str:
     if _is_terminal(stdin):
         raise UsageError(
             f"{command}: no FILE given and standard input is a terminal. Give a file "
-            f"(context-budget {command} examples/refund-case.json), pipe JSON in, or use - to type it"
+            f"({EXAMPLES.get(command, f'context-budget {command} FILE')}), pipe {'text' if command == 'count' else 'JSON'} in, "
+            "or use - to type it"
         )
     return "-"
 
@@ -375,6 +385,22 @@ def _packing_text(report: dict, window: dict) -> str:
     lines += [f"  {'ok  ' if check['pass'] else 'FAIL'} {check['name']}{' - ' + check['detail'] if not check['pass'] else ''}" for check in report["checks"]]
     lines.append(report["summary"])
     return "\n".join(lines) + "\n"
+
+
+def _count(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[str]) -> int:
+    """The token count of the file's text exactly as it is (line endings and a BOM included)."""
+    data = _read_input(arguments.file, stdin)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UsageError(f"cannot read {arguments.file}: not UTF-8 text (byte {error.start + 1})") from None
+    try:
+        tokens = _tokenizer.count_tokens(text, arguments.tokenizer)
+    except _tokenizer.TokenizerUnavailable as error:
+        stderr.write(f"context-budget: {error}\n")
+        return EXIT_FAIL
+    stdout.write(f"{tokens}\n")
+    return EXIT_PASS
 
 
 def _run_fixtures(directory: Path, stdout: IO[str]) -> int:
