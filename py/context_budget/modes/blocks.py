@@ -256,7 +256,7 @@ def summarize(result: dict) -> str:
             f"but only {remaining} remain{others}."
         )
     ids = ", ".join(entry["id"] for entry in result["included"]) or "no blocks"
-    return f"Packed {ids}: {result['used']} of {result['available']} available tokens used."
+    return f"Packed {ids}: {result['used']} of {plural(result['available'], 'available token')} used."
 
 
 # ---------------------------------------------------------------- independent checks
@@ -314,7 +314,8 @@ def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
     def required_included():
         missing = sorted(set(compress(ids, required)).difference(included), key=_checks.code_units)
         if missing:
-            yield f"required blocks {', '.join(missing)} are not included"
+            verb = "blocks {} are" if len(missing) > 1 else "block {} is"
+            yield f"required {verb.format(', '.join(missing))} not included"
         if result["can_proceed"] != (not missing):
             yield f"can_proceed is {result['can_proceed']} although {len(missing)} required blocks are missing"
 

@@ -9,7 +9,7 @@ from .. import _checks
 from .._optimal import report_optimal
 from .._ordinal import ranked_order
 from .._shape import Field, InputShape, read_input
-from .._values import read_count, read_id, read_score, read_text
+from .._values import plural, read_count, read_id, read_score, read_text
 
 NAME = "relevance"
 COUNTED_COST = "tokens"  # with a top-level tokenizer, an item may give content instead
@@ -100,7 +100,7 @@ def succeeded(result: dict) -> bool:
 
 
 def summarize(result: dict) -> str:
-    return f"Selected {', '.join(result['selected']) or 'nothing'} within {result['budget']} tokens."
+    return f"Selected {', '.join(result['selected']) or 'nothing'} within {plural(result['budget'], 'token')}."
 
 
 def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:

@@ -129,7 +129,7 @@ def summarize(result: dict) -> str:
             f"Required items {names} need {plural(result['required_cost'], 'token')} but the budget is "
             f"{result['budget']}: {plural(result['shortfall'], 'token')} short."
         )
-    return f"Selected {', '.join(result['selected']) or 'nothing'} using {result['used']} of {result['budget']} tokens."
+    return f"Selected {', '.join(result['selected']) or 'nothing'} using {result['used']} of {plural(result['budget'], 'token')}."
 
 
 def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
@@ -148,7 +148,8 @@ def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
         if missing:
             shortfall = required_cost - budget
             why = f"; they need {plural(required_cost, 'token')}, {shortfall} more than the budget of {budget}" if shortfall > 0 else ""
-            yield f"required items {', '.join(missing)} are not selected{why}"
+            verb = "items {} are" if len(missing) > 1 else "item {} is"
+            yield f"required {verb.format(', '.join(missing))} not selected{why}"
 
     def order_and_decisions():
         ranks = list(zip(required, parsed["priorities"]))
