@@ -50,6 +50,10 @@ worker.onmessage = (event) => {
   } else if (message.type === "error") {
     clearTimeout(loadTimer);
     fail(message.message);
+  } else if (message.type === "tokenizer") {  // a rank file on its way: the token view shows it too
+    window.dispatchEvent(new CustomEvent("tokenizer-progress", { detail: message }));
+    if (message.loaded < message.total) setStatus("loading", `Loading the ${message.name} tokenizer: ${(message.loaded / 1e6).toFixed(1)} of ${(message.total / 1e6).toFixed(1)} MB…`);
+    else setStatus("ready", `Ready: the ${message.name} tokenizer is loaded.`);
   } else if (message.type === "result") {
     const request = pending.get(message.id);
     if (!request) return;
@@ -85,6 +89,7 @@ async function formatted(text, key) {
 window.contextBudget = {
   checkText: (text) => checkText(text).then((answer) => answer.envelope),
   timedCheck: (text) => checkText(text),
+  ask: (type, text, key) => callPython(type, text, key),  // {envelope, ms}: used by tokens.js
 };
 
 // ---------------------------------------------------------------- running
