@@ -25,6 +25,8 @@ def case(mode, name, description, input, **facts):
     for key, want in facts.items():
         if key == "error_paths":
             got = [e["path"] for e in report.get("errors", [])]
+        elif key == "first_error":
+            got = report["errors"][0]["message"]
         elif key == "check":
             got = [c["name"] for c in report["checks"] if not c["pass"]]
         else:
@@ -69,7 +71,8 @@ case(R, "duplicate-ids", "Ids must be unique: the second 'A' is reported with th
      **{"pass": False, "summary": "Each item needs id, numeric relevance, and non-negative integer tokens.", "check": ["item shape"], "error_paths": ["$.items[1].id"]})
 case(R, "unknown-item-key", "A misspelt key is rejected with its path instead of being ignored.",
      {"budget": 7, "items": [{"id": "A", "relevance": 9, "tokenz": 4}]},
-     **{"pass": False, "check": ["item shape"], "error_paths": ["$.items[0].tokenz", "$.items[0]"]})
+     **{"pass": False, "check": ["item shape"], "error_paths": ["$.items[0].tokenz", "$.items[0]"],
+        "first_error": 'unknown key "tokenz" (did you mean "tokens"? expected id, relevance, tokens, content)'})
 case(R, "unknown-top-level-key", "An undeclared top-level key is an input shape error.",
      {"budget": 7, "items": [], "limit": 3}, **{"pass": False, "check": ["input shape"], "error_paths": ["$.limit"]})
 case(R, "non-integer-tokens", "2.5 tokens is not a token count.", {"budget": 7, "items": [item("A", 9, 2.5)]},
@@ -84,6 +87,14 @@ case(R, "budget-above-2-53", "Budgets stop at 2^53-1, the largest integer a doub
 case(R, "not-an-object", "The input must be an object.", [1, 2], **{"pass": False, "check": ["input shape"], "error_paths": ["$"]})
 case(R, "unknown-mode", "An unknown mode is rejected and the error lists the four modes.", {"mode": "knapsack", "budget": 1, "items": []},
      **{"pass": False, "check": ["input shape"], "error_paths": ["$.mode"]})
+case(R, "misspelt-mode", "A mode name close to a known one gets a suggestion.", {"mode": "relevnce", "budget": 1, "items": []},
+     **{"pass": False, "check": ["input shape"], "error_paths": ["$.mode"],
+        "first_error": 'expected one of relevance, required, blocks, passages, messages, got "relevnce"; did you mean "relevance"?'})
+case(R, "blocks-input-without-mode", "A blocks input with no mode is read as relevance; the first error says to add the mode.",
+     {"window": {"context_tokens": 100, "reserved_output_tokens": 0, "fixed_prompt_tokens": 0},
+      "blocks": [{"id": "a", "source": "s", "content": "c", "priority": 1, "observed_at": "2026-01-01T00:00:00Z"}]},
+     **{"pass": False, "check": ["input shape"], "error_paths": ["$", "$.window", "$.blocks", "$", "$"],
+        "first_error": 'this input is valid in mode "blocks"; without a "mode" key it is read as "relevance": add "mode": "blocks"'})
 
 Q = "required"
 SEED3 = {"mode": "required", "budget": 8, "items": [req("contract", 3, 0, True, content="Requested outcome"), req("recent", 4, 9, False, content="Recent result"), req("older", 3, 2, False, content="Old result")]}
@@ -115,6 +126,10 @@ case(Q, "duplicate-ids", "Ids must be unique.", {"mode": "required", "budget": 3
 case(Q, "unknown-key", "A misspelt key ('requried') is rejected, not taken as optional.",
      {"mode": "required", "budget": 3, "items": [{"id": "a", "cost": 1, "priority": 1, "requried": True}]},
      **{"pass": False, "check": ["item shape"], "error_paths": ["$.items[0].requried"]})
+case(Q, "relevance-shaped-items", "Items with relevance and tokens under mode required: the first error says the input fits mode relevance.",
+     {"mode": "required", "budget": 7, "items": [item("A", 9, 4)]},
+     **{"pass": False, "check": ["item shape"], "error_paths": ["$.mode", "$.items[0].relevance", "$.items[0].tokens", "$.items[0]", "$.items[0]"],
+        "first_error": 'this input is valid in mode "relevance", not "required": set "mode": "relevance"'})
 case(Q, "non-integer-cost", "Seed 003 rejects a non-integer cost.", {"mode": "required", "budget": 3, "items": [req("a", 1.5, 1)]},
      **{"pass": False, "check": ["item shape"], "error_paths": ["$.items[0].cost"]})
 case(Q, "negative-budget", "Seed 003 rejects a negative budget.", {"mode": "required", "budget": -2, "items": []},
@@ -314,4 +329,7 @@ case(M, "empty-history", "An empty history has nothing to trim: invalid.", chat(
 case(M, "unknown-role-and-key", "Every problem is listed with its path: an unknown role, and a misspelt key.",
      chat(100, [{"role": "bot", "content": "hi"}, {"role": "user", "contents": "hello"}]),
      **{"pass": False, "check": ["message shape"], "error_paths": ["$.messages[0].role", "$.messages[1].contents", "$.messages[1]"]})
+
+# Exact counts (o200k_base, cl100k_base) are tested against tiktoken in tests/test_messages.py,
+# not here: the page runs every fixture, and it has no rank files yet.
 print("wrote", len(list(ROOT.rglob("*.json"))), "fixture files")

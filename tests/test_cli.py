@@ -30,7 +30,8 @@ def test_check_invalid_input_prints_error_envelope_and_exits_1():
     envelope = json.loads(out)
     assert code == 1
     assert envelope["ok"] is False
-    assert envelope["error"] == "Input needs a non-negative integer budget and items array."
+    # The general summary, then the first located problem, so the one line says what to fix.
+    assert envelope["error"] == "Input needs a non-negative integer budget and items array. $.budget: expected an integer from 0 to 2^53-1, got -1"
     assert envelope["result"]["errors"][0]["path"] == "$.budget"
 
 
@@ -134,7 +135,7 @@ def test_real_process_round_trip():
         timeout=60,
     )
     assert process.returncode == 1, process.stderr
-    assert json.loads(process.stdout)["error"] == "Input needs a non-negative integer budget and items array."
+    assert json.loads(process.stdout)["error"].startswith("Input needs a non-negative integer budget and items array. $.budget: ")
     assert process.stderr == b""
 
 

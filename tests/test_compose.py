@@ -54,7 +54,30 @@ def test_required_overflow_exits_1_with_the_advice():
     assert code == 1
     assert "=== Composed prompt ===" not in out
     assert "REFUND_POLICY  60 tokens  required_block_too_large_for_budget" in out
-    assert "Raise context_tokens, lower reserved_output_tokens, or shorten the required blocks." in err
+    # 850 - 300 - 470 leaves 80 for required blocks of 44 + 60 = 104: 24 short. Every window number is named.
+    assert "the required blocks need 104 tokens but 80 are available" in err and ": 24 short." in err
+    assert "raise context_tokens from 850 to at least 874" in err
+    assert "lower reserved_output_tokens from 300 to at most 276" in err
+    assert "lower fixed_prompt_tokens from 470 to at most 446" in err
+    assert "shorten the required blocks by 24 tokens" in err
+
+
+@pytest.mark.parametrize("key, fixed, broken", [("context_tokens", 874, 873), ("reserved_output_tokens", 276, 277), ("fixed_prompt_tokens", 446, 447)])
+def test_each_advised_window_number_is_exactly_enough(key, fixed, broken):
+    from context_budget import evaluate
+
+    document = json.loads((ROOT / "examples" / "refund-case.json").read_text())
+    window = {"context_tokens": 850, "reserved_output_tokens": 300, "fixed_prompt_tokens": 470}
+    assert evaluate({**document, "window": {**window, key: fixed}})["can_proceed"] is True
+    assert evaluate({**document, "window": {**window, key: broken}})["can_proceed"] is False
+
+
+def test_advice_says_when_one_number_alone_cannot_free_enough():
+    code, _, err = call(["compose", EXAMPLE], {"CONTEXT_BUDGET_CONTEXT_TOKENS": "500", "CONTEXT_BUDGET_RESERVED_OUTPUT_TOKENS": "10", "CONTEXT_BUDGET_FIXED_PROMPT_TOKENS": "460"})
+    # 500 - 10 - 460 = 30 for 104 tokens of required blocks: 74 short, more than the 10 reserved.
+    assert code == 1
+    assert "lower reserved_output_tokens (now 10; it alone cannot free 74)" in err
+    assert "lower fixed_prompt_tokens from 460 to at most 386" in err
 
 
 def test_settings_are_validated_before_anything_runs(tmp_path):

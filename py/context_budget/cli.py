@@ -10,7 +10,9 @@ used, invalid compose settings).
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
+import re
 import sys
 from pathlib import Path
 from typing import IO, Mapping, Sequence
@@ -18,6 +20,7 @@ from typing import IO, Mapping, Sequence
 from . import __version__, _fixtures, _model, _site, _strict_json
 from ._evaluate import evaluate
 from ._envelope import check_document, to_json
+from ._report_text import envelope_text
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -43,7 +46,37 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:
         self.print_usage(self.stderr)
-        raise _Exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+        raise _Exit(EXIT_USAGE, f"{self.prog}: error: {_with_suggestion(message)}\n")
+
+
+def _with_suggestion(message: str) -> str:
+    """argparse's "invalid choice: 'chek' (choose from ...)" with the closest choice named."""
+    match = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+    if match:
+        choices = re.findall(r"'([^']*)'", match.group(2))
+        guess = difflib.get_close_matches(match.group(1), choices, n=1)
+        if guess:
+            return f"{message}; did you mean {guess[0]!r}?"
+    return message
+
+
+# One example per command: `context-budget` alone and `--help` list them, so a newcomer
+# sees a working command line for each.
+EXAMPLES = {
+    "check": "context-budget check examples/refund-case.json",
+    "fixtures": "context-budget fixtures fixtures/",
+    "compose": "context-budget compose examples/refund-case.json",
+    "serve": "context-budget serve --port 0",
+    "build-site": "context-budget build-site /tmp/context-budget-site",
+}
+
+
+def _examples_text() -> str:
+    width = max(map(len, EXAMPLES))
+    lines = [f"  {name:<{width}}  {example}" for name, example in EXAMPLES.items()]
+    return "examples (one per command):\n" + "\n".join(lines) + (
+        "\n\nThe contract, every mode and the exit codes: docs/contract.md in the repository."
+    )
 
 
 class _Exit(Exception):
@@ -57,20 +90,30 @@ def _parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
     # A class per call, so that the subcommands' parsers write to these streams too and
     # two runs never share them.
     parser_class = type("Parser", (_Parser,), {"stdout": stdout, "stderr": stderr})
-    parser = parser_class(prog="context-budget", description="Choose context under a token budget, explain it, verify it.")
+    parser = parser_class(
+        prog="context-budget",
+        description="Choose context under a token budget, explain it, verify it.",
+        epilog=_examples_text(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"context-budget {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     check = commands.add_parser("check", help="evaluate one JSON input and print the report in an envelope")
-    check.add_argument("file", nargs="?", default="-", metavar="FILE|-", help="input file, or - for standard input (the default)")
-    check.add_argument("--indent", type=int, default=None, metavar="N", help="pretty-print the output with N spaces")
+    check.add_argument("file", nargs="?", default=None, metavar="FILE|-", help="input file, or - for standard input (the default when input is piped)")
+    check.add_argument("--indent", type=int, default=None, metavar="N", help="pretty-print the JSON output with N spaces")
     check.add_argument("--jsonl", action="store_true", help="one JSON input per line in, one envelope per line out (streaming)")
+    check.add_argument(
+        "--format", choices=("json", "text"), default=None,
+        help="json: the envelope (the default when the output is not a terminal); text: what a person reads "
+        "(the default on a terminal): summary, checks, kept and left-out items with reasons",
+    )
 
     fixtures = commands.add_parser("fixtures", help="run every fixture case in DIR and compare the full reports")
     fixtures.add_argument("directory", nargs="?", default="fixtures", metavar="DIR", help="fixture directory (default: ./fixtures)")
 
     compose = commands.add_parser("compose", help="pack a blocks input, print the composed prompt and the packing report")
-    compose.add_argument("file", nargs="?", default="-", metavar="FILE|-", help="a blocks input, or - for standard input (the default)")
+    compose.add_argument("file", nargs="?", default=None, metavar="FILE|-", help="a blocks input, or - for standard input (the default when input is piped)")
     compose.add_argument("--config", metavar="FILE", help=f"JSON settings: {', '.join(_model.DEFAULTS)}")
     compose.add_argument("--call-model", action="store_true", help="post the prompt to the OpenAI-compatible model server in the settings")
     compose.add_argument("--json", action="store_true", help="print the report envelope as JSON instead of text")
@@ -86,8 +129,16 @@ def _parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
 
 def run(argv: Sequence[str], stdin: IO, stdout: IO[str], stderr: IO[str], environ: Mapping[str, str] | None = None) -> int:
     parser = _parser(stdout, stderr)
+    if not argv:  # no command: what the commands are and how each is used, not just "required: COMMAND"
+        parser.print_help(stderr)
+        return EXIT_USAGE
     try:
-        arguments = parser.parse_args(list(argv))
+        arguments = _parse(parser, list(argv))
+        if getattr(arguments, "file", "") is None:
+            arguments.file = _default_input(stdin, arguments.command)
+        if getattr(arguments, "file", None) == "-" and _is_terminal(stdin):
+            stderr.write("context-budget: reading JSON from the terminal; end it with Ctrl+D on a line of its own (Ctrl+Z, Enter on Windows)\n")
+            stderr.flush()
         if arguments.command == "check":
             return _check(arguments, stdin, stdout)
         if arguments.command == "compose":
@@ -109,6 +160,47 @@ def run(argv: Sequence[str], stdin: IO, stdout: IO[str], stderr: IO[str], enviro
         return EXIT_USAGE
 
 
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """parse_args, but an unknown option gets the closest known one named, not "unrecognized arguments"."""
+    arguments, extras = parser.parse_known_args(argv)
+    if not extras:
+        return arguments
+    subparser = _subparsers(parser).get(arguments.command, parser)
+    options = [option for action in subparser._actions for option in action.option_strings]
+    unknown = next((extra for extra in extras if extra.startswith("-") and extra != "-"), None)
+    if unknown is not None:
+        name = unknown.split("=", 1)[0]
+        guess = difflib.get_close_matches(name, options, n=1)
+        hint = f" (did you mean {guess[0]}?)" if guess else f" (known: {', '.join(options)})"
+        subparser.error(f"unknown option {name}{hint}")
+    subparser.error(f"unexpected argument {extras[0]!r}")
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def _is_terminal(stream: object) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except (OSError, ValueError):  # a closed or detached stream
+        return False
+
+
+def _default_input(stdin: IO, command: str) -> str:
+    """No FILE: standard input when something is piped in; a terminal must ask for it with ``-``."""
+    if _is_terminal(stdin):
+        raise UsageError(
+            f"{command}: no FILE given and standard input is a terminal. Give a file "
+            f"(context-budget {command} examples/refund-case.json), pipe JSON in, or use - to type it"
+        )
+    return "-"
+
+
 def write_json(value: object, stream: IO[str], indent: int | None = None) -> None:
     stream.write(to_json(value, indent) + "\n")
 
@@ -124,7 +216,19 @@ def _read_input(name: str, stdin: IO) -> bytes:
         raise UsageError(f"cannot read {name}: {error.strerror or error}") from None
 
 
+def _output_format(arguments: argparse.Namespace, stdout: IO[str]) -> str:
+    """JSON for programs, text for people: text by default only when stdout is a terminal and no JSON option is given."""
+    if arguments.format == "text" and (arguments.jsonl or arguments.indent is not None):
+        raise UsageError("check: --format text prints one report for a person; --jsonl and --indent are for JSON output")
+    if arguments.format is not None:
+        return arguments.format
+    if arguments.jsonl or arguments.indent is not None:
+        return "json"
+    return "text" if _is_terminal(stdout) else "json"
+
+
 def _check(arguments: argparse.Namespace, stdin: IO, stdout: IO[str]) -> int:
+    output = _output_format(arguments, stdout)
     if arguments.jsonl:
         return _check_lines(arguments.file, stdin, stdout)
     data = _read_input(arguments.file, stdin)
@@ -134,7 +238,10 @@ def _check(arguments: argparse.Namespace, stdin: IO, stdout: IO[str]) -> int:
         envelope = {"ok": False, "error": str(error)}
     else:
         envelope = check_document(text)
-    write_json(envelope, stdout, arguments.indent)
+    if output == "text":
+        stdout.write(envelope_text(envelope))
+    else:
+        write_json(envelope, stdout, arguments.indent)
     return EXIT_PASS if envelope["ok"] else EXIT_FAIL
 
 
@@ -204,10 +311,7 @@ def _compose(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: 
     if "errors" in report:
         return EXIT_FAIL
     if not report["can_proceed"]:
-        stderr.write(
-            "Budgeting failed: one or more required blocks do not fit.\n"
-            "Raise context_tokens, lower reserved_output_tokens, or shorten the required blocks.\n"
-        )
+        stderr.write(_required_overflow_advice(report, window))
         return EXIT_FAIL
     if not report["pass"]:
         stderr.write(f"context-budget: {report['summary']}\n")
@@ -220,6 +324,26 @@ def _compose(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: 
             return EXIT_FAIL
         stdout.write(f"\n=== Model answer ({settings['model']}) ===\n{answer}\n")
     return EXIT_PASS
+
+
+def _required_overflow_advice(report: dict, window: dict) -> str:
+    """What to change when the required blocks do not fit: every window number, with the value that would do."""
+    need = sum(row["tokens"] for row in report["trace"] if row["required"])
+    short = need - report["available"]
+    context, reserved, fixed = (window[key] for key in _model.WINDOW_KEYS)
+    ways = [f"raise context_tokens from {context} to at least {context + short}"]
+    for key, value in (("reserved_output_tokens", reserved), ("fixed_prompt_tokens", fixed)):
+        if value >= short:
+            ways.append(f"lower {key} from {value} to at most {value - short}")
+        else:
+            ways.append(f"lower {key} (now {value}; it alone cannot free {short})")
+    ways.append(f"shorten the required blocks by {short} tokens")
+    return (
+        f"Budgeting failed: the required blocks need {need} tokens but {report['available']} are available "
+        f"(context_tokens {context} - reserved_output_tokens {reserved} - fixed_prompt_tokens {fixed}): {short} short.\n"
+        f"To fix it: {'; or '.join(ways)}.\n"
+        "Window numbers come from the input's window, --config FILE, or CONTEXT_BUDGET_<KEY> variables (later wins).\n"
+    )
 
 
 def _packing_text(report: dict, window: dict) -> str:

@@ -16,8 +16,8 @@ import json
 from typing import Callable
 
 from .. import _checks
-from .._estimate import estimate_tokens
 from .._shape import InvalidInput
+from .._tokenizer import TOKENIZERS, count_tokens
 from .._values import (
     MAX_SAFE_INTEGER,
     Invalid,
@@ -33,15 +33,9 @@ from .._values import (
     read_count,
     read_id,
     read_text,
+    unknown_key_problems,
 )
 
-try:
-    from .._tokenizer import TOKENIZERS, count_tokens
-except ImportError:  # until the exact tokenizers land (issue 11): the seed's estimate only
-    TOKENIZERS = ("estimate",)
-
-    def count_tokens(text: str, tokenizer: str = "estimate") -> int:
-        return estimate_tokens(text)
 
 NAME = "messages"
 DEFAULT_TOKENIZER = "o200k_base"
@@ -93,13 +87,9 @@ def read_tokenizer(value: object) -> str:
 def _unknown_keys(message: dict, path: str, role: str | None, problems: list[Problem]) -> None:
     allowed = _KEYS_BY_ROLE.get(role, _ALL_KEYS)
     for key in message:
-        if key not in allowed:
-            where = child_path(path, key) if isinstance(key, str) else path
-            shown = json_text(key) if isinstance(key, str) else preview(key)
-            if key in _ALL_KEYS:
-                problems.append(Problem(where, f"a {role} message cannot have {shown} (allowed: {', '.join(allowed)})"))
-            else:
-                problems.append(Problem(where, f"unknown key {shown} (expected {', '.join(allowed)})"))
+        if key in _ALL_KEYS and key not in allowed:
+            problems.append(Problem(child_path(path, key), f"a {role} message cannot have {json_text(key)} (allowed: {', '.join(allowed)})"))
+    problems.extend(unknown_key_problems({key: None for key in message if key not in _ALL_KEYS}, path, allowed))
 
 
 def _read_content(value: object, path: str, problems: list[Problem]) -> list[str] | None:
@@ -126,11 +116,10 @@ def _read_content(value: object, path: str, problems: list[Problem]) -> list[str
                 problems.append(Problem(child_path(part_path, "type"), f"expected \"text\", got {preview(kind)}"))
             ok = False
             continue
-        for key in part:
-            if key not in ("type", "text"):
-                shown = json_text(key) if isinstance(key, str) else preview(key)
-                problems.append(Problem(child_path(part_path, key) if isinstance(key, str) else part_path, f"unknown key {shown} (expected type, text)"))
-                ok = False
+        unknown = unknown_key_problems(part, part_path, ("type", "text"))
+        if unknown:
+            problems.extend(unknown)
+            ok = False
         if "text" not in part:
             problems.append(Problem(part_path, "missing required key \"text\""))
             ok = False
@@ -187,10 +176,7 @@ def _strict_keys(obj: dict, path: str, keys: tuple[str, ...], problems: list[Pro
     for key in keys:
         if key not in obj:
             problems.append(Problem(path, f"missing required key {json_text(key)}"))
-    for key in obj:
-        if key not in keys:
-            shown = json_text(key) if isinstance(key, str) else preview(key)
-            problems.append(Problem(child_path(path, key) if isinstance(key, str) else path, f"unknown key {shown} (expected {', '.join(keys)})"))
+    problems.extend(unknown_key_problems(obj, path, keys))
 
 
 def _read_message(message: object, path: str, problems: list[Problem], call_sites: dict) -> dict | None:
@@ -308,7 +294,7 @@ def parse(data: object) -> dict:
         top = expect_object(data)
     except Invalid as error:
         raise InvalidInput([Problem("$", str(error))], "input shape", INPUT_SUMMARY) from None
-    problems.extend(_top_key_problems(top))
+    problems.extend(unknown_key_problems(top, "$", _TOP_KEYS))
     limit = tokenizer = None
     if "limit" not in top:
         problems.append(Problem("$", "missing required key \"limit\""))
@@ -363,15 +349,6 @@ def _message_position(problem: Problem) -> int:
     if not problem.path.startswith("$.messages["):
         return -1
     return int(problem.path[len("$.messages["):].split("]", 1)[0])
-
-
-def _top_key_problems(top: dict) -> list[Problem]:
-    problems = []
-    for key in top:
-        if key not in _TOP_KEYS:
-            shown = json_text(key) if isinstance(key, str) else preview(key)
-            problems.append(Problem(child_path("$", key) if isinstance(key, str) else "$", f"unknown key {shown} (expected {', '.join(_TOP_KEYS)})"))
-    return problems
 
 
 # ---------------------------------------------------------------- counting
@@ -517,10 +494,23 @@ def summarize(result: dict) -> str:
             f"{_unit_name(result['tokenizer'])}, {result['shortfall']} over the limit of {result['limit']}."
         )
     pinned = sum(1 for row in result["trace"] if row["reason"] == PINNED)
+    dropped = f", dropped {_ranges(result['dropped'])}" if result["dropped"] else ""
     return (
-        f"Kept {len(result['kept'])} of {plural(total, 'message')} ({pinned} pinned): the prompt counts "
+        f"Kept {len(result['kept'])} of {plural(total, 'message')} ({pinned} pinned){dropped}: the prompt counts "
         f"{result['tokens']} of {result['limit']} {_unit_name(result['tokenizer'])}."
     )
+
+
+def _ranges(indices: list[int], shown: int = 4) -> str:
+    """``[0, 1, 2, 5]`` -> ``"0-2, 5"``; drops are mostly one run of the oldest turns."""
+    runs: list[list[int]] = []
+    for index in indices:
+        if runs and index == runs[-1][1] + 1:
+            runs[-1][1] = index
+        else:
+            runs.append([index, index])
+    text = ", ".join(f"{first}-{last}" if last > first else str(first) for first, last in runs[:shown])
+    return text + (", …" if len(runs) > shown else "")
 
 
 # ---------------------------------------------------------------- the library API

@@ -1,0 +1,132 @@
+"""A report as text a person reads in a terminal: ``check --format text``.
+
+Reads only the report's documented keys, so it works for every mode: the verdict and
+summary, the amounts, the checks, then the kept and the left-out candidates from the
+trace, each with its cost, what was left before it and the reason code.
+"""
+
+from __future__ import annotations
+
+# More rows than a terminal shows are cut, with a pointer to the JSON that has them all.
+MAX_ROWS = 100
+
+_REASON_WORDS = {
+    "fits_remaining_budget": "",
+    "exceeds_remaining_budget": "needs {cost}, {left} left",
+    "required": "required, kept first",
+    "required_items_exceed_budget": "required; the required items together exceed the budget",
+    "not_considered_required_overflow": "not considered: the required items overflow the budget",
+    "required_block_too_large_for_budget": "required, needs {cost}, {left} left: the run cannot proceed",
+    "pinned": "system, developer or pinned: always kept",
+    "older_than_a_dropped_message": "older than a turn that did not fit: no holes",
+    "history_must_start_with_user": "it fit, but the kept turns must start with a user message",
+    "pinned_messages_exceed_limit": "the pinned messages and the priming need more than the limit",
+}
+
+
+def envelope_text(envelope: dict) -> str:
+    """The ``check`` envelope as text: a JSON error alone, or the report."""
+    if "result" not in envelope:
+        return f"FAIL  {envelope['error']}\n"
+    return report_text(envelope["result"])
+
+
+def report_text(report: dict) -> str:
+    lines = [f"{'PASS' if report['pass'] else 'FAIL'}  {report['summary']}"]
+    mode = report.get("mode")
+    if "errors" in report:
+        count = len(report["errors"])
+        lines.append(f"mode {mode}: the input is not valid ({count} problem{'s' if count != 1 else ''} listed)" if mode else "the input is not valid")
+        lines += [f"  {error['path']}: {error['message']}" for error in report["errors"]]
+        return "\n".join(lines) + "\n"
+    amounts = _amounts(report)
+    lines.append(f"mode {mode}: {amounts}" if amounts else f"mode {mode}")
+    lines += ["", "checks"]
+    lines += [
+        f"  {'ok  ' if check['pass'] else 'FAIL'}  {check['name']}" + (f": {check['detail']}" if "detail" in check else "")
+        for check in report["checks"]
+    ]
+    trace = report.get("trace")
+    if isinstance(trace, list):
+        unit = _unit(report)
+        kept = [row for row in trace if row.get("kept")]
+        left_out = [row for row in trace if not row.get("kept")]
+        lines += ["", f"kept, in the order considered ({len(kept)})"]
+        lines += _rows(kept, unit, report)
+        lines += ["", f"left out ({len(left_out)})"]
+        lines += _rows(left_out, unit, report)
+    lines += _beyond(report)
+    return "\n".join(lines) + "\n"
+
+
+def _unit(report: dict) -> str:
+    if report.get("mode") == "passages":
+        return "words" if report.get("counter") == "words" else "tokens"
+    return "tokens"
+
+
+def _amounts(report: dict) -> str:
+    if "budget" in report and "used" in report:
+        return f"used {report['used']} of a budget of {report['budget']} tokens, {report['remaining']} left"
+    if "available" in report and "used" in report:
+        text = f"used {report['used']} of {report['available']} available tokens, {report['remaining']} left"
+        if "rendered_tokens" in report:
+            text += f"; the composed prompt estimates {report['rendered_tokens']} tokens"
+        return text
+    if "units" in report and "limit" in report:
+        return f"the prompt counts {report['units']} of {report['limit']} {_unit(report)}"
+    if "tokens" in report and "limit" in report:
+        return f"the prompt counts {report['tokens']} of {report['limit']} tokens, {report.get('remaining', report['limit'] - report['tokens'])} left"
+    return ""
+
+
+def _label(row: dict) -> str:
+    if "id" in row:
+        return str(row["id"])
+    if "index" in row:  # rows that are positions in a list rather than ids
+        return f"#{row['index']}" + (f" {row['role']}" if "role" in row else "")
+    return "?"
+
+
+def _rows(rows: list, unit: str, report: dict) -> list[str]:
+    if not rows:
+        return ["  (none)"]
+    shown = rows[:MAX_ROWS]
+    width = min(24, max(len(_label(row)) for row in shown))
+    lines = []
+    for row in shown:
+        cost = row.get("tokens", row.get("cost"))
+        left = row.get("remaining_before")
+        amount = f"{cost} {unit}" if cost is not None else ""
+        if row.get("unit_tokens", cost) != cost:  # messages: a tool call and its results are decided as one unit
+            cost = row["unit_tokens"]
+            amount += f" (tool unit from #{row['unit']}: {cost})"
+        if "units_with" in row:  # passages: the decision is about the whole prompt with this passage
+            amount += f", prompt with it {row['units_with']} of {report.get('limit')}"
+        elif left is not None:
+            amount += f", {left} left before"
+        reason = row.get("reason", "")
+        words = _REASON_WORDS.get(reason, "").format(cost=cost, left=left)
+        because = f"{reason} ({words})" if words else reason
+        position = f"{row['position']}." if "position" in row else " "
+        lines.append(f"  {position:>4} {_label(row):<{width}}  {amount}  {because}".rstrip())
+    if len(rows) > MAX_ROWS:
+        lines.append(f"  … and {len(rows) - MAX_ROWS} more (--format json lists them all)")
+    return lines
+
+
+def _beyond(report: dict) -> list[str]:
+    lines = []
+    optimal = report.get("optimal")
+    if isinstance(optimal, dict):
+        score = "relevance" if report.get("mode") == "relevance" else "priority of the optional items"
+        if optimal.get("exact"):
+            best = ", ".join(optimal["selected"]) or "nothing"
+            lines.append(f"best possible {score}: {optimal['value']} ({best}); this selection: {optimal['greedy_value']}")
+        else:
+            lines.append(f"best possible {score}: at most {optimal['upper_bound']}; this selection: {optimal['greedy_value']}")
+    sensitivity = report.get("sensitivity")
+    if isinstance(sensitivity, dict) and "margin" in sensitivity:
+        flips = ", ".join(sensitivity.get("flips", [])) or "nothing"
+        lines.append(f"if the estimated costs are off by {sensitivity['margin']:.0%}: {flips} would flip")
+    return [""] + lines if lines else []
