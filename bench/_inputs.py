@@ -61,3 +61,24 @@ def passages_input(count: int, seed: int = 1, counter: str = "words") -> dict:
 
 
 MAKERS = {"relevance": relevance_input, "required": required_input, "blocks": blocks_input, "passages": passages_input}
+
+
+def realistic_request(rng: random.Random) -> dict:
+    """One request as users send them: 10-200 items, a budget of 1,000-8,000 tokens, items
+    of 20-600 tokens, retriever-like scores (four decimals; one request in five scores 1-10)."""
+    count = rng.randint(10, 200)
+    integral = rng.random() < 0.2
+    items = [
+        {
+            "id": f"doc-{rng.randrange(10**6):06d}-{index}",
+            "relevance": rng.randint(1, 10) if integral else round(rng.random(), 4),
+            "tokens": rng.randint(20, 600),
+        }
+        for index in range(count)
+    ]
+    return {"budget": rng.randint(1000, 8000), "items": items}
+
+
+def realistic_requests(count: int, seed: int = 0) -> list[dict]:
+    rng = random.Random(seed)
+    return [realistic_request(rng) for _ in range(count)]

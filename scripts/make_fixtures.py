@@ -216,7 +216,7 @@ case(P, "duplicate-ids", "Duplicate passage ids are rejected, as in the seed.", 
      **{"pass": False, "check": ["passage shape"], "error_paths": ["$.passages[1].id"]})
 case(P, "empty-id", "An empty passage id is rejected.", pin(20, pas(("", "x"))),
      **{"pass": False, "check": ["passage shape"], "error_paths": ["$.passages[0].id"]})
-case(P, "unknown-counter", "The counter must be words or estimate.", pin(20, [], counter="tiktoken"),
+case(P, "unknown-counter", "The counter must be words, estimate, o200k_base or cl100k_base.", pin(20, [], counter="tiktoken"),
      **{"pass": False, "check": ["input shape"], "error_paths": ["$.counter"]})
 case(P, "non-integer-limit", "The limit must be a non-negative integer.", pin(9.5, []),
      **{"pass": False, "check": ["input shape"], "error_paths": ["$.limit"]})
@@ -333,3 +333,44 @@ case(M, "unknown-role-and-key", "Every problem is listed with its path: an unkno
 # Exact counts (o200k_base, cl100k_base) are tested against tiktoken in tests/test_messages.py,
 # not here: the page runs every fixture, and it has no rank files yet.
 print("wrote", len(list(ROOT.rglob("*.json"))), "fixture files")
+
+# Exact tokenizers (counts are tiktoken's: tests/test_tokenizer.py proves the tokenizer against it).
+POLICY = "The refund policy covers items damaged in transit."  # o200k_base 9, cl100k_base 9, estimate 13
+ORDER = "Order ORD-884120 shipped 2026-03-09 and arrived four days late."  # 19 in both
+JAPANESE = "日本語のテキストです。"  # o200k_base 8, cl100k_base 10
+case(R, "tokenizer-counts-content", "With a top-level tokenizer an item may give content instead of tokens: policy counts 9 o200k_base tokens, order 19; with a budget of 20 policy (relevance 3) fits, order does not, the 5-token note does.",
+     {"budget": 20, "tokenizer": "o200k_base", "items": [{"id": "policy", "relevance": 3, "content": POLICY}, {"id": "order", "relevance": 2, "content": ORDER}, item("note", 1, 5)]},
+     **{"pass": True, "selected": ["policy", "note"], "omitted": ["order"], "used": 14, "tokenizer": "o200k_base", "counted": ["policy", "order"]})
+case(R, "tokenizer-explicit-count-wins", "An explicit token count wins over the tokenizer's count of the content (9): the item costs the 30 it states and does not fit 20.",
+     {"budget": 20, "tokenizer": "o200k_base", "items": [{"id": "policy", "relevance": 3, "tokens": 30, "content": POLICY}]},
+     **{"pass": True, "selected": [], "omitted": ["policy"], "counted": []})
+case(R, "tokenizer-cl100k-counts-differently", "cl100k_base splits the Japanese sentence into 10 tokens where o200k_base needs 8: with a budget of 9 it no longer fits.",
+     {"budget": 9, "tokenizer": "cl100k_base", "items": [{"id": "ja", "relevance": 1, "content": JAPANESE}]},
+     **{"pass": True, "selected": [], "omitted": ["ja"], "used": 0})
+case(R, "tokenizer-unknown-name", "An unknown tokenizer is an input error at $.tokenizer that lists the known names.",
+     {"budget": 9, "tokenizer": "gpt2", "items": []}, **{"pass": False, "check": ["input shape"], "error_paths": ["$.tokenizer"]})
+case(Q, "tokenizer-counts-content", "A tokenizer counts the cost of items that give content: the required policy costs 9 o200k_base tokens, the order 19, and both fit 30 with the 2-token note left out.",
+     {"mode": "required", "budget": 30, "tokenizer": "o200k_base", "items": [{"id": "policy", "priority": 1, "required": True, "content": POLICY}, {"id": "order", "priority": 5, "content": ORDER}, req("note", 3, 1)]},
+     **{"pass": True, "selected": ["policy", "order"], "omitted": ["note"], "used": 28, "counted": ["policy", "order"]})
+case(Q, "tokenizer-required-overflow", "Counted exactly, the required items need 9 + 19 = 28 tokens of a budget of 20: the selection fails, 8 tokens short.",
+     {"mode": "required", "budget": 20, "tokenizer": "o200k_base", "items": [{"id": "policy", "priority": 1, "required": True, "content": POLICY}, {"id": "order", "priority": 5, "required": True, "content": ORDER}]},
+     **{"pass": False, "selected": [], "used": 0})
+case(Q, "tokenizer-item-without-cost-or-content", "An item with neither cost nor content has nothing to count: its cost is reported missing.",
+     {"mode": "required", "budget": 20, "tokenizer": "cl100k_base", "items": [{"id": "policy", "priority": 1, "content": POLICY}, {"id": "empty", "priority": 1}]},
+     **{"pass": False, "check": ["item shape"], "error_paths": ["$.items[1]"]})
+REFUND_EXACT = dict(refund(400), tokenizer="o200k_base")
+case(B, "tokenizer-refund-counted-exactly", "The refund case with a fixed prompt of 400 (150 available), counted by o200k_base: the required blocks take 35 + 48 = 83, ORDER_DATA counts 61 (the estimate said 48) and now fits, CUSTOMER_HISTORY (26) no longer does; the estimate packed the opposite. Exact counts list no sensitivity flips.",
+     REFUND_EXACT, **{"pass": True, "used": 144, "remaining": 6, "tokenizer": "o200k_base", "rendered_tokens": 385,
+                      "included": [{"id": "CUSTOMER_MESSAGE", "tokens": 35}, {"id": "REFUND_POLICY", "tokens": 48}, {"id": "ORDER_DATA", "tokens": 61}],
+                      "sensitivity": {"exact": True, "tokenizer": "o200k_base", "flips": [], "required_slack": 67}})
+case(B, "tokenizer-cl100k-seed-window", "Seed 001's own window counted by cl100k_base: all five blocks fit in 229 tokens, and the composed prompt counts 586 tokens, over 850 - 300 = 550.",
+     dict(refund(220), tokenizer="cl100k_base"), **{"pass": False, "used": 229, "rendered_tokens": 586, "check": ["rendered prompt fits window"]})
+case(B, "tokenizer-unknown-name", "The tokenizer must be o200k_base, cl100k_base or estimate.", dict(refund(220), tokenizer="o200k"),
+     **{"pass": False, "check": ["input shape"], "error_paths": ["$.tokenizer"]})
+PASS3 = pas(("policy", POLICY), ("order", ORDER), ("ja", JAPANESE))
+case(P, "o200k-counter", "Counted by o200k_base: the base prompt is 10 tokens, policy brings it to 22, order would make it 42 > 40, the Japanese line brings it to 33.",
+     pin(40, PASS3, counter="o200k_base", question="Which refund applies?"), **{"pass": True, "chosen": ["policy", "ja"], "skipped": ["order"], "units": 33})
+case(P, "cl100k-counter", "The same passages counted by cl100k_base: the Japanese line costs 13 here (11 with o200k_base), so the prompt counts 35.",
+     pin(40, PASS3, counter="cl100k_base", question="Which refund applies?"), **{"pass": True, "chosen": ["policy", "ja"], "units": 35})
+case(P, "o200k-counter-exact-fit", "A passage that brings the exact count to the limit is kept: 22 of 22.",
+     pin(22, PASS3, counter="o200k_base", question="Which refund applies?"), **{"pass": True, "chosen": ["policy"], "units": 22})

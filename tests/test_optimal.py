@@ -1,10 +1,11 @@
 """`optimal` against brute force over every subset, and the upper bound against the true optimum."""
 
 import itertools
-import math
 import json
+import math
+from fractions import Fraction
 
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from context_budget import evaluate
 from context_budget._optimal import best_subset
@@ -64,12 +65,49 @@ def test_report_optimal_is_at_least_greedy_and_verified(pairs, budget):
     assert report["selected"] == evaluate({"budget": budget, "items": items[::-1]})["selected"]  # the selection is unchanged by all this
 
 
-def test_large_inputs_get_an_upper_bound_marked_inexact():
-    items = [{"id": f"i{index}", "relevance": (index * 37) % 101, "tokens": 1 + (index * 13) % 50} for index in range(3000)]
-    optimal = evaluate({"budget": 20_000, "items": items})["optimal"]
+def lexicographic_best(entries, capacity):
+    """The ids of the best subset by exact sums; on ties, each item in ordinal id order is
+    taken whenever a best subset allows it (the subset with the greatest membership vector)."""
+    useful = [entry for entry in entries if entry[2] > 0 and entry[1] <= capacity]
+    best = None
+    for mask in range(2 ** len(useful)):
+        subset = [entry for bit, entry in enumerate(useful) if mask >> bit & 1]
+        if sum(cost for _, cost, _ in subset) <= capacity:
+            value = sum(Fraction(value) for _, _, value in subset)
+            membership = [bool(mask >> bit & 1) for bit in range(len(useful))]  # ids are in ordinal order
+            if best is None or (value, membership) > best[:2]:
+                best = (value, membership, [entry[0] for entry in subset])
+    return best[2]
+
+
+@given(ENTRIES, st.integers(0, 40), st.sampled_from([0, 1, 20_000]))
+@settings(max_examples=60)
+def test_ties_go_to_the_first_items_in_ordinal_order(entries, capacity, work_bound):
+    """Among best subsets, the one a reconstruction in ordinal order takes; the same whether
+    the branch and bound finishes (20,000 nodes) or the dynamic program takes over (0, 1)."""
+    result = best_subset(*columns(entries), capacity, work_bound=work_bound)
+    assert result["exact"] is True
+    assert result["selected"] == lexicographic_best(entries, capacity)
+
+
+def test_hard_large_inputs_get_an_upper_bound_marked_inexact():
+    """Every item has the same value per token, the costs are even and the budget odd: the
+    fractional bound is never reached, so proving the optimum needs a search beyond the bounds."""
+    items = [{"id": f"i{index}", "relevance": 2 + (index * 26) % 98, "tokens": 2 + (index * 26) % 98} for index in range(3000)]
+    optimal = evaluate({"budget": 20_001, "items": items})["optimal"]
     assert optimal["exact"] is False
-    assert optimal["upper_bound"] >= optimal["greedy_value"]
+    assert optimal["upper_bound"] >= 20_000 >= optimal["greedy_value"]
     assert optimal["work"] > optimal["work_bound"]
+
+
+def test_large_easy_inputs_are_exact():
+    """The reduction fixes most items, so thousands of items are solved exactly, and the
+    subset is the dynamic program's (the same tie rule) on the items left."""
+    items = [{"id": f"i{index:04d}", "relevance": (index * 37) % 101, "tokens": 1 + (index * 13) % 50} for index in range(3000)]
+    optimal = evaluate({"budget": 20_000, "items": items})["optimal"]
+    assert optimal["exact"] is True and optimal["verified"] is True
+    ids, costs, values = [i["id"] for i in items], [i["tokens"] for i in items], [float(i["relevance"]) for i in items]
+    assert best_subset(ids, costs, values, 20_000, work_bound=0)["selected"] == optimal["selected"]
 
 
 def test_scores_too_large_to_add():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ._counted import with_counts
 from ._shape import InvalidInput
 from ._values import MAX_PROBLEMS, Problem, closest_name, json_text, preview
 from .modes import DEFAULT_MODE, MODES
@@ -25,11 +26,21 @@ def _evaluate(data: object) -> dict:
     mode = MODES.get(mode_name) if isinstance(mode_name, str) else None
     if mode is None:
         return _unknown_mode(mode_name)
+    counting = None
+    cost_key = getattr(mode, "COUNTED_COST", None)  # modes whose items may give content for a tokenizer to count
+    if cost_key is not None and isinstance(data, dict) and "tokenizer" in data:
+        try:
+            data, tokenizer, counted = with_counts(data, cost_key, mode.INPUT_SUMMARY)
+        except InvalidInput as invalid:
+            return _invalid_report(mode.NAME, invalid)
+        counting = {"tokenizer": tokenizer, "counted": counted}
     try:
         parsed = mode.parse(data)
     except InvalidInput as invalid:
         return _invalid_report(mode.NAME, _with_mode_hint(data, mode.NAME, invalid))
     result = mode.select(parsed)
+    if counting is not None:
+        result.update(counting)
     checks = mode.verify(data, result, parsed)
     beyond = getattr(mode, "beyond_the_rule", None)
     if beyond is not None:

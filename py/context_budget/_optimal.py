@@ -1,10 +1,25 @@
 """What the greedy choice cost: the best total value any subset within the budget reaches.
 
-An exact 0/1 knapsack by dynamic programming over the capacity, bounded by
-``WORK_BOUND`` cells (items x capacity); beyond it, the fractional relaxation gives a
-sound upper bound instead, never a guess presented as exact. Only items with a positive
-value and a cost that fits take part: an item worth nothing never makes a subset better.
-Values are added with ``math.fsum``, so a subset's value does not depend on the order.
+An exact 0/1 knapsack, cheap on the requests users send (a few hundred items):
+
+1. Only items with a positive value and a cost that fits take part: an item worth nothing
+   never makes a subset better; a free one is in every best subset.
+2. Values become exact integers (every double is an integer over a power of two), so
+   sums, comparisons and ties are exact; ``math.fsum`` of the chosen floats is the value
+   reported, and it is the largest any subset reaches because rounding is monotonic.
+3. The fractional (Dantzig) bound in value-per-token order, and the greedy fill in that
+   order as a first subset. Every item whose flip would cost more than the gap between
+   the two is fixed (Dembo-Hammer reduction): no best subset flips it. When the greedy
+   fill reaches the bound, only the items tied with the break ratio are left.
+4. The items left (the core, usually a handful) go through a depth-first branch and
+   bound in ratio order (Horowitz-Sahni) with the fractional bound. Ties between best
+   subsets are broken inside the objective: item r of the core in ordinal id order adds
+   2^(k-1-r) below the lowest unit of value, so no two subsets tie and the single best
+   is the one a reconstruction in ordinal order would give (take each item whenever an
+   optimum allows it).
+5. After ``work_bound`` search nodes, a dynamic program over the core's capacity finishes
+   the job when it has at most ``DP_CELLS`` cells; beyond both, the report gives the
+   fractional bound (``exact: false``), never a guess presented as exact.
 
 Items are given as columns (``ids``, ``costs``, ``values``) and chosen by position.
 """
@@ -12,15 +27,19 @@ Items are given as columns (``ids``, ``costs``, ``values``) and chosen by positi
 from __future__ import annotations
 
 import math
-from array import array
-from itertools import accumulate, compress, repeat, takewhile
-from operator import and_, gt, le, truediv
+from bisect import bisect_right
+from itertools import accumulate, compress, repeat
+from operator import and_, gt, le, mul, not_, sub, truediv
 
 from ._ordinal import ordinal_keys
 
-# 200 items with a budget of 8,000 tokens is 1.6 million cells; the bound leaves room
-# above that. Measured by bench/optimal.py (about a quarter of a second in CPython).
-WORK_BOUND = 2_000_000
+# Search nodes before the branch and bound gives up. On the realistic workload
+# (bench/optimal.py: 10-200 items, budgets 1,000-8,000, costs 20-600) nearly every
+# request needs fewer than a hundred; the bound keeps a hard one near 50 ms in CPython.
+WORK_BOUND = 20_000
+# The dynamic program that takes over from a search that ran out of nodes: at most this
+# many cells (core items x (capacity + 1)), about a quarter of a second in CPython.
+DP_CELLS = 2_000_000
 
 
 def as_json_number(value: float | None) -> float | int | None:
@@ -51,70 +70,203 @@ def _exact(ids: list, costs: list, values: list, positions: list) -> dict:
     }
 
 
+def _as_integers(values: list) -> list[int]:
+    """Integers proportional to ``values``, exactly: each over the largest power-of-two denominator."""
+    ratios = [value.as_integer_ratio() for value in values]
+    denominator = max((pair[1] for pair in ratios), default=1)
+    return [numerator * (denominator // below) for numerator, below in ratios]
+
+
+def _by_ratio(gains: list[int], costs: list[int]) -> list[int]:
+    """Indexes by gain per unit of cost, highest first, exactly (costs are positive).
+
+    Two different ratios g1/c1 and g2/c2 differ by at least 1/(c1 c2), so scaled by the
+    largest cost squared their floors differ too: an exact integer key, compared in C.
+    """
+    scale = max(costs) ** 2
+    keys = [gain * scale // cost for gain, cost in zip(gains, costs)]
+    return sorted(range(len(keys)), key=keys.__getitem__, reverse=True)
+
+
 def best_subset(ids: list, costs: list, values: list, capacity: int, candidates: list | None = None, work_bound: int = WORK_BOUND) -> dict:
     """The best subset of ``candidates`` (positions; all by default) within ``capacity``.
 
     Exact: ``{"exact": True, "value", "selected", "cost"}``, ``selected`` being the best
-    subset that comes first in ordinal id order, listed in that order. Otherwise
-    ``{"exact": False, "upper_bound", ...}``.
+    subset that comes first in ordinal id order (each item, in that order, taken whenever
+    a best subset allows it), listed in that order. Otherwise ``{"exact": False,
+    "upper_bound", ...}``. ``work_bound`` limits the branch and bound's nodes.
     """
-    candidates = range(len(ids)) if candidates is None else candidates
-    worth = map(gt, map(values.__getitem__, candidates), repeat(0.0))
-    fits = map(le, map(costs.__getitem__, candidates), repeat(capacity))
-    wanted = list(map(and_, worth, fits))
-    useful = candidates if False not in wanted else list(compress(candidates, wanted))
-    if _fsum(map(values.__getitem__, useful)) is None:
+    if candidates is None:
+        useful, gains, weights = range(len(ids)), values, costs
+    else:
+        useful = candidates
+        gains, weights = list(map(values.__getitem__, candidates)), list(map(costs.__getitem__, candidates))
+    if gains and (min(gains) <= 0 or max(weights) > capacity):  # only positive values that fit take part
+        wanted = [gain > 0 and weight <= capacity for gain, weight in zip(gains, weights)]
+        useful, gains, weights = list(compress(useful, wanted)), list(compress(gains, wanted)), list(compress(weights, wanted))
+    if _fsum(gains) is None:
         return {"exact": False, "upper_bound": None, "note": "the scores are too large to add as 64-bit floats"}
-    if sum(map(costs.__getitem__, useful)) <= capacity:  # everything worth having fits
-        return _exact(ids, costs, values, _in_ordinal_order(ids, useful))
-    width = capacity + 1
-    if len(useful) * width > work_bound:
-        return {"exact": False, "upper_bound": _fractional_bound(costs, values, useful, capacity), "work": len(useful) * width, "work_bound": work_bound}
-    useful = _in_ordinal_order(ids, useful)
-    # rows[i][w]: the best value from useful[i:] within capacity w. Filling from the end
-    # lets the reconstruction take each item, in ordinal order, whenever an optimum allows it.
-    rows: list[array] = [array("d", bytes(8 * width))]
-    for position in reversed(useful):
-        cost, value, row = costs[position], values[position], rows[-1]
-        if cost == 0:
-            rows.append(array("d", [best + value for best in row]))
+    if sum(weights) <= capacity:  # everything worth having fits
+        return _exact(ids, costs, values, _in_ordinal_order(ids, list(useful)))
+    free: list[int] = []
+    if 0 in weights:  # free items are in every best subset; the others go through the reduction
+        free = list(compress(useful, map(not_, weights)))
+        useful, gains, weights = list(compress(useful, weights)), list(compress(gains, weights)), list(compress(weights, weights))
+    fixed_in, core, bound = _reduce(gains, weights, capacity)
+    residual = capacity - sum(map(weights.__getitem__, fixed_in))
+    if residual < 0:  # cannot happen when the tolerance holds; keep every item open rather than trust it
+        fixed_in, core, residual = [], list(range(len(gains))), capacity
+    core_positions = list(map(useful.__getitem__, core))
+    picks = _core_search(
+        _as_integers(list(map(gains.__getitem__, core))),
+        list(map(weights.__getitem__, core)),
+        residual,
+        ordinal_keys(list(map(ids.__getitem__, core_positions))),
+        work_bound,
+    )
+    if isinstance(picks, int):
+        upper = _fsum(map(values.__getitem__, free)) + bound
+        upper = math.nextafter(upper * (1 + 2**-40), math.inf)  # the bound was added in floats: stay above it
+        return {"exact": False, "upper_bound": upper, "work": picks, "work_bound": work_bound}
+    picked = free + list(map(useful.__getitem__, fixed_in)) + list(map(core_positions.__getitem__, picks))
+    return _exact(ids, costs, values, _in_ordinal_order(ids, picked))
+
+
+def _reduce(gains: list[float], weights: list[int], capacity: int) -> tuple[list[int], list[int], float]:
+    """Split the items (weights summing above ``capacity``) into those in every best
+    subset, the core the search decides, and the rest; with the fractional bound.
+
+    Any multiplier lam >= 0 gives a bound on every subset: lam * capacity plus the sum of
+    max(0, gain - lam * weight) (Lagrangian duality). With lam the break item's ratio that
+    bound is the fractional one, and flipping item j away from it costs |gain_j - lam * weight_j|.
+    Items whose flip, or (sharper) whose fractional bound with the flip, falls below the
+    greedy fill's value are fixed. Floats with a tolerance above their rounding errors:
+    an item is fixed only when that holds with the tolerance to spare.
+    """
+    size = len(gains)
+    ratios = list(map(truediv, gains, weights))
+    order = sorted(range(size), key=ratios.__getitem__, reverse=True)
+    gain_in = list(map(gains.__getitem__, order))
+    weight_in = list(map(weights.__getitem__, order))
+    spent = list(accumulate(weight_in, initial=0))
+    worth = list(accumulate(gain_in, initial=0.0))
+    brk = bisect_right(spent, capacity) - 1  # items before it fit whole; it does not
+    lam = ratios[order[brk]]
+    bound = worth[brk] + (capacity - spent[brk]) * lam
+    lower, left = worth[brk], capacity - spent[brk]
+    for index in range(brk + 1, size):  # the greedy fill: every later item that still fits
+        if weight_in[index] <= left:
+            left -= weight_in[index]
+            lower += gain_in[index]
+    # Every quantity below is at most `scale` in size and comes from at most `size` + 8
+    # roundings of relative size 2^-53 each; the tolerance is eight times that.
+    scale = 2 * worth[size] + lam * (capacity + spent[size])
+    tolerance = (size + 8) * scale * 2.0**-50
+    gap = bound - lower + tolerance
+    margins = list(map(sub, gain_in, map(mul, weight_in, repeat(lam))))
+    close = [index for index, margin in enumerate(margins) if -gap <= margin <= gap]
+    core = []
+    floor = lower - tolerance
+    for index in close:  # the fractional bound with the item flipped, from the prefix sums
+        weight = weight_in[index]
+        if index < brk:  # leave it out: the later items move up
+            stop = bisect_right(spent, capacity + weight) - 1
+            flipped = worth[stop] - gain_in[index] + ((capacity + weight - spent[stop]) * gain_in[stop] / weight_in[stop] if stop < size else 0.0)
+        elif index > brk:  # take it: less room for the best-ratio items
+            stop = bisect_right(spent, capacity - weight) - 1
+            flipped = gain_in[index] + worth[stop] + (capacity - weight - spent[stop]) * gain_in[stop] / weight_in[stop]
         else:
-            taken = [best + value for best in row[: width - cost]]
-            rows.append(row[:cost] + array("d", map(max, row[cost:], taken)))
+            flipped = math.inf
+        if flipped >= floor:
+            core.append(order[index])
+    fixed_in = [order[index] for index in range(brk) if margins[index] > gap]
+    if len(close) > len(core):
+        in_core = set(core)
+        fixed_in += [order[index] for index in close if index < brk and order[index] not in in_core]
+    return fixed_in, core, bound + tolerance
+
+
+def _core_search(gains: list[int], weights: list[int], capacity: int, ordinal: list, work_bound: int):
+    """The best subset of the core items (their indexes) within ``capacity``, first in
+    ``ordinal`` key order on ties; or the work spent when the search gave up."""
+    size = len(gains)
+    if sum(weights) <= capacity:
+        return list(range(size))
+    ranks = [0] * size
+    for rank, index in enumerate(sorted(range(size), key=ordinal.__getitem__)):
+        ranks[index] = rank
+    # Exact ties broken inside the objective: rank r adds 2^(size-1-r), less than one unit of value.
+    gains = [(gain << size) + (1 << (size - 1 - rank)) for gain, rank in zip(gains, ranks)]
+    order = _by_ratio(gains, weights)
+    gains, weights = list(map(gains.__getitem__, order)), list(map(weights.__getitem__, order))
+    found = _branch_and_bound(gains, weights, capacity, work_bound)
+    if isinstance(found, list):
+        return list(map(order.__getitem__, found))
+    if size * (capacity + 1) <= DP_CELLS:
+        return list(map(order.__getitem__, _dynamic_program(gains, weights, capacity)))
+    return found
+
+
+def _branch_and_bound(gains: list[int], weights: list[int], capacity: int, work_bound: int):
+    """Horowitz-Sahni depth-first search over items sorted by gain per weight; no two
+    subsets have the same gain. The chosen indexes, or the nodes spent when it gave up."""
+    size = len(gains)
+    spent = list(accumulate(weights, initial=0))
+    worth = list(accumulate(gains, initial=0))
+    # lightest[i]: the lightest item from i on; with less room than that, nothing more fits.
+    lightest = list(accumulate(reversed(weights), min, initial=capacity + 1))[::-1]
+    best, best_taken = -1, []
+    taken: list[int] = []
+    start, value, room, nodes = 0, 0, capacity, 0
+    while True:
+        nodes += 1
+        if nodes > work_bound:
+            return nodes
+        # Items start..stop-1 fit whole in the room left; `stop` is the break item.
+        stop = bisect_right(spent, room + spent[start], start) - 1
+        if stop == size or room < lightest[start]:  # a leaf: all that is left fits, or nothing does
+            total = value + worth[stop] - worth[start] if stop == size else value
+            if total > best:
+                best, best_taken = total, taken + list(range(start, stop)) if stop == size else taken[:]
+            descend = False
+        else:
+            whole = worth[stop] - worth[start]
+            above = value + whole - best
+            left = room - spent[stop] + spent[start]
+            # Martello-Toth's bound: the break item is either left out (the next item fills
+            # the room fractionally) or taken (the item before it gives way fractionally).
+            after = stop + 1
+            descend = after < size and above * weights[after] + left * gains[after] > 0 or after == size and above > 0
+            if not descend and stop > start:
+                before = stop - 1
+                descend = (above + gains[stop]) * weights[before] > (weights[stop] - left) * gains[before]
+            if descend:  # take the items that fit, leave the break item out, go on after it
+                taken.extend(range(start, stop))
+                value += whole
+                room -= spent[stop] - spent[start]
+                start = stop + 1
+        if not descend:
+            if not taken:
+                return best_taken
+            last = taken.pop()  # backtrack: leave the last taken item out
+            value -= gains[last]
+            room += weights[last]
+            start = last + 1
+
+
+def _dynamic_program(gains: list[int], weights: list[int], capacity: int) -> list[int]:
+    """The best subset by a dynamic program over the capacity (gains distinct per subset)."""
+    rows = [[0] * (capacity + 1)]
+    for gain, weight in zip(reversed(gains), reversed(weights)):
+        row = rows[-1]
+        rows.append(row[:weight] + list(map(max, row[weight:], map(gain.__add__, row))))
     rows.reverse()
     chosen, room = [], capacity
-    for index, position in enumerate(useful):
-        cost = costs[position]
-        if cost <= room and rows[index + 1][room - cost] + values[position] == rows[index][room]:
-            chosen.append(position)
-            room -= cost
-    return _exact(ids, costs, values, chosen)
-
-
-def _fractional_bound(costs: list, values: list, useful: list, capacity: int) -> float:
-    """Take items by value per token, then a fraction of the first that does not fit: no subset beats it."""
-    useful_costs = list(map(costs.__getitem__, useful))
-    useful_values = list(map(values.__getitem__, useful))
-    taken = []
-    if 0 in useful_costs:  # free items are always taken
-        taken = [value for cost, value in zip(useful_costs, useful_values) if not cost]
-        useful_values = list(compress(useful_values, useful_costs))
-        useful_costs = list(compress(useful_costs, useful_costs))
-    ratios = list(map(truediv, useful_values, useful_costs))
-    by_ratio = sorted(range(len(ratios)), key=ratios.__getitem__, reverse=True)
-    # The best-ratio items that fit entirely, and what they cost together.
-    spent = list(takewhile(capacity.__ge__, accumulate(map(useful_costs.__getitem__, by_ratio))))
-    whole = len(spent)
-    taken.extend(map(useful_values.__getitem__, by_ratio[:whole]))
-    if whole < len(by_ratio):
-        index = by_ratio[whole]
-        room = capacity - (spent[whole - 1] if whole else 0)
-        taken.append(useful_values[index] * room / useful_costs[index])
-    bound = math.fsum(taken)
-    # The last fraction is rounded: step up a few ulps so the bound stays above the real one.
-    for _ in range(4):
-        bound = math.nextafter(bound, math.inf)
-    return bound
+    for index, (gain, weight) in enumerate(zip(gains, weights)):
+        if weight <= room and rows[index + 1][room - weight] + gain == rows[index][room]:
+            chosen.append(index)
+            room -= weight
+    return chosen
 
 
 def report_optimal(ids: list, costs: list, values: list, capacity: int, greedy_kept: list, candidates: list | None = None) -> dict:
@@ -126,11 +278,6 @@ def report_optimal(ids: list, costs: list, values: list, capacity: int, greedy_k
     greedy_value = _fsum(map(values.__getitem__, greedy))
     result = best_subset(ids, costs, values, capacity, candidates)
     if result["exact"]:
-        worth_having = [position for position in greedy if values[position] > 0]
-        if result["value"] < _fsum(map(values.__getitem__, worth_having)):
-            # The search adds floats in its own order and may miss by the last bit; then the
-            # greedy picks are a best subset.
-            result = _exact(ids, costs, values, _in_ordinal_order(ids, worth_having))
         result["verified"], problems = _verify(ids, costs, values, capacity, result, greedy_value)
         if problems:
             result["detail"] = "; ".join(problems)

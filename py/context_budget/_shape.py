@@ -8,6 +8,7 @@ from itertools import repeat
 from operator import itemgetter
 from typing import Callable
 
+from ._ordinal import has_surrogate, identity_key
 from ._values import (
     JS_WHITESPACE,
     MAX_SAFE_INTEGER,
@@ -93,6 +94,7 @@ def read_records(value: object, path: str, fields: tuple[Field, ...], problems: 
     assert id_field.read is read_id
     records: list[list] = []
     first_seen: dict[str, int] = {}
+    first_text: dict[str, str] = {}
     for index, element in enumerate(elements):
         element_path = child_path(path, index)
         record = read_object(element, element_path, fields, problems)
@@ -100,12 +102,18 @@ def read_records(value: object, path: str, fields: tuple[Field, ...], problems: 
         if record is None or record[0] is None:
             continue
         item_id = record[0]
-        earlier = first_seen.setdefault(item_id, index)
+        key = identity_key(item_id)
+        earlier = first_seen.setdefault(key, index)
+        first_text.setdefault(key, item_id)
         if earlier != index:
+            same_units = "" if first_text[key] == item_id else (
+                "; ids compare by UTF-16 code units, so a surrogate pair given as two code points"
+                " is the same id as the character it encodes"
+            )
             problems.append(
                 Problem(
                     child_path(element_path, id_field.name),
-                    f"duplicate id {json_text(item_id)} (first used at {child_path(path, earlier)})",
+                    f"duplicate id {json_text(item_id)} (first used at {child_path(path, earlier)}{same_units})",
                 )
             )
     return records
@@ -122,6 +130,7 @@ def _ids_ok(values: list) -> bool:
         set(map(type, values)) <= {str}
         and all(map(str.strip, values, repeat(JS_WHITESPACE)))
         and len(set(values)) == len(values)
+        and not has_surrogate(values)  # ids are equal by UTF-16 code units: read_records compares them so
     )
 
 

@@ -245,9 +245,9 @@ def _locate(text: str) -> JSONInputError:
         elif char in "NI" or (char == "-" and text.startswith("Infinity", index + 1)):
             word = "NaN" if char == "N" else "Infinity"
             return JSONInputError(f"{word} is not a JSON number", *_position(text, index))
-        elif char.isdigit():
+        elif "0" <= char <= "9":
             start = index
-            while index < end and text[index].isdigit():
+            while index < end and "0" <= text[index] <= "9":
                 index += 1
             if index - start > MAX_INTEGER_DIGITS and (index >= end or text[index] not in ".eE"):
                 return JSONInputError(f"integer with more than {MAX_INTEGER_DIGITS} digits", *_position(text, start))

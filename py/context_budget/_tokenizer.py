@@ -329,3 +329,22 @@ def count_tokens(text: str, tokenizer: str = "o200k_base") -> int:
     if tokenizer == "estimate":
         return estimate_tokens(text)
     return ENCODINGS[tokenizer].count(text)
+
+
+def read_tokenizer(value: object, allowed: tuple[str, ...] = TOKENIZERS) -> str:
+    """A tokenizer name from an input, its rank file loaded: raises ``Invalid`` (a one-line reason) otherwise."""
+    from ._values import Invalid, preview
+
+    if not isinstance(value, str) or value not in allowed:
+        raise Invalid(f"expected one of {', '.join(allowed)}, got {preview(value)}")
+    if value in ENCODINGS:
+        try:
+            ENCODINGS[value].load()
+        except TokenizerUnavailable as error:
+            raise Invalid(str(error)) from None
+    return value
+
+
+def counter(tokenizer: str):
+    """``text -> count`` for a known tokenizer name (its rank file already loaded by ``read_tokenizer``)."""
+    return estimate_tokens if tokenizer == "estimate" else ENCODINGS[tokenizer].count

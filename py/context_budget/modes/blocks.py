@@ -13,6 +13,7 @@ from itertools import compress, repeat
 
 from .. import _checks
 from .._estimate import estimate_tokens
+from .._tokenizer import EXACT, count_tokens, read_tokenizer
 from .._instant import read_instant
 from .._optimal import report_optimal
 from .._ordinal import ranked_order
@@ -49,6 +50,7 @@ _TOP = (
     Field("task", read_text, optional=True, default=""),
     Field("blocks", lambda value: value),
     Field("margin", read_margin, optional=True, default=DEFAULT_MARGIN),
+    Field("tokenizer", read_tokenizer, optional=True),  # absent: the seed's estimate, and no echo in the report
 )
 _BLOCK = (
     Field("id", read_id),
@@ -83,16 +85,27 @@ def parse(data: object) -> dict:
                 )
             )
 
-    (_, _, system, task, _, margin), columns = read_input(data, SHAPE, window_leaves_a_budget)
+    (_, _, system, task, _, margin, tokenizer), columns = read_input(data, SHAPE, window_leaves_a_budget)
     context, reserved, fixed = window
     available = context - reserved - fixed
     records = zip(*columns)
+    named = tokenizer is not None
+    tokenizer = tokenizer or "estimate"
+    count = _counter(tokenizer)
     blocks = []
     for block_id, source, content, priority, observed, required, tokens in records:
-        estimated = tokens is None
-        cost = estimate_tokens(content) if estimated else tokens
+        # Only the seed's heuristic is an estimate; an exact tokenizer's count is the model's own.
+        estimated = tokens is None and tokenizer == "estimate"
+        cost = count(content) if tokens is None else tokens
         blocks.append((block_id, source, content, priority, observed, required, cost, estimated))
-    return {"window": window, "available": available, "system": system, "task": task, "blocks": blocks, "margin": margin}
+    return {
+        "window": window, "available": available, "system": system, "task": task, "blocks": blocks, "margin": margin,
+        "tokenizer": tokenizer, "tokenizer_named": named,
+    }
+
+
+def _counter(tokenizer: str):
+    return estimate_tokens if tokenizer == "estimate" else lambda text: count_tokens(text, tokenizer)
 
 
 def select(parsed: dict) -> dict:
@@ -127,8 +140,9 @@ def select(parsed: dict) -> dict:
         else:
             excluded.append({"id": block_id, "tokens": cost, "reason": reason})
     prompt = compose(parsed["system"], parsed["task"], packed)
-    rendered = estimate_tokens(prompt)
+    rendered = _counter(parsed["tokenizer"])(prompt)
     return {
+        **({"tokenizer": parsed["tokenizer"]} if parsed["tokenizer_named"] else {}),
         "available": available,
         "used": available - remaining,
         "remaining": remaining,
@@ -169,6 +183,14 @@ def beyond_the_rule(parsed: dict, result: dict) -> dict:
         )
     if any(block[7] for block in blocks):
         extra["sensitivity"] = _sensitivity(parsed, result)
+    elif parsed["tokenizer"] in EXACT:
+        # Counted by the model's own tokenizer: there is no estimate whose error could flip a block.
+        extra["sensitivity"] = {
+            "exact": True,
+            "tokenizer": parsed["tokenizer"],
+            "flips": [],
+            "required_slack": parsed["available"] - sum(block[6] for block in blocks if block[5]),
+        }
     return extra
 
 
@@ -250,7 +272,9 @@ def verify(data: dict, result: dict, parsed: object = None) -> list[dict]:
     blocks = data["blocks"]
     ids = _checks.column(blocks, "id")
     where = _checks.positions_of(ids)
-    costs = [raw(block["tokens"]) if "tokens" in block else _checks.recount_estimate(block["content"]) for block in blocks]
+    tokenizer = data.get("tokenizer", "estimate")
+    recount = _checks.recount_estimate if tokenizer == "estimate" else lambda text: count_tokens(text, tokenizer)
+    costs = [raw(block["tokens"]) if "tokens" in block else recount(block["content"]) for block in blocks]
     cost_of = dict(zip(ids, costs))
     required = [block.get("required") is True for block in blocks]
     included = [entry["id"] for entry in result["included"]]
@@ -294,12 +318,13 @@ def verify(data: dict, result: dict, parsed: object = None) -> list[dict]:
         # Per-block headers and metadata cost tokens no block's estimate counts: measure
         # the whole prompt against what the window leaves after the reserved output.
         window_room = raw(window["context_tokens"]) - raw(window["reserved_output_tokens"])
-        rendered = _checks.recount_estimate(result["prompt"])
+        rendered = recount(result["prompt"])
         if rendered != result["rendered_tokens"] or result["rendered_overhead"] != rendered - result["used"]:
             yield f"the prompt re-counts to {rendered} tokens, the report says {result['rendered_tokens']} (overhead {result['rendered_overhead']})"
         if rendered > window_room:
             yield (
-                f"the composed prompt estimates {rendered} tokens ({rendered - result['used']} of them headers, "
+                f"the composed prompt {'estimates' if tokenizer == 'estimate' else 'counts'} {rendered} tokens "
+                f"({rendered - result['used']} of them headers, "
                 f"metadata, system and task), over context - reserved output = {window_room}"
             )
 
