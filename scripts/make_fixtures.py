@@ -349,6 +349,10 @@ case(R, "tokenizer-cl100k-counts-differently", "cl100k_base splits the Japanese 
      **{"pass": True, "selected": [], "omitted": ["ja"], "used": 0})
 case(R, "tokenizer-unknown-name", "An unknown tokenizer is an input error at $.tokenizer that lists the known names.",
      {"budget": 9, "tokenizer": "gpt2", "items": []}, **{"pass": False, "check": ["input shape"], "error_paths": ["$.tokenizer"]})
+case(R, "content-without-tokens-or-tokenizer", "An item with content but no tokens and no top-level tokenizer: the error says a tokenizer would count the content.",
+     {"budget": 9, "items": [{"id": "policy", "relevance": 3, "content": POLICY}]},
+     **{"pass": False, "check": ["item shape"], "error_paths": ["$.items[0]"],
+        "first_error": 'missing required key "tokens" (the item has "content": a top-level "tokenizer" ("o200k_base", "cl100k_base", "estimate") counts it instead)'})
 case(Q, "tokenizer-counts-content", "A tokenizer counts the cost of items that give content: the required policy costs 9 o200k_base tokens, the order 19, and both fit 30 with the 2-token note left out.",
      {"mode": "required", "budget": 30, "tokenizer": "o200k_base", "items": [{"id": "policy", "priority": 1, "required": True, "content": POLICY}, {"id": "order", "priority": 5, "content": ORDER}, req("note", 3, 1)]},
      **{"pass": True, "selected": ["policy", "order"], "omitted": ["note"], "used": 28, "counted": ["policy", "order"]})

@@ -13,12 +13,14 @@ from context_budget import Check, Decision, InputProblem, InvalidInputError, Sel
 from context_budget import _fixtures
 from test_seeds import SEED_000
 
-CASES = [path for path in _fixtures.fixture_files(FIXTURES) if path.parent.name in ("relevance", "required", "blocks", "passages", "messages")]
+from context_budget.modes import MODES
+
+CASES = [path for path in _fixtures.fixture_files(FIXTURES) if path.parent.name in MODES]
 IDS = [path.relative_to(FIXTURES).as_posix() for path in CASES]
 
 
 def ids_of(entries):
-    return tuple(entry["id"] if isinstance(entry, dict) else str(entry) if isinstance(entry, int) else entry for entry in entries)
+    return tuple(entry["id"] if isinstance(entry, dict) else entry for entry in entries)
 
 
 @pytest.mark.parametrize("path", CASES, ids=IDS)
@@ -44,10 +46,10 @@ def test_select_says_what_the_report_says(path):
     }[report["mode"]]
     assert selection.kept == ids_of(report[kept]) and selection.left_out == ids_of(report[left_out])
     assert (selection.used, selection.limit) == (report[used], report[limit])
-    assert selection.remaining == report.get("remaining", selection.limit - selection.used)
+    assert selection.remaining == selection.limit - selection.used
     assert [check.passed for check in selection.checks] == [check["pass"] for check in report["checks"]]
     assert [(d.id, d.kept, d.reason, d.remaining_before) for d in selection.decisions] == [
-        (row.get("id", str(row.get("index"))), row["kept"], row["reason"], row["remaining_before"]) for row in report["trace"]
+        (row.get("id", row.get("index")), row["kept"], row["reason"], row["remaining_before"]) for row in report["trace"]
     ]
     assert {d.id for d in selection.decisions if d.kept} == set(selection.kept)
 

@@ -128,3 +128,27 @@ def test_passages_check_recounts_the_prompt_with_the_tokenizer():
     assert all(check["pass"] for check in passages.verify(data, result))
     result["units"] -= 1
     assert "prompt within limit" in [c["name"] for c in passages.verify(data, result) if not c["pass"]]
+
+
+def test_page_helper_names_only_what_an_input_needs(monkeypatch):
+    from context_budget import _page
+
+    monkeypatch.setattr(_tokenizer, "ENCODINGS", {name: _tokenizer.Encoding(name) for name in _tokenizer.EXACT})
+    assert _page.tokenizers_needed('{"mode": "blocks", "tokenizer": "cl100k_base"}') == ["cl100k_base"]
+    assert _page.tokenizers_needed('{"mode": "passages", "counter": "o200k_base"}') == ["o200k_base"]
+    assert _page.tokenizers_needed('{"mode": "messages", "limit": 9, "messages": []}') == ["o200k_base"]
+    assert _page.tokenizers_needed('{"items": [{"content": "say o200k_base"}]}') == []  # in content, not a setting
+    assert _page.tokenizers_needed("[" * 5000 + '"o200k_base"') == []  # deep nesting is never parsed
+    path = _tokenizer.rank_file("cl100k_base")
+    assert _page.provide_ranks("cl100k_base", b"IQ== 0\n").startswith("cl100k_base's rank file has SHA-256")
+    assert _page.provide_ranks("cl100k_base", path.read_bytes()) == ""
+    assert _page.tokenizers_needed('{"tokenizer": "cl100k_base"}') == []
+
+
+def test_token_view_segments_add_up_to_the_count():
+    from context_budget import _page
+
+    for text in ["", "plain words", "日本語のテキスト", "👨‍👩‍👧 family", "\ud800 lone", _text.mixed_text(2000, seed=9)]:
+        view = json.loads(_page.token_view(text, "o200k_base"))
+        assert view["count"] == _tokenizer.count_tokens(text) == sum(s["tokens"] for s in view["segments"])
+        assert "".join(s["text"] for s in view["segments"]) == _tokenizer.without_lone_surrogates(text).replace("\ud800", "\ufffd")

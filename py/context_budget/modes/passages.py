@@ -225,7 +225,9 @@ def succeeded(result: dict) -> bool:
 def summarize(result: dict) -> str:
     chosen = ", ".join(result["chosen"]) or "no passages"
     skipped = f"; skipped {', '.join(result['skipped'])}" if result["skipped"] else ""
-    return f"Chose {chosen}{skipped}: the prompt counts {result['units']} of {result['limit']} {UNIT_NAMES[result['counter']]}."
+    unit = UNIT_NAMES[result["counter"]]
+    unit = unit.removesuffix("s") if result["limit"] == 1 else unit  # every unit name is a plural in -s
+    return f"Chose {chosen}{skipped}: the prompt counts {result['units']} of {result['limit']} {unit}."
 
 
 # ---------------------------------------------------------------- independent checks
