@@ -3,6 +3,7 @@
 from ._evaluate import evaluate
 from ._passages import PackError, Packed, pack_passages
 from ._tokenizer import TokenizerUnavailable, count_tokens
+from .modes.messages import MessagesError, count_messages, trim_messages
 
 from typing import TYPE_CHECKING
 
@@ -26,5 +27,6 @@ __all__ = [
     "select", "Selection", "Check", "Decision", "InvalidInputError", "InputProblem",
     "count_tokens", "TokenizerUnavailable",
     "pack_passages", "Packed", "PackError",
+    "trim_messages", "count_messages", "MessagesError",
     "__version__",
 ]
