@@ -330,8 +330,36 @@ case(M, "unknown-role-and-key", "Every problem is listed with its path: an unkno
      chat(100, [{"role": "bot", "content": "hi"}, {"role": "user", "contents": "hello"}]),
      **{"pass": False, "check": ["message shape"], "error_paths": ["$.messages[0].role", "$.messages[1].contents", "$.messages[1]"]})
 
-# Exact counts (o200k_base, cl100k_base) are tested against tiktoken in tests/test_messages.py,
-# not here: the page runs every fixture, and it has no rank files yet.
+# Exact counts, stated by tiktoken itself (the test extra) with OpenAI's cookbook loop.
+sys.path.insert(0, str(REPO / "bench"))
+import _text
+
+def cookbook(messages, tokenizer):
+    encoding = _text.reference_encoding(tokenizer)
+    total = 3
+    for message in messages:
+        total += 3
+        for key, value in message.items():
+            if value is None:  # an assistant message that only calls tools
+                continue
+            if key == "tool_calls":
+                value = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+            total += len(encoding.encode_ordinary(value)) + (key == "name")
+    return total
+
+NAMED_CAPITALS = CAPITALS[:3] + [msg("user", "What is the capital of France?", name="ana")] + CAPITALS[4:]
+O200K = cookbook(NAMED_CAPITALS, "o200k_base")
+default_input = chat(O200K, NAMED_CAPITALS)
+del default_input["tokenizer"]
+case(M, "exact-o200k-by-default", f"Without a tokenizer key the counts are o200k_base's, exactly as OpenAI's cookbook computes them with tiktoken: {O200K} tokens, which is the limit.",
+     default_input, **{"pass": True, "tokenizer": "o200k_base", "tokens": O200K, "remaining": 0, "kept": [0, 1, 2, 3, 4, 5]})
+case(M, "exact-o200k-one-short", "One o200k_base token short: the oldest pair goes.", dict(default_input, limit=O200K - 1),
+     **{"pass": True, "kept": [0, 3, 4, 5], "tokens": cookbook([NAMED_CAPITALS[i] for i in (0, 3, 4, 5)], "o200k_base")})
+CL100K = cookbook(NAMED_CAPITALS, "cl100k_base")
+case(M, "exact-cl100k", f"The same chat counted with cl100k_base (GPT-4, GPT-3.5-turbo): {CL100K} tokens.",
+     chat(1000, NAMED_CAPITALS, "cl100k_base"), **{"pass": True, "tokenizer": "cl100k_base", "tokens": CL100K})
+case(M, "exact-tool-calls-as-compact-json", "A tool_calls list counts as its compact JSON text (an approximation), here with o200k_base.",
+     chat(1000, TOOLS, "o200k_base"), **{"pass": True, "tokens": cookbook(TOOLS, "o200k_base"), "kept": list(range(7))})
 print("wrote", len(list(ROOT.rglob("*.json"))), "fixture files")
 
 # Exact tokenizers (counts are tiktoken's: tests/test_tokenizer.py proves the tokenizer against it).

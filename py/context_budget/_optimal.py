@@ -43,6 +43,10 @@ WORK_BOUND = 20_000
 DP_CELLS = 2_000_000
 
 
+# Up to this many items the search runs on all of them, without the reduction.
+SMALL = 12
+
+
 def as_json_number(value: float | None) -> float | int | None:
     """18.0 as 18, as JavaScript would print it; a sum that overflowed as null (JSON has no Infinity)."""
     if value is None or not math.isfinite(value):
@@ -113,7 +117,10 @@ def best_subset(ids: list, costs: list, values: list, capacity: int, candidates:
     if 0 in weights:  # free items are in every best subset; the others go through the reduction
         free = list(compress(useful, map(not_, weights)))
         useful, gains, weights = list(compress(useful, weights)), list(compress(gains, weights)), list(compress(weights, weights))
-    fixed_in, core, bound = _reduce(gains, weights, capacity)
+    if len(gains) > SMALL:
+        fixed_in, core, bound = _reduce(gains, weights, capacity)
+    else:  # a few items: the search alone is quicker than the reduction
+        fixed_in, core, bound = [], list(range(len(gains))), _fsum(gains)
     residual = capacity - sum(map(weights.__getitem__, fixed_in))
     if residual < 0:  # cannot happen when the tolerance holds; keep every item open rather than trust it
         fixed_in, core, residual = [], list(range(len(gains))), capacity

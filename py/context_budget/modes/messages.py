@@ -634,38 +634,44 @@ def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
             elif seen_dropped is not None:
                 yield f"message {index} is kept but the newer message {seen_dropped} was dropped: a hole in the history"
                 return
-        # Replay every decision from the input's own counts, newest unit first.
+        # Replay every decision from the input's own counts, newest unit first. Rows past the
+        # stop (and all rows when the pinned messages overflow) are decided without their
+        # counts, so only they are not re-counted: the walk never needed them.
+        members: dict[int, list[int]] = {}
+        for index in range(total):
+            members.setdefault(unit[index], []).append(index)
+        overflow = pinned_need > limit
         remaining = limit - pinned_need
         stopped = False
-        unit_cost: dict[int, int] = {}
-        for index in range(total):
-            unit_cost[unit[index]] = unit_cost.get(unit[index], 0) + cost(index)
         for row in rows:
             index = row["index"]
-            if row["tokens"] != cost(index) or row["unit_tokens"] != unit_cost[unit[index]]:
-                yield f"message {index} re-counts to {cost(index)} tokens ({unit_cost[unit[index]]} with its unit), the trace says {row['tokens']} ({row['unit_tokens']})"
-                return
+            decided_by_count = pinned[index] or not (overflow or stopped)
+            if decided_by_count:
+                unit_tokens = sum(map(cost, members[unit[index]]))
+                if row["tokens"] != cost(index) or row["unit_tokens"] != unit_tokens:
+                    yield f"message {index} re-counts to {cost(index)} tokens ({unit_tokens} with its unit), the trace says {row['tokens']} ({row['unit_tokens']})"
+                    return
             if row["remaining_before"] != remaining:
                 yield f"message {index}: the trace says {row['remaining_before']} remained before it, the replay says {remaining}"
                 return
-            if remaining < 0 or pinned_need > limit:
-                expected = PINNED_OVERFLOW
+            if overflow:
+                expected = (PINNED_OVERFLOW,)
             elif pinned[index]:
-                expected = PINNED
+                expected = (PINNED,)
             elif stopped:
-                expected = OLDER
-            elif unit_cost[unit[index]] <= remaining:
+                expected = (OLDER,)
+            elif unit_tokens <= remaining:
                 expected = (FITS, USER_START)
             else:
-                expected = TOO_LARGE
-            if row["reason"] not in (expected if isinstance(expected, tuple) else (expected,)):
-                yield f"message {index} is marked {row['reason']}, the replay says {expected if isinstance(expected, str) else FITS}"
+                expected = (TOO_LARGE,)
+            if row["reason"] not in expected:
+                yield f"message {index} is marked {row['reason']}, the replay says {expected[0]}"
                 return
-            if unit[index] == index and pinned_need <= limit and not pinned[index]:  # the unit's last row: its decision takes effect
-                if expected == TOO_LARGE:
+            if unit[index] == index and not overflow and not pinned[index] and not stopped:  # the unit's last row: its decision takes effect
+                if expected == (TOO_LARGE,):
                     stopped = True
-                elif not stopped:
-                    remaining -= unit_cost[index]
+                else:
+                    remaining -= unit_tokens
 
     def tools_paired():
         waiting: list[str] = []
