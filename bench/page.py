@@ -63,19 +63,6 @@ def static_server(directory: Path):
     return http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
 
 
-class ExtraPages(_site._Handler):
-    """`context-budget serve` plus the bare page (served no-cache, as the page shell is)."""
-
-    extra: dict = {}
-
-    def _respond(self, with_body):
-        name = self.path.split("?", 1)[0].lstrip("/")
-        if name in self.extra:
-            self._send(200, self.extra[name], "text/html; charset=utf-8" if name.endswith(".html") else "text/javascript", with_body)
-        else:
-            super()._respond(with_body)
-
-
 def timed(page, action) -> float:
     started = time.perf_counter()
     action()
@@ -105,7 +92,8 @@ def main() -> None:
                 (site / name).write_bytes(data)
             server = static_server(site)
         else:
-            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), type("Handler", (ExtraPages,), {"extra": extra}))
+            server = _site.make_server(0)  # `context-budget serve`, plus the bare page (no-cache, as the shell)
+            server.RequestHandlerClass.files.update(extra)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         base = f"http://127.0.0.1:{server.server_address[1]}/"
         chromium = os.environ.get("CONTEXT_BUDGET_CHROMIUM", "/usr/bin/chromium")

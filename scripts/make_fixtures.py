@@ -89,7 +89,7 @@ case(R, "unknown-mode", "An unknown mode is rejected and the error lists the fou
      **{"pass": False, "check": ["input shape"], "error_paths": ["$.mode"]})
 case(R, "misspelt-mode", "A mode name close to a known one gets a suggestion.", {"mode": "relevnce", "budget": 1, "items": []},
      **{"pass": False, "check": ["input shape"], "error_paths": ["$.mode"],
-        "first_error": 'expected one of relevance, required, blocks, passages, got "relevnce"; did you mean "relevance"?'})
+        "first_error": 'expected one of relevance, required, blocks, passages, messages, got "relevnce"; did you mean "relevance"?'})
 case(R, "blocks-input-without-mode", "A blocks input with no mode is read as relevance; the first error says to add the mode.",
      {"window": {"context_tokens": 100, "reserved_output_tokens": 0, "fixed_prompt_tokens": 0},
       "blocks": [{"id": "a", "source": "s", "content": "c", "priority": 1, "observed_at": "2026-01-01T00:00:00Z"}]},
@@ -216,7 +216,7 @@ case(P, "duplicate-ids", "Duplicate passage ids are rejected, as in the seed.", 
      **{"pass": False, "check": ["passage shape"], "error_paths": ["$.passages[1].id"]})
 case(P, "empty-id", "An empty passage id is rejected.", pin(20, pas(("", "x"))),
      **{"pass": False, "check": ["passage shape"], "error_paths": ["$.passages[0].id"]})
-case(P, "unknown-counter", "The counter must be words or estimate.", pin(20, [], counter="tiktoken"),
+case(P, "unknown-counter", "The counter must be words, estimate, o200k_base or cl100k_base.", pin(20, [], counter="tiktoken"),
      **{"pass": False, "check": ["input shape"], "error_paths": ["$.counter"]})
 case(P, "non-integer-limit", "The limit must be a non-negative integer.", pin(9.5, []),
      **{"pass": False, "check": ["input shape"], "error_paths": ["$.limit"]})
@@ -250,4 +250,159 @@ case(P, "estimate-sensitivity", "With the estimate counter, a 15% error either w
      **{"sensitivity": {"margin": 0.15, "flips": ["a", "b"], "slack": 0, "larger": {"flips": ["a", "b"], "units": 15, "base_fits": True}, "smaller": {"flips": [], "units": 13, "base_fits": True}}})
 case(P, "bad-margin", "The margin must be at least 0 and below 1.", dict(pin(16, [], counter="estimate"), margin=1.5),
      **{"pass": False, "check": ["input shape"], "error_paths": ["$.margin"]})
+
+# ---------------------------------------------------------------- messages (issue 17)
+M = "messages"
+
+def chat(limit, messages, tokenizer="estimate"):
+    return {"mode": "messages", "limit": limit, "tokenizer": tokenizer, "messages": messages}
+
+def msg(role, content, **kw):
+    return {"role": role, "content": content, **kw}
+
+def calls(*ids):
+    return [{"id": i, "type": "function", "function": {"name": "lookup", "arguments": '{"order":"A-1042"}'}} for i in ids]
+
+def costs(messages, tokenizer="estimate"):
+    """Each message's cost, to set limits at the boundaries the cases are about."""
+    from context_budget.modes import messages as mode
+    return mode.parse(chat(0, messages, tokenizer))["costs"]
+
+CAPITALS = [msg("system", "You answer in one sentence."), msg("user", "Hi there"), msg("assistant", "Hello! How can I help?"),
+            msg("user", "What is the capital of France?"), msg("assistant", "Paris."), msg("user", "And of Spain?")]
+FULL = 3 + sum(costs(CAPITALS))
+case(M, "everything-fits", "A short chat well within the limit: every message is kept, in input order, ready to send.",
+     chat(200, CAPITALS), **{"pass": True, "kept": [0, 1, 2, 3, 4, 5], "dropped": [], "tokens": FULL})
+case(M, "exact-fit", "The limit equals the prompt's count (3 per message + role + content, + 3 priming): everything fits, nothing remains.",
+     chat(FULL, CAPITALS), **{"pass": True, "kept": [0, 1, 2, 3, 4, 5], "tokens": FULL, "remaining": 0})
+case(M, "one-token-short-drops-the-oldest-pair", "One token short: the oldest user turn no longer fits, and the assistant turn after it goes too, because the history must start with a user message.",
+     chat(FULL - 1, CAPITALS), **{"pass": True, "kept": [0, 3, 4, 5], "dropped": [1, 2]})
+case(M, "pinned-overflow", "The system message and the reply priming alone need more than the limit: the selection fails with the shortfall and nothing is kept.",
+     chat(10, CAPITALS), **{"pass": False, "kept": [], "shortfall": 3 + costs(CAPITALS)[0] - 10, "summary": f"The pinned messages (0) and the reply priming need {3 + costs(CAPITALS)[0]} estimated tokens, {3 + costs(CAPITALS)[0] - 10} over the limit of 10."})
+PASTE = [msg("user", "Hi"), msg("assistant", "Hello."), msg("user", "Here is the log: " + "ERROR disk full at /var/lib " * 40),
+         msg("assistant", "The disk is full."), msg("user", "How do I fix it?")]
+case(M, "long-old-turn-stops-the-walk", "The long pasted log (message 2) does not fit, so the walk stops there: the short greeting before it would fit but is older than a dropped message (no holes).",
+     chat(60, PASTE), **{"pass": True, "kept": [4], "dropped": [0, 1, 2, 3]})
+TOOLS = [msg("system", "You are a support agent."), msg("user", "Where is my order A-1042?"),
+         {"role": "assistant", "content": None, "tool_calls": calls("call_1", "call_2")},
+         {"role": "tool", "tool_call_id": "call_1", "content": "A-1042: shipped 2026-11-20"},
+         {"role": "tool", "tool_call_id": "call_2", "content": "carrier: DHL, arriving Tuesday"},
+         msg("assistant", "It shipped on the 20th and arrives Tuesday with DHL."), msg("user", "Thanks!")]
+TC = costs(TOOLS)
+case(M, "tool-unit-kept-whole", "The assistant message that calls two tools and both results are one unit: with room for it, all three are kept together.",
+     chat(3 + sum(TC), TOOLS), **{"pass": True, "kept": [0, 1, 2, 3, 4, 5, 6]})
+case(M, "tool-unit-dropped-whole", "One token short of the tool unit: the call and both results are dropped together (never an orphaned tool result), and the user turn before them as older.",
+     chat(3 + TC[0] + sum(TC[5:]) + sum(TC[2:5]) - 1, TOOLS), **{"pass": True, "kept": [0, 6], "dropped": [1, 2, 3, 4, 5]})
+GREETING = [msg("assistant", "Hi! I am the booking assistant."), msg("assistant", "Ask me about flights."), msg("user", "Flights to Oslo?"), msg("assistant", "Three a day.")]
+case(M, "leading-assistant-turns-dropped", "Plenty of room, but the conversation sent must start with a user turn: the two assistant greetings are dropped.",
+     chat(500, GREETING), **{"pass": True, "kept": [2, 3], "dropped": [0, 1]})
+DEV = [msg("user", "Summarise our chat so far, please, in great detail " * 3), msg("assistant", "Sure."),
+       msg("developer", "Answer in French."), msg("user", "Bonjour?"), msg("assistant", "Bonjour !")]
+DC = costs(DEV)
+case(M, "developer-message-is-pinned", "A developer message is kept wherever it is, like a system message; the long old user turn does not fit and the turn after it goes for the user start.",
+     chat(3 + sum(DC[2:]) + DC[1], DEV), **{"pass": True, "kept": [2, 3, 4], "dropped": [0, 1]})
+NAMED = [msg("user", "Hello", name="ana"), msg("user", "Hello")]
+case(M, "named-messages", "A name costs its tokens plus 1: the named message costs more than the same text without a name.",
+     chat(100, NAMED), **{"pass": True, "kept": [0, 1], "tokens": 3 + costs(NAMED)[0] + costs(NAMED)[1]})
+PARTS = [msg("user", [{"type": "text", "text": "Compare these two:"}, {"type": "text", "text": "first option"}, {"type": "text", "text": "second option"}]),
+         msg("assistant", "The second one.")]
+case(M, "text-part-content", "Content given as text parts counts each part's text: the three parts are summed.",
+     chat(100, PARTS), **{"pass": True, "kept": [0, 1]})
+PIN = [msg("user", "My account id is 7731, remember it.", pinned=True), msg("assistant", "Noted."), msg("user", "x " * 80),
+       msg("assistant", "That is a lot of x."), msg("user", "What is my account id?")]
+PC = costs(PIN)
+case(M, "pinned-user-turn-kept", "A user message marked pinned is kept although the turns after it were dropped; pinned is not sent to the API.",
+     chat(3 + PC[0] + PC[3] + PC[4], PIN), **{"pass": True, "kept": [0, 4], "dropped": [1, 2, 3]})
+case(M, "no-user-turn-fits", "Only assistant turns fit after the system message: they are dropped, since the conversation sent must start with a user turn.",
+     chat(3 + costs(CAPITALS)[0] + costs(CAPITALS)[4] + 5, CAPITALS[:5]), **{"pass": True, "kept": [0], "dropped": [1, 2, 3, 4]})
+case(M, "image-part-is-not-text", "An image part cannot be counted as text: invalid, with the part's path.",
+     chat(100, [msg("user", [{"type": "text", "text": "What is this?"}, {"type": "image_url", "image_url": {"url": "https://example.invalid/cat.png"}}])]),
+     **{"pass": False, "check": ["message shape"], "error_paths": ["$.messages[0].content[1].type"]})
+case(M, "orphaned-tool-result", "A tool message whose call is in no earlier assistant message is invalid (the API would refuse it).",
+     chat(100, [msg("user", "hi"), {"role": "tool", "tool_call_id": "call_9", "content": "42"}]),
+     **{"pass": False, "check": ["message shape"], "error_paths": ["$.messages[1].tool_call_id"]})
+case(M, "unanswered-tool-call", "A tool call with no tool message answering it is invalid.",
+     chat(100, [msg("user", "hi"), {"role": "assistant", "content": None, "tool_calls": calls("call_1")}, msg("user", "well?")]),
+     **{"pass": False, "check": ["message shape"], "error_paths": ["$.messages[1].tool_calls[0].id"]})
+case(M, "empty-history", "An empty history has nothing to trim: invalid.", chat(100, []),
+     **{"pass": False, "check": ["input shape"], "error_paths": ["$.messages"]})
+case(M, "unknown-role-and-key", "Every problem is listed with its path: an unknown role, and a misspelt key.",
+     chat(100, [{"role": "bot", "content": "hi"}, {"role": "user", "contents": "hello"}]),
+     **{"pass": False, "check": ["message shape"], "error_paths": ["$.messages[0].role", "$.messages[1].contents", "$.messages[1]"]})
+
+# Exact counts, stated by tiktoken itself (the test extra) with OpenAI's cookbook loop.
+sys.path.insert(0, str(REPO / "bench"))
+import _text
+
+def cookbook(messages, tokenizer):
+    encoding = _text.reference_encoding(tokenizer)
+    total = 3
+    for message in messages:
+        total += 3
+        for key, value in message.items():
+            if value is None:  # an assistant message that only calls tools
+                continue
+            if key == "tool_calls":
+                value = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+            total += len(encoding.encode_ordinary(value)) + (key == "name")
+    return total
+
+NAMED_CAPITALS = CAPITALS[:3] + [msg("user", "What is the capital of France?", name="ana")] + CAPITALS[4:]
+O200K = cookbook(NAMED_CAPITALS, "o200k_base")
+default_input = chat(O200K, NAMED_CAPITALS)
+del default_input["tokenizer"]
+case(M, "exact-o200k-by-default", f"Without a tokenizer key the counts are o200k_base's, exactly as OpenAI's cookbook computes them with tiktoken: {O200K} tokens, which is the limit.",
+     default_input, **{"pass": True, "tokenizer": "o200k_base", "tokens": O200K, "remaining": 0, "kept": [0, 1, 2, 3, 4, 5]})
+case(M, "exact-o200k-one-short", "One o200k_base token short: the oldest pair goes.", dict(default_input, limit=O200K - 1),
+     **{"pass": True, "kept": [0, 3, 4, 5], "tokens": cookbook([NAMED_CAPITALS[i] for i in (0, 3, 4, 5)], "o200k_base")})
+CL100K = cookbook(NAMED_CAPITALS, "cl100k_base")
+case(M, "exact-cl100k", f"The same chat counted with cl100k_base (GPT-4, GPT-3.5-turbo): {CL100K} tokens.",
+     chat(1000, NAMED_CAPITALS, "cl100k_base"), **{"pass": True, "tokenizer": "cl100k_base", "tokens": CL100K})
+case(M, "exact-tool-calls-as-compact-json", "A tool_calls list counts as its compact JSON text (an approximation), here with o200k_base.",
+     chat(1000, TOOLS, "o200k_base"), **{"pass": True, "tokens": cookbook(TOOLS, "o200k_base"), "kept": list(range(7))})
 print("wrote", len(list(ROOT.rglob("*.json"))), "fixture files")
+
+# Exact tokenizers (counts are tiktoken's: tests/test_tokenizer.py proves the tokenizer against it).
+POLICY = "The refund policy covers items damaged in transit."  # o200k_base 9, cl100k_base 9, estimate 13
+ORDER = "Order ORD-884120 shipped 2026-03-09 and arrived four days late."  # 19 in both
+JAPANESE = "日本語のテキストです。"  # o200k_base 8, cl100k_base 10
+case(R, "tokenizer-counts-content", "With a top-level tokenizer an item may give content instead of tokens: policy counts 9 o200k_base tokens, order 19; with a budget of 20 policy (relevance 3) fits, order does not, the 5-token note does.",
+     {"budget": 20, "tokenizer": "o200k_base", "items": [{"id": "policy", "relevance": 3, "content": POLICY}, {"id": "order", "relevance": 2, "content": ORDER}, item("note", 1, 5)]},
+     **{"pass": True, "selected": ["policy", "note"], "omitted": ["order"], "used": 14, "tokenizer": "o200k_base", "counted": ["policy", "order"]})
+case(R, "tokenizer-explicit-count-wins", "An explicit token count wins over the tokenizer's count of the content (9): the item costs the 30 it states and does not fit 20.",
+     {"budget": 20, "tokenizer": "o200k_base", "items": [{"id": "policy", "relevance": 3, "tokens": 30, "content": POLICY}]},
+     **{"pass": True, "selected": [], "omitted": ["policy"], "counted": []})
+case(R, "tokenizer-cl100k-counts-differently", "cl100k_base splits the Japanese sentence into 10 tokens where o200k_base needs 8: with a budget of 9 it no longer fits.",
+     {"budget": 9, "tokenizer": "cl100k_base", "items": [{"id": "ja", "relevance": 1, "content": JAPANESE}]},
+     **{"pass": True, "selected": [], "omitted": ["ja"], "used": 0})
+case(R, "tokenizer-unknown-name", "An unknown tokenizer is an input error at $.tokenizer that lists the known names.",
+     {"budget": 9, "tokenizer": "gpt2", "items": []}, **{"pass": False, "check": ["input shape"], "error_paths": ["$.tokenizer"]})
+case(R, "content-without-tokens-or-tokenizer", "An item with content but no tokens and no top-level tokenizer: the error says a tokenizer would count the content.",
+     {"budget": 9, "items": [{"id": "policy", "relevance": 3, "content": POLICY}]},
+     **{"pass": False, "check": ["item shape"], "error_paths": ["$.items[0]"],
+        "first_error": 'missing required key "tokens" (the item has "content": a top-level "tokenizer" ("o200k_base", "cl100k_base", "estimate") counts it instead)'})
+case(Q, "tokenizer-counts-content", "A tokenizer counts the cost of items that give content: the required policy costs 9 o200k_base tokens, the order 19, and both fit 30 with the 2-token note left out.",
+     {"mode": "required", "budget": 30, "tokenizer": "o200k_base", "items": [{"id": "policy", "priority": 1, "required": True, "content": POLICY}, {"id": "order", "priority": 5, "content": ORDER}, req("note", 3, 1)]},
+     **{"pass": True, "selected": ["policy", "order"], "omitted": ["note"], "used": 28, "counted": ["policy", "order"]})
+case(Q, "tokenizer-required-overflow", "Counted exactly, the required items need 9 + 19 = 28 tokens of a budget of 20: the selection fails, 8 tokens short.",
+     {"mode": "required", "budget": 20, "tokenizer": "o200k_base", "items": [{"id": "policy", "priority": 1, "required": True, "content": POLICY}, {"id": "order", "priority": 5, "required": True, "content": ORDER}]},
+     **{"pass": False, "selected": [], "used": 0})
+case(Q, "tokenizer-item-without-cost-or-content", "An item with neither cost nor content has nothing to count: its cost is reported missing.",
+     {"mode": "required", "budget": 20, "tokenizer": "cl100k_base", "items": [{"id": "policy", "priority": 1, "content": POLICY}, {"id": "empty", "priority": 1}]},
+     **{"pass": False, "check": ["item shape"], "error_paths": ["$.items[1]"]})
+REFUND_EXACT = dict(refund(400), tokenizer="o200k_base")
+case(B, "tokenizer-refund-counted-exactly", "The refund case with a fixed prompt of 400 (150 available), counted by o200k_base: the required blocks take 35 + 48 = 83, ORDER_DATA counts 61 (the estimate said 48) and now fits, CUSTOMER_HISTORY (26) no longer does; the estimate packed the opposite. Exact counts list no sensitivity flips.",
+     REFUND_EXACT, **{"pass": True, "used": 144, "remaining": 6, "tokenizer": "o200k_base", "rendered_tokens": 385,
+                      "included": [{"id": "CUSTOMER_MESSAGE", "tokens": 35}, {"id": "REFUND_POLICY", "tokens": 48}, {"id": "ORDER_DATA", "tokens": 61}],
+                      "sensitivity": {"exact": True, "tokenizer": "o200k_base", "flips": [], "required_slack": 67}})
+case(B, "tokenizer-cl100k-seed-window", "Seed 001's own window counted by cl100k_base: all five blocks fit in 229 tokens, and the composed prompt counts 586 tokens, over 850 - 300 = 550.",
+     dict(refund(220), tokenizer="cl100k_base"), **{"pass": False, "used": 229, "rendered_tokens": 586, "check": ["rendered prompt fits window"]})
+case(B, "tokenizer-unknown-name", "The tokenizer must be o200k_base, cl100k_base or estimate.", dict(refund(220), tokenizer="o200k"),
+     **{"pass": False, "check": ["input shape"], "error_paths": ["$.tokenizer"]})
+PASS3 = pas(("policy", POLICY), ("order", ORDER), ("ja", JAPANESE))
+case(P, "o200k-counter", "Counted by o200k_base: the base prompt is 10 tokens, policy brings it to 22, order would make it 42 > 40, the Japanese line brings it to 33.",
+     pin(40, PASS3, counter="o200k_base", question="Which refund applies?"), **{"pass": True, "chosen": ["policy", "ja"], "skipped": ["order"], "units": 33})
+case(P, "cl100k-counter", "The same passages counted by cl100k_base: the Japanese line costs 13 here (11 with o200k_base), so the prompt counts 35.",
+     pin(40, PASS3, counter="cl100k_base", question="Which refund applies?"), **{"pass": True, "chosen": ["policy", "ja"], "units": 35})
+case(P, "o200k-counter-exact-fit", "A passage that brings the exact count to the limit is kept: 22 of 22.",
+     pin(22, PASS3, counter="o200k_base", question="Which refund applies?"), **{"pass": True, "chosen": ["policy"], "units": 22})

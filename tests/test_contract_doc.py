@@ -113,3 +113,35 @@ def test_links_stay_inside_the_repository():
                 continue
             path = (document.parent / target.split("#")[0]).resolve()
             assert path.is_relative_to(ROOT) and path.exists(), f"{document.name} links to {target}"
+
+
+def test_the_readme_try_it_commands_work():
+    """Each `.venv/bin/context-budget ...` line of "Try it" runs, exits 0 and prints something."""
+    import io
+    import os
+    import shlex
+
+    from context_budget.cli import run
+
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("## Try it"):text.index("\n## ", text.index("## Try it") + 1)]
+    commands = re.findall(r"(?m)^\.venv/bin/context-budget(.*?)(?:\s+#.*)?$", section)
+    assert len(commands) >= 4
+    here = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        for command in commands:
+            stdout, stderr = io.StringIO(), io.StringIO()
+            code = run(shlex.split(command), io.BytesIO(), stdout, stderr, {})
+            expected = 2 if not command.strip() else 0  # the bare command lists the commands on stderr
+            assert code == expected, f"context-budget{command}: exit {code}: {stderr.getvalue()}"
+            assert stdout.getvalue() or stderr.getvalue(), command
+    finally:
+        os.chdir(here)
+
+
+def test_the_exit_codes_are_the_same_in_the_readme_and_the_contract():
+    def table(path):
+        return re.findall(r"(?m)^\| [0-9]+ \|.*$", path.read_text())
+
+    assert table(ROOT / "README.md") == table(CONTRACT) and len(table(CONTRACT)) == 3

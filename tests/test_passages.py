@@ -24,9 +24,25 @@ def naive_pack(question, passages, limit, count):
     return [key for key, _ in chosen], skipped, render(chosen), count(render(chosen))
 
 
-COUNTERS = {"words": lambda text: len(text.split()), "estimate": estimate_tokens}
-# Texts mixing ASCII, Python-only and JavaScript-only whitespace, astral characters and newlines.
-TEXT = st.text(st.sampled_from(["a", "b", " ", "\n", "\t", "\u3000", "\u0085", "\u200b", "\ufeff", "\x1c", "\U0001F600", "é", "["]), max_size=25)
+def _reference(name):
+    """tiktoken itself (the test extra), so the exact counters are proved against another implementation."""
+    import sys
+
+    from conftest import ROOT
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import _text
+
+    encoding = _text.reference_encoding(name)
+    return lambda text: len(encoding.encode_ordinary(text))
+
+
+COUNTERS = {"words": lambda text: len(text.split()), "estimate": estimate_tokens,
+            "o200k_base": _reference("o200k_base"), "cl100k_base": _reference("cl100k_base")}
+# Texts mixing ASCII, Python-only and JavaScript-only whitespace, astral characters and newlines,
+# and what the tokenizers' patterns treat specially (contractions, digits, slashes, CR, trailing space).
+TEXT = st.lists(st.sampled_from(["a", "b", " ", "\n", "\t", "\u3000", "\u0085", "\u200b", "\ufeff", "\x1c", "\U0001F600", "é", "[",
+                                "'s", "A", "1", "/", ".", "\r", "  \n\n", "\u0301"]), max_size=25).map("".join)
 PASSAGES = st.lists(st.tuples(st.text(st.sampled_from("abcxyz \u3000"), min_size=1, max_size=3).filter(lambda key: key.strip()), TEXT), max_size=10).map(
     lambda pairs: list({key: (key, text) for key, text in pairs}.values())
 )

@@ -136,7 +136,7 @@ def test_build_site_writes_a_verifiable_manifest(tmp_path):
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "keep.txt").write_text("mine")
     err = io.StringIO()
-    assert run(["build-site", str(tmp_path / "other")], io.BytesIO(), io.StringIO(), err) == 1
+    assert run(["build-site", str(tmp_path / "other")], io.BytesIO(), io.StringIO(), err) == 2
     assert "not empty" in err.getvalue() and (tmp_path / "other" / "keep.txt").read_text() == "mine"
 
 

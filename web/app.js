@@ -1,13 +1,13 @@
-// The page: moves JSON between the editor and the Python worker and renders the
-// report. Every decision (selection, checks, errors) is made in Python.
+// The page: talks to the Python worker, wires the editor, the examples, the budget
+// slider, the step-through and sharing together. Rendering is in report.js (with bar.js
+// and modes.js), finding places in the JSON in editor.js. Every decision (selection,
+// checks, errors) is made in Python.
+
+import * as editor from "./editor.js";
+import { clearReport, renderReport, setStep, setSummary, showAll, shown, stepCount } from "./report.js";
+import { MODES } from "./modes.js";
 
 const $ = (id) => document.getElementById(id);
-const el = (tag, text, className) => {
-  const node = document.createElement(tag);
-  if (text !== undefined) node.textContent = String(text);
-  if (className) node.className = className;
-  return node;
-};
 
 const LOAD_TIMEOUT_MS = 30000;  // the worker fails fast on a missing runtime; this catches a silent hang
 const DEBOUNCE_MS = 300;
@@ -74,7 +74,7 @@ worker.onmessage = (event) => {
     setProgress("download", message.loaded, message.total);
     if (message.loaded < message.total) setStatus("loading", `Downloading the Python runtime: ${megabytes(message.loaded)} of ${megabytes(message.total)} MB…`);
   } else if (message.type === "status") {
-    setProgress("start", message.step - 1, message.steps);
+    if (message.step > 1) setProgress("start", message.step - 1, message.steps);  // step 1 is the download
     setStatus("loading", `Loading (${message.step} of ${message.steps}): ${message.message}…`);
   } else if (message.type === "snapshot") {
     noteSnapshot(message.state);
@@ -89,6 +89,10 @@ worker.onmessage = (event) => {
   } else if (message.type === "error") {
     clearTimeout(loadTimer);
     fail(message.message);
+  } else if (message.type === "tokenizer") {  // a rank file on its way: the token view shows it too
+    window.dispatchEvent(new CustomEvent("tokenizer-progress", { detail: message }));
+    if (message.loaded < message.total) setStatus("loading", `Loading the ${message.name} tokenizer: ${(message.loaded / 1e6).toFixed(1)} of ${(message.total / 1e6).toFixed(1)} MB…`);
+    else setStatus("ready", `Ready: the ${message.name} tokenizer is loaded.`);
   } else if (message.type === "result") {
     const request = pending.get(message.id);
     if (!request) return;
@@ -124,197 +128,66 @@ async function formatted(text, key) {
 window.contextBudget = {
   checkText: (text) => checkText(text).then((answer) => answer.envelope),
   timedCheck: (text) => checkText(text),
+  ask: (type, text, key) => callPython(type, text, key),  // {envelope, ms}: used by tokens.js
 };
-
-// ---------------------------------------------------------------- rendering
-let lastReport = null;
-let lastEnvelopeText = null;
-let latestRun = 0;
-
-function setSummary(state, pass, text) {
-  const summary = $("summary");
-  summary.dataset.state = state;
-  summary.dataset.pass = pass;
-  summary.textContent = text;
-}
-
-function clearResult() {
-  for (const id of ["checks", "errors"]) $(id).replaceChildren();
-  for (const id of ["errors-block", "budget-block", "optimal-block", "table-block", "prompt-block"]) $(id).hidden = true;
-  $("syntax-error").hidden = true;
-  $("items").tHead.replaceChildren();
-  $("items").tBodies[0].replaceChildren();
-  $("copy-report").disabled = $("download-report").disabled = true;
-  lastReport = null;
-  lastEnvelopeText = null;
-}
-
-function render(envelope, ms) {
-  clearResult();
-  const report = envelope.result;
-  if (!report) {
-    // JSON that could not be parsed: say where.
-    const where = envelope.line ? `Line ${envelope.line}, column ${envelope.column}: ` : "";
-    $("syntax-error").textContent = `${where}${envelope.error}`;
-    $("syntax-error").hidden = false;
-    setSummary("done", "false", `The input is not acceptable JSON: ${envelope.error}`);
-    $("announce").textContent = `Not acceptable JSON. ${envelope.error}`;
-    return;
-  }
-  lastReport = report;
-  $("copy-report").disabled = $("download-report").disabled = false;
-  setSummary("done", String(report.pass), report.summary);
-  const failedChecks = report.checks.filter((check) => !check.pass).length;
-  $("announce").textContent = `${report.pass ? "Pass" : "Fail"}. ${report.summary} ${report.checks.length - failedChecks} of ${report.checks.length} checks pass.`;
-  $("summary").title = ms === undefined ? "" : `evaluated in ${ms.toFixed(1)} ms`;
-  renderChecks(report.checks);
-  renderErrors(report.errors || []);
-  renderBudget(report);
-  renderOptimal(report.optimal, report.sensitivity);
-  renderTrace(report);
-  if (typeof report.prompt === "string") {
-    $("prompt").textContent = report.prompt;
-    $("prompt-block").hidden = false;
-  }
-}
-
-function renderChecks(checks) {
-  for (const check of checks) {
-    const item = el("li", undefined, check.pass ? "check pass" : "check fail");
-    item.dataset.testid = "check";
-    item.dataset.pass = String(check.pass);
-    item.append(el("span", check.pass ? "✓" : "✗", "mark"), el("span", check.pass ? " passed: " : " failed: ", "visually-hidden"), el("strong", check.name));
-    if (check.detail) item.append(el("span", ` — ${check.detail}`, "detail"));
-    $("checks").append(item);
-  }
-}
-
-function renderErrors(errors) {
-  if (!errors.length) return;
-  for (const error of errors) {
-    const item = el("li");
-    item.dataset.testid = "error";
-    item.append(el("code", error.path), el("span", ` ${error.message}`));
-    $("errors").append(item);
-  }
-  $("errors-block").hidden = false;
-}
-
-function renderBudget(report) {
-  const total = report.budget ?? report.available ?? report.limit;
-  const used = report.used ?? report.units;
-  if (typeof total !== "number" || typeof used !== "number") return;
-  const overflow = report.shortfall || 0;
-  const remaining = Math.max(0, total - used);
-  const scale = Math.max(total, used + overflow, 1);
-  const bar = $("budget-bar");
-  bar.replaceChildren();
-  // When the required items overflow, nothing is used: show what they would need instead.
-  const parts = overflow ? [["needed", total], ["overflow", overflow]] : [["used", used], ["remaining", remaining]];
-  for (const [name, amount] of parts) {
-    if (!amount) continue;
-    const segment = el("span", "", `segment ${name}`);
-    segment.style.width = `${(100 * amount) / scale}%`;
-    segment.title = `${name}: ${amount}`;
-    bar.append(segment);
-  }
-  let legend = overflow
-    ? `The required items need ${total + overflow} tokens: ${overflow} more than the budget of ${total}. Nothing is selected.`
-    : `Used ${used} of ${total} tokens; ${remaining} remaining.`;
-  if (report.rendered_overhead !== undefined) legend += ` Rendered prompt overhead: ${report.rendered_overhead} tokens.`;
-  bar.setAttribute("aria-label", legend);
-  $("budget-legend").textContent = legend;
-  $("budget-block").hidden = false;
-}
-
-function renderOptimal(optimal, sensitivity) {
-  const parts = [];
-  if (optimal) {
-    if (optimal.exact) {
-      const best = optimal.selected.join(", ") || "nothing";
-      parts.push(optimal.value > optimal.greedy_value
-        ? `Greedy scores ${optimal.greedy_value}; ${best} would score ${optimal.value} within the same budget (highlighted below).`
-        : `Greedy scores ${optimal.greedy_value}, the best any combination reaches within the budget.`);
-    } else if (optimal.upper_bound !== null) {
-      parts.push(`Greedy scores ${optimal.greedy_value}; no combination can score more than ${optimal.upper_bound} (an upper bound: the exact search was too large).`);
-    } else {
-      parts.push(optimal.note || "No best combination could be computed.");
-    }
-  }
-  if (sensitivity) {
-    const pct = Math.round(sensitivity.margin * 100);
-    parts.push(sensitivity.flips.length
-      ? `If the estimated counts are off by ${pct}%, these would flip (marked ⇄): ${sensitivity.flips.join(", ")}.`
-      : `An error of ${pct}% in the estimated counts would change nothing.`);
-  }
-  if (!parts.length) return;
-  $("optimal-text").textContent = parts.join(" ");
-  $("optimal-block").hidden = false;
-}
-
-const REASONS = {
-  fits_remaining_budget: (row, cost) => `fits: ${cost} ≤ ${row.remaining_before} remaining`,
-  exceeds_remaining_budget: (row, cost) => `left out: needs ${cost}, only ${row.remaining_before} remain`,
-  required: () => "required",
-  required_items_exceed_budget: () => "required, but the required items together exceed the budget",
-  not_considered_required_overflow: () => "not considered: the required items overflow the budget",
-  required_block_too_large_for_budget: (row, cost) => `required block too large: needs ${cost}, only ${row.remaining_before} remain`,
-};
-
-const HEADINGS = { position: "#", remaining_before: "remaining before", kept: "decision" };
-const COST_KEYS = ["tokens", "cost", "units"];
-
-function renderTrace(report) {
-  const rows = report.trace;
-  if (!Array.isArray(rows) || !rows.length) return;
-  // Highlight the better combination only when it is better than what greedy chose.
-  const optimal = report.optimal;
-  const better = optimal && optimal.exact && optimal.value > optimal.greedy_value;
-  const best = new Set(better ? optimal.selected : []);
-  const flips = new Set(report.sensitivity ? report.sensitivity.flips || [] : []);
-  const columns = Object.keys(rows[0]).filter((key) => key !== "reason");
-  const head = el("tr");
-  for (const key of [...columns, "reason"]) head.append(el("th", HEADINGS[key] || key.replaceAll("_", " ")));
-  $("items").tHead.append(head);
-  const body = $("items").tBodies[0];
-  for (const row of rows) {
-    const line = el("tr", undefined, row.kept ? "kept" : "left-out");
-    if (best.has(row.id)) line.classList.add("in-best");
-    if (flips.has(row.id)) line.classList.add("flips");
-    for (const key of columns) {
-      let value = row[key];
-      if (key === "kept") value = value ? "kept" : "left out";
-      else if (typeof value === "boolean") value = value ? "yes" : "no";
-      line.append(el("td", value));
-    }
-    const costKey = COST_KEYS.find((key) => key in row);
-    const reason = REASONS[row.reason];
-    line.append(el("td", reason ? reason(row, row[costKey]) : row.reason));
-    body.append(line);
-  }
-  $("table-block").hidden = false;
-}
 
 // ---------------------------------------------------------------- running
+let latestRun = 0;
+let lastEnvelopeText = null;
+let sliderMoving = false;
+
+function setBusy(busy) {
+  $("result").setAttribute("aria-busy", String(busy));
+}
+
+// What the blocks bar needs from the input to draw the whole window (Python validated it).
+function windowOf(text) {
+  const read = (key) => editor.numberAt(text, `$.window.${key}`);
+  return { context_tokens: read("context_tokens"), reserved_output_tokens: read("reserved_output_tokens"), fixed_prompt_tokens: read("fixed_prompt_tokens") };
+}
+
 async function runCheck() {
   const runId = ++latestRun;
   const text = $("input").value;
   setSummary("running", "", ready ? "Checking…" : "Waiting for the runtime…");
+  setBusy(true);
+  stopPlay();
   try {
     const answer = await checkText(text);
     if (runId !== latestRun) return;  // a newer edit has been sent; show only its result
-    render(JSON.parse(answer.envelope), answer.ms);
-    if (lastReport) lastEnvelopeText = answer.envelope;
+    const envelope = JSON.parse(answer.envelope);
+    const report = renderReport(envelope, {
+      text,
+      window: envelope.result && envelope.result.mode === "blocks" ? windowOf(text) : null,
+      onPath: (path) => editor.selectPath(path),
+      onLocation: (line, column) => {
+        const at = editor.offsetOf($("input").value, line, column);
+        editor.select(at, at + 1);
+      },
+    });
+    $("summary").title = `evaluated in ${answer.ms.toFixed(1)} ms`;
+    lastEnvelopeText = report ? answer.envelope : null;
+    $("copy-report").disabled = $("download-report").disabled = !report;
+    showModeHelp(report);
+    updateSlider(report, text);
   } catch (error) {
     if (runId !== latestRun) return;
+    clearReport();
     setSummary("done", "false", `No result: ${error.message}`);
+  } finally {
+    if (runId === latestRun) setBusy(false);
   }
+}
+
+function scheduleCheck(delay = DEBOUNCE_MS) {
+  clearTimeout(debounceTimer);
+  debounceTimer = setTimeout(runCheck, delay);
 }
 
 let debounceTimer = null;
 $("input").addEventListener("input", () => {
-  clearTimeout(debounceTimer);
-  debounceTimer = setTimeout(runCheck, DEBOUNCE_MS);
+  markEdited();
+  scheduleCheck();
 });
 $("input").addEventListener("keydown", (event) => {
   if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
@@ -334,24 +207,136 @@ $("format").addEventListener("click", async () => {
   }
   runCheck();
 });
+$("show-all").addEventListener("click", showAll);
 
-// ---------------------------------------------------------------- examples
+// ---------------------------------------------------------------- how the mode decides
+function showModeHelp(report) {
+  const mode = report && MODES[report.mode];
+  $("mode-help").hidden = !mode;
+  if (!mode) return;
+  $("mode-help-name").textContent = report.mode;
+  $("mode-help-text").replaceChildren(...mode.decides.map((sentence) => {
+    const item = document.createElement("li");
+    item.textContent = sentence;
+    return item;
+  }));
+}
+
+// ---------------------------------------------------------------- the budget slider
+// It edits the number in the JSON text (the JSON stays the source of truth) and re-checks.
+function updateSlider(report, text) {
+  const mode = report && MODES[report.mode];
+  const path = mode && mode.slider.path;
+  const value = path ? editor.numberAt(text, path) : null;
+  $("slider-block").hidden = value === null;
+  if (value === null) return;
+  const slider = $("budget-slider");
+  $("slider-label").textContent = `${mode.slider.label} (${mode.unit(report)}s)`;
+  $("slider-value").textContent = String(value);
+  if (sliderMoving) return;  // keep the range still under the user's finger
+  let low = 0;
+  let needed = (report.trace || []).reduce((sum, row) => sum + (row.tokens ?? row.cost ?? 0), 0);
+  if (report.mode === "blocks") {
+    const window = windowOf(text);
+    low = (window.reserved_output_tokens ?? 0) + (window.fixed_prompt_tokens ?? 0);
+    needed += low;
+  } else if (mode.base && Array.isArray(report.trace)) {
+    needed += mode.base(report);
+  }
+  slider.min = String(low);
+  slider.max = String(Math.max(value, Math.ceil(needed * 1.25), low + 10));
+  slider.value = String(value);
+}
+
+$("budget-slider").addEventListener("input", () => {
+  const report = shown.report;
+  const mode = report && MODES[report.mode];
+  if (!mode) return;
+  const text = editor.withNumber($("input").value, mode.slider.path, $("budget-slider").value);
+  if (text === null) return;
+  sliderMoving = true;
+  $("input").value = text;
+  $("slider-value").textContent = $("budget-slider").value;
+  markEdited();
+  scheduleCheck(text.length > 200_000 ? DEBOUNCE_MS : 20);
+});
+$("budget-slider").addEventListener("change", () => { sliderMoving = false; });
+
+// ---------------------------------------------------------------- stepping through
+const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+const PLAY_MS = 1400;          // one decision per beat, time to read the sentence
+const PLAY_MS_REDUCED = 3000;  // with reduced motion: no animation, a slower pace
+let playTimer = null;
+
+function step(delta) {
+  const total = stepCount();
+  if (!total) return;
+  const current = shown.step;
+  const next = current === null ? 0 : Math.max(0, Math.min(total - 1, current + delta));
+  setStep(next, { smooth: !reducedMotion.matches });
+}
+
+function stopPlay() {
+  clearInterval(playTimer);
+  playTimer = null;
+  $("step-play").textContent = "▶ Play";
+  $("step-play").setAttribute("aria-pressed", "false");
+}
+
+function play() {
+  if (playTimer) return stopPlay();
+  const total = stepCount();
+  if (!total) return;
+  if (shown.step === null || shown.step >= total - 1) setStep(0, { smooth: !reducedMotion.matches });
+  $("step-play").textContent = "❚❚ Pause";
+  $("step-play").setAttribute("aria-pressed", "true");
+  playTimer = setInterval(() => {
+    if (shown.step === null || shown.step >= stepCount() - 1) return stopPlay();
+    step(1);
+  }, reducedMotion.matches ? PLAY_MS_REDUCED : PLAY_MS);
+}
+
+$("step-prev").addEventListener("click", () => { stopPlay(); step(-1); });
+$("step-next").addEventListener("click", () => { stopPlay(); step(1); });
+$("step-play").addEventListener("click", play);
+$("steps-block").addEventListener("keydown", (event) => {
+  if (event.target.closest("input, textarea, select")) return;
+  if (event.key === "ArrowRight") { stopPlay(); step(1); event.preventDefault(); }
+  if (event.key === "ArrowLeft") { stopPlay(); step(-1); event.preventDefault(); }
+});
+
+// ---------------------------------------------------------------- examples and templates
 let examples = [];
+let exampleText = null;  // the example as loaded: its description shows only while unedited
+
+function markEdited() {
+  if (exampleText === null || $("input").value === exampleText) return;
+  exampleText = null;
+  $("example").value = "";
+  $("example-description").textContent = "";
+  $("example-description").hidden = true;
+}
 
 async function loadExamples() {
   const response = await fetch("examples.json");
   examples = await response.json();
   const menu = $("example");
-  menu.append(new Option("Choose an example…", ""));
-  examples.forEach((example, index) => menu.append(new Option(example.label, String(index))));
+  menu.append(new Option("Your own input", ""));
+  const groups = { fixture: document.createElement("optgroup"), template: document.createElement("optgroup") };
+  groups.fixture.label = "Examples";
+  groups.template.label = "Start from a template";
+  examples.forEach((example, index) => groups[example.template ? "template" : "fixture"].append(new Option(example.label, String(index))));
+  menu.append(groups.fixture, groups.template);
 }
 
 async function showExample(index) {
   const example = examples[index];
-  const response = await fetch(`fixtures/${example.fixture}`);
+  const response = await fetch(example.template || `fixtures/${example.fixture}`);
   const text = await response.text();
-  $("example-description").textContent = JSON.parse(text).description;
   $("input").value = await formatted(text, "input");
+  exampleText = $("input").value;
+  $("example-description").textContent = JSON.parse(text).description;
+  $("example-description").hidden = false;
   runCheck();
 }
 
@@ -360,6 +345,9 @@ $("example").addEventListener("change", (event) => {
 });
 
 // ---------------------------------------------------------------- sharing and saving
+// Chromium opens URLs up to 2 MB; refuse well before, with the way out.
+const SHARE_LIMIT = 1_500_000;
+
 function shareLink() {
   const url = new URL(window.location.href);
   url.hash = `input=${encodeURIComponent($("input").value)}`;
@@ -374,6 +362,11 @@ $("share").addEventListener("click", async () => {
     $("share-note").textContent = `This input cannot be put in a link: ${error.message}`;
     return;
   }
+  if (link.length > SHARE_LIMIT) {
+    const megabytes = (link.length / 1e6).toFixed(1);
+    $("share-note").textContent = `This input is too large for a share link: the link would be ${megabytes} million characters, and browsers open links only up to about 2 MB. Use “Download input” and send the file instead.`;
+    return;
+  }
   history.replaceState(null, "", link);
   try {
     await navigator.clipboard.writeText(link);
@@ -382,6 +375,14 @@ $("share").addEventListener("click", async () => {
     $("share-note").textContent = "The address bar now holds the share link (copying to the clipboard was not allowed).";
   }
 });
+
+function download(text, name) {
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+  link.download = name;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 0);
+}
 
 function reportText() {
   return formatted(lastEnvelopeText, "result").then((text) => text + "\n");
@@ -396,13 +397,8 @@ $("copy-report").addEventListener("click", async () => {
   }
 });
 
-$("download-report").addEventListener("click", async () => {
-  const link = el("a");
-  link.href = URL.createObjectURL(new Blob([await reportText()], { type: "application/json" }));
-  link.download = "context-budget-report.json";
-  link.click();
-  setTimeout(() => URL.revokeObjectURL(link.href), 0);
-});
+$("download-report").addEventListener("click", async () => download(await reportText(), "context-budget-report.json"));
+$("download-input").addEventListener("click", () => download($("input").value, "context-budget-input.json"));
 
 function inputFromLink() {
   const match = /^#input=(.*)$/s.exec(window.location.hash);
@@ -421,8 +417,10 @@ function inputFromLink() {
 const shared = inputFromLink();
 if (shared !== null) {
   $("input").value = shared;
-  $("example-description").textContent = "";
+  $("example-description").hidden = true;
+} else {
+  exampleText = $("input").value;
 }
 runCheck();
 await loadExamples();
-if (shared === null) $("example").value = "0";
+if (exampleText !== null && $("input").value === exampleText) $("example").value = "0";

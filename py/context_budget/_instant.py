@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import calendar
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 from datetime import date
 
 from ._values import Invalid, preview
 
+# [0-9], not \d: in Python \d also matches full-width and Arabic-Indic digits, which the
+# schema's pattern (and a JavaScript port) refuses.
 _DATE_TIME = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):(\d{2}))\Z"
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\.([0-9]{1,9}))?)?(?:([Zz])|([+-])([0-9]{2}):([0-9]{2}))\Z"
 )
 _DAY_SECONDS = 86_400
 
 
-@dataclass(frozen=True, order=True)
-class Instant:
+class Instant(NamedTuple):
     """Nanoseconds since 0001-01-01T00:00Z; ``text`` is the value as given."""
 
     nanoseconds: int

@@ -12,12 +12,16 @@ from __future__ import annotations
 import http.client
 import json
 import math
+import re
 import socket
-import urllib.error
-import urllib.request
+import ssl
+import threading
+import time
+import urllib.parse
 from typing import Mapping
 
-from ._values import Invalid, preview, read_count
+from ._strict_json import nesting_within
+from ._values import Invalid, json_text, preview, read_count
 
 ENV_PREFIX = "CONTEXT_BUDGET_"
 WINDOW_KEYS = ("context_tokens", "reserved_output_tokens", "fixed_prompt_tokens")
@@ -42,13 +46,35 @@ class ModelError(Exception):
     """A model call that failed; the message is one line."""
 
 
+# A model server that answers more than this is refused, not read into memory.
+MAX_RESPONSE_BYTES = 10 * 1024 * 1024
+# How much of an error body is read (it may echo the request) and how much of it is shown.
+_ERROR_BODY_BYTES, _ERROR_BODY_SHOWN = 4096, 200
+
+# Numbers in settings are written in ASCII: Python's int() and float() also take "1_000",
+# "٣٠٠٠" and full-width digits, and str.isdigit() says yes to "²", which int() refuses.
+_ASCII_COUNT = re.compile(r"[0-9]{1,20}")
+_ASCII_NUMBER = re.compile(r"[-+]?(?:[0-9]{1,20}(?:\.[0-9]{0,20})?|\.[0-9]{1,20})(?:[eE][-+]?[0-9]{1,4})?")
+_ASCII_BLANKS = " \t\n\r"
+# A bearer token travels in an HTTP header: visible ASCII only (no spaces, CR/LF or other
+# control characters, nothing outside Latin-1 that would make the header itself fail).
+_TOKEN = re.compile(r"[\x21-\x7e]{1,4096}")
+# Control characters (C0, DEL, C1) other than newline and tab: a terminal would act on them.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+_URL_CREDENTIALS = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s\"]*@")
+
+
+def printable(text: str) -> str:
+    """``text`` safe for a terminal: no escape sequences or other control characters but newline and tab."""
+    text = _CONTROL.sub("", text.replace("\r\n", "\n"))
+    return _SURROGATE.sub("\ufffd", text)
+
+
 def _read_number(value: object, low: float, high: float) -> float:
     number = value
-    if isinstance(value, str):
-        try:
-            number = float(value)
-        except ValueError:
-            pass
+    if isinstance(value, str) and _ASCII_NUMBER.fullmatch(value.strip(_ASCII_BLANKS)):
+        number = float(value.strip(_ASCII_BLANKS))
     if isinstance(number, (int, float)) and not isinstance(number, bool) and math.isfinite(number) and low <= number <= high:
         return float(number)
     raise Invalid(f"expected a number from {low:g} to {high:g}, got {preview(value)}")
@@ -63,15 +89,42 @@ def _read_flag(value: object) -> bool:
 
 
 def _read_count_or_text(value: object) -> int:
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value.strip())
+    if isinstance(value, str) and _ASCII_COUNT.fullmatch(value.strip(_ASCII_BLANKS)):
+        value = int(value.strip(_ASCII_BLANKS))
     return read_count(value)
 
 
+def redact_url(url: str) -> str:
+    """``url`` with any password (and user name) in it replaced by ``***``, for printing."""
+    scheme, separator, rest = url.partition("://")
+    if not separator:
+        return url
+    authority, slash, path = rest.partition("/")
+    if "@" in authority:
+        authority = "***@" + authority.rpartition("@")[2]
+    return f"{scheme}{separator}{authority}{slash}{path}"
+
+
 def _read_url(value: object) -> str:
-    if isinstance(value, str) and value.startswith(("http://", "https://")) and len(value) > len("https://"):
-        return value.rstrip("/")
-    raise Invalid(f"expected an http:// or https:// URL, got {preview(value)}")
+    if not isinstance(value, str):
+        raise Invalid(f"expected an http:// or https:// URL, got {preview(value)}")
+    shown = preview(redact_url(value))
+    if not value.isascii() or any(char <= " " or char == "\x7f" for char in value):
+        raise Invalid(f"expected a URL of visible ASCII characters (write a non-ASCII host name in its xn-- form), got {shown}")
+    try:
+        parts = urllib.parse.urlsplit(value)
+        port = parts.port
+    except ValueError as error:
+        raise Invalid(f"not a valid URL ({error}), got {shown}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise Invalid(f"expected an http:// or https:// URL with a host, got {shown}")
+    if parts.username is not None or parts.password is not None:
+        raise Invalid(f"expected a URL without a user name or password (put the key in api_key), got {shown}")
+    if parts.query or parts.fragment or "?" in value or "#" in value:
+        raise Invalid(f"expected a base URL without ?query or #fragment (/chat/completions is added to it), got {shown}")
+    if port == 0:
+        raise Invalid(f"expected a port from 1 to 65535, got {shown}")
+    return value.rstrip("/")
 
 
 def _read_string(value: object) -> str:
@@ -80,12 +133,29 @@ def _read_string(value: object) -> str:
     raise Invalid(f"expected a string, got {preview(value)}")
 
 
+def _read_api_key(value: object) -> str:
+    # Never shown back: the message says what is wrong, not what the key is.
+    if not isinstance(value, str):
+        raise Invalid("expected a string")
+    if not _TOKEN.fullmatch(value):
+        if not value:
+            raise Invalid("expected a key, got an empty string")
+        if len(value) > 4096:
+            raise Invalid(f"expected at most 4096 characters, got {len(value)}")
+        position = next(index for index, char in enumerate(value) if not "\x21" <= char <= "\x7e")
+        raise Invalid(
+            f"expected visible ASCII characters only (no spaces, line breaks or control characters); "
+            f"character {position + 1} of {len(value)} is not"
+        )
+    return value
+
+
 READERS = {
     "context_tokens": _read_count_or_text,
     "reserved_output_tokens": _read_count_or_text,
     "fixed_prompt_tokens": _read_count_or_text,
     "base_url": _read_url,
-    "api_key": _read_string,
+    "api_key": _read_api_key,
     "model": _read_string,
     "temperature": lambda value: _read_number(value, 0, 2),
     "call_model": _read_flag,
@@ -129,7 +199,8 @@ def effective_settings(window: object, config: object, environ: Mapping[str, str
                 "raise context_tokens or lower reserved_output_tokens or fixed_prompt_tokens"
             )
     if problems:
-        raise SettingsError("\n".join(problems))
+        # A URL with a password may sit in any setting by mistake: none is echoed with it.
+        raise SettingsError("\n".join(_URL_CREDENTIALS.sub(r"\1***@", problem) for problem in problems))
     return settings
 
 
@@ -161,36 +232,138 @@ def strip_think(text: str) -> str:
 
 
 def call_model(prompt: str, settings: dict) -> str:
-    """Post the prompt as one user message; return the answer's text without think sections."""
+    """Post the prompt as one user message; return the answer's text without think sections.
+
+    ``timeout_seconds`` bounds the whole call (connecting, sending, every byte of the
+    answer), not each read. Redirects are not followed, so the key goes to no other
+    address; the answer is capped at ``MAX_RESPONSE_BYTES``; every message is one line,
+    with the key redacted and control characters removed.
+    """
+    secrets = [settings["api_key"]]
+    try:
+        answer = printable(strip_think(_call(prompt, settings, secrets)))
+        # A server that puts the key in its answer must not get it onto the terminal either
+        # (the placeholder key of a local server is no secret and may be a word of the answer).
+        return answer if settings["api_key"] == DEFAULTS["api_key"] else _redact(answer, secrets)
+    except ModelError as error:
+        raise ModelError(printable(_redact(str(error), secrets)).replace("\n", " ").replace("\t", " ")) from None
+
+
+def _redact(text: str, secrets: list[str]) -> str:
+    for secret in secrets:
+        for form in {secret, json_text(secret)[1:-1], urllib.parse.quote(secret, safe="")}:
+            if form:
+                text = text.replace(form, "[redacted]")
+    return text
+
+
+def _call(prompt: str, settings: dict, secrets: list[str]) -> str:
     url = settings["base_url"] + "/chat/completions"
+    timeout = settings["timeout_seconds"]
     body = json.dumps(
         {"model": settings["model"], "messages": [{"role": "user", "content": prompt}], "temperature": settings["temperature"]}
     ).encode()
-    request = urllib.request.Request(
-        url, data=body, method="POST",
-        headers={"Content-Type": "application/json", "Authorization": f"Bearer {settings['api_key']}"},
-    )
-    timeout = settings["timeout_seconds"]
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {settings['api_key']}"}
+    parts = urllib.parse.urlsplit(url)
+    connection_class = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+    # The port always given: http.client would read "::1" as host "::" and port 1.
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    connection = connection_class(parts.hostname, port, timeout=timeout)
+    outcome: dict = {}
+
+    def exchange() -> None:
+        try:
+            connection.request("POST", parts.path, body=body, headers=headers)
+            response = connection.getresponse()
+            outcome["status"] = response.status
+            outcome["body"] = _read_capped(response, url, secrets=settings["api_key"], ok=200 <= response.status < 300)
+        except BaseException as error:  # handed to the caller's thread
+            outcome["error"] = error
+
+    # The exchange runs in a worker so that the deadline holds whatever the server does
+    # (a byte a second keeps every single read inside its own timeout, and a name lookup
+    # has none); at the deadline the socket is shut down, which ends any read at once.
+    worker = threading.Thread(target=exchange, name="context-budget model call", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if worker.is_alive():
+        _abort(connection)
+        raise ModelError(f"{url} did not answer within {timeout:g} s")
+    connection.close()
+    error = outcome.get("error")
+    if isinstance(error, ModelError):
+        raise error
+    if isinstance(error, (TimeoutError, socket.timeout)):
+        raise ModelError(f"{url} did not answer within {timeout:g} s")
+    if isinstance(error, ssl.SSLError):
+        raise ModelError(f"the TLS connection to {url} failed: {error.reason or type(error).__name__}")
+    if isinstance(error, (ConnectionRefusedError, socket.gaierror)) or (isinstance(error, OSError) and "status" not in outcome):
+        raise ModelError(f"cannot reach {url}: {getattr(error, 'strerror', None) or error or type(error).__name__}")
+    if isinstance(error, (OSError, http.client.HTTPException, ValueError)):
+        raise ModelError(f"the connection to {url} failed: {error or type(error).__name__}")
+    if error is not None:
+        raise ModelError(f"the call to {url} failed: {type(error).__name__}")
+    status, raw = outcome["status"], outcome["body"]
+    if 300 <= status < 400:
+        raise ModelError(f"{url} answered HTTP {status}, a redirect: not followed, so that the key goes to no other address")
+    if not 200 <= status < 300:
+        # Redacted before it is cut, so that no part of an echoed key survives the cut.
+        detail = " ".join(_redact(printable(raw.decode("utf-8", "replace")), secrets).split())
+        detail = detail[:_ERROR_BODY_SHOWN] + ("…" if len(detail) > _ERROR_BODY_SHOWN else "")
+        raise ModelError(f"{url} answered HTTP {status}{': ' + detail if detail else ''}")
+    return _answer_text(raw, url, secrets)
+
+
+def _read_capped(response: http.client.HTTPResponse, url: str, secrets: str, ok: bool) -> bytes:
+    """The body, at most MAX_RESPONSE_BYTES of a success or a short prefix of an error."""
+    limit = MAX_RESPONSE_BYTES if ok else _ERROR_BODY_BYTES
+    declared = response.getheader("Content-Length")
+    if ok and declared and declared.strip().isascii() and declared.strip().isdigit() and int(declared) > limit:
+        raise ModelError(f"{url} answered with {int(declared):,} bytes, more than the {limit:,} accepted")
+    chunks, size = [], 0
+    while size <= limit:
+        chunk = response.read1(65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    raw = b"".join(chunks)
+    if size > limit:
+        if ok:
+            raise ModelError(f"{url} answered with more than the {limit:,} bytes accepted")
+        # A cut error body may end in part of an echoed key: drop as much as a key could be.
+        raw = raw[: max(0, limit - len(secrets))]
+    return raw
+
+
+def _abort(connection: http.client.HTTPConnection) -> None:
+    sock = connection.sock
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+    connection.close()
+
+
+def _answer_text(raw: bytes, url: str, secrets: list[str]) -> str:
+    def garbage() -> ModelError:
+        # Redact a window longer than what is shown, so that a key cut at its edge is still whole.
+        window = 1000 + max(map(len, secrets))
+        shown = _redact(raw[:window].decode("utf-8", "replace"), secrets)[:1000]
+        return ModelError(f"{url} did not answer with an OpenAI-style chat completion: {preview(shown)}")
+
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            raw = response.read()
-    except urllib.error.HTTPError as error:
-        detail = error.read(200).decode("utf-8", "replace").strip().replace("\n", " ")
-        raise ModelError(f"{url} answered HTTP {error.code}{': ' + detail if detail else ''}") from None
-    except urllib.error.URLError as error:
-        reason = error.reason
-        if isinstance(reason, (TimeoutError, socket.timeout)):
-            raise ModelError(f"{url} did not answer within {timeout:g} s") from None
-        raise ModelError(f"cannot reach {url}: {getattr(reason, 'strerror', None) or reason}") from None
-    except (TimeoutError, socket.timeout):
-        raise ModelError(f"{url} did not answer within {timeout:g} s") from None
-    except (OSError, http.client.HTTPException) as error:
-        raise ModelError(f"the connection to {url} failed: {error or type(error).__name__}") from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise garbage() from None
+    if not nesting_within(text):
+        raise ModelError(f"{url} answered with JSON nested too deeply to read")
     try:
-        answer = json.loads(raw)
+        answer = json.loads(text)
         content = answer["choices"][0]["message"]["content"]
-        if not isinstance(content, str):
-            raise TypeError
-    except (ValueError, KeyError, IndexError, TypeError):
-        raise ModelError(f"{url} did not answer with an OpenAI-style chat completion: {preview(raw.decode('utf-8', 'replace'))}") from None
-    return strip_think(content)
+    except (ValueError, KeyError, IndexError, TypeError, RecursionError):
+        raise garbage() from None
+    if not isinstance(content, str):
+        raise garbage()
+    return content

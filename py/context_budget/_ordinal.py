@@ -13,6 +13,24 @@ import re
 from typing import Iterable
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_surrogate(ids: list[str]) -> bool:
+    """Whether any id holds a surrogate code point (a Python string can; JSON text decoded by Python can too)."""
+    joined = "".join(ids)
+    return not joined.isascii() and _SURROGATE.search(joined) is not None
+
+
+def identity_key(text: str) -> str:
+    """The id as the contract compares it, by UTF-16 code units: "\\ud83d\\ude00" and "😀" are the same id.
+
+    A surrogate pair written as two code points is joined into the one character it encodes;
+    lone surrogates stay as they are.
+    """
+    if text.isascii() or _SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
 def utf16_units(text: str) -> bytes:

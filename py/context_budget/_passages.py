@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple, Sequence
 
+from ._ordinal import identity_key
 from ._values import JS_WHITESPACE, preview
 
 ANSWER_CUE = "Answer:"
@@ -66,7 +67,7 @@ def pack_passages(
         if not isinstance(text, str):
             raise PackError(f"passage {key!r} needs a string text, got {preview(text)}")
         pairs.append((key, text))
-    ids = [key for key, _ in pairs]
+    ids = [identity_key(key) for key, _ in pairs]  # equal by UTF-16 code units, as the contract compares ids
     if len(set(ids)) != len(ids):
         raise PackError("passage ids must be unique")
 

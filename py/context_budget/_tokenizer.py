@@ -275,6 +275,14 @@ class Encoding:
         """Read and verify the rank file now (it is otherwise read on the first count)."""
         self.ranks
 
+    @property
+    def loaded(self) -> bool:
+        return self._ranks is not None
+
+    def load_bytes(self, data: bytes) -> None:
+        """Use the given contents of the rank file (the page fetches it); checked like a file read from disk."""
+        self._ranks = parse_ranks(bytes(data), self.name)
+
     def count(self, text: str) -> int:
         ranks = self.ranks
         counts = self._counts
@@ -329,3 +337,24 @@ def count_tokens(text: str, tokenizer: str = "o200k_base") -> int:
     if tokenizer == "estimate":
         return estimate_tokens(text)
     return ENCODINGS[tokenizer].count(text)
+
+
+def read_tokenizer(value: object, allowed: tuple[str, ...] = TOKENIZERS) -> str:
+    """A tokenizer name from an input, its rank file loaded: raises ``Invalid`` (a one-line reason) otherwise."""
+    from ._values import Invalid, closest_name, json_text, preview
+
+    if not isinstance(value, str) or value not in allowed:
+        guess = closest_name(value, allowed) if isinstance(value, str) else None
+        hint = f"; did you mean {json_text(guess)}?" if guess else ""
+        raise Invalid(f"expected one of {', '.join(allowed)}, got {preview(value)}{hint}")
+    if value in ENCODINGS:
+        try:
+            ENCODINGS[value].load()
+        except TokenizerUnavailable as error:
+            raise Invalid(str(error)) from None
+    return value
+
+
+def counter(tokenizer: str):
+    """``text -> count`` for a known tokenizer name (its rank file already loaded by ``read_tokenizer``)."""
+    return estimate_tokens if tokenizer == "estimate" else ENCODINGS[tokenizer].count

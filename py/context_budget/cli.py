@@ -17,12 +17,28 @@ import sys
 from pathlib import Path
 from typing import IO, Mapping, Sequence
 
-from . import __version__, _fixtures, _model, _site, _strict_json
+from . import __version__, _fixtures, _model, _strict_json, _tokenizer
 from ._evaluate import evaluate
 from ._envelope import check_document, to_json
 from ._report_text import envelope_text
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+class _OnFirstUse:
+    """A module imported when an attribute is first asked for: the web server's modules
+    (http.server, socketserver, threads) cost start-up time that ``check`` never needs."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attribute: str):
+        import importlib
+
+        return getattr(importlib.import_module(self._name), attribute)
+
+
+_site = _OnFirstUse("context_budget._site")
 
 
 class UsageError(Exception):
@@ -34,6 +50,11 @@ class _Parser(argparse.ArgumentParser):
 
     stderr: IO[str] = sys.stderr
     stdout: IO[str] = sys.stdout
+
+    def __init__(self, *args, **kwargs) -> None:
+        # No abbreviations: "--forc" must not quietly mean --force (it gets a "did you mean").
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def _print_message(self, message: str, file: IO[str] | None = None) -> None:
         if message:
@@ -66,6 +87,7 @@ EXAMPLES = {
     "check": "context-budget check examples/refund-case.json",
     "fixtures": "context-budget fixtures fixtures/",
     "compose": "context-budget compose examples/refund-case.json",
+    "count": "context-budget count README.md --tokenizer o200k_base",
     "serve": "context-budget serve --port 0",
     "build-site": "context-budget build-site /tmp/context-budget-site",
 }
@@ -86,6 +108,22 @@ class _Exit(Exception):
         self.message = message
 
 
+def _bounded_int(low: int, high: int, what: str):
+    """An argparse type: an integer written in ASCII digits from ``low`` to ``high``."""
+
+    def read(text: str) -> int:
+        digits = text[1:] if text.startswith("-") else text
+        if not (digits.isascii() and digits.isdigit() and len(digits) <= 12) or not low <= int(text) <= high:
+            raise argparse.ArgumentTypeError(f"{what} must be an integer from {low} to {high}, got {text!r}")
+        return int(text)
+
+    return read
+
+
+MAX_INDENT = 16
+MAX_JOBS = 256
+
+
 def _parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
     # A class per call, so that the subcommands' parsers write to these streams too and
     # two runs never share them.
@@ -101,8 +139,12 @@ def _parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="evaluate one JSON input and print the report in an envelope")
     check.add_argument("file", nargs="?", default=None, metavar="FILE|-", help="input file, or - for standard input (the default when input is piped)")
-    check.add_argument("--indent", type=int, default=None, metavar="N", help="pretty-print the JSON output with N spaces")
+    check.add_argument("--indent", type=_bounded_int(0, MAX_INDENT, "--indent"), default=None, metavar="N", help=f"pretty-print the JSON output with N spaces (0 to {MAX_INDENT})")
     check.add_argument("--jsonl", action="store_true", help="one JSON input per line in, one envelope per line out (streaming)")
+    check.add_argument(
+        "--jobs", type=_bounded_int(0, MAX_JOBS, "--jobs"), default=1, metavar="N",
+        help="with --jsonl: check the lines in N processes (0: one per core); envelopes stay in input order",
+    )
     check.add_argument(
         "--format", choices=("json", "text"), default=None,
         help="json: the envelope (the default when the output is not a terminal); text: what a person reads "
@@ -118,12 +160,21 @@ def _parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
     compose.add_argument("--call-model", action="store_true", help="post the prompt to the OpenAI-compatible model server in the settings")
     compose.add_argument("--json", action="store_true", help="print the report envelope as JSON instead of text")
 
+    count = commands.add_parser("count", help="print the number of tokens in a text (exact for OpenAI's encodings)")
+    count.add_argument("file", nargs="?", default=None, metavar="FILE|-", help="a UTF-8 text file, or - for standard input (the default when text is piped)")
+    count.add_argument("--tokenizer", default="o200k_base", choices=_tokenizer.TOKENIZERS,
+                       help="o200k_base (GPT-4o and later, the default), cl100k_base (GPT-4, GPT-3.5) or estimate (a heuristic)")
+
     serve = commands.add_parser("serve", help="serve the web page on 127.0.0.1, offline")
-    serve.add_argument("--port", type=int, default=8000, metavar="N", help="port (default 8000; 0 picks a free one)")
+    serve.add_argument("--port", type=_bounded_int(0, 65535, "--port"), default=8000, metavar="N", help="port (default 8000; 0 picks a free one)")
     serve.add_argument("--verbose", action="store_true", help="log every request")
 
     site = commands.add_parser("build-site", help="write the page as a self-contained static site into DIR")
     site.add_argument("directory", metavar="DIR")
+    site.add_argument(
+        "--force", action="store_true",
+        help="write into a directory that holds other files: overwrite the site's own file names, delete nothing else",
+    )
     return parser
 
 
@@ -137,16 +188,19 @@ def run(argv: Sequence[str], stdin: IO, stdout: IO[str], stderr: IO[str], enviro
         if getattr(arguments, "file", "") is None:
             arguments.file = _default_input(stdin, arguments.command)
         if getattr(arguments, "file", None) == "-" and _is_terminal(stdin):
-            stderr.write("context-budget: reading JSON from the terminal; end it with Ctrl+D on a line of its own (Ctrl+Z, Enter on Windows)\n")
+            what = "text" if arguments.command == "count" else "JSON"
+            stderr.write(f"context-budget: reading {what} from the terminal; end it with Ctrl+D on a line of its own (Ctrl+Z, Enter on Windows)\n")
             stderr.flush()
         if arguments.command == "check":
-            return _check(arguments, stdin, stdout)
+            return _check(arguments, stdin, stdout, stderr)
         if arguments.command == "compose":
             return _compose(arguments, stdin, stdout, stderr, os.environ if environ is None else environ)
+        if arguments.command == "count":
+            return _count(arguments, stdin, stdout, stderr)
         if arguments.command == "serve":
             return _serve(arguments, stdout)
         if arguments.command == "build-site":
-            return _build_site(Path(arguments.directory), stdout)
+            return _build_site(Path(arguments.directory), arguments.force, stdout)
         return _run_fixtures(Path(arguments.directory), stdout)
     except _Exit as stop:
         if stop.message:
@@ -155,6 +209,9 @@ def run(argv: Sequence[str], stdin: IO, stdout: IO[str], stderr: IO[str], enviro
     except _site.SiteError as error:
         stderr.write(f"context-budget: {error}\n")
         return EXIT_FAIL
+    except _site.TargetError as error:
+        stderr.write(f"context-budget: {error}\n")
+        return EXIT_USAGE
     except UsageError as error:
         stderr.write(f"context-budget: {error}\n")
         return EXIT_USAGE
@@ -196,7 +253,8 @@ def _default_input(stdin: IO, command: str) -> str:
     if _is_terminal(stdin):
         raise UsageError(
             f"{command}: no FILE given and standard input is a terminal. Give a file "
-            f"(context-budget {command} examples/refund-case.json), pipe JSON in, or use - to type it"
+            f"({EXAMPLES.get(command, f'context-budget {command} FILE')}), pipe {'text' if command == 'count' else 'JSON'} in, "
+            "or use - to type it"
         )
     return "-"
 
@@ -205,10 +263,19 @@ def write_json(value: object, stream: IO[str], indent: int | None = None) -> Non
     stream.write(to_json(value, indent) + "\n")
 
 
+def _standard_input(stdin: IO | None) -> IO:
+    # A closed descriptor 0 (`<&-`) leaves sys.stdin None.
+    if stdin is None:
+        raise UsageError("cannot read standard input: it is closed")
+    return getattr(stdin, "buffer", stdin)
+
+
 def _read_input(name: str, stdin: IO) -> bytes:
     if name == "-":
-        source = getattr(stdin, "buffer", stdin)
-        data = source.read()
+        try:
+            data = _standard_input(stdin).read()
+        except OSError as error:
+            raise UsageError(f"cannot read standard input: {error.strerror or error}") from None
         return data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     try:
         return Path(name).read_bytes()
@@ -227,10 +294,12 @@ def _output_format(arguments: argparse.Namespace, stdout: IO[str]) -> str:
     return "text" if _is_terminal(stdout) else "json"
 
 
-def _check(arguments: argparse.Namespace, stdin: IO, stdout: IO[str]) -> int:
+def _check(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[str]) -> int:
     output = _output_format(arguments, stdout)
+    if arguments.jobs != 1 and not arguments.jsonl:
+        raise UsageError("check: --jobs spreads the lines of --jsonl over processes; add --jsonl")
     if arguments.jsonl:
-        return _check_lines(arguments.file, stdin, stdout)
+        return _check_lines(arguments.file, stdin, stdout, stderr, arguments.jobs)
     data = _read_input(arguments.file, stdin)
     try:
         text = _strict_json.decode_utf8(data)
@@ -239,7 +308,7 @@ def _check(arguments: argparse.Namespace, stdin: IO, stdout: IO[str]) -> int:
     else:
         envelope = check_document(text)
     if output == "text":
-        stdout.write(envelope_text(envelope))
+        stdout.write(_model.printable(envelope_text(envelope)))  # ids from the input must not drive the terminal
     else:
         write_json(envelope, stdout, arguments.indent)
     return EXIT_PASS if envelope["ok"] else EXIT_FAIL
@@ -248,36 +317,35 @@ def _check(arguments: argparse.Namespace, stdin: IO, stdout: IO[str]) -> int:
 def _open_lines(name: str, stdin: IO):
     """Byte lines of a file or of standard input, read as they come."""
     if name == "-":
-        source = getattr(stdin, "buffer", stdin)
-        for line in source:
-            yield line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line
+        source = _standard_input(stdin)
+        try:
+            for line in source:
+                yield line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line
+        except OSError as error:
+            raise UsageError(f"cannot read standard input: {error.strerror or error}") from None
         return
     try:
         handle = open(name, "rb")
     except OSError as error:
         raise UsageError(f"cannot read {name}: {error.strerror or error}") from None
     with handle:
-        yield from handle
+        try:
+            yield from handle
+        except OSError as error:
+            raise UsageError(f"cannot read {name}: {error.strerror or error}") from None
 
 
-def _check_lines(name: str, stdin: IO, stdout: IO[str]) -> int:
+def _check_lines(name: str, stdin: IO, stdout: IO[str], stderr: IO[str], jobs: int = 1) -> int:
     """One envelope per input line, in order; a bad line is reported on its own line and the rest go on.
 
     Each envelope carries ``input_line`` (1-based); blank lines are skipped. Memory does not
-    grow with the number of lines, so a large file can be sharded by line across processes.
+    grow with the number of lines. The work is ``batch.check_lines``, in ``jobs`` processes.
     """
-    all_passed = True
-    for number, raw in enumerate(_open_lines(name, stdin), 1):
-        if not raw.strip():
-            continue
-        try:
-            envelope = check_document(_strict_json.decode_utf8(raw))
-        except _strict_json.JSONInputError as error:
-            envelope = {"ok": False, "error": str(error)}
-        envelope["input_line"] = number
-        all_passed = all_passed and envelope["ok"]
-        write_json(envelope, stdout)
-    return EXIT_PASS if all_passed else EXIT_FAIL
+    from . import batch
+
+    progress = stderr if _is_terminal(stderr) else None
+    passed = batch.write_checked(_open_lines(name, stdin), stdout, batch.worker_count(jobs), progress)
+    return EXIT_PASS if passed else EXIT_FAIL
 
 
 def _read_json_file(name: str, stdin: IO, what: str) -> object:
@@ -307,7 +375,7 @@ def _compose(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: 
         for error in report["errors"]:
             stderr.write(f"  {error['path']}: {error['message']}\n")
     else:
-        stdout.write(_packing_text(report, window))
+        stdout.write(_model.printable(_packing_text(report, window)))
     if "errors" in report:
         return EXIT_FAIL
     if not report["can_proceed"]:
@@ -322,7 +390,7 @@ def _compose(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: 
         except _model.ModelError as error:
             stderr.write(f"context-budget: model call failed: {error}\n")
             return EXIT_FAIL
-        stdout.write(f"\n=== Model answer ({settings['model']}) ===\n{answer}\n")
+        stdout.write(f"\n=== Model answer ({_model.printable(settings['model'])}) ===\n{answer}\n")
     return EXIT_PASS
 
 
@@ -370,11 +438,30 @@ def _packing_text(report: dict, window: dict) -> str:
         )
     if sensitivity:
         flips = ", ".join(sensitivity["flips"]) or "nothing"
-        lines.append(f"if the estimates are off by {sensitivity['margin']:.0%}: {flips} would flip; required slack {sensitivity['required_slack']}")
+        if "margin" in sensitivity:
+            lines.append(f"if the estimates are off by {sensitivity['margin']:.0%}: {flips} would flip; required slack {sensitivity['required_slack']}")
+        else:  # counted exactly by a tokenizer: nothing is estimated, so nothing can flip
+            lines.append(f"costs counted exactly ({sensitivity.get('tokenizer', 'tokenizer')}); required slack {sensitivity['required_slack']}")
     lines.append("checks:")
     lines += [f"  {'ok  ' if check['pass'] else 'FAIL'} {check['name']}{' - ' + check['detail'] if not check['pass'] else ''}" for check in report["checks"]]
     lines.append(report["summary"])
     return "\n".join(lines) + "\n"
+
+
+def _count(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[str]) -> int:
+    """The token count of the file's text exactly as it is (line endings and a BOM included)."""
+    data = _read_input(arguments.file, stdin)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UsageError(f"cannot read {arguments.file}: not UTF-8 text (byte {error.start + 1})") from None
+    try:
+        tokens = _tokenizer.count_tokens(text, arguments.tokenizer)
+    except _tokenizer.TokenizerUnavailable as error:
+        stderr.write(f"context-budget: {error}\n")
+        return EXIT_FAIL
+    stdout.write(f"{tokens}\n")
+    return EXIT_PASS
 
 
 def _run_fixtures(directory: Path, stdout: IO[str]) -> int:
@@ -414,8 +501,8 @@ def _serve(arguments: argparse.Namespace, stdout: IO[str]) -> int:
     return EXIT_PASS
 
 
-def _build_site(directory: Path, stdout: IO[str]) -> int:
-    digests = _site.build_site(directory)
+def _build_site(directory: Path, force: bool, stdout: IO[str]) -> int:
+    digests = _site.build_site(directory, force=force)
     size = sum((directory / name).stat().st_size for name in digests)
     stdout.write(f"Wrote {len(digests)} files ({size / 1e6:.1f} MB) and manifest.json to {directory}\n")
     stdout.write(f"Serve it with any static server, for example: python3 -m http.server -d {directory}\n")
@@ -423,8 +510,19 @@ def _build_site(directory: Path, stdout: IO[str]) -> int:
 
 
 def main() -> None:
+    if sys.stderr is None:  # `2>&-`: errors have nowhere to go, but must not become a crash either
+        sys.stderr = open(os.devnull, "w")
+    if sys.stdout is None:  # `>&-`
+        sys.stderr.write("context-budget: cannot write standard output: it is closed\n")
+        sys.exit(EXIT_USAGE)
     try:
         code = run(sys.argv[1:], sys.stdin, sys.stdout, sys.stderr)
+        sys.stdout.flush()
     except KeyboardInterrupt:
         code = 130
+    except BrokenPipeError:
+        # The reader went away (`| head -1`): stop quietly, as other Unix tools do. Point
+        # stdout at /dev/null so that the interpreter's own final flush cannot complain.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = EXIT_FAIL
     sys.exit(code)

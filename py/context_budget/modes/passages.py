@@ -6,6 +6,7 @@ its parts, because every part of the rendering ends in a newline and the next on
 with a non-space character, so no word runs across two parts and trimming changes
 nothing. Each passage's line is therefore counted once and the result is identical to
 re-counting every candidate (``tests/test_passages.py`` proves it against the seed's method).
+The exact tokenizers add up over the parts too, counted in context (see ``ExactCount``).
 """
 
 from __future__ import annotations
@@ -16,19 +17,21 @@ from .. import _checks
 from .._estimate import WORD, estimate_from_stats, utf16_length
 from .._passages import ANSWER_CUE, passage_line, prompt_prefix, render
 from .._shape import Field, InputShape, read_input
-from .._values import DEFAULT_MARGIN, Invalid, Problem, preview, read_count, read_id, read_margin, read_text
+from .._tokenizer import EXACT, count_tokens, read_tokenizer
+from .._values import DEFAULT_MARGIN, Problem, read_count, read_id, read_margin, read_text
 
 NAME = "passages"
-COUNTERS = ("words", "estimate")
-UNIT_NAMES = {"words": "words", "estimate": "estimated tokens"}
-INPUT_SUMMARY = "Input needs a question, a limit the empty prompt fits, a counter (words or estimate) and a passages array."
+COUNTERS = ("words", "estimate") + EXACT
+UNIT_NAMES = {"words": "words", "estimate": "estimated tokens", **{name: "tokens" for name in EXACT}}
+INPUT_SUMMARY = (
+    "Input needs a question, a limit the empty prompt fits, a counter (words, estimate, o200k_base or cl100k_base) "
+    "and a passages array."
+)
 PASSAGE_SUMMARY = "Each passage needs a unique non-empty id and a text string."
 
 
 def read_counter(value: object) -> str:
-    if isinstance(value, str) and value in COUNTERS:
-        return value
-    raise Invalid(f"expected one of {', '.join(COUNTERS)}, got {preview(value)}")
+    return read_tokenizer(value, COUNTERS)  # an exact tokenizer's rank file is loaded here, or the path says why not
 
 
 _TOP = (
@@ -83,6 +86,43 @@ class EstimateCount:
         return estimate_from_stats(self.units, self.words, self.newlines)
 
 
+class ExactCount:
+    """An exact tokenizer's count of the whole prompt, as the sum of its parts' counts.
+
+    Why counting each part alone is exact: byte-pair merges never cross the pre-tokenizer's
+    pieces, so a prompt's count is the sum of its pieces' counts, and the parts' pieces are the
+    prompt's pieces. Every part but the last ends in a newline and the next starts with ``[`` or
+    ``A`` (``Answer:``); no alternative of either pattern runs from a newline into such a
+    character, so each part starts a piece. Within a part, the patterns look past its end only for
+    its trailing white space (o200k_base's ``\\s+(?!\\S)``; cl100k_base's ``\\s++$`` and
+    ``\\s+(?!\\S)``), and that run ends in the part's newline: o200k_base's ``\\s*[\\r\\n]+``
+    takes it whole before the look-ahead is tried, and cl100k_base takes it whole alone (``\\s++$``)
+    as in the prompt (``\\s*[\\r\\n]``). tests/test_passages.py proves the sum equal to tiktoken's
+    count of every complete candidate prompt.
+    """
+
+    def __init__(self, tokenizer: str) -> None:
+        self.tokenizer = tokenizer
+        self.total = 0
+
+    def stats(self, text: str) -> int:
+        return count_tokens(text, self.tokenizer)
+
+    def add(self, stats: int) -> None:
+        self.total += stats
+
+    def units_with(self, stats: int) -> int:
+        return self.total + stats
+
+
+def _tally_for(counter: str):
+    if counter == "words":
+        return WordCount()
+    if counter == "estimate":
+        return EstimateCount()
+    return ExactCount(counter)
+
+
 def parse(data: object) -> dict:
     def base_prompt_fits(top: list, problems: list[Problem]) -> None:
         _, question, limit, counter, _, _ = top
@@ -93,7 +133,7 @@ def parse(data: object) -> dict:
 
     (_, question, limit, counter, _, margin), (ids, texts) = read_input(data, SHAPE, base_prompt_fits)
     passages = list(zip(ids, texts))
-    line_stats = (WordCount if counter == "words" else EstimateCount).stats
+    line_stats = _tally_for(counter).stats
     return {
         "question": question, "limit": limit, "counter": counter, "margin": margin, "passages": passages,
         "line_stats": [line_stats(passage_line(passage_id, text)) for passage_id, text in passages],
@@ -101,7 +141,7 @@ def parse(data: object) -> dict:
 
 
 def _fresh_tally(parsed: dict):
-    tally = (WordCount if parsed["counter"] == "words" else EstimateCount)()
+    tally = _tally_for(parsed["counter"])
     tally.add(tally.stats(prompt_prefix(parsed["question"])))
     tally.add(tally.stats(ANSWER_CUE))
     return tally
@@ -185,7 +225,9 @@ def succeeded(result: dict) -> bool:
 def summarize(result: dict) -> str:
     chosen = ", ".join(result["chosen"]) or "no passages"
     skipped = f"; skipped {', '.join(result['skipped'])}" if result["skipped"] else ""
-    return f"Chose {chosen}{skipped}: the prompt counts {result['units']} of {result['limit']} {UNIT_NAMES[result['counter']]}."
+    unit = UNIT_NAMES[result["counter"]]
+    unit = unit.removesuffix("s") if result["limit"] == 1 else unit  # every unit name is a plural in -s
+    return f"Chose {chosen}{skipped}: the prompt counts {result['units']} of {result['limit']} {unit}."
 
 
 # ---------------------------------------------------------------- independent checks
@@ -209,6 +251,13 @@ def verify(data: dict, result: dict, parsed: object = None) -> list[dict]:
 
         def total(sums: int) -> int:
             return sums
+    elif counter in EXACT:
+        def recount(text: str) -> int:
+            return count_tokens(text, counter)
+        parts = recount
+
+        def total(sums: int) -> int:
+            return sums
     else:
         recount = _checks.recount_estimate
         parts = _checks.estimate_parts
@@ -217,7 +266,7 @@ def verify(data: dict, result: dict, parsed: object = None) -> list[dict]:
             return _checks.estimate_of_parts(*sums)
 
     def add(a, b):
-        return a + b if counter == "words" else tuple(x + y for x, y in zip(a, b))
+        return a + b if counter != "estimate" else tuple(x + y for x, y in zip(a, b))
 
     def within_limit():
         units = recount(result["prompt"])

@@ -1,0 +1,73 @@
+"""What the web page asks Python besides checking and formatting: which rank files an input needs,
+and the token view. JSON text in and out, so the worker only moves strings and bytes."""
+
+from __future__ import annotations
+
+import json
+
+from . import _strict_json, _tokenizer
+from ._estimate import estimate_tokens
+from ._tokenizer import EXACT, TokenizerUnavailable
+
+
+def tokenizers_needed(text: str) -> list[str]:
+    """The exact tokenizers an input names (``tokenizer``, or ``counter`` in passages) not loaded yet.
+
+    The ``messages`` mode counts with o200k_base when it names none. Unparsable text needs
+    nothing: the check reports the syntax error without counting.
+    """
+    if not any(name in text for name in EXACT) and '"messages"' not in text:
+        return []
+    try:
+        data = _strict_json.loads(text)  # refuses deep nesting before parsing, which crashes Pyodide's parser
+    except _strict_json.JSONInputError:
+        return []
+    if not isinstance(data, dict):
+        return []
+    named = [data.get("tokenizer"), data.get("counter")]
+    if data.get("mode") == "messages" and "tokenizer" not in data:
+        named.append("o200k_base")
+    return [name for name in EXACT if name in named and not _tokenizer.ENCODINGS[name].loaded]
+
+
+def provide_ranks(name: str, data: bytes) -> str:
+    """Load a fetched rank file (its SHA-256 is checked); "" when it is good, else the one-line reason."""
+    if hasattr(data, "to_bytes"):  # a JavaScript Uint8Array, as Pyodide passes it
+        data = data.to_bytes()
+    try:
+        _tokenizer.ENCODINGS[name].load_bytes(data)
+    except TokenizerUnavailable as error:
+        return str(error)
+    return ""
+
+
+def token_view(text: str, tokenizer: str) -> str:
+    """``{tokenizer, count, estimate, segments: [{text, tokens}]}``: the text cut at its token boundaries.
+
+    A token can end inside a character (a CJK character or an emoji is often two or three tokens);
+    such tokens are joined into one segment that says how many tokens it holds, so every segment
+    is readable text and the segments' ``tokens`` add up to ``count``.
+    """
+    if tokenizer not in _tokenizer.ENCODINGS:
+        raise ValueError(f"the token view needs o200k_base or cl100k_base, got {tokenizer!r}")
+    segments: list[dict] = []
+    pending, held = b"", 0
+    for token in _tokenizer.ENCODINGS[tokenizer].tokens(text):
+        pending += token
+        held += 1
+        try:
+            piece = pending.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        segments.append({"text": piece, "tokens": held})
+        pending, held = b"", 0
+    if pending:  # only text with lone surrogates (counted as U+FFFD) can leave bytes here
+        segments.append({"text": pending.decode("utf-8", "replace"), "tokens": held})
+    count = sum(segment["tokens"] for segment in segments)
+    return json.dumps({"tokenizer": tokenizer, "count": count, "estimate": estimate_tokens(text), "segments": segments})
+
+
+def count_texts(texts_json: str, tokenizer: str) -> str:
+    """The counts of a JSON list of texts, as a JSON list (the page's tests compare them with tiktoken's)."""
+    count = _tokenizer.ENCODINGS[tokenizer].count
+    return json.dumps([count(text) for text in json.loads(texts_json)])

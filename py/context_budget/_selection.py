@@ -1,0 +1,135 @@
+"""``select``: the typed way in for Python callers, beside ``evaluate``'s never-raise dicts.
+
+``evaluate`` must never raise (the CLI and the page show whatever it returns), so an
+invalid input comes back as a report without results, and ``report["selected"]`` is a
+``KeyError`` far from the cause. ``select`` raises :class:`InvalidInputError` at the call
+instead, listing every problem, and returns frozen dataclasses that a type checker knows.
+Both read the same report: ``Selection.report`` is exactly what ``evaluate`` returned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ._evaluate import evaluate
+
+
+@dataclass(frozen=True)
+class InputProblem:
+    """One thing wrong with the input: where (a JSON path such as ``$.items[2].tokens``) and what."""
+
+    path: str
+    message: str
+
+
+class InvalidInputError(ValueError):
+    """The input breaks the contract; ``problems`` lists every problem found (at most 50)."""
+
+    def __init__(self, summary: str, problems: tuple[InputProblem, ...], report: dict) -> None:
+        first = f" {problems[0].path}: {problems[0].message}" if problems else ""
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        super().__init__(f"{summary}{first}{more}")
+        self.summary = summary
+        self.problems = problems
+        self.report = report
+
+
+@dataclass(frozen=True)
+class Check:
+    """An independent verification of the result; ``detail`` says what failed."""
+
+    name: str
+    passed: bool
+    detail: str | None = None
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One candidate in the order the rule considered it (a row of the report's ``trace``).
+
+    ``id`` is the candidate's id, or in mode ``messages`` the message's index in the input.
+    """
+
+    position: int
+    id: str | int
+    cost: int
+    remaining_before: int
+    kept: bool
+    reason: str
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What was kept and left out, the amounts, the checks and every decision.
+
+    ``kept`` and ``left_out`` hold ids, or in mode ``messages`` message indices (input order).
+    ``used`` and ``limit`` are in the mode's unit: tokens (``relevance``, ``required``,
+    ``blocks``, whose limit is the available context; ``messages``, where ``used`` is the
+    whole prompt's count) or the counter's unit (``passages``, the whole prompt's count). ``passed`` is false when the rule could not
+    succeed (required items that do not fit) or a check failed; the input was valid either way.
+    """
+
+    mode: str
+    passed: bool
+    summary: str
+    kept: tuple[str | int, ...]
+    left_out: tuple[str | int, ...]
+    used: int
+    limit: int
+    remaining: int
+    checks: tuple[Check, ...]
+    decisions: tuple[Decision, ...]
+    prompt: str | None
+    report: dict[str, Any]
+
+
+# Where each mode's report keeps what the typed result needs: (kept, left out, used, limit).
+_RESULT_KEYS = {
+    "relevance": ("selected", "omitted", "used", "budget"),
+    "required": ("selected", "omitted", "used", "budget"),
+    "blocks": ("included", "excluded", "used", "available"),
+    "passages": ("chosen", "skipped", "units", "limit"),
+    "messages": ("kept", "dropped", "tokens", "limit"),
+}
+
+
+def select(input: Mapping[str, Any]) -> Selection:
+    """Choose as ``evaluate`` does; raise :class:`InvalidInputError` when the input is invalid.
+
+    Never changes ``input``. Raises ``RuntimeError`` only if the checker itself broke.
+    """
+    report = evaluate(dict(input) if isinstance(input, Mapping) and not isinstance(input, dict) else input)
+    if "errors" in report:
+        problems = tuple(InputProblem(error["path"], error["message"]) for error in report["errors"])
+        raise InvalidInputError(report["summary"], problems, report)
+    if report["mode"] not in _RESULT_KEYS:  # the "internal error" report: evaluate caught a bug
+        raise RuntimeError(f"{report['summary']} {report['checks'][0].get('detail', '')}".strip())
+    kept_key, left_out_key, used_key, limit_key = _RESULT_KEYS[report["mode"]]
+    used, limit = report[used_key], report[limit_key]
+    return Selection(
+        mode=report["mode"],
+        passed=report["pass"],
+        summary=report["summary"],
+        kept=tuple(_ids(report[kept_key])),
+        left_out=tuple(_ids(report[left_out_key])),
+        used=used,
+        limit=limit,
+        remaining=report.get("remaining", limit - used),
+        checks=tuple(Check(check["name"], check["pass"], check.get("detail")) for check in report["checks"]),
+        decisions=tuple(
+            Decision(
+                row.get("position", position), row["id"] if "id" in row else row["index"],
+                row.get("tokens", row.get("cost")), row["remaining_before"], row["kept"], row["reason"],
+            )
+            for position, row in enumerate(report["trace"], 1)
+        ),
+        prompt=report.get("prompt"),
+        report=report,
+    )
+
+
+def _ids(entries: list) -> list[str | int]:
+    """Ids from a list of ids or of ``{id, ...}`` objects (``blocks``' included and excluded)."""
+    return [entry["id"] if isinstance(entry, dict) else entry for entry in entries]

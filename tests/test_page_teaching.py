@@ -1,0 +1,335 @@
+"""The page as a teaching page, in Chromium at 1280x800 and 390x844, every mode: the budget
+bar, stepping through the decisions, the why in view, the slider, clickable errors, large
+inputs, accessibility. One loaded page is shared; tests wait on attributes, never on sleeps."""
+
+import json
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import FIXTURES
+from context_budget import _fixtures
+from context_budget._envelope import check_text
+from test_page import DONE, open_page
+
+EXAMPLES = json.loads((FIXTURES.parent / "web" / "examples.json").read_text())
+SIZES = {"wide": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+
+
+def report_of(example):
+    if "template" in example:
+        text = json.dumps(json.loads((FIXTURES.parent / "web" / example["template"]).read_text())["input"])
+    else:
+        text = json.dumps(_fixtures.load(FIXTURES / example["fixture"])["input"])
+    return json.loads(check_text(text))["result"]
+
+
+# Every example and template that has decisions to show, named by its label.
+TRACED = [(index, example) for index, example in enumerate(EXAMPLES) if report_of(example).get("trace")]
+MODES_SEEN = {report_of(example)["mode"] for _, example in TRACED}
+
+
+@pytest.fixture(scope="module")
+def loaded(browser, site_url):
+    context, page, guard, problems = open_page(browser, site_url)
+    yield page, problems
+    context.close()
+
+
+@pytest.fixture(params=list(SIZES))
+def page(loaded, request):
+    page, problems = loaded
+    page.set_viewport_size(SIZES[request.param])
+    page.emulate_media(reduced_motion="no-preference", color_scheme="light")
+    yield page
+    assert problems == [], "the page logged errors"
+
+
+def choose(page, index):
+    """Select an example and wait until its own result is shown."""
+    page.eval_on_selector("[data-testid=summary]", "node => { node.dataset.state = 'stale'; }")  # wait for a fresh result
+    page.select_option("[data-testid=example]", "")  # a change event even when it was already chosen
+    page.select_option("[data-testid=example]", str(index))
+    expected = report_of(EXAMPLES[index])
+    page.wait_for_selector(DONE)
+    expect(page.locator("[data-testid=summary]")).to_have_text(expected["summary"])
+    return expected
+
+
+def check(page, text):
+    page.fill("[data-testid=input]", text)
+    page.eval_on_selector("[data-testid=summary]", "node => { node.dataset.state = 'stale'; }")
+    page.click("[data-testid=run]")
+    page.wait_for_selector(DONE)
+
+
+def test_every_mode_has_an_example_with_decisions():
+    assert MODES_SEEN >= {"relevance", "required", "blocks", "passages"}
+
+
+def test_bar_has_a_segment_per_kept_item_and_a_ghost_per_left_out_item(page):
+    for index, _ in TRACED:
+        bar_matches_trace(page, choose(page, index))
+
+
+def bar_matches_trace(page, report):
+    kept = [row["id"] for row in report["trace"] if row["kept"]]
+    left_out = [row["id"] for row in report["trace"] if not row["kept"]]
+    bar = page.locator("[data-testid=budget-bar]")
+    expect(bar).to_be_visible()
+    assert page.locator("[data-testid=bar-segment]").evaluate_all("nodes => nodes.map(n => n.dataset.id)") == kept
+    assert page.locator("[data-testid=bar-ghost]").evaluate_all("nodes => nodes.map(n => n.dataset.id)") == left_out
+    # Each segment's width is its cost against the same scale: proportional to the trace.
+    widths = page.locator("[data-testid=bar-segment]").evaluate_all("nodes => nodes.map(n => n.getBoundingClientRect().width)")
+    costs = [row.get("tokens", row.get("cost")) for row in report["trace"] if row["kept"]]
+    for width, cost in zip(widths, costs):
+        assert abs(width / max(widths) - cost / max(costs)) < 0.05 if max(costs) else True
+    # Each has its id and count in text for screen readers.
+    for node in page.locator("[data-testid=bar-segment]").all():
+        assert node.get_attribute("data-id") in node.inner_text() or node.get_attribute("data-id") in node.text_content()
+    width = page.viewport_size["width"]
+    box = bar.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= width
+
+
+def test_decision_and_reason_are_in_view_next_to_the_id(page):
+    for index, _ in TRACED:
+        reasons_in_view(page, choose(page, index))
+
+
+def reasons_in_view(page, report):
+    reasons = page.locator("[data-testid=reason]")
+    expect(reasons).to_have_count(len(report["trace"]))
+    width = page.viewport_size["width"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    region = page.locator("#table-scroll").bounding_box()
+    for box in reasons.evaluate_all("nodes => nodes.map(n => n.getBoundingClientRect().toJSON())"):
+        assert box["left"] >= 0 and box["right"] <= min(width, region["x"] + region["width"]) + 0.5, box
+    # The order in each row: position, id, decision, why, then the rest.
+    first = page.locator("[data-testid=items] tbody tr").first
+    classes = first.locator("th, td").evaluate_all("nodes => nodes.map(n => n.className)")
+    assert classes[:4] == ["position", "item-id", "decision", "reason"]
+    decisions = page.locator("[data-testid=decision]").all_inner_texts()
+    assert [text.startswith("✓ kept") for text in decisions] == [row["kept"] for row in report["trace"]]
+
+
+@pytest.mark.parametrize("mode", sorted(MODES_SEEN))
+def test_step_through_every_decision_with_the_buttons_and_the_keyboard(page, mode):
+    index = next(index for index, example in TRACED if report_of(example)["mode"] == mode)
+    report = choose(page, index)
+    rows = report["trace"]
+    current = page.locator("[data-testid=items] tbody tr[aria-current=step]")
+    expect(current).to_have_count(0)
+    page.click("[data-testid=step-next]")
+    for step, row in enumerate(rows):
+        expect(current).to_have_attribute("data-id", row["id"])
+        text = page.inner_text("[data-testid=step-text]")
+        assert row["id"] in text and ("left out" in text or "not considered" in text or "kept" in text or "taken first" in text), text
+        assert ("left out" in text or "not considered" in text or "nothing is kept" in text) == (not row["kept"]), text
+        # The bar shows the kept items up to this step, no further.
+        visible = page.locator("[data-testid=bar-segment]:not(.pending)").evaluate_all("nodes => nodes.map(n => n.dataset.id)")
+        assert visible == [r["id"] for r in rows[: step + 1] if r["kept"]]
+        if step < len(rows) - 1:
+            page.click("[data-testid=step-next]")
+    expect(page.locator("[data-testid=step-next]")).to_be_disabled()
+    # The keyboard: arrows inside the step controls.
+    page.focus("[data-testid=step-prev]")
+    page.keyboard.press("ArrowLeft")
+    if len(rows) > 1:
+        expect(current).to_have_attribute("data-id", rows[-2]["id"])
+        page.keyboard.press("ArrowRight")
+    expect(current).to_have_attribute("data-id", rows[-1]["id"])
+    # Play at the end starts again from the first decision...
+    page.click("[data-testid=step-play]")
+    expect(page.locator("[data-testid=step-play]")).to_have_attribute("aria-pressed", "true")
+    expect(current).to_have_attribute("data-id", rows[0]["id"])
+    page.click("[data-testid=step-play]")
+    expect(page.locator("[data-testid=step-play]")).to_have_attribute("aria-pressed", "false")
+    # ...and from one before the end walks to the last on its own, then stops.
+    if len(rows) > 1:
+        for _ in range(len(rows) - 2):
+            page.click("[data-testid=step-next]")
+        expect(current).to_have_attribute("data-id", rows[-2]["id"])
+        page.click("[data-testid=step-play]")
+        expect(current).to_have_attribute("data-id", rows[-1]["id"], timeout=5_000)
+        expect(page.locator("[data-testid=step-play]")).to_have_attribute("aria-pressed", "false", timeout=5_000)
+
+
+def test_sentences_say_what_was_needed_and_what_remained(page):
+    report = choose(page, 0)  # seed 000: A 4 of 7, B 5 with 3 left, C 3 of 3
+    assert [row["id"] for row in report["trace"]] == ["A", "B", "C"]
+    page.click("[data-testid=step-next]")
+    page.click("[data-testid=step-next]")
+    expect(page.locator("[data-testid=step-text]")).to_have_text("Step 2 of 3: B needs 5 tokens; 3 tokens remain; left out.")
+    page.click("[data-testid=step-prev]")
+    expect(page.locator("[data-testid=step-text]")).to_have_text("Step 1 of 3: A needs 4 tokens; 7 tokens remain; kept, leaving 3 tokens.")
+
+
+def test_play_respects_reduced_motion(page):
+    page.emulate_media(reduced_motion="reduce")
+    choose(page, 0)
+    duration = page.eval_on_selector("[data-testid=bar-segment]", "n => getComputedStyle(n).transitionDuration")
+    assert duration == "0s"
+    page.click("[data-testid=step-play]")
+    expect(page.locator("[data-testid=items] tbody tr[aria-current=step]")).to_have_attribute("data-id", "A")
+    page.click("[data-testid=step-play]")  # pause
+    expect(page.locator("[data-testid=step-play]")).to_have_attribute("aria-pressed", "false")
+    page.emulate_media(reduced_motion="no-preference")
+    assert page.eval_on_selector("[data-testid=bar-segment]", "n => getComputedStyle(n).transitionDuration") != "0s"
+
+
+def example_index(fixture):
+    return next(index for index, example in enumerate(EXAMPLES) if example.get("fixture") == fixture)
+
+
+def test_failures_are_drawn_as_failures_without_colour_alone(page):
+    choose(page, example_index("blocks/refund-required-overflow.json"))
+    block = page.locator("#budget-block")
+    expect(block).to_have_class(re.compile(r"\bfailed\b"))
+    assert "Cannot proceed" in page.inner_text("#budget-block .failure-badge")
+    assert page.locator("[data-testid=bar-ghost].fail").evaluate_all("nodes => nodes.map(n => n.dataset.id)") == ["REFUND_POLICY"]
+    expect(page.locator("[data-testid=prompt-warning]")).to_be_visible()
+    assert "Do not send" in page.inner_text("[data-testid=prompt-warning]")
+    assert page.eval_on_selector("[data-testid=summary]", "n => getComputedStyle(n, '::before').content") == '"✗ "'
+    # A passing run: no badge, no warning.
+    choose(page, example_index("blocks/refund-optional-excluded.json"))
+    expect(page.locator("#budget-block .failure-badge")).to_have_count(0)
+    expect(page.locator("[data-testid=prompt-warning]")).to_be_hidden()
+
+
+def test_blocks_bar_shows_the_whole_window(page):
+    report = choose(page, example_index("blocks/refund-optional-excluded.json"))
+    lane = page.locator("#budget-block .window-lane")
+    assert lane.locator(".window-part").all_inner_texts() == ["reserved output 300", "fixed prompt 400", f"available {report['available']}"]
+    prompt = page.locator("#budget-block .prompt-lane").get_attribute("aria-label")
+    assert f"{report['rendered_overhead']} of headers" in prompt and "within the 550" in prompt
+
+
+def test_passages_speak_in_the_counters_unit(page):
+    choose(page, example_index("passages/seed-004-example.json"))
+    legend = page.inner_text("#budget-legend")
+    assert "words" in legend and "token" not in legend
+    assert "(words)" in " ".join(page.locator("[data-testid=items] thead th").all_inner_texts())
+    assert "token" not in " ".join(page.locator("[data-testid=reason]").all_inner_texts())
+    assert page.locator(".bar-base").count() == 1  # the question and headings, counted first
+
+
+def test_slider_rechecks_and_edits_the_json(page):
+    choose(page, 0)
+    slider = page.locator("[data-testid=budget-slider]")
+    expect(slider).to_have_value("7")
+    slider.fill("12")
+    expect(page.locator("[data-testid=summary]")).to_have_text("Selected A, B, C within 12 tokens.")
+    assert '"budget": 12' in page.input_value("[data-testid=input]")
+    assert page.locator("[data-testid=bar-segment]").count() == 3
+    # blocks: the slider moves window.context_tokens and nothing else in the text.
+    choose(page, example_index("blocks/refund-optional-excluded.json"))
+    before = page.input_value("[data-testid=input]")
+    page.locator("[data-testid=budget-slider]").fill("1000")
+    expect(page.locator("[data-testid=summary]")).to_contain_text("of 300 available tokens used")
+    after = page.input_value("[data-testid=input]")
+    assert after == before.replace('"context_tokens": 850', '"context_tokens": 1000')
+
+
+@pytest.mark.parametrize("mode", ["relevance", "required", "blocks", "passages"])
+def test_each_mode_has_a_template_and_says_how_it_decides(page, mode):
+    index = next(i for i, example in enumerate(EXAMPLES) if example.get("template") == f"templates/{mode}.json")
+    report = choose(page, index)
+    assert report["pass"] is True
+    help_panel = page.locator("[data-testid=mode-help]")
+    expect(help_panel).to_be_visible()
+    assert mode in help_panel.inner_text()
+
+
+def test_error_paths_select_their_place_in_the_editor(page):
+    text = '{"budget": -1,\n "items": [{"id": "a", "relevance": 1, "tokens": 1}, {"id": "", "relevance": 1, "tokens": 1}]}'
+    check(page, text)
+    paths = page.locator("[data-testid=error-path]")
+    expect(paths.first).to_be_visible()
+    for node in paths.all():
+        path = node.inner_text()
+        node.click()
+        selected = page.evaluate("() => { const t = document.getElementById('input'); return [t.selectionStart, t.selectionEnd, document.activeElement === t]; }")
+        assert selected[2], path
+        chosen = text[selected[0]:selected[1]]
+        expected = {"$.budget": "-1", "$.items[1].id": '""'}.get(path)
+        if expected is not None:
+            assert chosen == expected, (path, chosen)
+
+
+def test_syntax_error_says_its_location_once_and_goes_there(page):
+    check(page, '{"budget": 7,\n  "items": [,]}')
+    message = page.inner_text("[data-testid=syntax-error]")
+    assert len(re.findall(r"line", message, re.IGNORECASE)) == 1, message
+    page.click("[data-testid=syntax-location]")
+    assert page.evaluate("document.getElementById('input').selectionStart") == len('{"budget": 7,\n  "items": [')
+
+
+def test_description_only_while_the_example_is_unedited(page):
+    choose(page, 1)
+    description = page.locator("[data-testid=example-description]")
+    expect(description).to_be_visible()
+    page.locator("[data-testid=input]").press("End")
+    page.locator("[data-testid=input]").type(" ")
+    expect(description).to_be_hidden()
+    assert page.input_value("[data-testid=example]") == ""
+
+
+def test_wording_singular_and_columns(page):
+    check(page, '{"budget": 1, "items": [{"id": "x", "relevance": 1, "tokens": 1}]}')
+    expect(page.locator("[data-testid=summary]")).to_have_text("Selected x within 1 token.")
+    headings = page.locator("[data-testid=items] thead th").all_inner_texts()
+    assert headings[:4] == ["#", "id", "decision", "why"]
+    assert not any("_" in heading for heading in headings)
+    assert page.locator("[data-testid=items] thead th[scope=col]").count() == len(headings)
+    assert "1 item in the order considered" in page.inner_text("#items-caption")
+
+
+def contrast(a, b):
+    def luminance(rgb):
+        channels = [value / 255 for value in rgb]
+        channels = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * channels[0] + 0.7152 * channels[1] + 0.0722 * channels[2]
+    high, low = sorted([luminance(a), luminance(b)], reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def rgb(css):
+    return [int(part) for part in re.findall(r"\d+", css)[:3]]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_focus_ring_contrast_names_and_busy_state(page, scheme):
+    page.emulate_media(color_scheme=scheme)
+    choose(page, 0)
+    page.focus("[data-testid=run]")
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")
+    ring = page.evaluate("getComputedStyle(document.activeElement).outlineColor")
+    paper = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert contrast(rgb(ring), rgb(paper)) >= 3, (ring, paper)
+    ink = page.evaluate("getComputedStyle(document.body).color")
+    assert contrast(rgb(ink), rgb(paper)) >= 7
+    if scheme == "dark":
+        assert sum(rgb(paper)) < 150
+    assert page.get_attribute("#result", "aria-busy") == "false"
+    assert page.get_attribute("[data-testid=prompt]", "aria-labelledby") == "prompt-heading"
+    # Every focusable region has a name.
+    unnamed = page.evaluate("""() => [...document.querySelectorAll('[tabindex="0"], [role=region], [role=group], [role=list]')]
+        .filter(n => !n.closest('[hidden]') && !(n.getAttribute('aria-label') || n.getAttribute('aria-labelledby')))
+        .map(n => n.id || n.className)""")
+    assert unnamed == []
+
+
+def test_share_link_over_the_limit_is_refused(loaded):
+    page, problems = loaded
+    text = json.dumps({"budget": 1, "items": [{"id": "x" * 1_600_000, "relevance": 1, "tokens": 1}]})
+    page.evaluate("text => { document.getElementById('input').value = text; }", text)
+    before = page.url
+    page.click("[data-testid=share]")
+    expect(page.locator("#share-note")).to_contain_text("too large for a share link")
+    assert "Download input" in page.inner_text("#share-note")
+    assert page.url == before
+    check(page, '{"budget": 0, "items": []}')
+    assert problems == []

@@ -1,0 +1,90 @@
+"""``select``: typed results that say the same as ``evaluate``'s report, and an exception for invalid input."""
+
+import copy
+import dataclasses
+import types
+import typing
+from importlib import resources
+
+import pytest
+
+from conftest import FIXTURES
+from context_budget import Check, Decision, InputProblem, InvalidInputError, Selection, evaluate, select
+from context_budget import _fixtures
+from test_seeds import SEED_000
+
+from context_budget.modes import MODES
+
+CASES = [path for path in _fixtures.fixture_files(FIXTURES) if path.parent.name in MODES]
+IDS = [path.relative_to(FIXTURES).as_posix() for path in CASES]
+
+
+def ids_of(entries):
+    return tuple(entry["id"] if isinstance(entry, dict) else entry for entry in entries)
+
+
+@pytest.mark.parametrize("path", CASES, ids=IDS)
+def test_select_says_what_the_report_says(path):
+    case = _fixtures.load(path)
+    report = case["expected"]
+    if "errors" in report:
+        with pytest.raises(InvalidInputError) as raised:
+            select(case["input"])
+        assert isinstance(raised.value, ValueError)
+        assert [(p.path, p.message) for p in raised.value.problems] == [(e["path"], e["message"]) for e in report["errors"]]
+        assert str(raised.value).startswith(report["summary"] + " " + report["errors"][0]["path"] + ": ")
+        return
+    selection = select(case["input"])
+    assert selection.report == report
+    assert (selection.mode, selection.passed, selection.summary) == (report["mode"], report["pass"], report["summary"])
+    kept, left_out, used, limit = {
+        "relevance": ("selected", "omitted", "used", "budget"),
+        "required": ("selected", "omitted", "used", "budget"),
+        "blocks": ("included", "excluded", "used", "available"),
+        "passages": ("chosen", "skipped", "units", "limit"),
+        "messages": ("kept", "dropped", "tokens", "limit"),
+    }[report["mode"]]
+    assert selection.kept == ids_of(report[kept]) and selection.left_out == ids_of(report[left_out])
+    assert (selection.used, selection.limit) == (report[used], report[limit])
+    assert selection.remaining == selection.limit - selection.used
+    assert [check.passed for check in selection.checks] == [check["pass"] for check in report["checks"]]
+    assert [(d.id, d.kept, d.reason, d.remaining_before) for d in selection.decisions] == [
+        (row.get("id", row.get("index")), row["kept"], row["reason"], row["remaining_before"]) for row in report["trace"]
+    ]
+    assert {d.id for d in selection.decisions if d.kept} == set(selection.kept)
+
+
+def test_a_failed_selection_is_a_result_not_an_exception():
+    selection = select({"mode": "required", "budget": 1, "items": [{"id": "a", "cost": 2, "priority": 0, "required": True}]})
+    assert selection.passed is False and selection.kept == () and selection.left_out == ("a",)
+    assert selection.decisions[0].reason == "required_items_exceed_budget"
+
+
+def test_input_is_not_changed_and_any_mapping_works():
+    document = copy.deepcopy(SEED_000)
+    assert select(types.MappingProxyType(document)).kept == ("A", "C")
+    assert document == SEED_000
+
+
+@pytest.mark.parametrize("value", [None, [1, 2], "text", 3])
+def test_anything_but_an_object_is_invalid_input(value):
+    with pytest.raises(InvalidInputError, match=r"\$: expected an object"):
+        select(value)
+
+
+def test_results_are_frozen_and_fully_typed():
+    selection = select(SEED_000)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        selection.kept = ()
+    for cls in (Selection, Check, Decision, InputProblem):
+        hints = typing.get_type_hints(cls)  # every annotation resolves, so a type checker can read it
+        assert set(hints) == {field.name for field in dataclasses.fields(cls)}
+    assert typing.get_type_hints(select)["return"] is Selection
+
+
+def test_the_package_says_it_is_typed():
+    assert resources.files("context_budget").joinpath("py.typed").is_file()
+
+
+def test_evaluate_still_never_raises_on_the_same_input():
+    assert evaluate({"budget": -1, "items": []})["pass"] is False

@@ -1,0 +1,154 @@
+"""The exact tokenizers where counts are made: the count command, the modes, and their checks."""
+
+import copy
+import io
+import json
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+import _text  # noqa: E402
+
+from context_budget import _tokenizer, evaluate  # noqa: E402
+from context_budget.cli import run  # noqa: E402
+
+REFUND = json.loads((ROOT / "examples" / "refund-case.json").read_text(encoding="utf-8"))
+
+
+def cli(*argv, stdin=b""):
+    out, err = io.StringIO(), io.StringIO()
+    code = run(list(argv), io.BytesIO(stdin), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("name", _tokenizer.EXACT)
+def test_count_prints_tiktokens_count_of_a_file(tmp_path, name):
+    text = _text.mixed_text(3000, seed=4) + "\r\n<|endoftext|>\n"
+    path = tmp_path / "text.txt"
+    path.write_bytes(text.encode("utf-8"))
+    expected = len(_text.reference_encoding(name).encode_ordinary(text))
+    assert cli("count", str(path), "--tokenizer", name) == (0, f"{expected}\n", "")
+
+
+def test_count_reads_standard_input_and_defaults_to_o200k_base():
+    assert cli("count", stdin="hello world".encode()) == (0, "2\n", "")
+    assert cli("count", "-", "--tokenizer", "estimate", stdin=b"hello world") == (0, "3\n", "")
+
+
+def test_count_refuses_text_that_is_not_utf8():
+    code, out, err = cli("count", stdin=b"ok \xff")
+    assert (code, out) == (2, "") and err == "context-budget: cannot read -: not UTF-8 text (byte 4)\n"
+
+
+def test_count_unknown_tokenizer_is_a_usage_error():
+    code, _, err = cli("count", "--tokenizer", "gpt2", stdin=b"x")
+    assert code == 2 and "invalid choice: 'gpt2'" in err and "Traceback" not in err
+
+
+def test_count_without_rank_files_is_one_line_exit_1(monkeypatch, tmp_path):
+    monkeypatch.setattr(_tokenizer, "CHECKOUT_DATA", tmp_path / "none")
+    monkeypatch.setattr(_tokenizer, "ENCODINGS", {name: _tokenizer.Encoding(name) for name in _tokenizer.EXACT})
+    monkeypatch.delenv(_tokenizer.DATA_ENV, raising=False)
+    code, out, err = cli("count", "--tokenizer", "cl100k_base", stdin=b"x")
+    assert (code, out) == (1, "") and err.count("\n") == 1
+    assert err.startswith("context-budget: cl100k_base needs cl100k_base.tiktoken, not found in")
+
+
+def test_evaluate_without_rank_files_reports_the_path_never_raises(monkeypatch, tmp_path):
+    monkeypatch.setattr(_tokenizer, "CHECKOUT_DATA", tmp_path / "none")
+    monkeypatch.setattr(_tokenizer, "ENCODINGS", {name: _tokenizer.Encoding(name) for name in _tokenizer.EXACT})
+    monkeypatch.delenv(_tokenizer.DATA_ENV, raising=False)
+    cases = {
+        "$.tokenizer": [{"budget": 5, "tokenizer": "o200k_base", "items": []}, {**REFUND, "tokenizer": "cl100k_base"}],
+        "$.counter": [{"mode": "passages", "question": "q", "limit": 9, "counter": "o200k_base", "passages": []}],
+    }
+    for path, inputs in cases.items():
+        for data in inputs:
+            report = evaluate(data)
+            assert report["pass"] is False and report["errors"][0]["path"] == path
+            assert "not found in" in report["errors"][0]["message"]
+
+
+def test_counted_input_is_not_mutated():
+    data = {"budget": 20, "tokenizer": "o200k_base", "items": [{"id": "a", "relevance": 1, "content": "hello world"}]}
+    before = copy.deepcopy(data)
+    report = evaluate(data)
+    assert data == before and report["trace"][0]["tokens"] == 2 and report["counted"] == ["a"]
+
+
+def failing(report):
+    return [check["name"] for check in report["checks"] if not check["pass"]]
+
+
+def test_relevance_checks_fail_when_a_counted_cost_is_misreported():
+    from context_budget._counted import with_counts
+    from context_budget.modes import relevance
+
+    data = {"budget": 3, "tokenizer": "o200k_base", "items": [{"id": "a", "relevance": 2, "content": "hello world"},
+                                                              {"id": "b", "relevance": 1, "content": "one two"}]}
+    counted, _, _ = with_counts(data, "tokens", relevance.INPUT_SUMMARY)
+    result = relevance.run(counted)
+    assert all(check["pass"] for check in relevance.verify(counted, result))
+    result["trace"][1]["kept"] = True  # b (2 tokens) claimed to fit the 1 left
+    assert "deterministic relevance order" in [c["name"] for c in relevance.verify(counted, result) if not c["pass"]]
+
+
+@pytest.mark.parametrize("name", _tokenizer.EXACT)
+def test_blocks_checks_recount_with_the_tokenizer(name):
+    from context_budget.modes import blocks
+
+    data = {**REFUND, "tokenizer": name}
+    result = blocks.run(data)
+    assert all(check["pass"] for check in blocks.verify(data, result))
+    wrong = copy.deepcopy(result)
+    wrong["included"][2]["tokens"] = 48  # the estimate's count of ORDER_DATA, not the tokenizer's
+    assert "context budget" in [c["name"] for c in blocks.verify(data, wrong) if not c["pass"]]
+    wrong = copy.deepcopy(result)
+    wrong["rendered_tokens"] += 1
+    failed = [c for c in blocks.verify(data, wrong) if not c["pass"]]
+    assert [c["name"] for c in failed] == ["rendered prompt fits window"] and "re-counts to" in failed[0]["detail"]
+
+
+def test_blocks_exact_counts_list_no_flips_and_say_so():
+    report = evaluate({**REFUND, "tokenizer": "o200k_base", "margin": 0.5})
+    assert report["sensitivity"]["exact"] is True and report["sensitivity"]["flips"] == []
+    estimated = evaluate({**REFUND, "margin": 0.5})
+    assert "exact" not in estimated["sensitivity"]
+
+
+def test_passages_check_recounts_the_prompt_with_the_tokenizer():
+    from context_budget.modes import passages
+
+    data = {"mode": "passages", "question": "q", "limit": 30, "counter": "cl100k_base",
+            "passages": [{"id": "a", "text": "hello world"}, {"id": "b", "text": "日本語のテキストです。"}]}
+    result = passages.run(data)
+    assert all(check["pass"] for check in passages.verify(data, result))
+    result["units"] -= 1
+    assert "prompt within limit" in [c["name"] for c in passages.verify(data, result) if not c["pass"]]
+
+
+def test_page_helper_names_only_what_an_input_needs(monkeypatch):
+    from context_budget import _page
+
+    monkeypatch.setattr(_tokenizer, "ENCODINGS", {name: _tokenizer.Encoding(name) for name in _tokenizer.EXACT})
+    assert _page.tokenizers_needed('{"mode": "blocks", "tokenizer": "cl100k_base"}') == ["cl100k_base"]
+    assert _page.tokenizers_needed('{"mode": "passages", "counter": "o200k_base"}') == ["o200k_base"]
+    assert _page.tokenizers_needed('{"mode": "messages", "limit": 9, "messages": []}') == ["o200k_base"]
+    assert _page.tokenizers_needed('{"items": [{"content": "say o200k_base"}]}') == []  # in content, not a setting
+    assert _page.tokenizers_needed("[" * 5000 + '"o200k_base"') == []  # deep nesting is never parsed
+    path = _tokenizer.rank_file("cl100k_base")
+    assert _page.provide_ranks("cl100k_base", b"IQ== 0\n").startswith("cl100k_base's rank file has SHA-256")
+    assert _page.provide_ranks("cl100k_base", path.read_bytes()) == ""
+    assert _page.tokenizers_needed('{"tokenizer": "cl100k_base"}') == []
+
+
+def test_token_view_segments_add_up_to_the_count():
+    from context_budget import _page
+
+    for text in ["", "plain words", "日本語のテキスト", "👨‍👩‍👧 family", "\ud800 lone", _text.mixed_text(2000, seed=9)]:
+        view = json.loads(_page.token_view(text, "o200k_base"))
+        assert view["count"] == _tokenizer.count_tokens(text) == sum(s["tokens"] for s in view["segments"])
+        assert "".join(s["text"] for s in view["segments"]) == _tokenizer.without_lone_surrogates(text).replace("\ud800", "\ufffd")

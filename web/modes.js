@@ -1,0 +1,113 @@
+// What the page says about each mode: its unit, the number the budget slider moves, how
+// it decides (in words), and one sentence per reason code. Text only: every decision
+// is made in Python and arrives in the report's trace.
+
+export const count = (n, noun) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+const remain = (n, unit) => (n === 1 ? `1 ${unit} remains` : `${count(n, unit)} remain`);
+
+const tokenUnit = () => "token";
+
+export const MODES = {
+  relevance: {
+    unit: tokenUnit,
+    capacity: (report) => report.budget,
+    slider: { path: "$.budget", label: "budget" },
+    decides: [
+      "Items are considered by relevance, highest first; equal scores go by id (in UTF-16 order).",
+      "Each item is kept when its tokens fit what is left of the budget; otherwise it is left out and the next one is tried, so a later, smaller item can still fit.",
+      "The rule is greedy: it never goes back, so a different combination can sometimes score more (shown under “What the greedy rule's choice cost”).",
+    ],
+  },
+  required: {
+    unit: tokenUnit,
+    capacity: (report) => report.budget,
+    slider: { path: "$.budget", label: "budget" },
+    decides: [
+      "Every required item is taken first. If the required items together cost more than the budget, the run fails and nothing is selected.",
+      "Then the optional items by priority, highest first (equal priorities by id), each kept when its cost fits what is left.",
+    ],
+  },
+  blocks: {
+    unit: tokenUnit,
+    capacity: (report) => report.available,
+    slider: { path: "$.window.context_tokens", label: "window.context_tokens" },
+    decides: [
+      "The window's context tokens, minus the output reserved for the answer and the fixed prompt, leave the tokens available for blocks.",
+      "Blocks are considered required first, then by priority, then newest first, then by id; each is kept when its tokens fit what is left.",
+      "A required block that does not fit means the run cannot proceed: the prompt must not be sent.",
+      "Blocks without a tokens count are estimated (not a model tokenizer); the composed prompt's headers cost tokens too, checked against the window.",
+    ],
+  },
+  passages: {
+    unit: (report) => ({ words: "word", estimate: "estimated token" }[report.counter] || "token"),
+    capacity: (report) => report.limit,
+    // The question, "Sources:" and "Answer:" are counted before any passage.
+    base: (report) => (Array.isArray(report.trace) && report.trace.length ? report.limit - report.trace[0].remaining_before : report.units),
+    slider: { path: "$.limit", label: "limit" },
+    decides: [
+      "Passages are tried in retrieval order (the order given).",
+      "Each is kept exactly when the whole prompt — question, headings and every passage kept so far plus this one — still fits the limit, as the chosen counter counts it.",
+      "A long passage that does not fit does not stop a later, shorter one.",
+    ],
+  },
+};
+
+export function modeOf(report) {
+  return (report && MODES[report.mode]) || null;
+}
+
+// A row's cost, under whichever name its mode uses.
+export const COST_KEYS = ["tokens", "cost", "units"];
+export const costOf = (row) => row[COST_KEYS.find((key) => key in row)];
+
+// Short reason for the table, and a whole sentence for the step-through. `context` has
+// `unit` and the report. Another mode adds its own codes here.
+export const REASONS = {
+  fits_remaining_budget: {
+    short: (row, { unit }) => `fits: needs ${count(costOf(row), unit)}, ${remain(row.remaining_before, unit)}`,
+    sentence: (row, { unit }) => {
+      const left = row.remaining_before - costOf(row);
+      return `${row.id} needs ${count(costOf(row), unit)}; ${remain(row.remaining_before, unit)}; kept, leaving ${count(left, unit)}.`;
+    },
+  },
+  exceeds_remaining_budget: {
+    short: (row, { unit }) => `does not fit: needs ${count(costOf(row), unit)}, only ${remain(row.remaining_before, unit)}`,
+    sentence: (row, { unit, report }) => {
+      const prompt = "units_with" in row ? ` (the prompt would count ${row.units_with} of ${report.limit})` : "";
+      return `${row.id} needs ${count(costOf(row), unit)}; ${remain(row.remaining_before, unit)}; left out${prompt}.`;
+    },
+  },
+  required: {
+    short: (row, { unit }) => `required: taken first (${count(costOf(row), unit)})`,
+    sentence: (row, { unit }) => `${row.id} is required, so it is taken first: it needs ${count(costOf(row), unit)}, leaving ${count(row.remaining_before - costOf(row), unit)}.`,
+  },
+  required_items_exceed_budget: {
+    short: (row, { report }) => `required, but the required items need ${report.required_cost} and the budget is ${report.budget}`,
+    sentence: (row, { unit, report }) => `${row.id} is required (${count(costOf(row), unit)}), but the required items together need ${count(report.required_cost, unit)} and the budget is ${report.budget}: the run fails and nothing is kept.`,
+  },
+  not_considered_required_overflow: {
+    short: () => "not considered: the required items already overflow the budget",
+    sentence: (row) => `${row.id} is not considered: the required items already overflow the budget.`,
+  },
+  required_block_too_large_for_budget: {
+    short: (row, { unit }) => `required, does not fit: needs ${count(costOf(row), unit)}, only ${remain(row.remaining_before, unit)} — cannot proceed`,
+    sentence: (row, { unit }) => `${row.id} is required and needs ${count(costOf(row), unit)}; ${remain(row.remaining_before, unit)}; it is left out, so the run cannot proceed.`,
+  },
+};
+
+export function reasonText(row, context, form = "short") {
+  const reason = REASONS[row.reason];
+  return reason ? reason[form](row, context) : `${row.kept ? "kept" : "left out"} (${row.reason})`;
+}
+
+// Column headings for trace keys; a key not listed shows with underscores as spaces.
+export const HEADINGS = {
+  position: "#",
+  id: "id",
+  remaining_before: "left before it ({unit}s)",
+  units_with: "prompt with it ({unit}s)",
+  tokens: "needs (tokens)",
+  cost: "needs ({unit}s)",
+  observed_at: "observed at",
+  estimated: "estimated count",
+};
