@@ -12,6 +12,7 @@ import hashlib
 import http.server
 import json
 import os
+import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -339,6 +340,15 @@ class _Server(http.server.ThreadingHTTPServer):
             super().process_request_thread(request, client_address)
         finally:
             self._slots.release()
+
+    def handle_error(self, request, client_address) -> None:
+        # socketserver prints a traceback for any error in a handler; a browser that closes
+        # a download half-way (reset, broken pipe, timeout) is no error, and nothing else
+        # deserves more than one line.
+        error = sys.exc_info()[1]
+        if isinstance(error, (ConnectionError, TimeoutError)):
+            return
+        sys.stderr.write(f"context-budget serve: a request from {client_address[0]} failed: {type(error).__name__}: {error}\n")
 
 
 def make_server(

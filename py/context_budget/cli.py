@@ -204,17 +204,23 @@ def run(argv: Sequence[str], stdin: IO, stdout: IO[str], stderr: IO[str], enviro
         return _run_fixtures(Path(arguments.directory), stdout)
     except _Exit as stop:
         if stop.message:
-            stderr.write(stop.message)
+            stderr.write(_model.printable(stop.message))  # it may quote an argument: no escape sequences
         return stop.status
     except _site.SiteError as error:
-        stderr.write(f"context-budget: {error}\n")
+        stderr.write(f"context-budget: {_one_line(error)}\n")
         return EXIT_FAIL
     except _site.TargetError as error:
-        stderr.write(f"context-budget: {error}\n")
+        stderr.write(f"context-budget: {_one_line(error)}\n")
         return EXIT_USAGE
     except UsageError as error:
-        stderr.write(f"context-budget: {error}\n")
+        stderr.write(f"context-budget: {_one_line(error)}\n")
         return EXIT_USAGE
+
+
+def _one_line(message: object) -> str:
+    """A message as one line a terminal only prints: a file name or a server's words may hold
+    line breaks or escape sequences."""
+    return " ".join(_model.printable(str(message)).split("\n"))
 
 
 def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
@@ -475,10 +481,10 @@ def _run_fixtures(directory: Path, stdout: IO[str]) -> int:
         outcome = _fixtures.run_case(path, path.relative_to(directory).as_posix())
         if outcome.passed:
             passed += 1
-            stdout.write(f"ok   {outcome.name}\n")
+            stdout.write(f"ok   {_one_line(outcome.name)}\n")
         else:
             failed += 1
-            stdout.write(f"FAIL {outcome.name}: {outcome.detail}\n")
+            stdout.write(f"FAIL {_one_line(outcome.name)}: {_one_line(outcome.detail)}\n")
     stdout.write(f"{passed} passed, {failed} failed\n")
     return EXIT_PASS if failed == 0 else EXIT_FAIL
 
