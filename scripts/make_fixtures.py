@@ -38,10 +38,10 @@ def case(mode, name, description, input, **facts):
 
 R = "relevance"
 SEED = {"budget": 7, "items": [item("A", 9, 4), item("B", 8, 5), item("C", 7, 3)]}
-case(R, "seed-000-example", "Seed 000's example: A (9, 4 tokens) then B does not fit in the 3 left, C (3) fits exactly.", SEED,
+case(R, "seed-000-example", "The relevance teaching note's example: A (9, 4 tokens) then B does not fit in the 3 left, C (3) fits exactly.", SEED,
      **{"pass": True, "summary": "Selected A, C within 7 tokens.", "selected": ["A", "C"], "omitted": ["B"], "used": 7, "remaining": 0,
         "checks": [{"name": "token budget", "pass": True}, {"name": "deterministic relevance order", "pass": True}]})
-case(R, "seed-000-negative-budget", "Seed 000's shape counterexample: a negative budget fails validation.", {"budget": -1, "items": []},
+case(R, "seed-000-negative-budget", "The relevance teaching note's shape counterexample: a negative budget fails validation.", {"budget": -1, "items": []},
      **{"pass": False, "summary": "Input needs a non-negative integer budget and items array.", "check": ["input shape"], "error_paths": ["$.budget"]})
 case(R, "exact-fit", "A four-token item fits a four-token budget: the boundary is inclusive.", {"budget": 4, "items": [item("only", 1, 4)]},
      **{"pass": True, "selected": ["only"], "used": 4, "remaining": 0})
@@ -98,7 +98,7 @@ case(R, "blocks-input-without-mode", "A blocks input with no mode is read as rel
 
 Q = "required"
 SEED3 = {"mode": "required", "budget": 8, "items": [req("contract", 3, 0, True, content="Requested outcome"), req("recent", 4, 9, False, content="Recent result"), req("older", 3, 2, False, content="Old result")]}
-case(Q, "seed-003-example", "Seed 003's example: the required contract first, then recent (priority 9); older no longer fits.", SEED3,
+case(Q, "seed-003-example", "The required-items reference selector's example: the required contract first, then recent (priority 9); older no longer fits.", SEED3,
      **{"pass": True, "selected": ["contract", "recent"], "omitted": ["older"], "used": 7})
 case(Q, "required-overflow", "Required items alone need 7 tokens with a budget of 5: the selection fails, 2 tokens short.",
      {"mode": "required", "budget": 5, "items": [req("policy", 3, 1, True), req("ticket", 4, 5, True), req("extra", 1, 9)]},
@@ -130,9 +130,9 @@ case(Q, "relevance-shaped-items", "Items with relevance and tokens under mode re
      {"mode": "required", "budget": 7, "items": [item("A", 9, 4)]},
      **{"pass": False, "check": ["item shape"], "error_paths": ["$.mode", "$.items[0].relevance", "$.items[0].tokens", "$.items[0]", "$.items[0]"],
         "first_error": 'this input is valid in mode "relevance", not "required": set "mode": "relevance"'})
-case(Q, "non-integer-cost", "Seed 003 rejects a non-integer cost.", {"mode": "required", "budget": 3, "items": [req("a", 1.5, 1)]},
+case(Q, "non-integer-cost", "The required-items reference selector rejects a non-integer cost.", {"mode": "required", "budget": 3, "items": [req("a", 1.5, 1)]},
      **{"pass": False, "check": ["item shape"], "error_paths": ["$.items[0].cost"]})
-case(Q, "negative-budget", "Seed 003 rejects a negative budget.", {"mode": "required", "budget": -2, "items": []},
+case(Q, "negative-budget", "The required-items reference selector rejects a negative budget.", {"mode": "required", "budget": -2, "items": []},
      **{"pass": False, "check": ["input shape"], "error_paths": ["$.budget"]})
 case(Q, "required-not-boolean", "required must be true or false, not a string.", {"mode": "required", "budget": 3, "items": [req("a", 1, 1, "yes")]},
      **{"pass": False, "check": ["item shape"], "error_paths": ["$.items[0].required"]})
@@ -150,7 +150,7 @@ def blk(i, content="evidence", p=50, at="2026-03-13T12:00:00Z", **kw):
     return {"id": i, "source": "test", "content": content, "priority": p, "observed_at": at, **kw}
 def win(c, r=0, f=400): return {"context_tokens": c + r + f, "reserved_output_tokens": r, "fixed_prompt_tokens": f}
 ALL = ["CUSTOMER_MESSAGE", "REFUND_POLICY", "ORDER_DATA", "CUSTOMER_HISTORY", "OPERATIONS_PLAYBOOK"]
-case(B, "refund-everything-fits", "Seed 001's refund case with a 1200-token window (1200 - 300 - 220 = 680): all five blocks fit in 255 tokens and the composed prompt (598) fits 1200 - 300.", refund(220, 1200),
+case(B, "refund-everything-fits", "The C# pipeline's refund case with a 1200-token window (1200 - 300 - 220 = 680): all five blocks fit in 255 tokens and the composed prompt (598) fits 1200 - 300.", refund(220, 1200),
      **{"pass": True, "available": 680, "used": 255, "can_proceed": True, "excluded": []})
 case(B, "refund-optional-excluded", "A fixed prompt of 400 leaves 150 tokens: the required blocks take 104; ORDER_DATA (48) no longer fits, CUSTOMER_HISTORY (26) still does, OPERATIONS_PLAYBOOK (77) does not.", refund(400),
      **{"pass": True, "available": 150, "used": 130, "can_proceed": True,
@@ -191,7 +191,7 @@ case(B, "missing-window", "The window is required.", {"mode": "blocks", "blocks"
 P = "passages"
 def pas(*pairs): return [{"id": i, "text": t} for i, t in pairs]
 def pin(limit, passages, counter="words", question="why"): return {"mode": "passages", "question": question, "limit": limit, "counter": counter, "passages": passages}
-case(P, "seed-004-example", "Seed 004's fixture: the empty prompt is 4 words, a adds 3, b would add 6, c adds 2; with a limit of 9, a and c fit exactly.",
+case(P, "seed-004-example", "The retrieval example's fixture: the empty prompt is 4 words, a adds 3, b would add 6, c adds 2; with a limit of 9, a and c fit exactly.",
      pin(9, pas(("a", "one two"), ("b", "one two three four five"), ("c", "six"))),
      **{"pass": True, "chosen": ["a", "c"], "skipped": ["b"], "units": 9, "prompt": "Question: why\nSources:\n[a] one two\n[c] six\nAnswer:"})
 case(P, "empty-passage-list", "No passages: the base prompt alone, 4 words within 4.", pin(4, []),
@@ -239,7 +239,7 @@ case(Q, "optimal-with-required-fixed", "Required items are fixed; the best optio
 case(Q, "optimal-beats-greedy", "Priority 10 costs 6; two priority-9 items costing 5 each would give 18 in the 10 tokens left after the required item.",
      {"mode": "required", "budget": 12, "items": [req("core", 2, 0, True), req("A", 6, 10), req("B", 5, 9), req("C", 5, 9)]},
      **{"selected": ["core", "A"], "optimal": {"exact": True, "value": 18, "selected": ["B", "C"], "cost": 10, "greedy_value": 10, "verified": True}})
-case(B, "refund-seed-window-rendered-too-large", "Seed 001's own window (850 - 300 - 220 = 330) packs all five blocks in 255 tokens, but the composed prompt with its headers and metadata estimates 598 tokens, over 850 - 300 = 550: the packing is right and the check says the prompt does not fit.",
+case(B, "refund-seed-window-rendered-too-large", "The C# pipeline's own window (850 - 300 - 220 = 330) packs all five blocks in 255 tokens, but the composed prompt with its headers and metadata estimates 598 tokens, over 850 - 300 = 550: the packing is right and the check says the prompt does not fit.",
      refund(220, 850), **{"pass": False, "can_proceed": True, "used": 255, "rendered_tokens": 598, "rendered_overhead": 343, "check": ["rendered prompt fits window"]})
 case(B, "sensitivity-margin", "With a margin of 0.5 the estimated costs range from half to one and a half times: 'long' flips in when they shrink.",
      {"mode": "blocks", "window": win(5), "margin": 0.5, "blocks": [blk("short", "one two", p=90), blk("long", "three four five", p=10)]},
@@ -395,7 +395,7 @@ case(B, "tokenizer-refund-counted-exactly", "The refund case with a fixed prompt
      REFUND_EXACT, **{"pass": True, "used": 144, "remaining": 6, "tokenizer": "o200k_base", "rendered_tokens": 385,
                       "included": [{"id": "CUSTOMER_MESSAGE", "tokens": 35}, {"id": "REFUND_POLICY", "tokens": 48}, {"id": "ORDER_DATA", "tokens": 61}],
                       "sensitivity": {"exact": True, "tokenizer": "o200k_base", "flips": [], "required_slack": 67}})
-case(B, "tokenizer-cl100k-seed-window", "Seed 001's own window counted by cl100k_base: all five blocks fit in 229 tokens, and the composed prompt counts 586 tokens, over 850 - 300 = 550.",
+case(B, "tokenizer-cl100k-seed-window", "The C# pipeline's own window counted by cl100k_base: all five blocks fit in 229 tokens, and the composed prompt counts 586 tokens, over 850 - 300 = 550.",
      dict(refund(220), tokenizer="cl100k_base"), **{"pass": False, "used": 229, "rendered_tokens": 586, "check": ["rendered prompt fits window"]})
 case(B, "tokenizer-unknown-name", "The tokenizer must be o200k_base, cl100k_base or estimate.", dict(refund(220), tokenizer="o200k"),
      **{"pass": False, "check": ["input shape"], "error_paths": ["$.tokenizer"]})

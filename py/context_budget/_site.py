@@ -263,6 +263,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     files: dict[str, Path | bytes] = {}  # built once per server (make_server), not per request
     verbose = False
     timeout = IDLE_TIMEOUT_SECONDS  # StreamRequestHandler puts it on the socket
+    # A request line without a version is answered as HTTP/1.0 (status line and headers),
+    # not as HTTP/0.9, whose bare body no client of this page expects.
+    default_request_version = "HTTP/1.0"
 
     def do_GET(self) -> None:
         self._respond(with_body=True)

@@ -51,6 +51,11 @@ class _Parser(argparse.ArgumentParser):
     stderr: IO[str] = sys.stderr
     stdout: IO[str] = sys.stdout
 
+    def __init__(self, *args, **kwargs) -> None:
+        # No abbreviations: "--forc" must not quietly mean --force (it gets a "did you mean").
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
     def _print_message(self, message: str, file: IO[str] | None = None) -> None:
         if message:
             (self.stdout if file is sys.stdout else self.stderr).write(message)
@@ -433,7 +438,10 @@ def _packing_text(report: dict, window: dict) -> str:
         )
     if sensitivity:
         flips = ", ".join(sensitivity["flips"]) or "nothing"
-        lines.append(f"if the estimates are off by {sensitivity['margin']:.0%}: {flips} would flip; required slack {sensitivity['required_slack']}")
+        if "margin" in sensitivity:
+            lines.append(f"if the estimates are off by {sensitivity['margin']:.0%}: {flips} would flip; required slack {sensitivity['required_slack']}")
+        else:  # counted exactly by a tokenizer: nothing is estimated, so nothing can flip
+            lines.append(f"costs counted exactly ({sensitivity.get('tokenizer', 'tokenizer')}); required slack {sensitivity['required_slack']}")
     lines.append("checks:")
     lines += [f"  {'ok  ' if check['pass'] else 'FAIL'} {check['name']}{' - ' + check['detail'] if not check['pass'] else ''}" for check in report["checks"]]
     lines.append(report["summary"])
