@@ -28,7 +28,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from _fake_model import FakeModels
 from conftest import ROOT
+from context_budget._site import pyodide_version
 from context_budget.cli import run
+
+WASM_PATH = f"pyodide/{pyodide_version(ROOT / 'node_modules' / 'pyodide')}/pyodide.asm.wasm"  # versioned: issue 14
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 README_EXIT_CODES = {int(code) for code in re.findall(r"^\| ([0-9]+) \| ", README, re.M)}
@@ -334,7 +337,7 @@ def page_server():
 
 REQUEST_PARTS = st.sampled_from([
     b"GET", b"HEAD", b"POST", b"PUT", b"DELETE", b"OPTIONS", b"G\x00T", b" ", b"/", b"/index.html", b"/../../etc/passwd",
-    b"/%2e%2e/README.md", b"/py/context_budget/cli.py", b"/pyodide/pyodide.asm.wasm", b"?x=1", b"#frag", b"//",
+    b"/%2e%2e/README.md", b"/py/context_budget/cli.py", b"/" + WASM_PATH.encode(), b"?x=1", b"#frag", b"//",
     b"HTTP/1.0", b"HTTP/1.1", b"HTTP/9.9", b"\r\n", b"\n", b"Host: x", b"Range: bytes=0-10", b"A" * 70000, b"\xff\xfe", b"\x1b[2J",
 ])
 
@@ -410,7 +413,7 @@ def test_serve_under_load_keeps_memory_bounded_and_cuts_idle_clients(served):
     # 60 clients ask for the 9.6 MB wasm at once and read nothing: read whole, that is 576 MB.
     downloads = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(60)]
     for client in downloads:
-        client.sendall(b"GET /pyodide/pyodide.asm.wasm HTTP/1.0\r\n\r\n")
+        client.sendall(f"GET /{WASM_PATH} HTTP/1.0\r\n\r\n".encode())
     time.sleep(1.5)
     busy_threads = _status(process.pid, "Threads")
     for client in downloads:
@@ -431,6 +434,6 @@ def test_serve_under_load_keeps_memory_bounded_and_cuts_idle_clients(served):
         assert client.recv(1 << 16) == b""  # closed by the server
         client.close()
     assert time.monotonic() - started < 12  # 200 clients / 64 at a time x 1 s, with slack
-    answer = _get(port, "pyodide/pyodide.asm.wasm")
+    answer = _get(port, WASM_PATH)
     assert answer.startswith(b"HTTP/1.0 200") and len(answer) > wasm_size
     assert _status(process.pid, "Threads") <= 3
