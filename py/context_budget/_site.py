@@ -188,6 +188,10 @@ def build_site(directory: Path, root: Path | None = None, force: bool = False) -
     # The serve command's Cache-Control, per file, for static hosts that read a `_headers`
     # file (Netlify, Cloudflare Pages); other servers ignore it and the page works the same.
     files["_headers"] = "".join(f"/{url_path}\n  Cache-Control: {cache_control(url_path)}\n" for url_path in ["", *files]).encode()
+    source = project_root() if root is None else root
+    for folder in ("web", "py", "node_modules", "fixtures"):
+        if directory.resolve().is_relative_to((source / folder).resolve()):
+            raise TargetError(f"{directory} is inside the page's own sources ({source / folder}): the next build would copy the site into itself")
     previous = _plan_target(directory, files, force)
     digests = {}
     try:
