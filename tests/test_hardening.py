@@ -467,3 +467,17 @@ def test_an_output_that_cannot_carry_utf8_gets_escapes_not_a_traceback(tmp_path,
         assert json.loads(result.stdout)["result"]["selected"] == ["é😀"]
     result = cli_process(["check", str(tmp_path / "in.json"), "--format", "text"], env=environ)
     assert result.returncode == 0 and result.stderr == b"" and b"\\U0001f600" in result.stdout
+
+
+def test_an_endless_input_is_refused_at_the_size_limit(monkeypatch, tmp_path):
+    # Before: `check /dev/zero` (or an endless pipe) read until memory ran out.
+    from context_budget import cli
+
+    monkeypatch.setattr(cli, "MAX_INPUT_BYTES", 1000)
+    endless = Path("/dev/zero")
+    for argv, stdin in ((["check", str(endless)], b""), (["check", "-"], b"[" * 5000), (["count", str(endless)], b""),
+                        (["check", "--jsonl", str(endless)], b""), (["check", "--jsonl", "-"], b"1\n" + b" " * 5000),
+                        (["compose", str(tmp_path / "in.json"), "--config", str(endless)], b"")):
+        (tmp_path / "in.json").write_text("{}")
+        code, _, err = call(argv, stdin)
+        assert code == 2 and one_line_error(err) and "larger than" in err, (argv, err)

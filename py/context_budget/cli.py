@@ -290,17 +290,32 @@ def _standard_input(stdin: IO | None) -> IO:
     return getattr(stdin, "buffer", stdin)
 
 
+# One JSON document (or JSONL line) is read whole; past this it is refused instead of
+# filling memory (`check /dev/zero`, `cat /dev/urandom | check`). Bigger inputs are for --jsonl.
+MAX_INPUT_BYTES = 256 * 1024 * 1024
+
+
+def _too_large(name: str) -> UsageError:
+    what = "standard input" if name == "-" else name
+    return UsageError(f"cannot read {what}: larger than {MAX_INPUT_BYTES >> 20} MiB (split it into one input per line for check --jsonl)")
+
+
 def _read_input(name: str, stdin: IO) -> bytes:
     if name == "-":
         try:
-            data = _standard_input(stdin).read()
+            data = _standard_input(stdin).read(MAX_INPUT_BYTES + 1)
         except OSError as error:
             raise UsageError(f"cannot read standard input: {error.strerror or error}") from None
-        return data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    try:
-        return Path(name).read_bytes()
-    except OSError as error:
-        raise UsageError(f"cannot read {name}: {error.strerror or error}") from None
+        data = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    else:
+        try:
+            with open(name, "rb") as handle:
+                data = handle.read(MAX_INPUT_BYTES + 1)
+        except OSError as error:
+            raise UsageError(f"cannot read {name}: {error.strerror or error}") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise _too_large(name)
+    return data
 
 
 def _output_format(arguments: argparse.Namespace, stdout: IO[str]) -> str:
@@ -335,24 +350,33 @@ def _check(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO
 
 
 def _open_lines(name: str, stdin: IO):
-    """Byte lines of a file or of standard input, read as they come."""
+    """Byte lines of a file or of standard input, read as they come (each at most MAX_INPUT_BYTES)."""
     if name == "-":
-        source = _standard_input(stdin)
+        source, what = _standard_input(stdin), "standard input"
+    else:
         try:
-            for line in source:
-                yield line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line
-        except OSError as error:
-            raise UsageError(f"cannot read standard input: {error.strerror or error}") from None
-        return
-    try:
-        handle = open(name, "rb")
-    except OSError as error:
-        raise UsageError(f"cannot read {name}: {error.strerror or error}") from None
-    with handle:
-        try:
-            yield from handle
+            source, what = open(name, "rb"), name
         except OSError as error:
             raise UsageError(f"cannot read {name}: {error.strerror or error}") from None
+    try:
+        for line in _bounded_lines(source):
+            if len(line) > MAX_INPUT_BYTES:
+                raise _too_large(name)
+            yield line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line
+    except OSError as error:
+        raise UsageError(f"cannot read {what}: {error.strerror or error}") from None
+    finally:
+        if name != "-":
+            source.close()
+
+
+def _bounded_lines(source):
+    """The lines of ``source``, none read further than MAX_INPUT_BYTES + 1 (a line without end stops there)."""
+    if not hasattr(source, "readline"):  # any iterable of lines
+        yield from source
+        return
+    while line := source.readline(MAX_INPUT_BYTES + 1):
+        yield line
 
 
 def _check_lines(name: str, stdin: IO, stdout: IO[str], stderr: IO[str], jobs: int = 1) -> int:
