@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from itertools import accumulate, compress, repeat
-from operator import and_, gt, le, mul, not_, sub, truediv
+from itertools import accumulate, compress
+from operator import not_, truediv
 
 from ._ordinal import ordinal_keys
 
@@ -182,8 +182,7 @@ def _reduce(gains: list[float], weights: list[int], capacity: int) -> tuple[list
     scale = 2 * worth[size] + lam * (capacity + spent[size])
     tolerance = (size + 8) * scale * 2.0**-50
     gap = bound - lower + tolerance
-    margins = list(map(sub, gain_in, map(mul, weight_in, repeat(lam))))
-    close = list(compress(range(size), map(le, map(abs, margins), repeat(gap))))
+    close = [index for index, gain, weight in zip(range(size), gain_in, weight_in) if -gap <= gain - lam * weight <= gap]
     core = []
     floor = lower - tolerance
     for index in close:  # the fractional bound with the item flipped, from the prefix sums
@@ -198,10 +197,14 @@ def _reduce(gains: list[float], weights: list[int], capacity: int) -> tuple[list
             flipped = math.inf
         if flipped >= floor:
             core.append(order[index])
-    fixed_in = [order[index] for index in range(brk) if margins[index] > gap]
-    if len(close) > len(core):
-        in_core = set(core)
-        fixed_in += [order[index] for index in close if index < brk and order[index] not in in_core]
+    # Before the break every margin is at least -gap, so an item there that is not close,
+    # or whose flipped bound fell short, is in every best subset.
+    open_items = bytearray(brk)
+    in_core = set(core)
+    for index in close:
+        if index < brk and order[index] in in_core:
+            open_items[index] = 1
+    fixed_in = list(compress(order[:brk], map(not_, open_items)))
     return fixed_in, core, bound + tolerance
 
 
