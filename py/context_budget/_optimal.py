@@ -4,21 +4,25 @@ An exact 0/1 knapsack, cheap on the requests users send (a few hundred items):
 
 1. Only items with a positive value and a cost that fits take part: an item worth nothing
    never makes a subset better; a free one is in every best subset.
-2. Values become exact integers (every double is an integer over a power of two), so
-   sums, comparisons and ties are exact; ``math.fsum`` of the chosen floats is the value
-   reported, and it is the largest any subset reaches because rounding is monotonic.
-3. The fractional (Dantzig) bound in value-per-token order, and the greedy fill in that
+2. The fractional (Dantzig) bound in value-per-token order, and the greedy fill in that
    order as a first subset. Every item whose flip would cost more than the gap between
-   the two is fixed (Dembo-Hammer reduction): no best subset flips it. When the greedy
-   fill reaches the bound, only the items tied with the break ratio are left.
-4. The items left (the core, usually a handful) go through a depth-first branch and
-   bound in ratio order (Horowitz-Sahni) with the fractional bound. Ties between best
+   the two (Dembo-Hammer), or whose fractional bound with the flip falls below the fill
+   (Martello-Toth), is fixed: no best subset flips it. When the greedy fill reaches the
+   bound, only the items tied with the break ratio are left. This step is in floats, and
+   fixes an item only with a tolerance above their rounding errors to spare.
+3. The items left (the core, usually a dozen) become exact integers (every double is an
+   integer over a power of two), so sums, comparisons and ties are exact; ``math.fsum``
+   of the chosen floats is the value reported, the largest any subset reaches because
+   rounding is monotonic.
+4. The core goes through a depth-first branch and bound in ratio order (Horowitz-Sahni,
+   with Martello-Toth's bound at each break item). Ties between best
    subsets are broken inside the objective: item r of the core in ordinal id order adds
    2^(k-1-r) below the lowest unit of value, so no two subsets tie and the single best
    is the one a reconstruction in ordinal order would give (take each item whenever an
    optimum allows it).
-5. After ``work_bound`` search nodes, a dynamic program over the core's capacity finishes
-   the job when it has at most ``DP_CELLS`` cells; beyond both, the report gives the
+5. After ``work_bound`` search nodes, a dynamic program over the core finishes the job
+   when the whole problem has at most ``DP_CELLS`` cells (where the project was always
+   exact); beyond both, and for more than ``EXACT_ITEMS`` candidates, the report gives the
    fractional bound (``exact: false``), never a guess presented as exact.
 
 Items are given as columns (``ids``, ``costs``, ``values``) and chosen by position.
