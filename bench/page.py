@@ -1,10 +1,18 @@
-"""Page benchmark, in one run in Chromium:
+"""Page benchmark, in one run in Chromium, every visit in a fresh browser context:
 
-1. time until the page is ready, against a bare page that only boots the same Pyodide;
+1. time until the page is ready, against a bare page that only boots the same Pyodide
+   (cold, nothing cached), alternating:
+   - cold first visit (nothing cached; the page saves its snapshot afterwards),
+   - cold with the snapshot (HTTP cache emptied, the snapshot kept in Cache Storage),
+   - warm reload (HTTP cache and snapshot),
+   and, for reference, the bare page's own warm reload;
 2. time to evaluate a 10,000-item input in the page, against CPython in this process.
 
-Targets: ready within 1.1x the bare boot; in-page evaluation within 3x CPython.
-Run: .venv/bin/python bench/page.py [--runs N]
+Targets: first visit <= 1.05x the bare boot, with the snapshot and warm reload <= 0.5x;
+in-page evaluation <= 3x CPython.
+Run: .venv/bin/python bench/page.py [--runs N] [--server serve|static]
+(`serve` is `context-budget serve`'s server with its Cache-Control headers; `static` is
+`build-site` output behind Python's plain http.server, which sends no cache headers.)
 """
 
 import argparse
@@ -30,16 +38,17 @@ from context_budget._envelope import check_text  # noqa: E402
 
 BARE_HTML = """<!doctype html><meta charset="utf-8"><title>bare Pyodide</title>
 <p id="status" data-state="loading">loading</p>
-<script type="module">
-const worker = new Worker("bare-worker.js", {type: "module"});
+<script type="module" src="bare.js"></script>"""
+BARE_JS = """const worker = new Worker("bare-worker.js", {type: "module"});
 worker.onmessage = (event) => { const s = document.getElementById("status"); s.dataset.state = event.data; s.textContent = event.data; };
-</script>"""
-BARE_WORKER = """import { loadPyodide } from "./pyodide/pyodide.mjs";
-loadPyodide({ indexURL: new URL("./pyodide/", import.meta.url).href, stdout: () => {} })
+"""
+BARE_WORKER = """import { loadPyodide } from "./pyodide/%s/pyodide.mjs";
+loadPyodide({ indexURL: new URL("./pyodide/%s/", import.meta.url).href, stdout: () => {} })
   .then((py) => { py.runPython("import sys"); postMessage("ready"); }, () => postMessage("error"));
 """
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run", "--disable-quic"]
+READY = "#status[data-state=ready]"
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -49,56 +58,85 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def serve(directory: Path):
+def static_server(directory: Path):
     handler = lambda *a, **k: QuietHandler(*a, directory=str(directory), **k)  # noqa: E731
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+    return http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
 
 
-def time_ready(browser, url: str) -> float:
-    context = browser.new_context()
-    page = context.new_page()
+def timed(page, action) -> float:
     started = time.perf_counter()
-    page.goto(url)
-    page.wait_for_selector("#status[data-state=ready]", timeout=120_000)
-    elapsed = time.perf_counter() - started
-    context.close()
-    return elapsed
+    action()
+    page.wait_for_selector(READY, timeout=120_000)
+    return time.perf_counter() - started
+
+
+def visit(browser, url):
+    context = browser.new_context()
+    return context, context.new_page()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--items", type=int, default=10_000)
+    parser.add_argument("--server", choices=("serve", "static"), default="serve")
     arguments = parser.parse_args()
 
+    version = _site.pyodide_version(ROOT / "node_modules" / "pyodide")
+    extra = {"bare.html": BARE_HTML.encode(), "bare.js": BARE_JS.encode(), "bare-worker.js": (BARE_WORKER % (version, version)).encode()}
     with tempfile.TemporaryDirectory() as temporary:
-        site = Path(temporary) / "site"
-        _site.build_site(site)
-        (site / "bare.html").write_text(BARE_HTML)
-        (site / "bare-worker.js").write_text(BARE_WORKER)
-        server, base = serve(site)
+        if arguments.server == "static":
+            site = Path(temporary) / "site"
+            _site.build_site(site)
+            for name, data in extra.items():
+                (site / name).write_bytes(data)
+            server = static_server(site)
+        else:
+            server = _site.make_server(0)  # `context-budget serve`, plus the bare page (no-cache, as the shell)
+            server.RequestHandlerClass.files.update(extra)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        base = f"http://127.0.0.1:{server.server_address[1]}/"
         chromium = os.environ.get("CONTEXT_BUDGET_CHROMIUM", "/usr/bin/chromium")
+        rows = {"bare": [], "bare_warm": [], "cold": [], "snapshot": [], "warm": []}
+        snapshot_states = []
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=chromium, args=ARGS)
-            print(f"page ready vs bare Pyodide boot, {arguments.runs} runs each, alternating (progress: ", end="", flush=True)
-            page_times, bare_times = [], []
+            print(f"page ready vs bare Pyodide boot, {arguments.server} server, {arguments.runs} runs, alternating (progress: ", end="", flush=True)
             for _ in range(arguments.runs):
-                bare_times.append(time_ready(browser, base + "bare.html"))
-                page_times.append(time_ready(browser, base + "index.html"))
+                context, page = visit(browser, base)
+                rows["bare"].append(timed(page, lambda: page.goto(base + "bare.html")))
+                rows["bare_warm"].append(timed(page, page.reload))
+                context.close()
+
+                context, page = visit(browser, base)
+                rows["cold"].append(timed(page, lambda: page.goto(base + "index.html")))
+                page.wait_for_selector("#snapshot-note[data-state=saved]", timeout=120_000)
+                rows["warm"].append(timed(page, page.reload))
+                snapshot_states.append(page.evaluate("window.contextBudget.startup.snapshot"))
+                page.close()
+                # Empty the HTTP cache (and V8's compiled code kept with it); Cache Storage stays.
+                page = context.new_page()
+                page.context.new_cdp_session(page).send("Network.clearBrowserCache")
+                rows["snapshot"].append(timed(page, lambda: page.goto(base + "index.html")))
+                snapshot_states.append(page.evaluate("window.contextBudget.startup.snapshot"))
+                context.close()
                 print(".", end="", flush=True)
             print(")")
-            page_ready, bare_ready = statistics.median(page_times), statistics.median(bare_times)
-            print(f"  bare Pyodide boot  median {bare_ready * 1000:8.0f} ms")
-            print(f"  context-budget page median {page_ready * 1000:8.0f} ms")
-            print(f"  ratio {page_ready / bare_ready:.2f}x (target <= 1.10x)")
+            median = {name: statistics.median(times) for name, times in rows.items()}
+            bare = median["bare"]
+            print(f"  bare Pyodide boot, cold          median {bare * 1000:6.0f} ms")
+            print(f"  bare Pyodide boot, warm reload   median {median['bare_warm'] * 1000:6.0f} ms  ({median['bare_warm'] / bare:.2f}x, for reference)")
+            for name, label, target in (("cold", "page, cold first visit       ", 1.05),
+                                        ("snapshot", "page, cold with the snapshot ", 0.5),
+                                        ("warm", "page, warm reload            ", 0.5)):
+                ratio = median[name] / bare
+                print(f"  {label}   median {median[name] * 1000:6.0f} ms  {ratio:.2f}x (target <= {target:.2f}x: {'met' if ratio <= target else 'NOT met'})")
+            print(f"  snapshot used on every later visit: {all(state == 'used' for state in snapshot_states)}")
 
             text = json.dumps(relevance_input(arguments.items))
-            context = browser.new_context()
-            page = context.new_page()
+            context, page = visit(browser, base)
             page.goto(base + "index.html")
-            page.wait_for_selector("#status[data-state=ready]", timeout=120_000)
+            page.wait_for_selector(READY, timeout=120_000)
             in_page = [page.evaluate("t => window.contextBudget.timedCheck(t).then(a => a.ms)", text) / 1000 for _ in range(arguments.runs)]
             envelope = page.evaluate("t => window.contextBudget.checkText(t)", text)
             context.close()

@@ -6,7 +6,9 @@
    second, with the piece cache cold (a new process's first count) and warm (the same text again),
    against tiktoken's encode_ordinary. Targets: within 8x tiktoken's time, at least 0.5 M tokens/s.
 2. "a" * n for n = 10k, 100k, 1M: growth per tenfold (target at most 15x: no quadratic piece).
-3. Loading each rank file (read, SHA-256, parse): the first use's cost.
+3. Loading each rank file (read, SHA-256, parse): the first use's cost, in CPython and, with
+   --page, in the page (Pyodide in Chromium: fetch, SHA-256, parse), with a count of the same
+   mixed text in both.
 """
 
 import sys
@@ -56,5 +58,50 @@ def main() -> None:
         previous = seconds
 
 
+PAGE_TIMING = """async ([name, text]) => {
+  const worker = new Worker(new URL("worker.js", location.href), { type: "module" });
+  const ask = (type, payload) => new Promise((resolve) => {
+    const started = performance.now();
+    worker.onmessage = ({ data }) => { if (data.type === "result") resolve([performance.now() - started, data]); };
+    worker.postMessage({ type, id: 1, text: payload, key: name });
+  });
+  await new Promise((resolve) => { worker.onmessage = ({ data }) => { if (data.type === "ready") resolve(); }; });
+  const [first] = await ask("count", JSON.stringify(["x"]));
+  const [counting, answer] = await ask("count", JSON.stringify([text]));
+  worker.terminate();
+  return [first, counting, JSON.parse(answer.envelope)[0]];
+}"""
+
+
+def page(text: str) -> None:
+    """The rank file's first use and a count in the page, against CPython on the same text."""
+    import threading
+
+    from playwright.sync_api import sync_playwright
+
+    from context_budget import _site
+
+    server = _site.make_server(0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    print("\nin the page (Pyodide in Chromium), first use = fetch + SHA-256 + parse:")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
+        tab = browser.new_page()
+        tab.goto(url)
+        tab.wait_for_selector("[data-testid=status][data-state=ready]", timeout=60_000)
+        sample = text[:200_000]
+        for name in _tokenizer.EXACT:
+            first, counting, count = tab.evaluate(PAGE_TIMING, [name, sample])
+            cpython, expected = median_time(lambda: cold_count(name, sample), 3)
+            assert count == expected, (count, expected)
+            print(f"  {name}: first use {first:6.0f} ms; 200,000 characters counted in {counting:6.1f} ms "
+                  f"against {cpython * 1000:6.1f} ms in CPython ({counting / 1000 / cpython:4.2f}x), same count {count:,}")
+        browser.close()
+    server.shutdown()
+
+
 if __name__ == "__main__":
     main()
+    if "--page" in sys.argv:
+        page(_text.mixed_text(1_000_000))

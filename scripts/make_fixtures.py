@@ -38,10 +38,10 @@ def case(mode, name, description, input, **facts):
 
 R = "relevance"
 SEED = {"budget": 7, "items": [item("A", 9, 4), item("B", 8, 5), item("C", 7, 3)]}
-case(R, "seed-000-example", "Seed 000's example: A (9, 4 tokens) then B does not fit in the 3 left, C (3) fits exactly.", SEED,
+case(R, "seed-000-example", "The relevance teaching note's example: A (9, 4 tokens) then B does not fit in the 3 left, C (3) fits exactly.", SEED,
      **{"pass": True, "summary": "Selected A, C within 7 tokens.", "selected": ["A", "C"], "omitted": ["B"], "used": 7, "remaining": 0,
         "checks": [{"name": "token budget", "pass": True}, {"name": "deterministic relevance order", "pass": True}]})
-case(R, "seed-000-negative-budget", "Seed 000's shape counterexample: a negative budget fails validation.", {"budget": -1, "items": []},
+case(R, "seed-000-negative-budget", "The relevance teaching note's shape counterexample: a negative budget fails validation.", {"budget": -1, "items": []},
      **{"pass": False, "summary": "Input needs a non-negative integer budget and items array.", "check": ["input shape"], "error_paths": ["$.budget"]})
 case(R, "exact-fit", "A four-token item fits a four-token budget: the boundary is inclusive.", {"budget": 4, "items": [item("only", 1, 4)]},
      **{"pass": True, "selected": ["only"], "used": 4, "remaining": 0})
@@ -89,7 +89,7 @@ case(R, "unknown-mode", "An unknown mode is rejected and the error lists the fou
      **{"pass": False, "check": ["input shape"], "error_paths": ["$.mode"]})
 case(R, "misspelt-mode", "A mode name close to a known one gets a suggestion.", {"mode": "relevnce", "budget": 1, "items": []},
      **{"pass": False, "check": ["input shape"], "error_paths": ["$.mode"],
-        "first_error": 'expected one of relevance, required, blocks, passages, got "relevnce"; did you mean "relevance"?'})
+        "first_error": 'expected one of relevance, required, blocks, passages, messages, got "relevnce"; did you mean "relevance"?'})
 case(R, "blocks-input-without-mode", "A blocks input with no mode is read as relevance; the first error says to add the mode.",
      {"window": {"context_tokens": 100, "reserved_output_tokens": 0, "fixed_prompt_tokens": 0},
       "blocks": [{"id": "a", "source": "s", "content": "c", "priority": 1, "observed_at": "2026-01-01T00:00:00Z"}]},
@@ -98,7 +98,7 @@ case(R, "blocks-input-without-mode", "A blocks input with no mode is read as rel
 
 Q = "required"
 SEED3 = {"mode": "required", "budget": 8, "items": [req("contract", 3, 0, True, content="Requested outcome"), req("recent", 4, 9, False, content="Recent result"), req("older", 3, 2, False, content="Old result")]}
-case(Q, "seed-003-example", "Seed 003's example: the required contract first, then recent (priority 9); older no longer fits.", SEED3,
+case(Q, "seed-003-example", "The required-items reference selector's example: the required contract first, then recent (priority 9); older no longer fits.", SEED3,
      **{"pass": True, "selected": ["contract", "recent"], "omitted": ["older"], "used": 7})
 case(Q, "required-overflow", "Required items alone need 7 tokens with a budget of 5: the selection fails, 2 tokens short.",
      {"mode": "required", "budget": 5, "items": [req("policy", 3, 1, True), req("ticket", 4, 5, True), req("extra", 1, 9)]},
@@ -130,9 +130,9 @@ case(Q, "relevance-shaped-items", "Items with relevance and tokens under mode re
      {"mode": "required", "budget": 7, "items": [item("A", 9, 4)]},
      **{"pass": False, "check": ["item shape"], "error_paths": ["$.mode", "$.items[0].relevance", "$.items[0].tokens", "$.items[0]", "$.items[0]"],
         "first_error": 'this input is valid in mode "relevance", not "required": set "mode": "relevance"'})
-case(Q, "non-integer-cost", "Seed 003 rejects a non-integer cost.", {"mode": "required", "budget": 3, "items": [req("a", 1.5, 1)]},
+case(Q, "non-integer-cost", "The required-items reference selector rejects a non-integer cost.", {"mode": "required", "budget": 3, "items": [req("a", 1.5, 1)]},
      **{"pass": False, "check": ["item shape"], "error_paths": ["$.items[0].cost"]})
-case(Q, "negative-budget", "Seed 003 rejects a negative budget.", {"mode": "required", "budget": -2, "items": []},
+case(Q, "negative-budget", "The required-items reference selector rejects a negative budget.", {"mode": "required", "budget": -2, "items": []},
      **{"pass": False, "check": ["input shape"], "error_paths": ["$.budget"]})
 case(Q, "required-not-boolean", "required must be true or false, not a string.", {"mode": "required", "budget": 3, "items": [req("a", 1, 1, "yes")]},
      **{"pass": False, "check": ["item shape"], "error_paths": ["$.items[0].required"]})
@@ -150,7 +150,7 @@ def blk(i, content="evidence", p=50, at="2026-03-13T12:00:00Z", **kw):
     return {"id": i, "source": "test", "content": content, "priority": p, "observed_at": at, **kw}
 def win(c, r=0, f=400): return {"context_tokens": c + r + f, "reserved_output_tokens": r, "fixed_prompt_tokens": f}
 ALL = ["CUSTOMER_MESSAGE", "REFUND_POLICY", "ORDER_DATA", "CUSTOMER_HISTORY", "OPERATIONS_PLAYBOOK"]
-case(B, "refund-everything-fits", "Seed 001's refund case with a 1200-token window (1200 - 300 - 220 = 680): all five blocks fit in 255 tokens and the composed prompt (598) fits 1200 - 300.", refund(220, 1200),
+case(B, "refund-everything-fits", "The C# pipeline's refund case with a 1200-token window (1200 - 300 - 220 = 680): all five blocks fit in 255 tokens and the composed prompt (598) fits 1200 - 300.", refund(220, 1200),
      **{"pass": True, "available": 680, "used": 255, "can_proceed": True, "excluded": []})
 case(B, "refund-optional-excluded", "A fixed prompt of 400 leaves 150 tokens: the required blocks take 104; ORDER_DATA (48) no longer fits, CUSTOMER_HISTORY (26) still does, OPERATIONS_PLAYBOOK (77) does not.", refund(400),
      **{"pass": True, "available": 150, "used": 130, "can_proceed": True,
@@ -191,7 +191,7 @@ case(B, "missing-window", "The window is required.", {"mode": "blocks", "blocks"
 P = "passages"
 def pas(*pairs): return [{"id": i, "text": t} for i, t in pairs]
 def pin(limit, passages, counter="words", question="why"): return {"mode": "passages", "question": question, "limit": limit, "counter": counter, "passages": passages}
-case(P, "seed-004-example", "Seed 004's fixture: the empty prompt is 4 words, a adds 3, b would add 6, c adds 2; with a limit of 9, a and c fit exactly.",
+case(P, "seed-004-example", "The retrieval example's fixture: the empty prompt is 4 words, a adds 3, b would add 6, c adds 2; with a limit of 9, a and c fit exactly.",
      pin(9, pas(("a", "one two"), ("b", "one two three four five"), ("c", "six"))),
      **{"pass": True, "chosen": ["a", "c"], "skipped": ["b"], "units": 9, "prompt": "Question: why\nSources:\n[a] one two\n[c] six\nAnswer:"})
 case(P, "empty-passage-list", "No passages: the base prompt alone, 4 words within 4.", pin(4, []),
@@ -239,7 +239,7 @@ case(Q, "optimal-with-required-fixed", "Required items are fixed; the best optio
 case(Q, "optimal-beats-greedy", "Priority 10 costs 6; two priority-9 items costing 5 each would give 18 in the 10 tokens left after the required item.",
      {"mode": "required", "budget": 12, "items": [req("core", 2, 0, True), req("A", 6, 10), req("B", 5, 9), req("C", 5, 9)]},
      **{"selected": ["core", "A"], "optimal": {"exact": True, "value": 18, "selected": ["B", "C"], "cost": 10, "greedy_value": 10, "verified": True}})
-case(B, "refund-seed-window-rendered-too-large", "Seed 001's own window (850 - 300 - 220 = 330) packs all five blocks in 255 tokens, but the composed prompt with its headers and metadata estimates 598 tokens, over 850 - 300 = 550: the packing is right and the check says the prompt does not fit.",
+case(B, "refund-seed-window-rendered-too-large", "The C# pipeline's own window (850 - 300 - 220 = 330) packs all five blocks in 255 tokens, but the composed prompt with its headers and metadata estimates 598 tokens, over 850 - 300 = 550: the packing is right and the check says the prompt does not fit.",
      refund(220, 850), **{"pass": False, "can_proceed": True, "used": 255, "rendered_tokens": 598, "rendered_overhead": 343, "check": ["rendered prompt fits window"]})
 case(B, "sensitivity-margin", "With a margin of 0.5 the estimated costs range from half to one and a half times: 'long' flips in when they shrink.",
      {"mode": "blocks", "window": win(5), "margin": 0.5, "blocks": [blk("short", "one two", p=90), blk("long", "three four five", p=10)]},
@@ -250,6 +250,116 @@ case(P, "estimate-sensitivity", "With the estimate counter, a 15% error either w
      **{"sensitivity": {"margin": 0.15, "flips": ["a", "b"], "slack": 0, "larger": {"flips": ["a", "b"], "units": 15, "base_fits": True}, "smaller": {"flips": [], "units": 13, "base_fits": True}}})
 case(P, "bad-margin", "The margin must be at least 0 and below 1.", dict(pin(16, [], counter="estimate"), margin=1.5),
      **{"pass": False, "check": ["input shape"], "error_paths": ["$.margin"]})
+
+# ---------------------------------------------------------------- messages (issue 17)
+M = "messages"
+
+def chat(limit, messages, tokenizer="estimate"):
+    return {"mode": "messages", "limit": limit, "tokenizer": tokenizer, "messages": messages}
+
+def msg(role, content, **kw):
+    return {"role": role, "content": content, **kw}
+
+def calls(*ids):
+    return [{"id": i, "type": "function", "function": {"name": "lookup", "arguments": '{"order":"A-1042"}'}} for i in ids]
+
+def costs(messages, tokenizer="estimate"):
+    """Each message's cost, to set limits at the boundaries the cases are about."""
+    from context_budget.modes import messages as mode
+    return mode.parse(chat(0, messages, tokenizer))["costs"]
+
+CAPITALS = [msg("system", "You answer in one sentence."), msg("user", "Hi there"), msg("assistant", "Hello! How can I help?"),
+            msg("user", "What is the capital of France?"), msg("assistant", "Paris."), msg("user", "And of Spain?")]
+FULL = 3 + sum(costs(CAPITALS))
+case(M, "everything-fits", "A short chat well within the limit: every message is kept, in input order, ready to send.",
+     chat(200, CAPITALS), **{"pass": True, "kept": [0, 1, 2, 3, 4, 5], "dropped": [], "tokens": FULL})
+case(M, "exact-fit", "The limit equals the prompt's count (3 per message + role + content, + 3 priming): everything fits, nothing remains.",
+     chat(FULL, CAPITALS), **{"pass": True, "kept": [0, 1, 2, 3, 4, 5], "tokens": FULL, "remaining": 0})
+case(M, "one-token-short-drops-the-oldest-pair", "One token short: the oldest user turn no longer fits, and the assistant turn after it goes too, because the history must start with a user message.",
+     chat(FULL - 1, CAPITALS), **{"pass": True, "kept": [0, 3, 4, 5], "dropped": [1, 2]})
+case(M, "pinned-overflow", "The system message and the reply priming alone need more than the limit: the selection fails with the shortfall and nothing is kept.",
+     chat(10, CAPITALS), **{"pass": False, "kept": [], "shortfall": 3 + costs(CAPITALS)[0] - 10, "summary": f"The pinned messages (0) and the reply priming need {3 + costs(CAPITALS)[0]} estimated tokens, {3 + costs(CAPITALS)[0] - 10} over the limit of 10."})
+PASTE = [msg("user", "Hi"), msg("assistant", "Hello."), msg("user", "Here is the log: " + "ERROR disk full at /var/lib " * 40),
+         msg("assistant", "The disk is full."), msg("user", "How do I fix it?")]
+case(M, "long-old-turn-stops-the-walk", "The long pasted log (message 2) does not fit, so the walk stops there: the short greeting before it would fit but is older than a dropped message (no holes).",
+     chat(60, PASTE), **{"pass": True, "kept": [4], "dropped": [0, 1, 2, 3]})
+TOOLS = [msg("system", "You are a support agent."), msg("user", "Where is my order A-1042?"),
+         {"role": "assistant", "content": None, "tool_calls": calls("call_1", "call_2")},
+         {"role": "tool", "tool_call_id": "call_1", "content": "A-1042: shipped 2026-11-20"},
+         {"role": "tool", "tool_call_id": "call_2", "content": "carrier: DHL, arriving Tuesday"},
+         msg("assistant", "It shipped on the 20th and arrives Tuesday with DHL."), msg("user", "Thanks!")]
+TC = costs(TOOLS)
+case(M, "tool-unit-kept-whole", "The assistant message that calls two tools and both results are one unit: with room for it, all three are kept together.",
+     chat(3 + sum(TC), TOOLS), **{"pass": True, "kept": [0, 1, 2, 3, 4, 5, 6]})
+case(M, "tool-unit-dropped-whole", "One token short of the tool unit: the call and both results are dropped together (never an orphaned tool result), and the user turn before them as older.",
+     chat(3 + TC[0] + sum(TC[5:]) + sum(TC[2:5]) - 1, TOOLS), **{"pass": True, "kept": [0, 6], "dropped": [1, 2, 3, 4, 5]})
+GREETING = [msg("assistant", "Hi! I am the booking assistant."), msg("assistant", "Ask me about flights."), msg("user", "Flights to Oslo?"), msg("assistant", "Three a day.")]
+case(M, "leading-assistant-turns-dropped", "Plenty of room, but the conversation sent must start with a user turn: the two assistant greetings are dropped.",
+     chat(500, GREETING), **{"pass": True, "kept": [2, 3], "dropped": [0, 1]})
+DEV = [msg("user", "Summarise our chat so far, please, in great detail " * 3), msg("assistant", "Sure."),
+       msg("developer", "Answer in French."), msg("user", "Bonjour?"), msg("assistant", "Bonjour !")]
+DC = costs(DEV)
+case(M, "developer-message-is-pinned", "A developer message is kept wherever it is, like a system message; the long old user turn does not fit and the turn after it goes for the user start.",
+     chat(3 + sum(DC[2:]) + DC[1], DEV), **{"pass": True, "kept": [2, 3, 4], "dropped": [0, 1]})
+NAMED = [msg("user", "Hello", name="ana"), msg("user", "Hello")]
+case(M, "named-messages", "A name costs its tokens plus 1: the named message costs more than the same text without a name.",
+     chat(100, NAMED), **{"pass": True, "kept": [0, 1], "tokens": 3 + costs(NAMED)[0] + costs(NAMED)[1]})
+PARTS = [msg("user", [{"type": "text", "text": "Compare these two:"}, {"type": "text", "text": "first option"}, {"type": "text", "text": "second option"}]),
+         msg("assistant", "The second one.")]
+case(M, "text-part-content", "Content given as text parts counts each part's text: the three parts are summed.",
+     chat(100, PARTS), **{"pass": True, "kept": [0, 1]})
+PIN = [msg("user", "My account id is 7731, remember it.", pinned=True), msg("assistant", "Noted."), msg("user", "x " * 80),
+       msg("assistant", "That is a lot of x."), msg("user", "What is my account id?")]
+PC = costs(PIN)
+case(M, "pinned-user-turn-kept", "A user message marked pinned is kept although the turns after it were dropped; pinned is not sent to the API.",
+     chat(3 + PC[0] + PC[3] + PC[4], PIN), **{"pass": True, "kept": [0, 4], "dropped": [1, 2, 3]})
+case(M, "no-user-turn-fits", "Only assistant turns fit after the system message: they are dropped, since the conversation sent must start with a user turn.",
+     chat(3 + costs(CAPITALS)[0] + costs(CAPITALS)[4] + 5, CAPITALS[:5]), **{"pass": True, "kept": [0], "dropped": [1, 2, 3, 4]})
+case(M, "image-part-is-not-text", "An image part cannot be counted as text: invalid, with the part's path.",
+     chat(100, [msg("user", [{"type": "text", "text": "What is this?"}, {"type": "image_url", "image_url": {"url": "https://example.invalid/cat.png"}}])]),
+     **{"pass": False, "check": ["message shape"], "error_paths": ["$.messages[0].content[1].type"]})
+case(M, "orphaned-tool-result", "A tool message whose call is in no earlier assistant message is invalid (the API would refuse it).",
+     chat(100, [msg("user", "hi"), {"role": "tool", "tool_call_id": "call_9", "content": "42"}]),
+     **{"pass": False, "check": ["message shape"], "error_paths": ["$.messages[1].tool_call_id"]})
+case(M, "unanswered-tool-call", "A tool call with no tool message answering it is invalid.",
+     chat(100, [msg("user", "hi"), {"role": "assistant", "content": None, "tool_calls": calls("call_1")}, msg("user", "well?")]),
+     **{"pass": False, "check": ["message shape"], "error_paths": ["$.messages[1].tool_calls[0].id"]})
+case(M, "empty-history", "An empty history has nothing to trim: invalid.", chat(100, []),
+     **{"pass": False, "check": ["input shape"], "error_paths": ["$.messages"]})
+case(M, "unknown-role-and-key", "Every problem is listed with its path: an unknown role, and a misspelt key.",
+     chat(100, [{"role": "bot", "content": "hi"}, {"role": "user", "contents": "hello"}]),
+     **{"pass": False, "check": ["message shape"], "error_paths": ["$.messages[0].role", "$.messages[1].contents", "$.messages[1]"]})
+
+# Exact counts, stated by tiktoken itself (the test extra) with OpenAI's cookbook loop.
+sys.path.insert(0, str(REPO / "bench"))
+import _text
+
+def cookbook(messages, tokenizer):
+    encoding = _text.reference_encoding(tokenizer)
+    total = 3
+    for message in messages:
+        total += 3
+        for key, value in message.items():
+            if value is None:  # an assistant message that only calls tools
+                continue
+            if key == "tool_calls":
+                value = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+            total += len(encoding.encode_ordinary(value)) + (key == "name")
+    return total
+
+NAMED_CAPITALS = CAPITALS[:3] + [msg("user", "What is the capital of France?", name="ana")] + CAPITALS[4:]
+O200K = cookbook(NAMED_CAPITALS, "o200k_base")
+default_input = chat(O200K, NAMED_CAPITALS)
+del default_input["tokenizer"]
+case(M, "exact-o200k-by-default", f"Without a tokenizer key the counts are o200k_base's, exactly as OpenAI's cookbook computes them with tiktoken: {O200K} tokens, which is the limit.",
+     default_input, **{"pass": True, "tokenizer": "o200k_base", "tokens": O200K, "remaining": 0, "kept": [0, 1, 2, 3, 4, 5]})
+case(M, "exact-o200k-one-short", "One o200k_base token short: the oldest pair goes.", dict(default_input, limit=O200K - 1),
+     **{"pass": True, "kept": [0, 3, 4, 5], "tokens": cookbook([NAMED_CAPITALS[i] for i in (0, 3, 4, 5)], "o200k_base")})
+CL100K = cookbook(NAMED_CAPITALS, "cl100k_base")
+case(M, "exact-cl100k", f"The same chat counted with cl100k_base (GPT-4, GPT-3.5-turbo): {CL100K} tokens.",
+     chat(1000, NAMED_CAPITALS, "cl100k_base"), **{"pass": True, "tokenizer": "cl100k_base", "tokens": CL100K})
+case(M, "exact-tool-calls-as-compact-json", "A tool_calls list counts as its compact JSON text (an approximation), here with o200k_base.",
+     chat(1000, TOOLS, "o200k_base"), **{"pass": True, "tokens": cookbook(TOOLS, "o200k_base"), "kept": list(range(7))})
 print("wrote", len(list(ROOT.rglob("*.json"))), "fixture files")
 
 # Exact tokenizers (counts are tiktoken's: tests/test_tokenizer.py proves the tokenizer against it).
@@ -285,7 +395,7 @@ case(B, "tokenizer-refund-counted-exactly", "The refund case with a fixed prompt
      REFUND_EXACT, **{"pass": True, "used": 144, "remaining": 6, "tokenizer": "o200k_base", "rendered_tokens": 385,
                       "included": [{"id": "CUSTOMER_MESSAGE", "tokens": 35}, {"id": "REFUND_POLICY", "tokens": 48}, {"id": "ORDER_DATA", "tokens": 61}],
                       "sensitivity": {"exact": True, "tokenizer": "o200k_base", "flips": [], "required_slack": 67}})
-case(B, "tokenizer-cl100k-seed-window", "Seed 001's own window counted by cl100k_base: all five blocks fit in 229 tokens, and the composed prompt counts 586 tokens, over 850 - 300 = 550.",
+case(B, "tokenizer-cl100k-seed-window", "The C# pipeline's own window counted by cl100k_base: all five blocks fit in 229 tokens, and the composed prompt counts 586 tokens, over 850 - 300 = 550.",
      dict(refund(220), tokenizer="cl100k_base"), **{"pass": False, "used": 229, "rendered_tokens": 586, "check": ["rendered prompt fits window"]})
 case(B, "tokenizer-unknown-name", "The tokenizer must be o200k_base, cl100k_base or estimate.", dict(refund(220), tokenizer="o200k"),
      **{"pass": False, "check": ["input shape"], "error_paths": ["$.tokenizer"]})

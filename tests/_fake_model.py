@@ -132,7 +132,8 @@ class FakeModels:
         handler = type("Handler", (FakeModel,), {"behaviour": behaviour, "redirect_to": redirect_to, "received": received})
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         server.daemon_threads = True
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        # A short poll, so that stopping a dozen servers takes a moment, not 0.5 s each.
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         self.servers.append(server)
         return f"http://127.0.0.1:{server.server_address[1]}/v1", received
 

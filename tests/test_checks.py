@@ -68,35 +68,40 @@ def test_order_check_rereads_scores_from_the_input():
     assert checks_for(relevance, SEED_000, tamper)["deterministic relevance order"]["pass"] is False
 
 
-def test_permutation_check_catches_an_input_order_dependent_selector():
-    # A selector that breaks ties by input position instead of by id gives another
-    # answer when re-run on the reversed copy, and the check reports that.
-    from context_budget import _checks
-
-    data = {"budget": 1, "items": [{"id": "b", "relevance": 1, "tokens": 1}, {"id": "a", "relevance": 1, "tokens": 1}]}
-
-    def first_come(data):
-        return {"selected": [data["items"][0]["id"]]}
-
-    problems = list(_checks.permutation_problems(data, "items", first_come, first_come(data), ("selected",)))
-    assert problems == ["re-running on the items in reverse order changes selected"]
-    assert list(_checks.permutation_problems(data, "items", relevance.run, relevance.run(data), ("selected", "trace"))) == []
-
-
-def test_relevance_rerun_catches_ties_broken_by_input_order(monkeypatch):
-    # A rule whose sort ignores the id on ties keeps input order for them, so the
-    # re-run on the reversed input considers the tied items the other way round.
-    data = {"budget": 1, "items": [{"id": "b", "relevance": 1, "tokens": 1}, {"id": "a", "relevance": 1, "tokens": 1}]}
+@pytest.mark.parametrize("mode, data, check", [
+    (relevance, {"budget": 1, "items": [{"id": "b", "relevance": 1, "tokens": 1}, {"id": "a", "relevance": 1, "tokens": 1}]},
+     "deterministic relevance order"),
+    (required, {"mode": "required", "budget": 1, "items": [{"id": "b", "priority": 1, "cost": 1}, {"id": "a", "priority": 1, "cost": 1}]},
+     "deterministic priority order"),
+])
+def test_order_check_catches_ties_broken_by_input_order(monkeypatch, mode, data, check):
+    """A rule whose sort ignores the id on ties keeps input order for them; the linear order
+    check (adjacent pairs strictly ordered, ties by ordinal id) fails without any re-run."""
 
     def without_tie_break(ids, ranks, descending=False, positions=None):
-        positions = range(len(ids)) if positions is None else positions
-        return sorted(positions, key=ranks.__getitem__, reverse=descending)
+        return sorted(range(len(ids)), key=ranks.__getitem__, reverse=descending)
 
-    monkeypatch.setattr(relevance, "ranked_order", without_tie_break)
-    result = relevance.run(data)
+    monkeypatch.setattr(mode, "ranked_order", without_tie_break)
+    result = mode.run(data)
     assert result["selected"] == ["b"]
-    problems = list(relevance.rerun_on_reversed(data, relevance.parse(data), [row["id"] for row in result["trace"]], result["selected"]))
-    assert problems == ["re-running the rule on the items in reverse order considers the items in another order"]
+    verdicts = {verdict["name"]: verdict for verdict in mode.verify(data, result)}
+    assert verdicts[check]["pass"] is False
+    assert "'a' was considered after 'b' but ranks before it" in verdicts[check]["detail"]
+
+
+def test_blocks_order_check_catches_ties_broken_by_input_order(monkeypatch):
+    data = json.loads(json.dumps(REFUND))
+    for block in data["blocks"]:
+        block.update(priority=50, observed_at="2026-03-01T00:00:00Z", required=False)
+    data["blocks"].reverse()
+
+    def without_tie_break(ids, ranks, descending=False, positions=None):
+        return sorted(range(len(ids)), key=ranks.__getitem__, reverse=descending)
+
+    monkeypatch.setattr(blocks, "ranked_order", without_tie_break)
+    verdicts = {verdict["name"]: verdict for verdict in blocks.verify(data, blocks.run(data))}
+    assert verdicts["deterministic packing order"]["pass"] is False
+    assert "ranks before it" in verdicts["deterministic packing order"]["detail"]
 
 
 def test_a_failed_check_fails_the_report(monkeypatch):

@@ -427,3 +427,19 @@ def test_serve_builds_the_file_map_once(quick_server):
         with urllib.request.urlopen(f"http://127.0.0.1:{server.server_address[1]}/index.html", timeout=10) as response:
             assert response.status == 200
     assert len(calls) == 1
+
+
+def test_compose_prints_a_report_whose_costs_were_counted_exactly(tmp_path):
+    # Found by the robustness fuzz: a blocks input with a tokenizer has no sensitivity margin (KeyError).
+    document = json.loads((ROOT / "fixtures" / "blocks" / "tokenizer-refund-counted-exactly.json").read_text())["input"]
+    (tmp_path / "input.json").write_text(json.dumps(document))
+    code, out, err = call(["compose", str(tmp_path / "input.json")])
+    assert code in (0, 1) and "Traceback" not in err and "costs counted exactly (o200k_base)" in out
+
+
+def test_nesting_depth_is_measured_in_one_pass():
+    # Before: one regex pass per level, 37 s for a million levels in `check` (and in the page).
+    deep = "[" * 1_000_000 + "]" * 1_000_000
+    result = subprocess.run([sys.executable, "-m", "context_budget", "check", "-"], input=deep.encode(), capture_output=True,
+                            cwd=ROOT, timeout=20)
+    assert result.returncode == 1 and b"more than 512 levels deep" in result.stdout

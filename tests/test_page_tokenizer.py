@@ -65,3 +65,36 @@ def test_page_checks_the_refund_case_counted_exactly(tokenizer_page):
     check(page, json.dumps(REFUND))
     assert "255 of 680 available tokens" in page.text_content("[data-testid=summary]")
     assert problems == []
+
+
+def test_a_pasted_text_counts_as_the_cli_counts(tokenizer_page):
+    """A new user opens "Count tokens exactly", pastes text, picks a tokenizer: the CLI's count."""
+    import io
+
+    from context_budget.cli import run
+
+    page, _, problems = tokenizer_page
+    text = "Résumé: the blender jar arrived cracked 🫙, 4 days late.\n\n日本語も数えます。  "
+    page.click("[data-testid=tokens] summary")
+    for name in ("cl100k_base", "o200k_base"):
+        out = io.StringIO()
+        assert run(["count", "-", "--tokenizer", name], io.BytesIO(text.encode()), out, io.StringIO()) == 0
+        page.select_option("[data-testid=tokens-tokenizer]", name)
+        page.fill("[data-testid=tokens-input]", text)
+        count = page.locator(f"[data-testid=tokens-count][data-count='{out.getvalue().strip()}']")
+        count.wait_for()
+        assert f"({name}, exact)" in count.text_content()
+        spans = page.locator("[data-testid=tokens-view] .token")
+        assert "".join(spans.all_text_contents()) == text
+        assert spans.first.get_attribute("class").startswith("token token-a")
+    assert problems == []
+
+
+def test_an_item_of_the_input_can_be_picked(tokenizer_page):
+    page, _, problems = tokenizer_page
+    check(page, json.dumps(REFUND))
+    page.click("[data-testid=tokens-item]")  # focusing it reads the items of the current input
+    page.select_option("[data-testid=tokens-item]", label="ORDER_DATA")
+    page.locator("[data-testid=tokens-count][data-count='61']").wait_for()
+    assert "the estimate says 48" in page.text_content("[data-testid=tokens-count]")
+    assert problems == []

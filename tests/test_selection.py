@@ -13,7 +13,9 @@ from context_budget import Check, Decision, InputProblem, InvalidInputError, Sel
 from context_budget import _fixtures
 from test_seeds import SEED_000
 
-CASES = [path for path in _fixtures.fixture_files(FIXTURES) if path.parent.name in ("relevance", "required", "blocks", "passages")]
+from context_budget.modes import MODES
+
+CASES = [path for path in _fixtures.fixture_files(FIXTURES) if path.parent.name in MODES]
 IDS = [path.relative_to(FIXTURES).as_posix() for path in CASES]
 
 
@@ -40,13 +42,14 @@ def test_select_says_what_the_report_says(path):
         "required": ("selected", "omitted", "used", "budget"),
         "blocks": ("included", "excluded", "used", "available"),
         "passages": ("chosen", "skipped", "units", "limit"),
+        "messages": ("kept", "dropped", "tokens", "limit"),
     }[report["mode"]]
     assert selection.kept == ids_of(report[kept]) and selection.left_out == ids_of(report[left_out])
     assert (selection.used, selection.limit) == (report[used], report[limit])
     assert selection.remaining == selection.limit - selection.used
     assert [check.passed for check in selection.checks] == [check["pass"] for check in report["checks"]]
     assert [(d.id, d.kept, d.reason, d.remaining_before) for d in selection.decisions] == [
-        (row["id"], row["kept"], row["reason"], row["remaining_before"]) for row in report["trace"]
+        (row.get("id", row.get("index")), row["kept"], row["reason"], row["remaining_before"]) for row in report["trace"]
     ]
     assert {d.id for d in selection.decisions if d.kept} == set(selection.kept)
 

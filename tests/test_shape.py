@@ -45,3 +45,34 @@ def test_fast_path_takes_a_large_valid_input():
 
 def test_the_property_above_exercised_the_fast_path():
     assert taken, "no generated input took the fast path"
+
+
+BLOCK_VALUES = st.one_of(
+    st.integers(-1, 101), st.sampled_from([4.0, True, False, None, "", "x", "2026-03-01T10:00:00Z", "2026-02-30T10:00:00Z",
+                                           "2026-03-01T10:00:00+02:00", "2026-03-01 10:00"]),
+)
+NEAR_BLOCKS = st.fixed_dictionaries(
+    {"id": st.sampled_from(["a", "b", "c", " "]), "source": st.sampled_from(["crm", "", 3]), "content": st.sampled_from(["text", "", None]),
+     "priority": BLOCK_VALUES, "observed_at": BLOCK_VALUES},
+    optional={"required": BLOCK_VALUES, "tokens": BLOCK_VALUES, "other": BLOCK_VALUES},
+)
+blocks_taken = []
+
+
+@given(st.lists(NEAR_BLOCKS, max_size=4))
+def test_blocks_fast_path_agrees_with_the_validator(elements):
+    """Blocks too: priorities, instants (each read once) and the optional required/tokens."""
+    from context_budget.modes import blocks
+
+    columns = fast_columns(elements, blocks.SHAPE.item)
+    problems = []
+    records = read_records(elements, "$.blocks", blocks.SHAPE.item, problems)
+    if columns is None:
+        return
+    blocks_taken.append(1)
+    assert problems == []
+    assert columns == ([list(column) for column in zip(*records)] if records else [[] for _ in blocks.SHAPE.item])
+
+
+def test_blocks_fast_path_exercised():
+    assert blocks_taken, "no generated blocks took the fast path"

@@ -1,5 +1,6 @@
 """`serve` and `build-site` without a browser: MIME types, 404s, the manifest, refusals."""
 
+import base64
 import hashlib
 import io
 import json
@@ -10,6 +11,8 @@ import pytest
 
 from context_budget import _site
 from context_budget.cli import run
+
+VERSION = _site.pyodide_version(_site.project_root() / "node_modules" / "pyodide")
 
 
 def fetch(url, method="GET"):
@@ -22,12 +25,11 @@ def fetch(url, method="GET"):
     "path, mime",
     [
         ("", "text/html; charset=utf-8"),
-        ("pyodide/pyodide.asm.wasm", "application/wasm"),
-        ("pyodide/pyodide.mjs", "text/javascript; charset=utf-8"),
-        ("pyodide/python_stdlib.zip", "application/zip"),
-        ("pyodide/pyodide-lock.json", "application/json"),
-        ("py/context_budget/__init__.py", "text/x-python; charset=utf-8"),
-        ("py/files.json", "application/json"),
+        (f"pyodide/{VERSION}/pyodide.asm.wasm", "application/wasm"),
+        (f"pyodide/{VERSION}/pyodide.mjs", "text/javascript; charset=utf-8"),
+        (f"pyodide/{VERSION}/python_stdlib.zip", "application/zip"),
+        (f"pyodide/{VERSION}/pyodide-lock.json", "application/json"),
+        ("boot.json", "application/json"),
         ("fixtures/index.json", "application/json"),
     ],
 )
@@ -37,19 +39,85 @@ def test_served_files_have_the_right_types(site_url, path, mime):
     assert "default-src 'self'" in headers["Content-Security-Policy"]
 
 
-def test_the_package_listing_names_every_module(site_url):
-    _, _, body = fetch(site_url + "py/files.json")
-    files = json.loads(body)
-    assert "context_budget/__init__.py" in files and "context_budget/modes/passages.py" in files
-    assert "context_budget/schemas/blocks.schema.json" in files
-    assert not any("__pycache__" in name for name in files)
+def boot(site_url):
+    return json.loads(fetch(site_url + "boot.json")[2])
+
+
+def test_the_bundle_is_the_sources_and_named_by_their_hash(site_url):
+    package = boot(site_url)["package"]
+    status, headers, body = fetch(site_url + package["url"])
+    assert status == 200 and headers["Content-Type"] == "application/json"
+    assert package["integrity"] == "sha256-" + base64.b64encode(hashlib.sha256(body).digest()).decode()
+    assert package["bytes"] == len(body)
+    bundle = json.loads(body)
+    root = _site.PACKAGE_DIR.parent
+    on_disk = {path.relative_to(root).as_posix(): path.read_text(encoding="utf-8")
+               for path in _site.PACKAGE_DIR.rglob("*") if path.suffix in (".py", ".json") and "__pycache__" not in path.parts}
+    assert bundle["files"] == on_disk
+    assert "context_budget/modes/passages.py" in bundle["files"] and "context_budget/schemas/blocks.schema.json" in bundle["files"]
+    assert bundle["sources_sha256"] == package["sources_sha256"] and package["url"] == f"py/context_budget-{package['sources_sha256'][:16]}.json"
+
+
+def test_the_sources_hash_changes_with_any_file(monkeypatch):
+    sources = _site.package_sources()
+    _, original = _site.package_bundle()
+    name = "context_budget/_envelope.py"
+    for changed in ({**sources, name: sources[name] + " "}, {**sources, name + "x": ""}, {k: v for k, v in sources.items() if k != name}):
+        monkeypatch.setattr(_site, "package_sources", lambda changed=changed: changed)
+        assert _site.package_bundle()[1] != original
+    # Moving text between a file's name and its content cannot collide either.
+    monkeypatch.setattr(_site, "package_sources", lambda: {"ab": "c"})
+    first = _site.package_bundle()[1]
+    monkeypatch.setattr(_site, "package_sources", lambda: {"a": "bc"})
+    assert _site.package_bundle()[1] != first
+
+
+def test_boot_json_gives_the_sizes_of_what_the_page_downloads(site_url):
+    config = boot(site_url)
+    assert config["pyodide"]["version"] == VERSION and config["pyodide"]["url"] == f"pyodide/{VERSION}/"
+    for name, size in config["pyodide"]["bytes"].items():
+        assert int(fetch(site_url + f"pyodide/{VERSION}/{name}", method="HEAD")[1]["Content-Length"]) == size, name
+    assert "pyodide.asm.wasm" in config["pyodide"]["bytes"] and "python_stdlib.zip" in config["pyodide"]["bytes"]
+
+
+def test_versioned_and_hashed_files_are_cached_long_the_shell_is_revalidated(site_url):
+    long_lived = [f"pyodide/{VERSION}/pyodide.asm.wasm", f"pyodide/{VERSION}/pyodide.mjs", boot(site_url)["package"]["url"]]
+    for path in long_lived:
+        headers = fetch(site_url + path, method="HEAD")[1]
+        assert headers["Cache-Control"] == "public, max-age=31536000, immutable", path
+        assert "ETag" not in headers
+    for path in ("", "index.html", "app.js", "worker.js", "boot.json", "fixtures/index.json"):
+        _, headers, body = fetch(site_url + path)
+        assert headers["Cache-Control"] == "no-cache" and headers["ETag"], path
+        # Asked again with the ETag: 304 and no body; a stale ETag gets the file.
+        request = urllib.request.Request(site_url + path, headers={"If-None-Match": headers["ETag"]})
+        with pytest.raises(urllib.error.HTTPError) as answer:
+            urllib.request.urlopen(request, timeout=30)
+        assert answer.value.code == 304 and answer.value.read() == b""
+        request = urllib.request.Request(site_url + path, headers={"If-None-Match": '"stale"'})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            assert response.status == 200 and response.read() == body
+
+
+def test_only_versioned_pyodide_paths_and_hashed_bundles_are_immutable():
+    assert _site.cache_control("pyodide/314.0.7/pyodide.asm.wasm").endswith("immutable")
+    assert _site.cache_control("py/context_budget-0123456789abcdef.json").endswith("immutable")
+    for path in ("pyodide/pyodide.asm.wasm", "pyodide/314.0.7/", "py/context_budget-latest.json", "index.html", "worker.js", "boot.json"):
+        assert _site.cache_control(path) == "no-cache", path
+
+
+def test_the_old_unversioned_paths_are_gone(site_url):
+    for path in ("pyodide/pyodide.asm.wasm", "py/files.json", "py/context_budget/__init__.py"):
+        with pytest.raises(urllib.error.HTTPError) as error:
+            fetch(site_url + path)
+        assert error.value.code == 404, path
 
 
 def test_unknown_paths_are_404_and_head_has_no_body(site_url):
     with pytest.raises(urllib.error.HTTPError) as error:
         fetch(site_url + "nope.txt")
     assert error.value.code == 404
-    status, headers, body = fetch(site_url + "pyodide/pyodide.asm.wasm", method="HEAD")
+    status, headers, body = fetch(site_url + f"pyodide/{VERSION}/pyodide.asm.wasm", method="HEAD")
     assert status == 200 and body == b"" and int(headers["Content-Length"]) > 1_000_000
 
 
@@ -57,9 +125,12 @@ def test_build_site_writes_a_verifiable_manifest(tmp_path):
     out = io.StringIO()
     assert run(["build-site", str(tmp_path / "site")], io.BytesIO(), out, io.StringIO()) == 0
     manifest = json.loads((tmp_path / "site" / "manifest.json").read_text())["files"]
-    for name in ("index.html", "app.js", "worker.js", "pyodide/pyodide.asm.wasm", "py/files.json"):
+    for name in ("index.html", "app.js", "worker.js", f"pyodide/{VERSION}/pyodide.asm.wasm", "boot.json"):
         assert hashlib.sha256((tmp_path / "site" / name).read_bytes()).hexdigest() == manifest[name]
     assert "Wrote" in out.getvalue()
+    headers = (tmp_path / "site" / "_headers").read_text()
+    assert f"/pyodide/{VERSION}/pyodide.asm.wasm\n  Cache-Control: public, max-age=31536000, immutable\n" in headers
+    assert "/index.html\n  Cache-Control: no-cache\n" in headers and "/\n  Cache-Control: no-cache\n" in headers
     # Building again over an earlier site is fine; over anything else it is refused.
     assert run(["build-site", str(tmp_path / "site")], io.BytesIO(), io.StringIO(), io.StringIO()) == 0
     (tmp_path / "other").mkdir()

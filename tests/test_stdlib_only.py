@@ -10,9 +10,19 @@ PROBE = """
 import json, sys
 before = set(sys.modules)
 import context_budget
-from context_budget import cli
+from context_budget import batch, cli
 context_budget.evaluate({"budget": 1, "items": []})
 print(json.dumps(sorted(set(sys.modules) - before)))
+"""
+# What `import context_budget` and `check` need, and no more: these cost a process tens of
+# milliseconds at start-up (dataclasses pulls in inspect; the server and model modules
+# pull in http and ssl) and are imported only by the commands and the typed API that use them.
+START_UP = """
+import json, sys
+import context_budget
+from context_budget import cli
+context_budget.evaluate({"budget": 1, "items": []})
+print(json.dumps(sorted(sys.modules)))
 """
 
 
@@ -32,3 +42,20 @@ def test_pyproject_declares_no_dependencies():
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["dependencies"] == []
+
+
+def test_start_up_leaves_out_what_check_does_not_need():
+    out = subprocess.run(
+        [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(ROOT / 'py')!r})\n{START_UP}"],
+        capture_output=True, text=True, check=True, timeout=60,
+    ).stdout
+    loaded = set(json.loads(out))
+    assert loaded.isdisjoint({"dataclasses", "inspect", "http.server", "socketserver", "context_budget._selection", "context_budget._site"})
+
+
+def test_the_typed_api_still_imports_from_the_package():
+    import context_budget
+    from context_budget import Selection, select
+
+    assert context_budget.select is select and Selection.__name__ == "Selection"
+    assert set(context_budget._TYPED) <= set(context_budget.__all__)

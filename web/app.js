@@ -17,6 +17,7 @@ const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "modu
 const pending = new Map();
 let nextId = 1;
 let ready = false;
+let failed = false;
 let readyResolve, readyReject;
 const readyPromise = new Promise((resolve, reject) => { readyResolve = resolve; readyReject = reject; });
 readyPromise.catch(() => {});
@@ -29,6 +30,8 @@ function setStatus(state, message) {
 
 function fail(message) {
   if (ready) return;
+  failed = true;
+  setProgress("done", 0, 1);
   setStatus("error", `The Python runtime could not load: ${message}. Reload the page to try again; the page needs its local Pyodide copy (scripts/serve installs it).`);
   setSummary("idle", "", "No result: the checker is not running.");
   readyReject(new Error(message));
@@ -38,18 +41,58 @@ function fail(message) {
 
 const loadTimer = setTimeout(() => fail(`no answer within ${LOAD_TIMEOUT_MS / 1000} s`), LOAD_TIMEOUT_MS);
 
+// The bar shows bytes downloaded of the total, then the start-up steps.
+function setProgress(phase, value, max) {
+  const bar = $("progress");
+  bar.dataset.phase = phase;
+  bar.max = Math.max(max, 1);
+  bar.value = Math.min(value, bar.max);
+  bar.hidden = phase === "done";
+}
+
+const SNAPSHOT_NOTES = {
+  used: "This start used the copy kept from an earlier visit.",
+  saved: "A copy is kept for the next visit.",
+  cleared: "Removed: the next visit starts from scratch (and keeps a new copy).",
+  none: "No copy is kept.",
+};
+
+function noteSnapshot(state) {
+  $("snapshot-note").dataset.state = state;
+  $("snapshot-note").textContent = SNAPSHOT_NOTES[state] || "";
+}
+
+$("forget-snapshot").addEventListener("click", () => worker.postMessage({ type: "forget-snapshot" }));
+
 worker.onmessage = (event) => {
   const message = event.data;
-  if (message.type === "status") {
+  if (message.type === "progress" || message.type === "status") {
+    if (ready || failed) return;  // a late progress report must not hide the outcome
+  }
+  if (message.type === "progress") {
+    const megabytes = (bytes) => (bytes / 1e6).toFixed(1);
+    setProgress("download", message.loaded, message.total);
+    if (message.loaded < message.total) setStatus("loading", `Downloading the Python runtime: ${megabytes(message.loaded)} of ${megabytes(message.total)} MB…`);
+  } else if (message.type === "status") {
+    if (message.step > 1) setProgress("start", message.step - 1, message.steps);  // step 1 is the download
     setStatus("loading", `Loading (${message.step} of ${message.steps}): ${message.message}…`);
+  } else if (message.type === "snapshot") {
+    noteSnapshot(message.state);
   } else if (message.type === "ready") {
     clearTimeout(loadTimer);
     ready = true;
+    setProgress("done", 1, 1);
+    if (message.snapshot !== "saving") noteSnapshot(message.snapshot);
     setStatus("ready", `Ready: context_budget ${message.version}, loaded in ${(message.ms / 1000).toFixed(1)} s.`);
+    window.contextBudget.startup = { ms: message.ms, snapshot: message.snapshot, steps: message.steps };
     readyResolve();
   } else if (message.type === "error") {
     clearTimeout(loadTimer);
     fail(message.message);
+  } else if (message.type === "tokenizer") {  // a rank file on its way: the token view shows it too
+    window.dispatchEvent(new CustomEvent("tokenizer-progress", { detail: message }));
+    if (message.loaded < message.total) setStatus("loading", `Loading the ${message.name} tokenizer: ${(message.loaded / 1e6).toFixed(1)} of ${(message.total / 1e6).toFixed(1)} MB…`);
+    else setStatus("ready", `Ready: the ${message.name} tokenizer is loaded.`);
   } else if (message.type === "result") {
     const request = pending.get(message.id);
     if (!request) return;
@@ -85,6 +128,7 @@ async function formatted(text, key) {
 window.contextBudget = {
   checkText: (text) => checkText(text).then((answer) => answer.envelope),
   timedCheck: (text) => checkText(text),
+  ask: (type, text, key) => callPython(type, text, key),  // {envelope, ms}: used by tokens.js
 };
 
 // ---------------------------------------------------------------- the report store
@@ -179,8 +223,10 @@ $("input").addEventListener("keydown", (event) => {
 });
 $("run").addEventListener("click", () => { clearTimeout(debounceTimer); runCheck(); });
 $("format").addEventListener("click", async () => {
+  const text = $("input").value;
   try {
-    $("input").value = await formatted($("input").value);
+    const result = await formatted(text);  // pressed while loading: runs once Python is ready
+    if ($("input").value === text) $("input").value = result;  // never over newer typing
   } catch (error) {
     // Not acceptable JSON: the check below says what is wrong, with line and column.
   }
@@ -392,13 +438,15 @@ function inputFromLink() {
 }
 
 // ---------------------------------------------------------------- start
-await loadExamples();
+// index.html already holds the first example, so the editor is filled from the first paint
+// and whatever is typed while Python loads is kept: it is what gets checked once ready.
 const shared = inputFromLink();
 if (shared !== null) {
   $("input").value = shared;
   $("example-description").hidden = true;
-  runCheck();
 } else {
-  $("example").value = "0";
-  await showExample(0);
+  exampleText = $("input").value;
 }
+runCheck();
+await loadExamples();
+if (exampleText !== null && $("input").value === exampleText) $("example").value = "0";

@@ -1,75 +1,272 @@
 // Runs Python off the main thread: boots the local Pyodide copy, installs the
-// context_budget package from ../py into Pyodide's file system, and answers
-// {type: "check", id, text} with the envelope as JSON text. No selection logic here.
-import { loadPyodide } from "./pyodide/pyodide.mjs";
+// context_budget package from its one-file bundle, and answers
+// {type: "check" | "format" | "tokens" | "count", id, text, key?} with the envelope as JSON text.
+// No selection logic here.
+//
+// Start-up, in order of preference:
+// 1. a memory snapshot of "Pyodide + context_budget imported", made by this worker on an
+//    earlier visit and kept in the browser's Cache Storage under the Pyodide version and
+//    the sources' SHA-256; it is checked (gzip's CRC, Pyodide's build id, the sources'
+//    hash and a probe input's report) before it is trusted;
+// 2. a normal boot, with the package bundle fetched while Pyodide starts; it then saves a
+//    fresh snapshot for the next visit. Any problem with a snapshot falls back to 2, quietly.
+//
+// Messages to the page: {type: "progress", loaded, total} while downloading, then
+// {type: "status", message, step, steps}, then {type: "ready", version, ms, snapshot}
+// or {type: "error", message}; {type: "snapshot", state} when a snapshot is saved or cleared.
 
+const BOOT_URL = new URL("./boot.json", import.meta.url);
 const PACKAGE_ROOT = "/home/pyodide/py";
+const SNAPSHOT_CACHE = "context-budget-snapshot";
+const STALL_MS = 20000;  // no answer from loadPyodide by then: find out why
+const PROBE = '{"budget":7,"items":[{"id":"A","relevance":9,"tokens":4},{"id":"B","relevance":8,"tokens":5},{"id":"C","relevance":7,"tokens":3}]}';
+
 let checkText = null;
 let formatJson = null;
 let tokenizers = null;  // context_budget._page: which rank files an input needs, loading them, the token view
+const steps = {};  // milestone -> ms since the worker started, for bench/page.py
+const mark = (name) => { steps[name] = Math.round(performance.now()); };
 
 function status(message, step, steps) {
   postMessage({ type: "status", message, step, steps });
 }
 
-async function fetchOk(url, kind) {
-  const response = await fetch(url, { cache: "no-cache" });
-  if (!response.ok) throw new Error(`cannot load ${url} (HTTP ${response.status})`);
-  return kind === "json" ? response.json() : response.text();
+// ---------------------------------------------------------------- downloads
+// Pyodide fetches its files itself; watching fetch lets the page show real bytes, and lets
+// a failed or mistyped .wasm fail at once with its reason (Pyodide would wait forever).
+const expected = new Map();  // absolute URL -> bytes
+let loadedBytes = 0;
+let lastReport = 0;
+let wasmProblem;
+const wasmFailed = new Promise((_, reject) => { wasmProblem = reject; });
+wasmFailed.catch(() => {});
+
+function reportProgress(force) {
+  const now = performance.now();
+  if (!force && now - lastReport < 50) return;
+  lastReport = now;
+  let total = 0;
+  for (const bytes of expected.values()) total += bytes;
+  postMessage({ type: "progress", loaded: Math.min(loadedBytes, total), total });
 }
 
-// loadPyodide waits forever when the .wasm cannot be fetched or is served with the
-// wrong type, so ask for it first and fail fast with the reason.
-async function preflight(indexURL) {
+async function countBody(response) {
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    loadedBytes += value.byteLength;
+    reportProgress(false);
+  }
+  reportProgress(true);
+}
+
+const originalFetch = globalThis.fetch.bind(globalThis);
+globalThis.fetch = async (resource, options) => {
+  const url = new URL(resource instanceof Request ? resource.url : String(resource), import.meta.url).href;
+  const isWasm = url.endsWith("/pyodide.asm.wasm");
   let response;
   try {
-    response = await fetch(indexURL + "pyodide.asm.wasm", { method: "HEAD", cache: "no-cache" });
+    response = await originalFetch(resource, options);
   } catch (error) {
-    throw new Error(`cannot fetch ${indexURL}pyodide.asm.wasm (${error.message})`);
+    if (isWasm) wasmProblem(new Error(`cannot fetch ${url} (${error.message})`));
+    throw error;
   }
-  if (response.status === 405 || response.status === 501) return;  // a host without HEAD: let Pyodide try
-  if (!response.ok) throw new Error(`cannot fetch ${indexURL}pyodide.asm.wasm (HTTP ${response.status})`);
+  if (isWasm) {
+    const type = (response.headers.get("content-type") || "").split(";")[0].trim();
+    if (!response.ok) wasmProblem(new Error(`cannot fetch ${url} (HTTP ${response.status})`));
+    else if (type !== "application/wasm") wasmProblem(new Error(`pyodide.asm.wasm is served as "${type}"; it must be served as application/wasm`));
+  }
+  if (expected.has(url) && response.ok && response.body) countBody(response.clone()).catch(() => {});
+  return response;
+};
+
+// What the old HEAD preflight said, asked only once loading has stalled.
+async function diagnoseStall(indexURL) {
+  const url = indexURL + "pyodide.asm.wasm";
+  let response;
+  try {
+    response = await originalFetch(url, { method: "HEAD", cache: "no-store" });
+  } catch (error) {
+    return `cannot fetch ${url} (${error.message})`;
+  }
+  if (!response.ok && response.status !== 405 && response.status !== 501) return `cannot fetch ${url} (HTTP ${response.status})`;
   const type = (response.headers.get("content-type") || "").split(";")[0].trim();
-  if (type !== "application/wasm") {
-    throw new Error(`pyodide.asm.wasm is served as "${type}"; it must be served as application/wasm`);
+  if (response.ok && type !== "application/wasm") return `pyodide.asm.wasm is served as "${type}"; it must be served as application/wasm`;
+  return `Pyodide gave no answer within ${STALL_MS / 1000} s`;
+}
+
+function withStallCheck(promise, indexURL) {
+  let timer;
+  const stalled = new Promise((_, reject) => {
+    timer = setTimeout(() => diagnoseStall(indexURL).then((reason) => reject(new Error(reason))), STALL_MS);
+  });
+  return Promise.race([promise, stalled, wasmFailed]).finally(() => clearTimeout(timer));
+}
+
+async function fetchOk(url, options) {
+  const response = await fetch(url, options);
+  if (!response.ok) throw new Error(`cannot load ${url} (HTTP ${response.status})`);
+  return response;
+}
+
+// ---------------------------------------------------------------- the package
+function installPackage(pyodide, bundle) {
+  for (const [name, text] of Object.entries(bundle.files)) {
+    const path = `${PACKAGE_ROOT}/${name}`;
+    pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
+    pyodide.FS.writeFile(path, text);
   }
 }
 
-async function boot() {
-  const started = performance.now();
-  status("Loading the Python runtime (Pyodide)", 1, 3);
-  const indexURL = new URL("./pyodide/", import.meta.url).href;
-  await preflight(indexURL);
-  const pyodide = await loadPyodide({ indexURL, stdout: () => {}, stderr: (line) => console.warn(line) });
-
-  status("Loading the context_budget package", 2, 3);
-  const packageBase = new URL("./py/", import.meta.url).href;
-  const files = await fetchOk(packageBase + "files.json", "json");
-  const sources = await Promise.all(files.map((name) => fetchOk(packageBase + name, "text")));
-  files.forEach((name, index) => {
-    const path = `${PACKAGE_ROOT}/${name}`;
-    pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
-    pyodide.FS.writeFile(path, sources[index]);
-  });
-
-  status("Starting the checker", 3, 3);
-  [checkText, formatJson] = pyodide.runPython(`
+function importPackage(pyodide, sourcesSha256) {
+  pyodide.runPython(`
 import sys
-sys.path.insert(0, ${JSON.stringify(PACKAGE_ROOT)})
+if ${JSON.stringify(PACKAGE_ROOT)} not in sys.path:
+    sys.path.insert(0, ${JSON.stringify(PACKAGE_ROOT)})
 import context_budget
 from context_budget._envelope import check_text, format_json
 from context_budget import _page
-[check_text, format_json]
-`).toJs();
+_context_budget_sources = ${JSON.stringify(sourcesSha256)}
+`);
+}
+
+function bindPackage(pyodide) {
+  checkText = pyodide.globals.get("check_text");
+  formatJson = pyodide.globals.get("format_json");
   tokenizers = pyodide.globals.get("_page");
-  const version = pyodide.runPython("context_budget.__version__ + ' on Python ' + sys.version.split()[0]");
-  postMessage({ type: "ready", version, ms: performance.now() - started });
+  return pyodide.runPython("context_budget.__version__ + ' on Python ' + sys.version.split()[0]");
+}
+
+// ---------------------------------------------------------------- the snapshot
+function snapshotKey(config) {
+  return new URL(`./snapshot/pyodide-${config.pyodide.version}/${config.package.sources_sha256}.bin`, BOOT_URL).href;
+}
+
+async function openSnapshotCache() {
+  try {
+    return typeof caches === "undefined" ? null : await caches.open(SNAPSHOT_CACHE);
+  } catch (error) {
+    return null;  // storage disabled (private mode, policy): just boot normally
+  }
+}
+
+// Stored gzipped: a sixth of the size, and gunzip checks a CRC-32 and the length of the
+// whole snapshot, so a damaged copy is refused before Pyodide sees a byte of it.
+async function readSnapshot(response) {
+  const stream = response.body.pipeThrough(new DecompressionStream("gzip"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+function saveSnapshot(config, bytes, probe) {
+  return new Promise((resolve, reject) => {
+    const saver = new Worker(new URL("./snapshot-saver.js", import.meta.url), { type: "module" });
+    saver.onmessage = (event) => {
+      saver.terminate();
+      if (event.data.ok) resolve();
+      else reject(new Error(event.data.message));
+    };
+    saver.onerror = (event) => {
+      event.preventDefault();
+      saver.terminate();
+      reject(new Error(event.message || "the snapshot saver did not start"));
+    };
+    saver.postMessage({ cacheName: SNAPSHOT_CACHE, key: snapshotKey(config), bytes, probe }, [bytes.buffer]);
+  });
+}
+
+async function bootFromSnapshot(loadPyodide, indexURL, config, saved, bundlePromise) {
+  // gunzip fails on a damaged copy ("Failed to fetch"); Pyodide may only await the bytes
+  // later, so the failure is marked as handled here and surfaces from loadPyodide.
+  const bytes = readSnapshot(saved).then((data) => { mark("snapshot read"); return data; }, (error) => {
+    throw new Error(`the saved copy is damaged (${error.message})`);
+  });
+  bytes.catch(() => {});
+  const pyodide = await loadPyodide({
+    indexURL, stdout: () => {}, stderr: (line) => console.warn(line), _loadSnapshot: bytes,
+  });
+  mark("loadPyodide");
+  status("Checking the saved Python state", 2, 3);
+  installPackage(pyodide, await bundlePromise);
+  const sources = pyodide.runPython("globals().get('_context_budget_sources')");
+  if (sources !== config.package.sources_sha256) throw new Error("the snapshot holds other sources");
+  const version = bindPackage(pyodide);
+  const probe = decodeURIComponent(saved.headers.get("X-Probe-Envelope") || "");
+  if (!probe || checkText(PROBE) !== probe) throw new Error("the snapshot gives another report for the probe input");
+  return version;
+}
+
+// ---------------------------------------------------------------- boot
+async function boot() {
+  const started = performance.now();
+  status("Loading the Python runtime (Pyodide)", 1, 3);
+  const config = await (await fetchOk(BOOT_URL)).json();
+  const indexURL = new URL(config.pyodide.url, BOOT_URL).href;
+  const bundleURL = new URL(config.package.url, BOOT_URL).href;
+  for (const [name, bytes] of Object.entries(config.pyodide.bytes)) expected.set(indexURL + name, bytes);
+  expected.set(bundleURL, config.package.bytes);
+  reportProgress(true);
+  mark("boot.json");
+
+  // The bundle downloads while Pyodide starts; `integrity` makes the browser refuse a copy
+  // that does not match boot.json, so the page never runs other sources than it names.
+  const bundlePromise = fetchOk(bundleURL, { integrity: config.package.integrity }).then((response) => response.json());
+  bundlePromise.catch(() => {});
+  const [{ loadPyodide }, cache] = await Promise.all([import(indexURL + "pyodide.mjs"), openSnapshotCache()]);
+  const saved = cache ? await cache.match(snapshotKey(config)).catch(() => undefined) : undefined;
+  mark("pyodide.mjs");
+
+  if (saved) {
+    try {
+      const version = await withStallCheck(bootFromSnapshot(loadPyodide, indexURL, config, saved, bundlePromise), indexURL);
+      mark("ready");
+      postMessage({ type: "ready", version, ms: performance.now() - started, snapshot: "used", steps });
+      return;
+    } catch (error) {
+      // Damaged, stale or refused: forget it and boot normally (a new one is saved below).
+      console.info(`context-budget: the saved Python state was not used (${error.message}); starting normally`);
+      await cache.delete(snapshotKey(config)).catch(() => {});
+    }
+  }
+
+  const pyodide = await withStallCheck(loadPyodide({
+    indexURL, stdout: () => {}, stderr: (line) => console.warn(line), _makeSnapshot: Boolean(cache),
+  }), indexURL);
+  mark("loadPyodide");
+  status("Loading the context_budget package", 2, 3);
+  installPackage(pyodide, await bundlePromise);
+  mark("bundle");
+  status("Starting the checker", 3, 3);
+  importPackage(pyodide, config.package.sources_sha256);
+  mark("import");
+  // Taken now, before any input is checked: exactly "Pyodide + context_budget imported".
+  let snapshot = null;  // about 31 MB, handed over (not copied) to the saver
+  if (cache) {
+    try {
+      snapshot = pyodide.makeMemorySnapshot();
+    } catch (error) {
+      console.info(`context-budget: no snapshot this time (${error.message})`);
+    }
+  }
+  const version = bindPackage(pyodide);
+  mark("ready");
+  postMessage({ type: "ready", version, ms: performance.now() - started, snapshot: snapshot ? "saving" : "none", steps });
+  if (snapshot) {
+    saveSnapshot(config, snapshot, checkText(PROBE)).then(
+      () => postMessage({ type: "snapshot", state: "saved" }),
+      (error) => {
+        console.info(`context-budget: the snapshot was not saved (${error.message})`);
+        postMessage({ type: "snapshot", state: "none" });
+      },
+    );
+  }
 }
 
 const booting = boot().catch((error) => {
   postMessage({ type: "error", message: String(error && error.message ? error.message : error) });
   throw error;
 });
+booting.catch(() => {});
 
 // A rank file (1.7 or 3.6 MB) is fetched the first time an input names its tokenizer, with
 // progress, and handed to Python, which checks its SHA-256 before using it.
@@ -113,6 +310,11 @@ async function ensureTokenizers(text) {
 
 onmessage = async (event) => {
   const { type, id, text, key } = event.data;
+  if (type === "forget-snapshot") {
+    const removed = typeof caches !== "undefined" && await caches.delete(SNAPSHOT_CACHE).catch(() => false);
+    postMessage({ type: "snapshot", state: removed ? "cleared" : "none" });
+    return;
+  }
   try {
     await booting;
     // "tokens" and "count" name the tokenizer in `key`; a check names it in the input.
@@ -122,7 +324,10 @@ onmessage = async (event) => {
     let envelope;
     if (type === "tokens") envelope = tokenizers.token_view(text, key);
     else if (type === "count") envelope = tokenizers.count_texts(text, key);
-    else envelope = type === "format" ? formatJson(text, key ?? null) : checkText(text);
+    // No key: call with one argument. Pyodide 314 turns a JavaScript null into `jsnull`,
+    // not None, and format_json would look for a key by that name.
+    else if (type === "format") envelope = key == null ? formatJson(text) : formatJson(text, key);
+    else envelope = checkText(text);
     postMessage({ type: "result", id, envelope, ms: performance.now() - started });
   } catch (error) {
     postMessage({ type: "result", id, failure: String(error && error.message ? error.message : error) });

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 from pathlib import Path
 
 from . import _strict_json
@@ -12,8 +12,7 @@ from ._values import child_path, preview
 FIXTURE_KEYS = {"description", "input", "expected"}
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(NamedTuple):
     name: str
     passed: bool
     detail: str = ""

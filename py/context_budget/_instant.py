@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 from datetime import date
 
 from ._values import Invalid, preview
@@ -17,8 +17,7 @@ _DATE_TIME = re.compile(
 _DAY_SECONDS = 86_400
 
 
-@dataclass(frozen=True, order=True)
-class Instant:
+class Instant(NamedTuple):
     """Nanoseconds since 0001-01-01T00:00Z; ``text`` is the value as given."""
 
     nanoseconds: int

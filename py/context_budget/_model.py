@@ -62,6 +62,7 @@ _TOKEN = re.compile(r"[\x21-\x7e]{1,4096}")
 # Control characters (C0, DEL, C1) other than newline and tab: a terminal would act on them.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
+_URL_CREDENTIALS = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s\"]*@")
 
 
 def printable(text: str) -> str:
@@ -198,7 +199,8 @@ def effective_settings(window: object, config: object, environ: Mapping[str, str
                 "raise context_tokens or lower reserved_output_tokens or fixed_prompt_tokens"
             )
     if problems:
-        raise SettingsError("\n".join(problems))
+        # A URL with a password may sit in any setting by mistake: none is echoed with it.
+        raise SettingsError("\n".join(_URL_CREDENTIALS.sub(r"\1***@", problem) for problem in problems))
     return settings
 
 

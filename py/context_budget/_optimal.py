@@ -37,9 +37,14 @@ from ._ordinal import ordinal_keys
 # (bench/optimal.py: 10-200 items, budgets 1,000-8,000, costs 20-600) nearly every
 # request needs fewer than a hundred; the bound keeps a hard one near 50 ms in CPython.
 WORK_BOUND = 20_000
-# The dynamic program that takes over from a search that ran out of nodes: at most this
-# many cells (core items x (capacity + 1)), about a quarter of a second in CPython.
+# The dynamic program that takes over from a search that ran out of nodes, when the
+# whole problem has at most this many cells (items x (capacity + 1)): the inputs the
+# project always solved exactly stay exact. Run on the core only, so at most this.
 DP_CELLS = 2_000_000
+
+
+# Up to this many items the search runs on all of them, without the reduction.
+SMALL = 12
 
 
 def as_json_number(value: float | None) -> float | int | None:
@@ -112,7 +117,10 @@ def best_subset(ids: list, costs: list, values: list, capacity: int, candidates:
     if 0 in weights:  # free items are in every best subset; the others go through the reduction
         free = list(compress(useful, map(not_, weights)))
         useful, gains, weights = list(compress(useful, weights)), list(compress(gains, weights)), list(compress(weights, weights))
-    fixed_in, core, bound = _reduce(gains, weights, capacity)
+    if len(gains) > SMALL:
+        fixed_in, core, bound = _reduce(gains, weights, capacity)
+    else:  # a few items: the search alone is quicker than the reduction
+        fixed_in, core, bound = [], list(range(len(gains))), _fsum(gains)
     residual = capacity - sum(map(weights.__getitem__, fixed_in))
     if residual < 0:  # cannot happen when the tolerance holds; keep every item open rather than trust it
         fixed_in, core, residual = [], list(range(len(gains))), capacity
@@ -123,6 +131,7 @@ def best_subset(ids: list, costs: list, values: list, capacity: int, candidates:
         residual,
         ordinal_keys(list(map(ids.__getitem__, core_positions))),
         work_bound,
+        len(gains) * (capacity + 1) <= DP_CELLS,
     )
     if isinstance(picks, int):
         upper = _fsum(map(values.__getitem__, free)) + bound
@@ -154,17 +163,20 @@ def _reduce(gains: list[float], weights: list[int], capacity: int) -> tuple[list
     lam = ratios[order[brk]]
     bound = worth[brk] + (capacity - spent[brk]) * lam
     lower, left = worth[brk], capacity - spent[brk]
+    lightest = min(weight_in)
     for index in range(brk + 1, size):  # the greedy fill: every later item that still fits
         if weight_in[index] <= left:
             left -= weight_in[index]
             lower += gain_in[index]
+            if left < lightest:
+                break
     # Every quantity below is at most `scale` in size and comes from at most `size` + 8
     # roundings of relative size 2^-53 each; the tolerance is eight times that.
     scale = 2 * worth[size] + lam * (capacity + spent[size])
     tolerance = (size + 8) * scale * 2.0**-50
     gap = bound - lower + tolerance
     margins = list(map(sub, gain_in, map(mul, weight_in, repeat(lam))))
-    close = [index for index, margin in enumerate(margins) if -gap <= margin <= gap]
+    close = list(compress(range(size), map(le, map(abs, margins), repeat(gap))))
     core = []
     floor = lower - tolerance
     for index in close:  # the fractional bound with the item flipped, from the prefix sums
@@ -186,9 +198,11 @@ def _reduce(gains: list[float], weights: list[int], capacity: int) -> tuple[list
     return fixed_in, core, bound + tolerance
 
 
-def _core_search(gains: list[int], weights: list[int], capacity: int, ordinal: list, work_bound: int):
+def _core_search(gains: list[int], weights: list[int], capacity: int, ordinal: list, work_bound: int, table_allowed: bool):
     """The best subset of the core items (their indexes) within ``capacity``, first in
-    ``ordinal`` key order on ties; or the work spent when the search gave up."""
+    ``ordinal`` key order on ties; or the work spent when the search gave up. A dynamic
+    program finishes what the search could not when ``table_allowed``: where the whole
+    problem fits in ``DP_CELLS`` (as it always did), never on larger inputs."""
     size = len(gains)
     if sum(weights) <= capacity:
         return list(range(size))
@@ -202,7 +216,7 @@ def _core_search(gains: list[int], weights: list[int], capacity: int, ordinal: l
     found = _branch_and_bound(gains, weights, capacity, work_bound)
     if isinstance(found, list):
         return list(map(order.__getitem__, found))
-    if size * (capacity + 1) <= DP_CELLS:
+    if table_allowed:
         return list(map(order.__getitem__, _dynamic_program(gains, weights, capacity)))
     return found
 
@@ -290,10 +304,10 @@ def report_optimal(ids: list, costs: list, values: list, capacity: int, greedy_k
 
 def _verify(ids: list, costs: list, values: list, capacity: int, result: dict, greedy_value: float | None) -> tuple[bool, list]:
     """Re-add the best subset's cost and value from the input columns, by id."""
-    where = dict(zip(ids, range(len(ids))))
-    positions = [where.get(item_id) for item_id in result["selected"]]
+    chosen = set(result["selected"])
+    positions = list(compress(range(len(ids)), map(chosen.__contains__, ids)))  # ids are unique
     problems = []
-    if None in positions or len(set(positions)) != len(positions):
+    if len(positions) != len(result["selected"]):
         return False, ["the best subset names an unknown id or one id twice"]
     cost = sum(map(costs.__getitem__, positions))
     value = _fsum(map(values.__getitem__, positions))

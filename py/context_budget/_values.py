@@ -13,7 +13,7 @@ import functools
 import json
 import math
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 MAX_SAFE_INTEGER = 2**53 - 1
 MAX_PROBLEMS = 50
@@ -33,8 +33,7 @@ class Invalid(ValueError):
     """A value that breaks a rule; the message names the rule and the value."""
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     path: str
     message: str
 

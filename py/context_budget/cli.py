@@ -17,12 +17,28 @@ import sys
 from pathlib import Path
 from typing import IO, Mapping, Sequence
 
-from . import __version__, _fixtures, _model, _site, _strict_json, _tokenizer
+from . import __version__, _fixtures, _model, _strict_json, _tokenizer
 from ._evaluate import evaluate
 from ._envelope import check_document, to_json
 from ._report_text import envelope_text
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+class _OnFirstUse:
+    """A module imported when an attribute is first asked for: the web server's modules
+    (http.server, socketserver, threads) cost start-up time that ``check`` never needs."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attribute: str):
+        import importlib
+
+        return getattr(importlib.import_module(self._name), attribute)
+
+
+_site = _OnFirstUse("context_budget._site")
 
 
 class UsageError(Exception):
@@ -34,6 +50,11 @@ class _Parser(argparse.ArgumentParser):
 
     stderr: IO[str] = sys.stderr
     stdout: IO[str] = sys.stdout
+
+    def __init__(self, *args, **kwargs) -> None:
+        # No abbreviations: "--forc" must not quietly mean --force (it gets a "did you mean").
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def _print_message(self, message: str, file: IO[str] | None = None) -> None:
         if message:
@@ -100,6 +121,7 @@ def _bounded_int(low: int, high: int, what: str):
 
 
 MAX_INDENT = 16
+MAX_JOBS = 256
 
 
 def _parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
@@ -119,6 +141,10 @@ def _parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
     check.add_argument("file", nargs="?", default=None, metavar="FILE|-", help="input file, or - for standard input (the default when input is piped)")
     check.add_argument("--indent", type=_bounded_int(0, MAX_INDENT, "--indent"), default=None, metavar="N", help=f"pretty-print the JSON output with N spaces (0 to {MAX_INDENT})")
     check.add_argument("--jsonl", action="store_true", help="one JSON input per line in, one envelope per line out (streaming)")
+    check.add_argument(
+        "--jobs", type=_bounded_int(0, MAX_JOBS, "--jobs"), default=1, metavar="N",
+        help="with --jsonl: check the lines in N processes (0: one per core); envelopes stay in input order",
+    )
     check.add_argument(
         "--format", choices=("json", "text"), default=None,
         help="json: the envelope (the default when the output is not a terminal); text: what a person reads "
@@ -166,7 +192,7 @@ def run(argv: Sequence[str], stdin: IO, stdout: IO[str], stderr: IO[str], enviro
             stderr.write(f"context-budget: reading {what} from the terminal; end it with Ctrl+D on a line of its own (Ctrl+Z, Enter on Windows)\n")
             stderr.flush()
         if arguments.command == "check":
-            return _check(arguments, stdin, stdout)
+            return _check(arguments, stdin, stdout, stderr)
         if arguments.command == "compose":
             return _compose(arguments, stdin, stdout, stderr, os.environ if environ is None else environ)
         if arguments.command == "count":
@@ -268,10 +294,12 @@ def _output_format(arguments: argparse.Namespace, stdout: IO[str]) -> str:
     return "text" if _is_terminal(stdout) else "json"
 
 
-def _check(arguments: argparse.Namespace, stdin: IO, stdout: IO[str]) -> int:
+def _check(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[str]) -> int:
     output = _output_format(arguments, stdout)
+    if arguments.jobs != 1 and not arguments.jsonl:
+        raise UsageError("check: --jobs spreads the lines of --jsonl over processes; add --jsonl")
     if arguments.jsonl:
-        return _check_lines(arguments.file, stdin, stdout)
+        return _check_lines(arguments.file, stdin, stdout, stderr, arguments.jobs)
     data = _read_input(arguments.file, stdin)
     try:
         text = _strict_json.decode_utf8(data)
@@ -307,25 +335,17 @@ def _open_lines(name: str, stdin: IO):
             raise UsageError(f"cannot read {name}: {error.strerror or error}") from None
 
 
-def _check_lines(name: str, stdin: IO, stdout: IO[str]) -> int:
+def _check_lines(name: str, stdin: IO, stdout: IO[str], stderr: IO[str], jobs: int = 1) -> int:
     """One envelope per input line, in order; a bad line is reported on its own line and the rest go on.
 
     Each envelope carries ``input_line`` (1-based); blank lines are skipped. Memory does not
-    grow with the number of lines, so a large file can be sharded by line across processes.
+    grow with the number of lines. The work is ``batch.check_lines``, in ``jobs`` processes.
     """
-    all_passed = True
-    for number, raw in enumerate(_open_lines(name, stdin), 1):
-        if not raw.strip():
-            continue
-        try:
-            # Without its line break, so that an unclosed bracket is reported on this line, not the next.
-            envelope = check_document(_strict_json.decode_utf8(raw.rstrip(b"\r\n")))
-        except _strict_json.JSONInputError as error:
-            envelope = {"ok": False, "error": str(error)}
-        envelope["input_line"] = number
-        all_passed = all_passed and envelope["ok"]
-        write_json(envelope, stdout)
-    return EXIT_PASS if all_passed else EXIT_FAIL
+    from . import batch
+
+    progress = stderr if _is_terminal(stderr) else None
+    passed = batch.write_checked(_open_lines(name, stdin), stdout, batch.worker_count(jobs), progress)
+    return EXIT_PASS if passed else EXIT_FAIL
 
 
 def _read_json_file(name: str, stdin: IO, what: str) -> object:
@@ -418,7 +438,10 @@ def _packing_text(report: dict, window: dict) -> str:
         )
     if sensitivity:
         flips = ", ".join(sensitivity["flips"]) or "nothing"
-        lines.append(f"if the estimates are off by {sensitivity['margin']:.0%}: {flips} would flip; required slack {sensitivity['required_slack']}")
+        if "margin" in sensitivity:
+            lines.append(f"if the estimates are off by {sensitivity['margin']:.0%}: {flips} would flip; required slack {sensitivity['required_slack']}")
+        else:  # counted exactly by a tokenizer: nothing is estimated, so nothing can flip
+            lines.append(f"costs counted exactly ({sensitivity.get('tokenizer', 'tokenizer')}); required slack {sensitivity['required_slack']}")
     lines.append("checks:")
     lines += [f"  {'ok  ' if check['pass'] else 'FAIL'} {check['name']}{' - ' + check['detail'] if not check['pass'] else ''}" for check in report["checks"]]
     lines.append(report["summary"])

@@ -7,7 +7,7 @@ A mode module provides ``NAME``, ``parse(data)`` (raising ``InvalidInput``),
 ``sensitivity``), which never changes the selection or the checks.
 """
 
-from . import blocks, passages, relevance, required
+from . import blocks, messages, passages, relevance, required
 
-MODES = {module.NAME: module for module in (relevance, required, blocks, passages)}
+MODES = {module.NAME: module for module in (relevance, required, blocks, passages, messages)}
 DEFAULT_MODE = "relevance"

@@ -38,6 +38,21 @@ def read_priority(value: object) -> int:
     return priority
 
 
+def priority_column(values: list) -> list | None:
+    """The fast path's priorities: integers 0..100 (anything else goes to ``read_priority``)."""
+    if values and not (set(map(type, values)) <= {int} and min(values) >= 0 and max(values) <= 100):
+        return None
+    return values
+
+
+def instant_column(values: list) -> list | None:
+    """Each ``observed_at`` read once, as an instant; None sends the blocks to the item-by-item reader."""
+    try:
+        return list(map(read_instant, values))
+    except Invalid:
+        return None
+
+
 _WINDOW = (
     Field("context_tokens", read_count),
     Field("reserved_output_tokens", read_count),
@@ -56,8 +71,8 @@ _BLOCK = (
     Field("id", read_id),
     Field("source", read_text),
     Field("content", read_text),
-    Field("priority", read_priority),
-    Field("observed_at", read_instant),
+    Field("priority", read_priority, column=priority_column),
+    Field("observed_at", read_instant, column=instant_column),
     Field("required", read_bool, optional=True, default=False),
     Field("tokens", read_count, optional=True),
 )
@@ -246,37 +261,43 @@ def summarize(result: dict) -> str:
 
 # ---------------------------------------------------------------- independent checks
 
-def _render(data: dict, included: list[str], costs: dict) -> str:
-    by_id = {block["id"]: block for block in data["blocks"]}
-    lines = ["System:", data.get("system", ""), "", "Task:", data.get("task", ""), "", "Context Blocks:"]
+def _render(parsed: dict, included: list[str], costs: dict) -> str:
+    """The prompt written again from the validated blocks, line by line (the selector joins parts)."""
+    by_id = {record[0]: record for record in parsed["blocks"]}
+    lines = ["System:", parsed["system"], "", "Task:", parsed["task"], "", "Context Blocks:"]
     for block_id in included:
-        block = by_id[block_id]
+        _, source, content, priority, observed, required, _, _ = by_id[block_id]
         lines += [
             f"### Block {block_id}",
-            f"Source: {block['source']}",
-            f"Priority: {int(block['priority'])}",
-            f"ObservedAtUtc: {read_instant(block['observed_at']).utc_text()}",
-            f"Required: {'True' if block.get('required') is True else 'False'}",
+            f"Source: {source}",
+            f"Priority: {priority}",
+            f"ObservedAtUtc: {observed.utc_text()}",
+            f"Required: {'True' if required else 'False'}",
             f"EstimatedTokens: {costs[block_id]}",
             "Content:",
-            block["content"],
+            content,
             "",
         ]
     return "\n".join(lines) + "\n"
 
 
-def verify(data: dict, result: dict, parsed: object = None) -> list[dict]:
-    window = data["window"]
-    raw = _checks.raw_number
-    available = raw(window["context_tokens"]) - raw(window["reserved_output_tokens"]) - raw(window["fixed_prompt_tokens"])
-    blocks = data["blocks"]
-    ids = _checks.column(blocks, "id")
+def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
+    """The checks, on the validated columns and instants (parsed once); estimated costs are
+    re-counted by the checks' own estimator. The order is proved in linear time (each block
+    once, adjacent pairs strictly ordered), which no permutation of the input can change."""
+    if parsed is None:
+        parsed = parse(data)
+    window = parsed["window"]
+    available = window[0] - window[1] - window[2]
+    records = parsed["blocks"]
+    ids = [record[0] for record in records]
     where = _checks.positions_of(ids)
     tokenizer = data.get("tokenizer", "estimate")
     recount = _checks.recount_estimate if tokenizer == "estimate" else lambda text: count_tokens(text, tokenizer)
-    costs = [raw(block["tokens"]) if "tokens" in block else recount(block["content"]) for block in blocks]
+    # A count given in the input is the validated one; any other is counted again here.
+    costs = [record[6] if "tokens" in block else recount(record[2]) for record, block in zip(records, data["blocks"])]
     cost_of = dict(zip(ids, costs))
-    required = [block.get("required") is True for block in blocks]
+    required = [record[5] for record in records]
     included = [entry["id"] for entry in result["included"]]
     excluded = [entry["id"] for entry in result["excluded"]]
     trace = _checks.Trace(result["trace"], where)
@@ -299,17 +320,13 @@ def verify(data: dict, result: dict, parsed: object = None) -> list[dict]:
             yield f"can_proceed is {result['can_proceed']} although {len(missing)} required blocks are missing"
 
     def order():
-        ranks = [
-            (not is_required, -raw(block["priority"]), -read_instant(block["observed_at"]).nanoseconds)
-            for block, is_required in zip(blocks, required)
-        ]
+        ranks = [(not record[5], -record[3], -record[4].nanoseconds) for record in records]
         yield from _checks.order_problems(trace, ranks)
         yield from _checks.decision_problems(trace, available, costs)
         yield from _checks.listing_problems(trace, included, excluded)
-        yield from _checks.permutation_problems(data, "blocks", run, result, ("included", "excluded", "trace"))
 
     def prompt():
-        expected = _render(data, included, cost_of)
+        expected = _render(parsed, included, cost_of)
         if result["prompt"] != expected:
             got, want = result["prompt"].split("\n"), expected.split("\n")
             line = next((index for index, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
@@ -318,7 +335,7 @@ def verify(data: dict, result: dict, parsed: object = None) -> list[dict]:
     def rendered_fits():
         # Per-block headers and metadata cost tokens no block's estimate counts: measure
         # the whole prompt against what the window leaves after the reserved output.
-        window_room = raw(window["context_tokens"]) - raw(window["reserved_output_tokens"])
+        window_room = window[0] - window[1]
         rendered = recount(result["prompt"])
         if rendered != result["rendered_tokens"] or result["rendered_overhead"] != rendered - result["used"]:
             yield f"the prompt re-counts to {rendered} tokens, the report says {result['rendered_tokens']} (overhead {result['rendered_overhead']})"

@@ -1,0 +1,265 @@
+"""The page's start-up in Chromium: the memory snapshot kept in Cache Storage and every way
+it can go wrong (each must end in a normal boot with the same results), the progress bar,
+and what happens to input typed or buttons pressed while Python loads."""
+
+import json
+import re
+import urllib.request
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import FIXTURES
+from context_budget import _fixtures
+from context_budget._envelope import check_text, format_json
+from test_page import DONE, LOAD_TIMEOUT, READY, open_page, random_inputs
+
+SAVED = "[data-testid=snapshot-note][data-state=saved]"
+CACHE = "context-budget-snapshot"
+
+
+def startup(page):
+    return page.evaluate("window.contextBudget.startup")
+
+
+def reload(page):
+    page.reload()
+    page.wait_for_selector(READY, timeout=LOAD_TIMEOUT)
+    page.wait_for_selector(DONE, timeout=LOAD_TIMEOUT)
+    return startup(page)["snapshot"]
+
+
+def cached_keys(page):
+    return page.evaluate(f"caches.open({CACHE!r}).then(c => c.keys()).then(keys => keys.map(k => k.url))")
+
+
+def assert_same_results_as_cpython(page, count=60):
+    paths = _fixtures.fixture_files(FIXTURES)
+    texts = [json.dumps(_fixtures.load(path)["input"]) for path in paths] + random_inputs(count, seed=14)
+    answers = page.evaluate("texts => Promise.all(texts.map(t => window.contextBudget.checkText(t)))", texts)
+    assert [text for text, answer in zip(texts, answers) if answer != check_text(text)] == []
+
+
+@pytest.fixture(scope="module")
+def visited(browser, site_url):
+    """One browser context for the snapshot tests, after its first visit saved a snapshot."""
+    context, page, guard, problems = open_page(browser, site_url)
+    page.wait_for_selector(SAVED, timeout=LOAD_TIMEOUT)
+    yield page, problems
+    assert guard.foreign == []
+    context.close()
+
+
+def boot_config(site_url):
+    with urllib.request.urlopen(site_url + "boot.json", timeout=30) as response:
+        return json.loads(response.read())
+
+
+def test_first_visit_boots_normally_and_keeps_one_snapshot_under_the_sources_hash(visited, site_url):
+    page, problems = visited
+    assert startup(page)["snapshot"] == "saving"
+    config = boot_config(site_url)
+    key = f"{site_url}snapshot/pyodide-{config['pyodide']['version']}/{config['package']['sources_sha256']}.bin"
+    assert cached_keys(page) == [key]
+    assert "kept for the next visit" in page.inner_text("[data-testid=snapshot-note]")
+    assert "never your input" in page.inner_text("#privacy")
+    assert problems == []
+
+
+def test_the_next_visit_starts_from_the_snapshot_with_the_same_results(visited):
+    page, problems = visited
+    assert reload(page) == "used"
+    steps = startup(page)["steps"]
+    assert "snapshot read" in steps and "import" not in steps  # nothing was imported again
+    expect(page.locator("[data-testid=summary]")).to_have_text("Selected A, C within 7 tokens.")
+    assert_same_results_as_cpython(page)
+    assert problems == []
+
+
+@pytest.mark.parametrize("corruption", [
+    "truncated",  # cut short: gunzip's length and CRC-32 checks refuse it
+    "bit flipped",  # one flipped bit in the compressed data: the CRC-32
+    "not a snapshot",  # well-formed gzip of something else: Pyodide's magic-number check
+])
+def test_a_damaged_snapshot_means_a_normal_boot_and_the_same_results(visited, corruption):
+    page, problems = visited
+    page.evaluate(
+        """async ([cacheName, corruption]) => {
+          const cache = await caches.open(cacheName);
+          const [key] = await cache.keys();
+          const saved = await cache.match(key);
+          const bytes = new Uint8Array(await saved.arrayBuffer());
+          let damaged;
+          if (corruption === "truncated") {
+            damaged = bytes.slice(0, bytes.length >> 1);
+          } else if (corruption === "bit flipped") {
+            damaged = bytes.slice();
+            damaged[damaged.length >> 1] ^= 4;
+          } else {
+            const junk = new Uint8Array(1 << 20).fill(7);
+            damaged = await new Response(new Blob([junk]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer();
+          }
+          await cache.put(key, new Response(damaged, { headers: saved.headers }));
+        }""",
+        [CACHE, corruption],
+    )
+    assert reload(page) == "saving"  # booted normally, and saves a good one again
+    assert_same_results_as_cpython(page, count=20)
+    page.wait_for_selector(SAVED, timeout=LOAD_TIMEOUT)
+    assert problems == []
+
+
+def test_a_snapshot_that_answers_the_probe_differently_is_not_used(visited):
+    page, problems = visited
+    page.evaluate(
+        """async (cacheName) => {
+          const cache = await caches.open(cacheName);
+          const [key] = await cache.keys();
+          const saved = await cache.match(key);
+          const headers = new Headers(saved.headers);
+          headers.set("X-Probe-Envelope", encodeURIComponent('{"ok": true, "result": "something else"}'));
+          await cache.put(key, new Response(await saved.blob(), { headers }));
+        }""",
+        CACHE,
+    )
+    assert reload(page) == "saving"
+    page.wait_for_selector(SAVED, timeout=LOAD_TIMEOUT)
+    assert reload(page) == "used"  # the one saved after the refusal is good
+    assert_same_results_as_cpython(page, count=20)
+    assert problems == []
+
+
+def test_a_stale_snapshot_is_never_used_and_is_removed(visited):
+    """Kept for other sources (or another Pyodide): a different key, so never even read."""
+    page, problems = visited
+    stale = page.evaluate(
+        """async (cacheName) => {
+          const cache = await caches.open(cacheName);
+          const [key] = await cache.keys();
+          const saved = await cache.match(key);
+          const stale = key.url.replace(/[0-9a-f]{64}\\.bin$/, "0".repeat(64) + ".bin");
+          await cache.put(stale, saved);
+          await cache.delete(key);
+          return stale;
+        }""",
+        CACHE,
+    )
+    assert reload(page) == "saving"
+    page.wait_for_selector(SAVED, timeout=LOAD_TIMEOUT)
+    keys = cached_keys(page)
+    assert stale not in keys and len(keys) == 1
+    assert problems == []
+
+
+def test_the_snapshot_can_be_removed_from_the_page(visited):
+    page, problems = visited
+    assert cached_keys(page) != []
+    page.click("[data-testid=forget-snapshot]")
+    expect(page.locator("[data-testid=snapshot-note]")).to_have_attribute("data-state", "cleared")
+    assert page.evaluate(f"caches.has({CACHE!r})") is False
+    assert reload(page) == "saving"  # and the next visit starts normally
+    assert problems == []
+
+
+# ---------------------------------------------------------------- while loading
+
+PROGRESS_RECORDER = """
+window.__progress = [];
+new MutationObserver(() => {
+  const bar = document.getElementById("progress");
+  if (bar) window.__progress.push([bar.dataset.phase, bar.value, bar.max, bar.hidden]);
+}).observe(document, { subtree: true, attributes: true, attributeFilter: ["value", "max", "data-phase", "hidden"] });
+"""
+
+
+@pytest.fixture
+def held(browser, site_url):
+    """A page whose boot.json request is held until the test releases it: Python cannot load."""
+    context = browser.new_context()
+    context.add_init_script(PROGRESS_RECORDER)
+    routes = []
+    context.route("**/boot.json", lambda route: routes.append(route))
+    page = context.new_page()
+    problems = []
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.on("console", lambda message: message.type == "error" and problems.append(message.text))
+    page.goto(site_url)
+    page.wait_for_selector("[data-testid=example] option", state="attached")
+
+    def release():
+        assert len(routes) == 1 and page.get_attribute("[data-testid=status]", "data-state") == "loading"
+        routes.pop().continue_()
+        page.wait_for_selector(READY, timeout=LOAD_TIMEOUT)
+
+    yield page, release, problems
+    context.close()
+
+
+def test_the_first_example_is_in_the_editor_before_python_loads(held):
+    page, release, problems = held
+    examples = json.loads((FIXTURES.parent / "web" / "examples.json").read_text())
+    fixture = (FIXTURES / examples[0]["fixture"]).read_text()
+    assert page.input_value("[data-testid=input]") == json.loads(format_json(fixture, "input"))["text"]
+    assert page.inner_text("#example-description") == json.loads(fixture)["description"]
+    assert page.get_attribute("[data-testid=summary]", "data-state") == "running"
+    release()
+    expect(page.locator("[data-testid=summary]")).to_have_text(_fixtures.load(FIXTURES / examples[0]["fixture"])["expected"]["summary"])
+    assert problems == []
+
+
+def test_typing_format_and_check_during_loading_are_kept_and_run_once_ready(held):
+    page, release, problems = held
+    typed = '{"budget": 3, "items": [{"id": "typed", "relevance": 1, "tokens": 2.0}]}'
+    page.fill("[data-testid=input]", "")
+    page.locator("[data-testid=input]").press_sequentially(typed)
+    page.click("#format")
+    page.click("[data-testid=run]")
+    release()
+    expected = json.loads(format_json(typed))["text"]
+    expect(page.locator("[data-testid=input]")).to_have_value(expected)  # formatted, not replaced by an example
+    assert '"tokens": 2.0' in expected
+    expect(page.locator("[data-testid=summary]")).to_have_text("Selected typed within 3 tokens.")
+    assert problems == []
+
+
+def test_format_pressed_during_loading_never_overwrites_later_typing(held):
+    page, release, problems = held
+    page.fill("[data-testid=input]", '{"budget": 1, "items": []}')
+    page.click("#format")
+    page.fill("[data-testid=input]", '{"budget": 2, "items": []}')
+    release()
+    expect(page.locator("[data-testid=summary]")).to_have_text("Selected nothing within 2 tokens.")
+    assert page.input_value("[data-testid=input]") == '{"budget": 2, "items": []}'
+    assert problems == []
+
+
+def test_the_progress_bar_counts_the_bytes_then_the_start_up_steps(held, site_url):
+    page, release, problems = held
+    assert page.get_attribute("#progress", "value") == "0"
+    release()
+    expect(page.locator("#progress")).to_be_hidden()
+    config = boot_config(site_url)
+    total = sum(config["pyodide"]["bytes"].values()) + config["package"]["bytes"]
+    records = page.evaluate("window.__progress")
+    downloads = [(value, maximum) for phase, value, maximum, _ in records if phase == "download"]
+    assert downloads and all(maximum == total for _, maximum in downloads)
+    assert [value for value, _ in downloads] == sorted(value for value, _ in downloads)
+    assert downloads[-1][0] == total  # every byte was counted
+    assert len({value for value, _ in downloads}) > 3  # it moved while downloading
+    phases = [phase for phase, *_ in records]
+    assert phases.index("download") < phases.index("start") < phases.index("done")
+    assert re.match(r"Ready: context_budget ", page.inner_text("[data-testid=status]"))
+    assert problems == []
+
+
+def test_a_wasm_served_with_the_wrong_type_is_a_clear_error(browser, site_url):
+    context = browser.new_context()
+    context.route("**/pyodide.asm.wasm", lambda route: route.fulfill(status=200, body=b"\0asm", content_type="text/plain"))
+    page = context.new_page()
+    try:
+        page.goto(site_url)
+        status = page.locator("[data-testid=status]")
+        expect(status).to_have_attribute("data-state", "error", timeout=20_000)
+        assert 'served as "text/plain"; it must be served as application/wasm' in status.inner_text()
+    finally:
+        context.close()
