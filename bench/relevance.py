@@ -76,8 +76,8 @@ def stages(data: dict, runs: int) -> list[tuple[str, float]]:
         ("validate (parse)", lambda: relevance.parse(data)),
         ("select: rule (sort and pass)", lambda: relevance.rule(parsed)),
         ("select: rule and trace rows", lambda: relevance.select(parsed)),
-        ("checks (incl. the re-run)", lambda: relevance.verify(data, result, parsed)),
-        ("beyond the rule (optimum bound)", lambda: relevance.beyond_the_rule(parsed, result)),
+        ("checks (linear, no re-run)", lambda: relevance.verify(data, result, parsed)),
+        ("beyond the rule (exact optimum)", lambda: relevance.beyond_the_rule(parsed, result)),
     ]
     return [(label, median_time(step, runs)[0]) for label, step in steps]
 

@@ -2,6 +2,7 @@
 // sort and loop as the seed describes. Reads one JSON file, times evaluate() on the
 // parsed input (not the parse), prints {"times_ms": [...], "selected": N, "peak_rss_mb": M}.
 import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
 
 export function evaluate(input) {
   if (!input || !Number.isSafeInteger(input.budget) || input.budget < 0 || !Array.isArray(input.items)) {
@@ -27,14 +28,19 @@ export function evaluate(input) {
   };
 }
 
-const [file, runsText] = process.argv.slice(2);
-const input = JSON.parse(readFileSync(file, "utf8"));
-const runs = Number(runsText || 5);
-const times = [];
-let result;
-for (let run = 0; run < runs; run++) {
-  const started = process.hrtime.bigint();
-  result = evaluate(input);
-  times.push(Number(process.hrtime.bigint() - started) / 1e6);
+function main() {
+  const [file, runsText] = process.argv.slice(2);
+  const input = JSON.parse(readFileSync(file, "utf8"));
+  const runs = Number(runsText || 5);
+  const times = [];
+  let result;
+  for (let run = 0; run < runs; run++) {
+    const started = process.hrtime.bigint();
+    result = evaluate(input);
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  console.log(JSON.stringify({ times_ms: times, selected: result.selected.length, first: result.selected.slice(0, 5), peak_rss_mb: process.resourceUsage().maxRSS / 1024 }));
 }
-console.log(JSON.stringify({ times_ms: times, selected: result.selected.length, first: result.selected.slice(0, 5), peak_rss_mb: process.resourceUsage().maxRSS / 1024 }));
+
+// Run only as a script: bench/seed000_lines.mjs imports evaluate() from here.
+if (import.meta.url === pathToFileURL(process.argv[1]).href) main();

@@ -360,6 +360,23 @@ case(M, "exact-cl100k", f"The same chat counted with cl100k_base (GPT-4, GPT-3.5
      chat(1000, NAMED_CAPITALS, "cl100k_base"), **{"pass": True, "tokenizer": "cl100k_base", "tokens": CL100K})
 case(M, "exact-tool-calls-as-compact-json", "A tool_calls list counts as its compact JSON text (an approximation), here with o200k_base.",
      chat(1000, TOOLS, "o200k_base"), **{"pass": True, "tokens": cookbook(TOOLS, "o200k_base"), "kept": list(range(7))})
+SUPPORT = [
+    msg("system", "You are a support agent for a home-goods shop. Be brief."),
+    msg("user", "Hi! I ordered a lamp and a blender last week."),
+    msg("assistant", "Happy to help. What would you like to know?"),
+    msg("user", "Here is the email I got: Your order A-1042 (lamp, blender) has been received. We will send tracking details when it ships. Items: 1x Arc floor lamp, 1x Pro blender 900W. Total 189.00 EUR, paid by card ending 4421."),
+    msg("assistant", "Thanks, I can see order A-1042."),
+    msg("user", "Where is it now?", name="ana"),
+    {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "track_order", "arguments": '{"order":"A-1042"}'}}]},
+    {"role": "tool", "tool_call_id": "call_1", "content": "A-1042: shipped 2026-11-20 with DHL, arriving Tuesday"},
+    msg("assistant", "It shipped on the 20th with DHL and arrives on Tuesday."),
+    msg("user", "Please always answer in English.", pinned=True),
+    msg("assistant", "Of course."),
+    msg("user", "Can I still change the delivery address?"),
+]
+support = {"mode": "messages", "limit": 160, "messages": SUPPORT}
+case(M, "support-chat", "A support chat within 160 o200k_base tokens: the system message and the pinned request are kept; the newest turns and the tool call with its result fit; the pasted email does not, so the walk stops there; the assistant turn after it goes because the kept history must start with a user message.",
+     support, **{"pass": True, "kept": [0, 5, 6, 7, 8, 9, 10, 11], "dropped": [1, 2, 3, 4]})
 print("wrote", len(list(ROOT.rglob("*.json"))), "fixture files")
 
 # Exact tokenizers (counts are tiktoken's: tests/test_tokenizer.py proves the tokenizer against it).

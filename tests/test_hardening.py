@@ -7,6 +7,7 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -46,6 +47,7 @@ def small_root(tmp_path):
     pyodide.mkdir(parents=True)
     for name in _site.PYODIDE_FILES:
         (pyodide / name).write_text(name)
+    (pyodide / "package.json").write_text('{"version": "314.0.7"}')
     return root
 
 
@@ -144,9 +146,7 @@ def test_a_symbolic_link_inside_the_site_is_never_written_through(tmp_path, smal
     (elsewhere / "app.js").write_text("outside")
     _site.build_site(site, small_root, force=True)  # replaces the link, not what it points to
     assert (elsewhere / "app.js").read_text() == "outside" and not (site / "app.js").is_symlink()
-    for path in (site / "pyodide").iterdir():
-        path.unlink()
-    (site / "pyodide").rmdir()
+    shutil.rmtree(site / "pyodide")
     (site / "pyodide").symlink_to(elsewhere)
     with pytest.raises(_site.TargetError, match="in the way"):
         _site.build_site(site, small_root, force=True)
@@ -443,3 +443,41 @@ def test_nesting_depth_is_measured_in_one_pass():
     result = subprocess.run([sys.executable, "-m", "context_budget", "check", "-"], input=deep.encode(), capture_output=True,
                             cwd=ROOT, timeout=20)
     assert result.returncode == 1 and b"more than 512 levels deep" in result.stdout
+
+
+def test_build_site_refuses_a_directory_inside_the_page_sources(small_root):
+    # Found while hardening: web/site would be served as part of the page and copied into itself on every build.
+    for inside in ("web/site", "web", "node_modules/pyodide/site"):
+        with pytest.raises(_site.TargetError, match="inside the page's own sources"):
+            _site.build_site(small_root / inside, small_root, force=True)
+    assert not (small_root / "web" / "site").exists()
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_an_output_that_cannot_carry_utf8_gets_escapes_not_a_traceback(tmp_path, encoding):
+    # Before: PYTHONIOENCODING=ascii and an id with "é" or an emoji ended in UnicodeEncodeError.
+    document = {"budget": 5, "items": [{"id": "é😀", "relevance": 1, "tokens": 1}]}
+    (tmp_path / "in.json").write_text(json.dumps(document))
+    (tmp_path / "in.jsonl").write_text(json.dumps(document) + "\n")
+    environ = {**os.environ, "PYTHONIOENCODING": encoding}
+    for args in (["check", str(tmp_path / "in.json")], ["check", "--jsonl", str(tmp_path / "in.jsonl")],
+                 ["check", "--jsonl", "--jobs", "2", str(tmp_path / "in.jsonl")]):
+        result = cli_process(args, env=environ)
+        assert result.returncode == 0 and result.stderr == b"", result.stderr
+        assert json.loads(result.stdout)["result"]["selected"] == ["é😀"]
+    result = cli_process(["check", str(tmp_path / "in.json"), "--format", "text"], env=environ)
+    assert result.returncode == 0 and result.stderr == b"" and b"\\U0001f600" in result.stdout
+
+
+def test_an_endless_input_is_refused_at_the_size_limit(monkeypatch, tmp_path):
+    # Before: `check /dev/zero` (or an endless pipe) read until memory ran out.
+    from context_budget import cli
+
+    monkeypatch.setattr(cli, "MAX_INPUT_BYTES", 1000)
+    endless = Path("/dev/zero")
+    for argv, stdin in ((["check", str(endless)], b""), (["check", "-"], b"[" * 5000), (["count", str(endless)], b""),
+                        (["check", "--jsonl", str(endless)], b""), (["check", "--jsonl", "-"], b"1\n" + b" " * 5000),
+                        (["compose", str(tmp_path / "in.json"), "--config", str(endless)], b"")):
+        (tmp_path / "in.json").write_text("{}")
+        code, _, err = call(argv, stdin)
+        assert code == 2 and one_line_error(err) and "larger than" in err, (argv, err)

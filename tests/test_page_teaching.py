@@ -25,8 +25,10 @@ def report_of(example):
     return json.loads(check_text(text))["result"]
 
 
-# Every example and template that has decisions to show, named by its label.
-TRACED = [(index, example) for index, example in enumerate(EXAMPLES) if report_of(example).get("trace")]
+# Every example and template that has decisions to show, named by its label. Chat histories
+# (mode messages) have turns, not ids, and their own conversation view and budget lane:
+# tests/test_page_messages.py.
+TRACED = [(index, example) for index, example in enumerate(EXAMPLES) if report_of(example).get("trace") and report_of(example)["mode"] != "messages"]
 MODES_SEEN = {report_of(example)["mode"] for _, example in TRACED}
 
 

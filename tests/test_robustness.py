@@ -105,7 +105,7 @@ def invocations(draw):
         content = draw(FILE_CONTENTS)
     files = {"input.json": content}
     stdin = draw(st.one_of(st.none(), st.just(content), st.binary(max_size=50)))
-    source = draw(st.sampled_from(["input.json"] * 4 + ["-"] * 2 + ["missing.json", ".", "input.json/nope"]))
+    source = draw(st.sampled_from(["input.json"] * 4 + ["-"] * 2 + ["missing.json", ".", "input.json/nope", "\x1b[2Jnope\r"]))
     environ: dict[str, str] = {}
     target_state = None
     if command == "check":
@@ -142,7 +142,8 @@ def invocations(draw):
     elif command == "serve":
         argv = ["serve", "--port", draw(OPTION_VALUES.filter(lambda value: value not in ("0", "2", "16", "17")))]
     else:
-        argv = [draw(st.sampled_from(["nonsense", "chek", "--port", "-", ""]))]
+        argv = draw(st.sampled_from([["nonsense"], ["chek"], ["--port"], ["-"], [""], ["\x1b[2J"], ["check", "--\x1b[2J"],
+                                     ["check", "--format", "\x1b[2J"], ["fixtures", "\x1b]0;title\x07"]]))
     return argv, stdin, environ, files, target_state
 
 
@@ -385,10 +386,13 @@ def _status(pid: int, field: str) -> int:
 
 
 @pytest.fixture
-def served():
-    process = subprocess.Popen([sys.executable, "-c", SERVER_SCRIPT, "1.0", "64"], stdout=subprocess.PIPE, cwd=ROOT,
-                               env={**os.environ, "PYTHONPATH": str(ROOT / "py")})
+def served(tmp_path):
+    """The server in its own process (its memory and threads are read from /proc); stderr kept in a file."""
+    with open(tmp_path / "stderr.txt", "wb") as stderr:
+        process = subprocess.Popen([sys.executable, "-c", SERVER_SCRIPT, "1.0", "64"], stdout=subprocess.PIPE, stderr=stderr,
+                                   cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT / "py")})
     port = int(process.stdout.readline())
+    process.stderr_path = tmp_path / "stderr.txt"
     yield process, port
     process.kill()
     process.wait(timeout=30)
@@ -437,3 +441,5 @@ def test_serve_under_load_keeps_memory_bounded_and_cuts_idle_clients(served):
     answer = _get(port, WASM_PATH)
     assert answer.startswith(b"HTTP/1.0 200") and len(answer) > wasm_size
     assert _status(process.pid, "Threads") <= 3
+    # Downloads abandoned half-way and idle clients cut are no errors: no traceback, no line at all.
+    assert process.stderr_path.read_bytes() == b""

@@ -6,6 +6,7 @@
 import * as editor from "./editor.js";
 import { PAGE_SIZE, clearReport, renderReport, setStep, setSummary, shown, stepCount, turnPage } from "./report.js";
 import { MODES } from "./modes.js";
+import "./chat.js";  // the messages mode's conversation view (it registers itself with report.js)
 
 const $ = (id) => document.getElementById(id);
 

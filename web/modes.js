@@ -50,11 +50,29 @@ export const MODES = {
       "A long passage that does not fit does not stop a later, shorter one.",
     ],
   },
+  messages: {
+    unit: (report) => (report.tokenizer === "estimate" ? "estimated token" : "token"),
+    // The shared bar stacks rows by what remained before each; a tool call and its results
+    // share one decision, so the conversation view (chat.js) draws the budget lane instead.
+    capacity: () => null,
+    base: () => 3,  // the reply priming, for the slider's range
+    slider: { path: "$.limit", label: "limit" },
+    decides: [
+      "Every system and developer message, and every message marked pinned, is kept; if they and the 3 tokens that prime the reply exceed the limit, the run fails.",
+      "An assistant message that calls tools and the tool messages answering it are one unit: kept or dropped together, so no tool result is ever orphaned.",
+      "From the newest turn to the oldest, each unit is kept while it fits what is left; the first one that does not fit stops the walk, and every older turn is dropped with it: no holes.",
+      "The kept turns must start with a user message: kept turns before the first kept user message are dropped.",
+      "A message costs 3 tokens plus the tokens of its role, content and name (+1), as OpenAI counts for its chat models.",
+    ],
+  },
 };
 
 export function modeOf(report) {
   return (report && MODES[report.mode]) || null;
 }
+
+// What a row is called: its id, or for a chat history's messages their index and role.
+export const labelOf = (row) => row.id ?? `#${row.index} ${row.role}`;
 
 // A row's cost, under whichever name its mode uses.
 export const COST_KEYS = ["tokens", "cost", "units"];
@@ -64,17 +82,24 @@ export const costOf = (row) => row[COST_KEYS.find((key) => key in row)];
 // `unit` and the report. Another mode adds its own codes here.
 export const REASONS = {
   fits_remaining_budget: {
-    short: (row, { unit }) => `fits: needs ${count(costOf(row), unit)}, ${remain(row.remaining_before, unit)}`,
+    short: (row, { unit }) => `fits: needs ${count(row.unit_tokens ?? costOf(row), unit)}, ${remain(row.remaining_before, unit)}`,
     sentence: (row, { unit }) => {
       const left = row.remaining_before - costOf(row);
-      return `${row.id} needs ${count(costOf(row), unit)}; ${remain(row.remaining_before, unit)}; kept, leaving ${count(left, unit)}.`;
+      if (row.unit_tokens !== undefined && row.unit_tokens !== row.tokens) {
+        return `${labelOf(row)} is part of a tool unit that needs ${count(row.unit_tokens, unit)}; ${remain(row.remaining_before, unit)}; the whole unit is kept.`;
+      }
+      return `${labelOf(row)} needs ${count(costOf(row), unit)}; ${remain(row.remaining_before, unit)}; kept, leaving ${count(left, unit)}.`;
     },
   },
   exceeds_remaining_budget: {
-    short: (row, { unit }) => `does not fit: needs ${count(costOf(row), unit)}, only ${remain(row.remaining_before, unit)}`,
+    short: (row, { unit }) => `does not fit: needs ${count(row.unit_tokens ?? costOf(row), unit)}, only ${remain(row.remaining_before, unit)}`,
     sentence: (row, { unit, report }) => {
       const prompt = "units_with" in row ? ` (the prompt would count ${row.units_with} of ${report.limit})` : "";
-      return `${row.id} needs ${count(costOf(row), unit)}; ${remain(row.remaining_before, unit)}; left out${prompt}.`;
+      if (row.unit_tokens !== undefined) {
+        const what = row.unit_tokens !== row.tokens ? `'s tool unit needs ${count(row.unit_tokens, unit)}` : ` needs ${count(row.tokens, unit)}`;
+        return `${labelOf(row)}${what}; ${remain(row.remaining_before, unit)}; dropped, and every older turn with it (no holes).`;
+      }
+      return `${labelOf(row)} needs ${count(costOf(row), unit)}; ${remain(row.remaining_before, unit)}; left out${prompt}.`;
     },
   },
   required: {
@@ -88,6 +113,22 @@ export const REASONS = {
   not_considered_required_overflow: {
     short: () => "not considered: the required items already overflow the budget",
     sentence: (row) => `${row.id} is not considered: the required items already overflow the budget.`,
+  },
+  pinned: {
+    short: (row, { unit }) => `pinned: always kept (${count(row.tokens, unit)}, reserved first)`,
+    sentence: (row, { unit }) => `${labelOf(row)} is ${row.role === "system" || row.role === "developer" ? `a ${row.role} message` : "pinned"}, so it is kept whatever the limit; its ${count(row.tokens, unit)} were reserved before the walk.`,
+  },
+  older_than_a_dropped_message: {
+    short: () => "older than a turn that did not fit (no holes)",
+    sentence: (row) => `${labelOf(row)} is older than a turn that did not fit, so it is dropped: the history keeps no holes.`,
+  },
+  history_must_start_with_user: {
+    short: () => "it fit, but the kept turns must start with a user message",
+    sentence: (row, { unit }) => `${labelOf(row)} fit (${count(row.unit_tokens ?? row.tokens, unit)}, ${remain(row.remaining_before, unit)}), but it comes before the first kept user message, so it is dropped.`,
+  },
+  pinned_messages_exceed_limit: {
+    short: (row, { report }) => `not sent: the pinned messages and the priming need ${report.pinned_tokens}, the limit is ${report.limit}`,
+    sentence: (row, { unit, report }) => `${labelOf(row)} is not sent: the pinned messages and the priming need ${count(report.pinned_tokens, unit)}, ${report.shortfall} over the limit of ${report.limit}, so the run fails.`,
   },
   required_block_too_large_for_budget: {
     short: (row, { unit }) => `required, does not fit: needs ${count(costOf(row), unit)}, only ${remain(row.remaining_before, unit)} — cannot proceed`,

@@ -4,21 +4,25 @@ An exact 0/1 knapsack, cheap on the requests users send (a few hundred items):
 
 1. Only items with a positive value and a cost that fits take part: an item worth nothing
    never makes a subset better; a free one is in every best subset.
-2. Values become exact integers (every double is an integer over a power of two), so
-   sums, comparisons and ties are exact; ``math.fsum`` of the chosen floats is the value
-   reported, and it is the largest any subset reaches because rounding is monotonic.
-3. The fractional (Dantzig) bound in value-per-token order, and the greedy fill in that
+2. The fractional (Dantzig) bound in value-per-token order, and the greedy fill in that
    order as a first subset. Every item whose flip would cost more than the gap between
-   the two is fixed (Dembo-Hammer reduction): no best subset flips it. When the greedy
-   fill reaches the bound, only the items tied with the break ratio are left.
-4. The items left (the core, usually a handful) go through a depth-first branch and
-   bound in ratio order (Horowitz-Sahni) with the fractional bound. Ties between best
+   the two (Dembo-Hammer), or whose fractional bound with the flip falls below the fill
+   (Martello-Toth), is fixed: no best subset flips it. When the greedy fill reaches the
+   bound, only the items tied with the break ratio are left. This step is in floats, and
+   fixes an item only with a tolerance above their rounding errors to spare.
+3. The items left (the core, usually a dozen) become exact integers (every double is an
+   integer over a power of two), so sums, comparisons and ties are exact; ``math.fsum``
+   of the chosen floats is the value reported, the largest any subset reaches because
+   rounding is monotonic.
+4. The core goes through a depth-first branch and bound in ratio order (Horowitz-Sahni,
+   with Martello-Toth's bound at each break item). Ties between best
    subsets are broken inside the objective: item r of the core in ordinal id order adds
    2^(k-1-r) below the lowest unit of value, so no two subsets tie and the single best
    is the one a reconstruction in ordinal order would give (take each item whenever an
    optimum allows it).
-5. After ``work_bound`` search nodes, a dynamic program over the core's capacity finishes
-   the job when it has at most ``DP_CELLS`` cells; beyond both, the report gives the
+5. After ``work_bound`` search nodes, a dynamic program over the core finishes the job
+   when the whole problem has at most ``DP_CELLS`` cells (where the project was always
+   exact); beyond both, and for more than ``EXACT_ITEMS`` candidates, the report gives the
    fractional bound (``exact: false``), never a guess presented as exact.
 
 Items are given as columns (``ids``, ``costs``, ``values``) and chosen by position.
@@ -28,8 +32,8 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from itertools import accumulate, compress, repeat
-from operator import and_, gt, le, mul, not_, sub, truediv
+from itertools import accumulate, compress
+from operator import not_, truediv
 
 from ._ordinal import ordinal_keys
 
@@ -45,6 +49,10 @@ DP_CELLS = 2_000_000
 
 # Up to this many items the search runs on all of them, without the reduction.
 SMALL = 12
+# Beyond this many candidates (and beyond the table below) the report gives the fractional
+# bound alone, as it always did: the exact search would add a third to evaluate's time
+# and memory on inputs of 100,000 items, far from the requests users send.
+EXACT_ITEMS = 10_000
 
 
 def as_json_number(value: float | None) -> float | int | None:
@@ -117,6 +125,9 @@ def best_subset(ids: list, costs: list, values: list, capacity: int, candidates:
     if 0 in weights:  # free items are in every best subset; the others go through the reduction
         free = list(compress(useful, map(not_, weights)))
         useful, gains, weights = list(compress(useful, weights)), list(compress(gains, weights)), list(compress(weights, weights))
+    if len(gains) > EXACT_ITEMS and len(gains) * (capacity + 1) > DP_CELLS:
+        upper = _fsum(map(values.__getitem__, free)) + _fractional_bound(gains, weights, capacity)
+        return {"exact": False, "upper_bound": math.nextafter(upper, math.inf), "items": len(gains), "exact_items": EXACT_ITEMS}
     if len(gains) > SMALL:
         fixed_in, core, bound = _reduce(gains, weights, capacity)
     else:  # a few items: the search alone is quicker than the reduction
@@ -175,8 +186,7 @@ def _reduce(gains: list[float], weights: list[int], capacity: int) -> tuple[list
     scale = 2 * worth[size] + lam * (capacity + spent[size])
     tolerance = (size + 8) * scale * 2.0**-50
     gap = bound - lower + tolerance
-    margins = list(map(sub, gain_in, map(mul, weight_in, repeat(lam))))
-    close = list(compress(range(size), map(le, map(abs, margins), repeat(gap))))
+    close = [index for index, gain, weight in zip(range(size), gain_in, weight_in) if -gap <= gain - lam * weight <= gap]
     core = []
     floor = lower - tolerance
     for index in close:  # the fractional bound with the item flipped, from the prefix sums
@@ -191,11 +201,31 @@ def _reduce(gains: list[float], weights: list[int], capacity: int) -> tuple[list
             flipped = math.inf
         if flipped >= floor:
             core.append(order[index])
-    fixed_in = [order[index] for index in range(brk) if margins[index] > gap]
-    if len(close) > len(core):
-        in_core = set(core)
-        fixed_in += [order[index] for index in close if index < brk and order[index] not in in_core]
+    # Before the break every margin is at least -gap, so an item there that is not close,
+    # or whose flipped bound fell short, is in every best subset.
+    open_items = bytearray(brk)
+    in_core = set(core)
+    for index in close:
+        if index < brk and order[index] in in_core:
+            open_items[index] = 1
+    fixed_in = list(compress(order[:brk], map(not_, open_items)))
     return fixed_in, core, bound + tolerance
+
+
+def _fractional_bound(gains: list, weights: list[int], capacity: int) -> float:
+    """Take items by value per token, then a fraction of the first that does not fit: no subset beats it."""
+    ratios = list(map(truediv, gains, weights))
+    order = sorted(range(len(ratios)), key=ratios.__getitem__, reverse=True)
+    spent = list(accumulate(map(weights.__getitem__, order), initial=0))
+    whole = bisect_right(spent, capacity) - 1  # the best-ratio items that fit entirely
+    taken = list(map(gains.__getitem__, order[:whole]))
+    if whole < len(order):
+        taken.append(gains[order[whole]] * (capacity - spent[whole]) / weights[order[whole]])
+    bound = math.fsum(taken)
+    # The last fraction is rounded: step up a few ulps so the bound stays above the real one.
+    for _ in range(4):
+        bound = math.nextafter(bound, math.inf)
+    return bound
 
 
 def _core_search(gains: list[int], weights: list[int], capacity: int, ordinal: list, work_bound: int, table_allowed: bool):

@@ -17,6 +17,7 @@ import http.server
 import json
 import os
 import re
+import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -187,6 +188,10 @@ def build_site(directory: Path, root: Path | None = None, force: bool = False) -
     # The serve command's Cache-Control, per file, for static hosts that read a `_headers`
     # file (Netlify, Cloudflare Pages); other servers ignore it and the page works the same.
     files["_headers"] = "".join(f"/{url_path}\n  Cache-Control: {cache_control(url_path)}\n" for url_path in ["", *files]).encode()
+    source = project_root() if root is None else root
+    for folder in ("web", "py", "node_modules", "fixtures"):
+        if directory.resolve().is_relative_to((source / folder).resolve()):
+            raise TargetError(f"{directory} is inside the page's own sources ({source / folder}): the next build would copy the site into itself")
     previous = _plan_target(directory, files, force)
     digests = {}
     try:
@@ -428,6 +433,15 @@ class _Server(http.server.ThreadingHTTPServer):
             super().process_request_thread(request, client_address)
         finally:
             self._slots.release()
+
+    def handle_error(self, request, client_address) -> None:
+        # socketserver prints a traceback for any error in a handler; a browser that closes
+        # a download half-way (reset, broken pipe, timeout) is no error, and nothing else
+        # deserves more than one line.
+        error = sys.exc_info()[1]
+        if isinstance(error, (ConnectionError, TimeoutError)):
+            return
+        sys.stderr.write(f"context-budget serve: a request from {client_address[0]} failed: {type(error).__name__}: {error}\n")
 
 
 def make_server(

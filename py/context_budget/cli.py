@@ -10,6 +10,9 @@ used, invalid compose settings).
 from __future__ import annotations
 
 import argparse
+import codecs
+import contextlib
+import json
 import difflib
 import os
 import re
@@ -204,17 +207,23 @@ def run(argv: Sequence[str], stdin: IO, stdout: IO[str], stderr: IO[str], enviro
         return _run_fixtures(Path(arguments.directory), stdout)
     except _Exit as stop:
         if stop.message:
-            stderr.write(stop.message)
+            stderr.write(_model.printable(stop.message))  # it may quote an argument: no escape sequences
         return stop.status
     except _site.SiteError as error:
-        stderr.write(f"context-budget: {error}\n")
+        stderr.write(f"context-budget: {_one_line(error)}\n")
         return EXIT_FAIL
     except _site.TargetError as error:
-        stderr.write(f"context-budget: {error}\n")
+        stderr.write(f"context-budget: {_one_line(error)}\n")
         return EXIT_USAGE
     except UsageError as error:
-        stderr.write(f"context-budget: {error}\n")
+        stderr.write(f"context-budget: {_one_line(error)}\n")
         return EXIT_USAGE
+
+
+def _one_line(message: object) -> str:
+    """A message as one line a terminal only prints: a file name or a server's words may hold
+    line breaks or escape sequences."""
+    return " ".join(_model.printable(str(message)).split("\n"))
 
 
 def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
@@ -260,7 +269,18 @@ def _default_input(stdin: IO, command: str) -> str:
 
 
 def write_json(value: object, stream: IO[str], indent: int | None = None) -> None:
-    stream.write(to_json(value, indent) + "\n")
+    # JSON escapes (\u00e9) where the output cannot carry UTF-8 (PYTHONIOENCODING=ascii, a Latin-1 locale).
+    stream.write(to_json(value, indent, ascii_only=not _writes_utf8(stream)) + "\n")
+
+
+def _writes_utf8(stream: object) -> bool:
+    encoding = getattr(stream, "encoding", None)
+    if encoding is None:  # an in-memory stream: text, no encoding
+        return True
+    try:
+        return codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        return False
 
 
 def _standard_input(stdin: IO | None) -> IO:
@@ -270,17 +290,32 @@ def _standard_input(stdin: IO | None) -> IO:
     return getattr(stdin, "buffer", stdin)
 
 
+# One JSON document (or JSONL line) is read whole; past this it is refused instead of
+# filling memory (`check /dev/zero`, `cat /dev/urandom | check`). Bigger inputs are for --jsonl.
+MAX_INPUT_BYTES = 256 * 1024 * 1024
+
+
+def _too_large(name: str) -> UsageError:
+    what = "standard input" if name == "-" else name
+    return UsageError(f"cannot read {what}: larger than {MAX_INPUT_BYTES >> 20} MiB (split it into one input per line for check --jsonl)")
+
+
 def _read_input(name: str, stdin: IO) -> bytes:
     if name == "-":
         try:
-            data = _standard_input(stdin).read()
+            data = _standard_input(stdin).read(MAX_INPUT_BYTES + 1)
         except OSError as error:
             raise UsageError(f"cannot read standard input: {error.strerror or error}") from None
-        return data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    try:
-        return Path(name).read_bytes()
-    except OSError as error:
-        raise UsageError(f"cannot read {name}: {error.strerror or error}") from None
+        data = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    else:
+        try:
+            with open(name, "rb") as handle:
+                data = handle.read(MAX_INPUT_BYTES + 1)
+        except OSError as error:
+            raise UsageError(f"cannot read {name}: {error.strerror or error}") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise _too_large(name)
+    return data
 
 
 def _output_format(arguments: argparse.Namespace, stdout: IO[str]) -> str:
@@ -315,24 +350,33 @@ def _check(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO
 
 
 def _open_lines(name: str, stdin: IO):
-    """Byte lines of a file or of standard input, read as they come."""
+    """Byte lines of a file or of standard input, read as they come (each at most MAX_INPUT_BYTES)."""
     if name == "-":
-        source = _standard_input(stdin)
+        source, what = _standard_input(stdin), "standard input"
+    else:
         try:
-            for line in source:
-                yield line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line
-        except OSError as error:
-            raise UsageError(f"cannot read standard input: {error.strerror or error}") from None
-        return
-    try:
-        handle = open(name, "rb")
-    except OSError as error:
-        raise UsageError(f"cannot read {name}: {error.strerror or error}") from None
-    with handle:
-        try:
-            yield from handle
+            source, what = open(name, "rb"), name
         except OSError as error:
             raise UsageError(f"cannot read {name}: {error.strerror or error}") from None
+    try:
+        for line in _bounded_lines(source):
+            if len(line) > MAX_INPUT_BYTES:
+                raise _too_large(name)
+            yield line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line
+    except OSError as error:
+        raise UsageError(f"cannot read {what}: {error.strerror or error}") from None
+    finally:
+        if name != "-":
+            source.close()
+
+
+def _bounded_lines(source):
+    """The lines of ``source``, none read further than MAX_INPUT_BYTES + 1 (a line without end stops there)."""
+    if not hasattr(source, "readline"):  # any iterable of lines
+        yield from source
+        return
+    while line := source.readline(MAX_INPUT_BYTES + 1):
+        yield line
 
 
 def _check_lines(name: str, stdin: IO, stdout: IO[str], stderr: IO[str], jobs: int = 1) -> int:
@@ -344,8 +388,25 @@ def _check_lines(name: str, stdin: IO, stdout: IO[str], stderr: IO[str], jobs: i
     from . import batch
 
     progress = stderr if _is_terminal(stderr) else None
-    passed = batch.write_checked(_open_lines(name, stdin), stdout, batch.worker_count(jobs), progress)
+    out = stdout if _writes_utf8(stdout) else _AsciiJSON(stdout)
+    passed = batch.write_checked(_open_lines(name, stdin), out, batch.worker_count(jobs), progress)
     return EXIT_PASS if passed else EXIT_FAIL
+
+
+class _AsciiJSON:
+    """A stream of JSON text for an output that cannot carry UTF-8: every non-ASCII character
+    (which JSON allows only inside strings) written as its \\u escape, so each line stays valid JSON."""
+
+    _NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return self.stream.write(self._NON_ASCII.sub(lambda match: json.dumps(match.group())[1:-1], text))
+
+    def flush(self) -> None:
+        self.stream.flush()
 
 
 def _read_json_file(name: str, stdin: IO, what: str) -> object:
@@ -475,10 +536,10 @@ def _run_fixtures(directory: Path, stdout: IO[str]) -> int:
         outcome = _fixtures.run_case(path, path.relative_to(directory).as_posix())
         if outcome.passed:
             passed += 1
-            stdout.write(f"ok   {outcome.name}\n")
+            stdout.write(f"ok   {_one_line(outcome.name)}\n")
         else:
             failed += 1
-            stdout.write(f"FAIL {outcome.name}: {outcome.detail}\n")
+            stdout.write(f"FAIL {_one_line(outcome.name)}: {_one_line(outcome.detail)}\n")
     stdout.write(f"{passed} passed, {failed} failed\n")
     return EXIT_PASS if failed == 0 else EXIT_FAIL
 
@@ -515,6 +576,11 @@ def main() -> None:
     if sys.stdout is None:  # `>&-`
         sys.stderr.write("context-budget: cannot write standard output: it is closed\n")
         sys.exit(EXIT_USAGE)
+    for stream in (sys.stdout, sys.stderr):
+        # A character the output's encoding lacks (an id with an emoji on an ASCII or Latin-1
+        # terminal) is written as an escape, never a UnicodeEncodeError.
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="backslashreplace")
     try:
         code = run(sys.argv[1:], sys.stdin, sys.stdout, sys.stderr)
         sys.stdout.flush()

@@ -1,0 +1,209 @@
+// Mode `messages` as a conversation: a bubble per message in input order, by role; a tool
+// call and its results framed as the one unit they are; every dropped turn struck through
+// with the reason it went; a budget lane (priming, pinned, then each kept unit in the order
+// the walk took them, and the unit that stopped it); and the page's step-through followed
+// here too. Reads the report only (and the input's text for the dropped turns, which the
+// report does not carry); every decision is made in Python.
+
+import { addView } from "./report.js";
+import { count, reasonText } from "./modes.js";
+
+const MAX_BUBBLES = 200;  // the newest turns; the table pages through every decision
+
+const el = (tag, className, text) => {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = String(text);
+  return node;
+};
+const percent = (amount, scale) => `${(100 * amount) / scale}%`;
+
+// The messages the report was made from, when the editor still holds them: the report
+// keeps only the kept messages, and a struck-through turn should show what was dropped.
+function inputMessages(report, total) {
+  let data;
+  try {
+    data = JSON.parse(document.getElementById("input").value);
+  } catch {
+    return null;
+  }
+  const messages = data && Array.isArray(data.messages) ? data.messages : null;
+  if (!messages || messages.length !== total) return null;
+  const sent = (message) => JSON.stringify(Object.fromEntries(Object.entries(message).filter(([key]) => key !== "pinned")));
+  const same = report.kept.every((index, at) => sent(messages[index]) === JSON.stringify(report.messages[at]));
+  return same ? messages : null;
+}
+
+function textOf(content) {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.map((part) => (part && typeof part.text === "string" ? part.text : "")).join("\n");
+  return "";
+}
+
+function bubble(index, row, message, context) {
+  const role = row ? row.role : (message && message.role) || "?";
+  const node = el("div", `bubble role-${role}${row && !row.kept ? " dropped" : ""}${row && row.pinned ? " pinned" : ""}`);
+  node.dataset.testid = "chat-message";
+  node.dataset.index = String(index);
+  node.dataset.kept = String(Boolean(row && row.kept));
+  const meta = el("p", "bubble-meta");
+  meta.append(el("span", "bubble-role", role));
+  if (message && typeof message.name === "string") meta.append(el("span", "bubble-name", message.name));
+  meta.append(el("span", "bubble-index", `#${index}`));
+  if (row) meta.append(el("span", "bubble-tokens", count(row.tokens, context.unit)));
+  if (row && row.pinned) meta.append(el("span", "badge pin", "pinned"));
+  node.append(meta);
+  const body = el(row && !row.kept ? "del" : "div", "bubble-text");
+  if (message) {
+    const text = textOf(message.content);
+    if (text) body.append(el("span", "", text));
+    for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
+      const fn = (call && call.function) || {};
+      body.append(el("code", "tool-call", `→ ${fn.name}(${fn.arguments}) [${call.id}]`));
+    }
+    if (typeof message.tool_call_id === "string") body.prepend(el("code", "tool-result", `← ${message.tool_call_id}: `));
+  } else {
+    body.append(el("span", "hint", "(text not shown: the editor no longer holds this input)"));
+  }
+  node.append(body);
+  if (row) {
+    const why = el("p", `bubble-reason ${row.kept ? "kept" : "left-out"}`, `${row.kept ? "✓ kept" : "✗ dropped"}: ${reasonText(row, context)}`);
+    why.dataset.testid = "chat-reason";
+    node.append(why);
+  }
+  return node;
+}
+
+// Priming, the pinned messages, then the walk: each kept unit where the walk put it, and
+// the unit that did not fit drawn past what was left.
+function budgetLane(report, rows, context) {
+  const { unit } = context;
+  const limit = report.limit;
+  const box = el("div", "chat-budget");
+  const lane = el("div", "chat-lane");
+  lane.dataset.testid = "chat-budget";
+  lane.setAttribute("role", "list");
+  const pinnedRows = rows.filter((row) => row.pinned);
+  const pinnedTokens = report.pinned_tokens;
+  const units = new Map();  // unit start -> {rows, tokens, before, kept, reason, step}
+  rows.forEach((row, step) => {
+    if (row.pinned) return;
+    const entry = units.get(row.unit) || { rows: [], tokens: row.unit_tokens, before: row.remaining_before, kept: row.kept, reason: row.reason, step };
+    entry.rows.push(row);
+    units.set(row.unit, entry);
+  });
+  const walked = [...units.values()].filter((entry) => entry.reason === "fits_remaining_budget" || entry.reason === "history_must_start_with_user");
+  const stop = [...units.values()].find((entry) => entry.reason === "exceeds_remaining_budget");
+  const reach = Math.max(limit, pinnedTokens, stop ? limit - stop.before + stop.tokens : 0, 1);
+  const part = (className, start, amount, label, step) => {
+    const node = el("span", `chat-part ${className}`);
+    node.style.left = percent(start, reach);
+    node.style.width = percent(amount, reach);
+    node.title = label;
+    node.setAttribute("role", "listitem");
+    node.append(el("span", "visually-hidden", label));
+    if (step !== undefined) node.dataset.step = String(step);
+    lane.append(node);
+  };
+  part("priming", 0, 3, `reply priming: ${count(3, unit)}`);
+  let at = 3;
+  for (const row of pinnedRows.sort((a, b) => a.index - b.index)) {
+    part(`pinned role-${row.role}${report.shortfall ? " over" : ""}`, at, row.tokens, `#${row.index} ${row.role}, pinned: ${count(row.tokens, unit)}`, rows.indexOf(row));
+    at += row.tokens;
+  }
+  if (at < pinnedTokens) {  // pinned turns older than the rows in hand
+    part(`pinned${report.shortfall ? " over" : ""}`, at, pinnedTokens - at, `older pinned messages: ${count(pinnedTokens - at, unit)}`);
+  }
+  for (const entry of walked) {
+    const start = limit - entry.before;
+    const label = `#${entry.rows.map((row) => row.index).sort((a, b) => a - b).join(", #")}: ${count(entry.tokens, unit)}, ${entry.kept ? "kept" : "fit, but dropped for the user start"}`;
+    part(`walked${entry.kept ? "" : " user-start"}`, start, entry.tokens, label, entry.step);
+  }
+  if (stop) {
+    const start = limit - stop.before;
+    part("stop", start, stop.tokens, `#${stop.rows.map((row) => row.index).sort((a, b) => a - b).join(", #")}: needs ${count(stop.tokens, unit)}, ${stop.before} left: the walk stops`, stop.step);
+  }
+  const end = el("span", "chat-limit");
+  end.style.left = percent(limit, reach);
+  lane.append(end);
+  const legend = report.shortfall
+    ? `The pinned messages and the priming need ${count(pinnedTokens, unit)}: ${report.shortfall} over the limit of ${limit}. Nothing is sent.`
+    : `Priming and pinned messages ${pinnedTokens}, then the newest turns while they fit: the prompt counts ${report.tokens} of ${count(limit, unit)}${stop ? `; #${stop.rows[stop.rows.length - 1].index} needed ${stop.tokens} with ${stop.before} left, so it and every older turn are dropped` : ""}.`;
+  lane.setAttribute("aria-label", legend);
+  box.append(lane, el("p", "legend", legend));
+  return box;
+}
+
+// Follow the page's step-through: the table marks the current trace row; the bubbles of
+// the turns not yet decided fade and the current one is outlined (the trace is newest first).
+function followSteps(view, rows) {
+  const table = document.getElementById("items");
+  if (!table) return;
+  const order = new Map(rows.map((row, step) => [row.index, step]));
+  const update = () => {
+    if (!view.isConnected) {
+      observer.disconnect();
+      return;
+    }
+    const current = table.querySelector("tr[aria-current=step]");
+    const step = current ? Number(current.dataset.index) : null;
+    view.classList.toggle("stepping", step !== null);
+    for (const node of view.querySelectorAll("[data-testid=chat-message]")) {
+      const at = order.get(Number(node.dataset.index));
+      node.classList.toggle("pending", step !== null && at > step);
+      node.classList.toggle("current", step !== null && at === step);
+    }
+    for (const node of view.querySelectorAll("[data-step]")) {
+      node.classList.toggle("pending", step !== null && Number(node.dataset.step) > step);
+    }
+  };
+  const observer = new MutationObserver(update);
+  observer.observe(table, { subtree: true, attributes: true, attributeFilter: ["aria-current"] });
+}
+
+function render(report, context) {
+  const rows = Array.isArray(report.trace) ? report.trace : [];
+  if (!Array.isArray(report.kept) || !rows.length) return null;
+  // The trace is newest first and, for a long history, may be only its first page: the
+  // turns in hand are the newest ones, down to the last row's index.
+  const total = rows[0].index + 1;
+  const whole = report.kept.length + report.dropped.length === total;
+  const messages = inputMessages(report, total);
+  const byIndex = new Map(rows.map((row) => [row.index, row]));
+  const view = el("section", "chat-view");
+  view.dataset.testid = "chat-view";
+  view.setAttribute("aria-labelledby", "chat-heading");
+  const heading = el("h3", "", "The conversation");
+  heading.id = "chat-heading";
+  const sent = whole ? `${report.kept.length} of ${count(total, "message")} sent, oldest first.` : `${count(total, "message")}, oldest first.`;
+  view.append(heading, el("p", "hint", `${sent} Struck-through turns are dropped; a tool call and its results are kept or dropped together.`));
+  view.append(budgetLane(report, rows, context));
+  const list = el("div", "chat");
+  const first = Math.max(0, total - Math.min(MAX_BUBBLES, rows.length));
+  if (first) {
+    const note = el("p", "hint", `${count(first, "older message")} not shown here: the table lists every decision.`);
+    note.dataset.testid = "chat-older";
+    list.append(note);
+  }
+  let frame = null;
+  for (let index = first; index < total; index++) {
+    const row = byIndex.get(index);
+    const node = bubble(index, row, messages && messages[index], context);
+    const inUnit = row && row.unit_tokens !== row.tokens;
+    if (inUnit && (!frame || frame.dataset.unit !== String(row.unit))) {
+      frame = el("div", `tool-unit${row.kept ? "" : " dropped"}`);
+      frame.dataset.unit = String(row.unit);
+      frame.dataset.testid = "chat-unit";
+      frame.append(el("p", "unit-label", `one unit: a tool call and its results, ${count(row.unit_tokens, context.unit)}, ${row.kept ? "kept" : "dropped"} together`));
+      list.append(frame);
+    } else if (!inUnit) {
+      frame = null;
+    }
+    (frame || list).append(node);
+  }
+  view.append(list);
+  followSteps(view, rows);
+  return view;
+}
+
+addView({ modes: ["messages"], render });
