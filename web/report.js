@@ -202,10 +202,11 @@ function rowNode(row, index, best, flips) {
   const { columns, headings } = shown.context;
   const line = el("tr", undefined, row.kept ? "kept" : "left-out");
   line.dataset.index = String(index);
-  line.dataset.id = row.id;
+  const label = row.id ?? `#${row.index} ${row.role}`;  // a chat history's turns have an index, not an id
+  line.dataset.id = label;
   const cells = [];
   const position = el("td", row.position ?? index + 1, "position");
-  const id = el("th", row.id, "item-id");
+  const id = el("th", label, "item-id");
   id.scope = "row";
   id.dataset.position = String(row.position ?? index + 1);
   const decision = el("td", undefined, "decision");
