@@ -101,6 +101,9 @@ def test_a_dropped_tool_unit_is_framed_as_dropped(page):
 def test_stepping_through_marks_each_turn_newest_first(page):
     report = choose(page, "messages/support-chat.json")
     current = page.locator("[data-testid=chat-view] [data-testid=chat-message].current")
+    # The table names each turn by its index and role (turns have no ids).
+    labels = page.locator("[data-testid=items] tbody th.item-id").all_inner_texts()
+    assert labels == [f"#{row['index']} {row['role']}" for row in report["trace"]]
     page.click("[data-testid=step-next]")
     for step, row in enumerate(report["trace"]):
         expect(current).to_have_attribute("data-index", str(row["index"]))
