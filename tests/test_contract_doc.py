@@ -109,10 +109,19 @@ def test_links_stay_inside_the_repository():
     """A user of the project reads these files; a link out of the checkout (../shared/…) is broken for them."""
     for document in (ROOT / "README.md", CONTRACT):
         for target in re.findall(r"\]\(([^)\s]+)\)", document.read_text()):
-            if target.startswith(("http://", "https://", "#")):
+            if target.startswith(("http://", "https://")):
                 continue
-            path = (document.parent / target.split("#")[0]).resolve()
+            file, _, anchor = target.partition("#")
+            path = (document.parent / file).resolve() if file else document
             assert path.is_relative_to(ROOT) and path.exists(), f"{document.name} links to {target}"
+            if anchor:
+                assert anchor in heading_anchors(path), f"{document.name} links to {target}: no such heading"
+
+
+def heading_anchors(path):
+    """The anchors GitHub gives a Markdown file's headings: lower case, punctuation dropped, spaces as hyphens."""
+    headings = re.findall(r"(?m)^#+ (.+)$", re.sub(r"```.*?```", "", path.read_text(), flags=re.S))
+    return {re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-") for heading in headings}
 
 
 def test_the_readme_try_it_commands_work():

@@ -253,6 +253,12 @@ def test_unavailable_rank_files_become_an_error_at_the_tokenizer(monkeypatch):
     assert report["errors"][0]["path"] == "$.tokenizer" and "run npm ci" in report["errors"][0]["message"]
 
 
+def test_a_bad_tool_result_is_not_also_reported_as_a_missing_one():
+    messages = [{"role": "user", "content": "x"}, {"role": "assistant", "content": None, "tool_calls": [call("a")]},
+                {"role": "tool", "tool_call_id": "a", "content": 5}]
+    assert [error["path"] for error in evaluate(data(100, messages))["errors"]] == ["$.messages[2].content"]
+
+
 def test_problems_are_listed_in_message_order():
     messages = [{"role": "tool", "tool_call_id": "x", "content": "r"}, {"role": "user", "content": 5}]
     paths = [error["path"] for error in evaluate(data(10, messages))["errors"]]

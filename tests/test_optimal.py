@@ -156,3 +156,20 @@ def test_beyond_the_exact_size_the_fractional_bound_is_sound(entries, capacity):
         assert result["value"] == truth
     else:
         assert result["upper_bound"] >= truth and result["exact_items"] == 0
+
+
+@given(ENTRIES, st.integers(0, 40))
+@settings(max_examples=150)
+def test_the_reduction_keeps_the_best_subset(entries, capacity):
+    """With the reduction on for every size (it normally starts above a dozen items), the
+    items it fixes and the core it leaves still give the brute force's best subset."""
+    from context_budget import _optimal
+
+    saved = _optimal.SMALL
+    _optimal.SMALL = 0
+    try:
+        result = best_subset(*columns(entries), capacity)
+    finally:
+        _optimal.SMALL = saved
+    assert result["exact"] is True
+    assert result["selected"] == lexicographic_best(entries, capacity)

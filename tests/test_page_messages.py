@@ -101,6 +101,9 @@ def test_a_dropped_tool_unit_is_framed_as_dropped(page):
 def test_stepping_through_marks_each_turn_newest_first(page):
     report = choose(page, "messages/support-chat.json")
     current = page.locator("[data-testid=chat-view] [data-testid=chat-message].current")
+    # The table names each turn by its index and role (turns have no ids).
+    labels = page.locator("[data-testid=items] tbody th.item-id").all_inner_texts()
+    assert labels == [f"#{row['index']} {row['role']}" for row in report["trace"]]
     page.click("[data-testid=step-next]")
     for step, row in enumerate(report["trace"]):
         expect(current).to_have_attribute("data-index", str(row["index"]))
@@ -111,3 +114,22 @@ def test_stepping_through_marks_each_turn_newest_first(page):
         assert f"#{row['index']} {row['role']}" in text, text
         if step < len(report["trace"]) - 1:
             page.click("[data-testid=step-next]")
+
+
+def test_a_long_history_shows_its_newest_turns_and_says_so(page):
+    messages = [{"role": "system", "content": "Be brief."}] + [
+        {"role": "user" if index % 2 == 0 else "assistant", "content": f"turn {index} " + "word " * (index % 7)} for index in range(499)]
+    data = {"mode": "messages", "limit": 2000, "tokenizer": "estimate", "messages": messages}
+    report = json.loads(check_text(json.dumps(data)))["result"]
+    page.fill("[data-testid=input]", json.dumps(data))
+    page.eval_on_selector("[data-testid=summary]", "node => { node.dataset.state = 'stale'; }")
+    page.click("[data-testid=run]")
+    page.wait_for_selector(DONE)
+    expect(page.locator("[data-testid=summary]")).to_have_text(report["summary"])
+    bubbles = page.locator("[data-testid=chat-view] [data-testid=chat-message]")
+    expect(bubbles).to_have_count(200)
+    assert bubbles.first.get_attribute("data-index") == "300" and bubbles.last.get_attribute("data-index") == "499"
+    expect(page.locator("[data-testid=chat-older]")).to_have_text("300 older messages not shown here: the table lists every decision.")
+    kept = set(report["kept"])
+    flags = bubbles.evaluate_all("nodes => nodes.map(n => [Number(n.dataset.index), n.dataset.kept === 'true'])")
+    assert all(flag == (index in kept) for index, flag in flags)

@@ -88,3 +88,37 @@ def test_the_package_says_it_is_typed():
 
 def test_evaluate_still_never_raises_on_the_same_input():
     assert evaluate({"budget": -1, "items": []})["pass"] is False
+
+
+TYPED_USE = '''
+from context_budget import Decision, InvalidInputError, Selection, select
+
+selection: Selection = select({"budget": 7, "items": []})
+kept: tuple[str | int, ...] = selection.kept
+used: int = selection.used
+first: Decision | None = selection.decisions[0] if selection.decisions else None
+try:
+    select({"budget": -1})
+except InvalidInputError as error:
+    paths: list[str] = [problem.path for problem in error.problems]
+wrong: str = selection.used  # the one line mypy must reject: the types are known, not Any
+'''
+
+
+def test_a_type_checker_knows_the_types(tmp_path):
+    """mypy --strict accepts typed use of select() and rejects exactly the line that misuses a result."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    source = tmp_path / "use.py"
+    source.write_text(TYPED_USE)
+    process = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent", "--no-incremental",
+         "--cache-dir", os.devnull, "use.py"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=300, env={**os.environ, "MYPYPATH": str(ROOT / "py")},
+    )
+    errors = [line for line in process.stdout.splitlines() if ": error:" in line]
+    assert len(errors) == 1 and errors[0].startswith("use.py:12:") and "[assignment]" in errors[0], process.stdout + process.stderr

@@ -8,7 +8,7 @@
 import { addView } from "./report.js";
 import { count, reasonText } from "./modes.js";
 
-const MAX_BUBBLES = 300;  // the newest ones; a long history's older turns are summed up in one line
+const MAX_BUBBLES = 200;  // the newest turns; the table pages through every decision
 
 const el = (tag, className, text) => {
   const node = document.createElement(tag);
@@ -20,7 +20,7 @@ const percent = (amount, scale) => `${(100 * amount) / scale}%`;
 
 // The messages the report was made from, when the editor still holds them: the report
 // keeps only the kept messages, and a struck-through turn should show what was dropped.
-function inputMessages(report) {
+function inputMessages(report, total) {
   let data;
   try {
     data = JSON.parse(document.getElementById("input").value);
@@ -28,7 +28,7 @@ function inputMessages(report) {
     return null;
   }
   const messages = data && Array.isArray(data.messages) ? data.messages : null;
-  if (!messages || messages.length !== report.kept.length + report.dropped.length) return null;
+  if (!messages || messages.length !== total) return null;
   const sent = (message) => JSON.stringify(Object.fromEntries(Object.entries(message).filter(([key]) => key !== "pinned")));
   const same = report.kept.every((index, at) => sent(messages[index]) === JSON.stringify(report.messages[at]));
   return same ? messages : null;
@@ -107,9 +107,12 @@ function budgetLane(report, rows, context) {
   };
   part("priming", 0, 3, `reply priming: ${count(3, unit)}`);
   let at = 3;
-  for (const row of pinnedRows) {
+  for (const row of pinnedRows.sort((a, b) => a.index - b.index)) {
     part(`pinned role-${row.role}${report.shortfall ? " over" : ""}`, at, row.tokens, `#${row.index} ${row.role}, pinned: ${count(row.tokens, unit)}`, rows.indexOf(row));
     at += row.tokens;
+  }
+  if (at < pinnedTokens) {  // pinned turns older than the rows in hand
+    part(`pinned${report.shortfall ? " over" : ""}`, at, pinnedTokens - at, `older pinned messages: ${count(pinnedTokens - at, unit)}`);
   }
   for (const entry of walked) {
     const start = limit - entry.before;
@@ -161,21 +164,26 @@ function followSteps(view, rows) {
 function render(report, context) {
   const rows = Array.isArray(report.trace) ? report.trace : [];
   if (!Array.isArray(report.kept) || !rows.length) return null;
-  const total = report.kept.length + report.dropped.length;
-  const messages = inputMessages(report);
+  // The trace is newest first and, for a long history, may be only its first page: the
+  // turns in hand are the newest ones, down to the last row's index.
+  const total = rows[0].index + 1;
+  const whole = report.kept.length + report.dropped.length === total;
+  const messages = inputMessages(report, total);
   const byIndex = new Map(rows.map((row) => [row.index, row]));
   const view = el("section", "chat-view");
   view.dataset.testid = "chat-view";
   view.setAttribute("aria-labelledby", "chat-heading");
   const heading = el("h3", "", "The conversation");
   heading.id = "chat-heading";
-  view.append(heading, el("p", "hint", `${report.kept.length} of ${count(total, "message")} sent, oldest first. Struck-through turns are dropped; a tool call and its results are kept or dropped together.`));
+  const sent = whole ? `${report.kept.length} of ${count(total, "message")} sent, oldest first.` : `${count(total, "message")}, oldest first.`;
+  view.append(heading, el("p", "hint", `${sent} Struck-through turns are dropped; a tool call and its results are kept or dropped together.`));
   view.append(budgetLane(report, rows, context));
   const list = el("div", "chat");
-  const first = Math.max(0, total - MAX_BUBBLES);
+  const first = Math.max(0, total - Math.min(MAX_BUBBLES, rows.length));
   if (first) {
-    const older = report.dropped.filter((index) => index < first).length;
-    list.append(el("p", "hint", `${count(first, "older message")} not shown (${older} of them dropped): the table lists every one.`));
+    const note = el("p", "hint", `${count(first, "older message")} not shown here: the table lists every decision.`);
+    note.dataset.testid = "chat-older";
+    list.append(note);
   }
   let frame = null;
   for (let index = first; index < total; index++) {

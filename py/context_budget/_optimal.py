@@ -4,21 +4,25 @@ An exact 0/1 knapsack, cheap on the requests users send (a few hundred items):
 
 1. Only items with a positive value and a cost that fits take part: an item worth nothing
    never makes a subset better; a free one is in every best subset.
-2. Values become exact integers (every double is an integer over a power of two), so
-   sums, comparisons and ties are exact; ``math.fsum`` of the chosen floats is the value
-   reported, and it is the largest any subset reaches because rounding is monotonic.
-3. The fractional (Dantzig) bound in value-per-token order, and the greedy fill in that
+2. The fractional (Dantzig) bound in value-per-token order, and the greedy fill in that
    order as a first subset. Every item whose flip would cost more than the gap between
-   the two is fixed (Dembo-Hammer reduction): no best subset flips it. When the greedy
-   fill reaches the bound, only the items tied with the break ratio are left.
-4. The items left (the core, usually a handful) go through a depth-first branch and
-   bound in ratio order (Horowitz-Sahni) with the fractional bound. Ties between best
+   the two (Dembo-Hammer), or whose fractional bound with the flip falls below the fill
+   (Martello-Toth), is fixed: no best subset flips it. When the greedy fill reaches the
+   bound, only the items tied with the break ratio are left. This step is in floats, and
+   fixes an item only with a tolerance above their rounding errors to spare.
+3. The items left (the core, usually a dozen) become exact integers (every double is an
+   integer over a power of two), so sums, comparisons and ties are exact; ``math.fsum``
+   of the chosen floats is the value reported, the largest any subset reaches because
+   rounding is monotonic.
+4. The core goes through a depth-first branch and bound in ratio order (Horowitz-Sahni,
+   with Martello-Toth's bound at each break item). Ties between best
    subsets are broken inside the objective: item r of the core in ordinal id order adds
    2^(k-1-r) below the lowest unit of value, so no two subsets tie and the single best
    is the one a reconstruction in ordinal order would give (take each item whenever an
    optimum allows it).
-5. After ``work_bound`` search nodes, a dynamic program over the core's capacity finishes
-   the job when it has at most ``DP_CELLS`` cells; beyond both, the report gives the
+5. After ``work_bound`` search nodes, a dynamic program over the core finishes the job
+   when the whole problem has at most ``DP_CELLS`` cells (where the project was always
+   exact); beyond both, and for more than ``EXACT_ITEMS`` candidates, the report gives the
    fractional bound (``exact: false``), never a guess presented as exact.
 
 Items are given as columns (``ids``, ``costs``, ``values``) and chosen by position.
@@ -28,8 +32,8 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from itertools import accumulate, compress, repeat
-from operator import and_, gt, le, mul, not_, sub, truediv
+from itertools import accumulate, compress
+from operator import not_, truediv
 
 from ._ordinal import ordinal_keys
 
@@ -182,8 +186,7 @@ def _reduce(gains: list[float], weights: list[int], capacity: int) -> tuple[list
     scale = 2 * worth[size] + lam * (capacity + spent[size])
     tolerance = (size + 8) * scale * 2.0**-50
     gap = bound - lower + tolerance
-    margins = list(map(sub, gain_in, map(mul, weight_in, repeat(lam))))
-    close = list(compress(range(size), map(le, map(abs, margins), repeat(gap))))
+    close = [index for index, gain, weight in zip(range(size), gain_in, weight_in) if -gap <= gain - lam * weight <= gap]
     core = []
     floor = lower - tolerance
     for index in close:  # the fractional bound with the item flipped, from the prefix sums
@@ -198,10 +201,14 @@ def _reduce(gains: list[float], weights: list[int], capacity: int) -> tuple[list
             flipped = math.inf
         if flipped >= floor:
             core.append(order[index])
-    fixed_in = [order[index] for index in range(brk) if margins[index] > gap]
-    if len(close) > len(core):
-        in_core = set(core)
-        fixed_in += [order[index] for index in close if index < brk and order[index] not in in_core]
+    # Before the break every margin is at least -gap, so an item there that is not close,
+    # or whose flipped bound fell short, is in every best subset.
+    open_items = bytearray(brk)
+    in_core = set(core)
+    for index in close:
+        if index < brk and order[index] in in_core:
+            open_items[index] = 1
+    fixed_in = list(compress(order[:brk], map(not_, open_items)))
     return fixed_in, core, bound + tolerance
 
 

@@ -243,9 +243,19 @@ def _read_message(message: object, path: str, problems: list[Problem], call_site
     }
 
 
-def _pair_tool_calls(read: list[dict | None], problems: list[Problem]) -> list[int]:
+def _pair_tool_calls(read: list[dict | None], raw: list, problems: list[Problem]) -> list[int]:
     """Each message's unit (the index of its first message); tool results must directly
-    follow the assistant message that made the calls, as OpenAI's API requires."""
+    follow the assistant message that made the calls, as OpenAI's API requires.
+
+    A tool message invalid for another reason (its content, say) still answers its call
+    here, so that one mistake is not reported twice.
+    """
+    read = [
+        {"role": "tool", "tool_call_id": message["tool_call_id"], "call_ids": None}
+        if record is None and isinstance(message, dict) and message.get("role") == "tool" and isinstance(message.get("tool_call_id"), str)
+        else record
+        for record, message in zip(read, raw)
+    ]
     unit_of: list[int] = []
     made_at: dict[str, int] = {}  # call id -> index of the assistant message that made it
     answered_at: dict[str, int] = {}
@@ -285,7 +295,6 @@ def _pair_tool_calls(read: list[dict | None], problems: list[Problem]) -> list[i
             problems.append(Problem(where, f"no assistant message made a tool call with id {json_text(call_id)}"))
         unit_of.append(index)
     close_unit()
-    # Calls made after an answer was looked for are reported once, at the call above.
     return unit_of
 
 
@@ -331,7 +340,7 @@ def parse(data: object) -> dict:
                 problems.append(Problem("$.messages", "expected at least one message, got an empty array"))
             call_sites: dict = {}
             read = [_read_message(message, child_path("$.messages", index), problems, call_sites) for index, message in enumerate(messages)]
-    unit_of = _pair_tool_calls(read, problems) if read else []
+    unit_of = _pair_tool_calls(read, top["messages"], problems) if read else []
     if problems:
         problems.sort(key=_message_position)  # stable: each message's problems together, in input order
         only_messages = top_problems == 0 and all(problem.path.startswith("$.messages[") for problem in problems)
