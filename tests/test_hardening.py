@@ -397,7 +397,7 @@ def quick_server(monkeypatch):
 
     calls = []
     real_site_map = _site.site_map
-    monkeypatch.setattr(_site, "site_map", lambda root=None: calls.append(root) or real_site_map(root))
+    monkeypatch.setattr(_site, "site_map", lambda root=None, *rest: calls.append(root) or real_site_map(root, *rest))
     server = _site.make_server(0, idle_timeout=0.5)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield server, calls
