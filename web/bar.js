@@ -182,9 +182,10 @@ export function renderBar(block, report, mode, { total, rest, window }) {
       const room = Math.max(0, model.capacity - entry.start);
       const over = Math.max(0, entry.start + entry.cost - model.capacity);
       const failing = entry.row.reason === "required_items_exceed_budget" || entry.row.reason === "required_block_too_large_for_budget";
-      const label = entry.row.reason === "not_considered_required_overflow"
-        ? `${entry.row.id}: not considered`
-        : `${entry.row.id}: needs ${count(entry.cost, unit)}, ${room} remained`;
+      const label = {
+        not_considered_required_overflow: `${entry.row.id}: not considered`,
+        required_items_exceed_budget: `${entry.row.id}: required, needs ${count(entry.cost, unit)}; the required items need ${entry.start + entry.cost} so far`,
+      }[entry.row.reason] || `${entry.row.id}: needs ${count(entry.cost, unit)}, ${room} remained`;
       const lane = el("div", "ghost-lane");
       lane.dataset.index = String(entry.index);
       lane.setAttribute("role", "listitem");

@@ -310,6 +310,7 @@ export async function setStep(step, { smooth = true } = {}) {
     row.scrollIntoView({ block: "nearest", behavior: smooth ? "smooth" : "auto" });
   }
   $("items").classList.toggle("stepping", step !== null);
+  $("steps-block").classList.toggle("active", step !== null);
   showStep($("budget-block"), step);
   stepText(step);
 }
