@@ -300,6 +300,9 @@ def models():
     ("echo-answer", 0, "[redacted]"),
     ("nested", 1, "nested too deeply"),
     ("escapes", 0, "Full refund."),
+    ("silent", 1, "did not answer within 1 s"),
+    ("header-drip", 1, "did not answer within 1 s"),
+    ("bad-chunks", 1, "failed"),
     ("error-escapes", 1, "HTTP 503"),
 ])
 def test_every_model_server_misbehaviour_is_one_line_and_bounded(models, tmp_path, behaviour, code, words):
@@ -443,3 +446,26 @@ def test_serve_under_load_keeps_memory_bounded_and_cuts_idle_clients(served):
     assert _status(process.pid, "Threads") <= 3
     # Downloads abandoned half-way and idle clients cut are no errors: no traceback, no line at all.
     assert process.stderr_path.read_bytes() == b""
+
+
+def test_the_api_key_is_not_echoed_when_it_lands_in_another_setting(tmp_path):
+    """Found by the fuzz above: a key pasted into CONTEXT_BUDGET_CONTEXT_TOKENS was echoed in the settings error."""
+    source = tmp_path / "input.json"
+    source.write_bytes((ROOT / "examples" / "refund-case.json").read_bytes())
+    stdout, stderr = io.StringIO(), io.StringIO()
+    environ = {"CONTEXT_BUDGET_API_KEY": SECRET, "CONTEXT_BUDGET_CONTEXT_TOKENS": SECRET + "\r\nX: 1"}
+    assert run(["compose", str(source)], None, stdout, stderr, environ) == 2
+    assert SECRET not in stderr.getvalue() and "[redacted]" in stderr.getvalue()
+    assert stderr.getvalue().startswith("context-budget: settings: CONTEXT_BUDGET_CONTEXT_TOKENS: expected an integer")
+
+
+def test_compose_overflow_advice_is_one_message_with_indented_details(tmp_path):
+    """Found by the fuzz above: the advice for a required overflow was three messages, not one with details."""
+    data = json.loads((ROOT / "examples" / "refund-case.json").read_text(encoding="utf-8"))
+    data["window"] = {"context_tokens": 850, "reserved_output_tokens": 300, "fixed_prompt_tokens": 470}
+    source = tmp_path / "input.json"
+    source.write_text(json.dumps(data), encoding="utf-8")
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert run(["compose", str(source)], None, stdout, stderr, {}) == 1
+    assert _message_lines(stderr.getvalue()) == [stderr.getvalue().splitlines()[0]]
+    assert stderr.getvalue().splitlines()[1].startswith("  To fix it: raise context_tokens from 850 to at least")

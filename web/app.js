@@ -4,7 +4,7 @@
 // checks, errors) is made in Python.
 
 import * as editor from "./editor.js";
-import { clearReport, renderReport, setStep, setSummary, showAll, shown, stepCount } from "./report.js";
+import { PAGE_SIZE, clearReport, renderReport, setStep, setSummary, shown, stepCount, turnPage } from "./report.js";
 import { MODES } from "./modes.js";
 import "./chat.js";  // the messages mode's conversation view (it registers itself with report.js)
 
@@ -53,6 +53,7 @@ function setProgress(phase, value, max) {
 
 const SNAPSHOT_NOTES = {
   used: "This start used the copy kept from an earlier visit.",
+  prebuilt: "This start used the site's prebuilt copy; nothing is kept.",
   saved: "A copy is kept for the next visit.",
   cleared: "Removed: the next visit starts from scratch (and keeps a new copy).",
   none: "No copy is kept.",
@@ -132,6 +133,26 @@ window.contextBudget = {
   ask: (type, text, key) => callPython(type, text, key),  // {envelope, ms}: used by tokens.js
 };
 
+// ---------------------------------------------------------------- the report store
+// Parses each envelope off the main thread and hands out pages of its trace.
+const store = new Worker(new URL("./report-store.js", import.meta.url), { type: "module" });
+const storeRequests = new Map();
+let storeId = 0;
+store.onmessage = (event) => {
+  const { id, answer, failure } = event.data;
+  const request = storeRequests.get(id);
+  storeRequests.delete(id);
+  if (request) failure ? request.reject(new Error(failure)) : request.resolve(answer);
+};
+
+function askStore(message) {
+  return new Promise((resolve, reject) => {
+    const id = ++storeId;
+    storeRequests.set(id, { resolve, reject });
+    store.postMessage({ ...message, id });
+  });
+}
+
 // ---------------------------------------------------------------- running
 let latestRun = 0;
 let lastEnvelopeText = null;
@@ -156,9 +177,13 @@ async function runCheck() {
   try {
     const answer = await checkText(text);
     if (runId !== latestRun) return;  // a newer edit has been sent; show only its result
-    const envelope = JSON.parse(answer.envelope);
+    performance.mark("context-budget:answer");  // rendering starts: the tests time what follows
+    const loadId = storeId + 1;
+    const { envelope, about } = await askStore({ type: "load", text: answer.envelope, pageSize: PAGE_SIZE });
+    if (runId !== latestRun) return;
     const report = renderReport(envelope, {
-      text,
+      about,
+      fetchRows: (from, to) => askStore({ type: "rows", of: loadId, from, to }),
       window: envelope.result && envelope.result.mode === "blocks" ? windowOf(text) : null,
       onPath: (path) => editor.selectPath(path),
       onLocation: (line, column) => {
@@ -171,6 +196,7 @@ async function runCheck() {
     $("copy-report").disabled = $("download-report").disabled = !report;
     showModeHelp(report);
     updateSlider(report, text);
+    performance.measure("context-budget:render", "context-budget:answer");
   } catch (error) {
     if (runId !== latestRun) return;
     clearReport();
@@ -208,7 +234,8 @@ $("format").addEventListener("click", async () => {
   }
   runCheck();
 });
-$("show-all").addEventListener("click", showAll);
+$("page-prev").addEventListener("click", () => turnPage(-1));
+$("page-next").addEventListener("click", () => turnPage(1));
 
 // ---------------------------------------------------------------- how the mode decides
 function showModeHelp(report) {

@@ -22,15 +22,12 @@ function place(node, start, amount, scale) {
 
 // Each kept or left-out row with the offset where it was measured: what the budget had
 // already given away before it.
-function layout(report, mode, rowLimit) {
+function layout(report, mode, { total, rest }) {
   const capacity = mode.capacity(report);
-  const trace = Array.isArray(report.trace) ? report.trace : [];
+  const trace = Array.isArray(report.trace) ? report.trace : [];  // the first page of rows
   const base = mode.base ? mode.base(report) : 0;
   const kept = [];
   const ghosts = [];
-  let restCount = 0;
-  let restAmount = 0;
-  let restStart = null;
   let requiredSoFar = 0;
   trace.forEach((row, index) => {
     const cost = costOf(row);
@@ -38,21 +35,14 @@ function layout(report, mode, rowLimit) {
     // Required items that overflow are measured together, one after another.
     const start = row.reason === "required_items_exceed_budget" ? requiredSoFar : capacity - row.remaining_before;
     if (row.reason === "required_items_exceed_budget") requiredSoFar += cost;
-    if (row.kept) {
-      if (index < rowLimit) kept.push({ row, index, start, cost });
-      else {
-        restCount++;
-        restAmount += cost;
-        if (restStart === null) restStart = start;
-      }
-    } else if (ghosts.length < MAX_GHOSTS && index < rowLimit) {
-      ghosts.push({ row, index, start, cost });
-    }
+    if (row.kept) kept.push({ row, index, start, cost });
+    else if (ghosts.length < MAX_GHOSTS) ghosts.push({ row, index, start, cost });
   });
-  const leftOut = trace.filter((row) => !row.kept).length;
+  const leftOut = total - kept.length - rest.count;
   const used = typeof report.used === "number" ? report.used : typeof report.units === "number" ? report.units - base : 0;
   const reach = Math.max(capacity, base + used, ...ghosts.map((ghost) => ghost.start + ghost.cost), requiredSoFar);
-  return { capacity, base, kept, ghosts, leftOut, used, scale: Math.max(reach, 1), rest: { restCount, restAmount, restStart } };
+  const restStart = rest.remainingBefore === null ? null : capacity - rest.remainingBefore;
+  return { capacity, base, kept, ghosts, leftOut, used, scale: Math.max(reach, 1), rest: { ...rest, start: restStart } };
 }
 
 function failureOf(report) {
@@ -129,13 +119,15 @@ function segment(entry, scale, unit, className, label) {
   return node;
 }
 
-// Renders into `block` (the #budget-block element). `window` is the blocks input's window.
-export function renderBar(block, report, mode, { rowLimit, window }) {
+// Renders into `block` (the #budget-block element). `report.trace` may be the first page
+// of rows only: `total` counts them all and `rest` sums the kept ones past that page.
+// `window` is the blocks input's window.
+export function renderBar(block, report, mode, { total, rest, window }) {
   const capacity = mode.capacity(report);
   block.replaceChildren();
   if (typeof capacity !== "number") return false;
   const unit = mode.unit(report);
-  const model = layout(report, mode, rowLimit);
+  const model = layout(report, mode, { total, rest });
   const { scale } = model;
   const failure = failureOf(report);
   block.classList.toggle("failed", Boolean(failure));
@@ -166,11 +158,10 @@ export function renderBar(block, report, mode, { rowLimit, window }) {
     node.dataset.testid = "bar-segment";
     bar.append(node);
   }
-  const { restCount, restAmount, restStart } = model.rest;
-  if (restCount) {
-    const rest = place(el("span", "bar-rest"), restStart, restAmount, scale);
-    rest.dataset.index = String(rowLimit);
-    rest.title = `${count(restCount, "more kept item")}: ${count(restAmount, unit)}`;
+  if (model.rest.count) {
+    const rest = place(el("span", "bar-rest"), model.rest.start, model.rest.amount, scale);
+    rest.dataset.index = String(report.trace.length);
+    rest.title = `${count(model.rest.count, "more kept item")}: ${count(model.rest.amount, unit)}`;
     rest.append(el("span", "visually-hidden", rest.title));
     rest.setAttribute("role", "listitem");
     bar.append(rest);
@@ -191,9 +182,10 @@ export function renderBar(block, report, mode, { rowLimit, window }) {
       const room = Math.max(0, model.capacity - entry.start);
       const over = Math.max(0, entry.start + entry.cost - model.capacity);
       const failing = entry.row.reason === "required_items_exceed_budget" || entry.row.reason === "required_block_too_large_for_budget";
-      const label = entry.row.reason === "not_considered_required_overflow"
-        ? `${entry.row.id}: not considered`
-        : `${entry.row.id}: needs ${count(entry.cost, unit)}, ${room} remained`;
+      const label = {
+        not_considered_required_overflow: `${entry.row.id}: not considered`,
+        required_items_exceed_budget: `${entry.row.id}: required, needs ${count(entry.cost, unit)}; the required items need ${entry.start + entry.cost} so far`,
+      }[entry.row.reason] || `${entry.row.id}: needs ${count(entry.cost, unit)}, ${room} remained`;
       const lane = el("div", "ghost-lane");
       lane.dataset.index = String(entry.index);
       lane.setAttribute("role", "listitem");

@@ -5,8 +5,9 @@
 import { renderBar, showStep } from "./bar.js";
 import { HEADINGS, costOf, count, modeOf, reasonText } from "./modes.js";
 
-export const ROW_LIMIT = 200;  // rows drawn at once; "Show all" draws the rest a chunk at a time
-const CHUNK = 400;             // rows per task while showing all: each task stays far below 200 ms
+// Rows drawn at once. A longer trace is shown a page at a time (the rest stays in
+// report-store.js's worker), so the page never lays out tens of thousands of rows.
+export const PAGE_SIZE = 200;
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, text, className) => {
@@ -27,10 +28,12 @@ export function addView(view) {
 // ---------------------------------------------------------------- state of the shown report
 export const shown = {
   report: null,
-  context: null,   // {unit, report, mode}
-  rendered: 0,     // rows drawn so far
+  context: null,   // {unit, report, mode, ...}
+  total: 0,        // rows in the whole trace
+  page: 0,         // index of the first row drawn
+  rows: [],        // the rows drawn
+  fetchRows: null, // (from, to) -> Promise of rows, or of null when a newer report replaced this one
   step: null,      // index of the decision being stepped through, or null for all at once
-  drawing: 0,      // generation of the "show all" task, so a new report stops an old one
 };
 
 export function setSummary(state, pass, text) {
@@ -47,14 +50,15 @@ export function clearReport() {
   $("syntax-error").replaceChildren();
   $("items").tHead.replaceChildren();
   $("items").tBodies[0].replaceChildren();
-  $("show-all").hidden = true;
-  shown.report = shown.context = null;
-  shown.rendered = 0;
+  $("pages").hidden = true;
+  shown.report = shown.context = shown.fetchRows = null;
+  shown.total = shown.page = 0;
+  shown.rows = [];
   shown.step = null;
-  shown.drawing++;
 }
 
-// `input` is {text, onPath(path) -> void, onLocation(line, column) -> void, window}.
+// `input` is {onPath(path), onLocation(line, column), window, about, fetchRows}: `about`
+// (from report-store.js) counts the whole trace when envelope.result.trace is its first page.
 export function renderReport(envelope, input) {
   clearReport();
   const report = envelope.result;
@@ -65,17 +69,19 @@ export function renderReport(envelope, input) {
   const mode = modeOf(report);
   shown.report = report;
   shown.context = { report, mode, unit: mode ? mode.unit(report) : "token" };
+  shown.fetchRows = input.fetchRows;
+  const about = input.about;
   setSummary("done", String(report.pass), report.summary);
   const failedChecks = report.checks.filter((check) => !check.pass).length;
   $("announce").textContent = `${report.pass ? "Pass" : "Fail"}. ${report.summary} ${report.checks.length - failedChecks} of ${count(report.checks.length, "check")} pass.`;
   renderChecks(report.checks);
   renderErrors(report.errors || [], input.onPath);
   if (mode && Array.isArray(report.trace)) {
-    $("budget-block").hidden = !renderBar($("budget-block"), report, mode, { rowLimit: ROW_LIMIT, window: input.window });
+    $("budget-block").hidden = !renderBar($("budget-block"), report, mode, { total: about.total, rest: about.rest, window: input.window });
   }
-  renderOptimal(report.optimal, report.sensitivity);
-  renderTrace(report);
-  renderPrompt(report);
+  renderOptimal(report.optimal, report.sensitivity, input.about.cut);
+  renderTrace(report, about);
+  renderPrompt(report, about);
   for (const view of views) {
     if (view.modes && !view.modes.includes(report.mode)) continue;
     const node = view.render(report, shown.context);
@@ -129,11 +135,13 @@ function renderErrors(errors, onPath) {
   $("errors-block").hidden = false;
 }
 
-function renderOptimal(optimal, sensitivity) {
+// `cut` gives the full length of each list report-store.js shortened.
+function renderOptimal(optimal, sensitivity, cut) {
   const parts = [];
+  const list = (ids, path) => ids.join(", ") + (cut[path] ? ` … (${cut[path].toLocaleString("en")} in all)` : "");
   if (optimal) {
     if (optimal.exact) {
-      const best = optimal.selected.join(", ") || "nothing";
+      const best = list(optimal.selected, "$.optimal.selected") || "nothing";
       parts.push(optimal.value > optimal.greedy_value
         ? `Greedy scores ${optimal.greedy_value}; ${best} would score ${optimal.value} within the same budget (marked ★ in the items).`
         : `Greedy scores ${optimal.greedy_value}, the best any combination reaches within the budget.`);
@@ -146,7 +154,7 @@ function renderOptimal(optimal, sensitivity) {
   if (sensitivity) {
     const pct = Math.round(sensitivity.margin * 100);
     parts.push(sensitivity.flips.length
-      ? `If the estimated counts are off by ${pct}%, these would flip (marked ⇄): ${sensitivity.flips.join(", ")}.`
+      ? `If the estimated counts are off by ${pct}%, these would flip (marked ⇄): ${list(sensitivity.flips, "$.sensitivity.flips")}.`
       : `An error of ${pct}% in the estimated counts would change nothing.`);
   }
   if (!parts.length) return;
@@ -166,12 +174,12 @@ function headingOf(key, unit) {
   return (HEADINGS[key] || key.replaceAll("_", " ")).replace("{unit}", unit);
 }
 
-function renderTrace(report) {
+function renderTrace(report, about) {
   const rows = report.trace;
   if (!Array.isArray(rows) || !rows.length) return;
   const { unit } = shown.context;
-  const kept = rows.filter((row) => row.kept).length;
-  $("items-caption").textContent = `${count(rows.length, "item")} in the order considered: ${kept} kept, ${rows.length - kept} left out.`;
+  shown.total = about.total;
+  $("items-caption").textContent = `${count(about.total, "item")} in the order considered: ${about.kept} kept, ${about.total - about.kept} left out.`;
   const head = el("tr");
   const headings = ["#", "id", "decision", "why", ...columnsOf(rows).map((key) => headingOf(key, unit))];
   for (const text of headings) {
@@ -180,27 +188,18 @@ function renderTrace(report) {
     head.append(cell);
   }
   $("items").tHead.append(head);
-  const optimal = report.optimal;
-  // Mark the better combination only when it beats what greedy chose.
-  shown.context.best = new Set(optimal && optimal.exact && optimal.value > optimal.greedy_value ? optimal.selected : []);
-  shown.context.flips = new Set(report.sensitivity ? report.sensitivity.flips || [] : []);
   shown.context.columns = columnsOf(rows);
   shown.context.headings = headings;
-  drawRows(Math.min(rows.length, ROW_LIMIT));
-  if (rows.length > ROW_LIMIT) {
-    $("show-all").hidden = false;
-    $("show-all").textContent = `Show all ${rows.length.toLocaleString("en")} items`;
-    $("rows-note").textContent = `Showing the first ${ROW_LIMIT} of ${rows.length.toLocaleString("en")} items.`;
-  } else {
-    $("rows-note").textContent = "";
-  }
+  drawPage(0, about.page);
   $("table-block").hidden = false;
   $("steps-block").hidden = false;
   stepText(null);
 }
 
-function rowNode(row, index) {
-  const { best, flips, columns, headings, unit } = shown.context;
+// `best`: the row is in a combination that scores more than greedy's; `flips`: a counting
+// error of the sensitivity margin would change its decision.
+function rowNode(row, index, best, flips) {
+  const { columns, headings } = shown.context;
   const line = el("tr", undefined, row.kept ? "kept" : "left-out");
   line.dataset.index = String(index);
   const label = row.id ?? `#${row.index} ${row.role}`;  // a chat history's turns have an index, not an id
@@ -213,11 +212,11 @@ function rowNode(row, index) {
   const decision = el("td", undefined, "decision");
   decision.dataset.testid = "decision";
   decision.append(el("span", row.kept ? "✓ kept" : "✗ left out", "verdict"));
-  if (best.has(row.id)) {
+  if (best) {
     line.classList.add("in-best");
     decision.append(el("span", "★ in the best combination", "badge best"));
   }
-  if (flips.has(row.id)) {
+  if (flips) {
     line.classList.add("flips");
     decision.append(el("span", "⇄ would flip", "badge flip"));
   }
@@ -234,41 +233,46 @@ function rowNode(row, index) {
   return line;
 }
 
-function drawRows(upTo) {
-  const rows = shown.report.trace;
-  const body = $("items").tBodies[0];
+// `page` is {rows, best, flips} from report-store.js.
+function drawPage(start, page) {
+  const { rows } = page;
+  shown.page = start;
+  shown.rows = rows;
   const fragment = document.createDocumentFragment();
-  for (let index = shown.rendered; index < upTo; index++) fragment.append(rowNode(rows[index], index));
-  body.append(fragment);
-  shown.rendered = Math.max(shown.rendered, upTo);
+  rows.forEach((row, offset) => fragment.append(rowNode(row, start + offset, page.best[offset], page.flips[offset])));
+  $("items").tBodies[0].replaceChildren(fragment);
+  const paged = shown.total > PAGE_SIZE;
+  $("pages").hidden = !paged;
+  if (!paged) return;
+  const last = start + rows.length;
+  $("rows-note").textContent = `Items ${(start + 1).toLocaleString("en")}–${last.toLocaleString("en")} of ${shown.total.toLocaleString("en")}.`;
+  $("page-prev").disabled = start === 0;
+  $("page-next").disabled = last >= shown.total;
 }
 
-// Draws every remaining row, CHUNK rows per task, yielding to the browser in between.
-export function showAll() {
-  const rows = shown.report && shown.report.trace;
-  if (!rows) return;
-  const generation = shown.drawing;
-  const region = $("table-scroll");
-  region.setAttribute("aria-busy", "true");
-  $("show-all").disabled = true;
-  const next = () => {
-    if (generation !== shown.drawing) return;
-    drawRows(Math.min(rows.length, shown.rendered + CHUNK));
-    $("rows-note").textContent = `Showing ${shown.rendered.toLocaleString("en")} of ${rows.length.toLocaleString("en")} items.`;
-    if (shown.rendered < rows.length) {
-      setTimeout(next, 0);
-    } else {
-      region.setAttribute("aria-busy", "false");
-      $("show-all").hidden = true;
-      $("show-all").disabled = false;
-    }
-  };
-  next();
+// Draws the page of rows that holds `index`; false when a newer report came meanwhile.
+export async function showPageOf(index) {
+  const start = Math.floor(index / PAGE_SIZE) * PAGE_SIZE;
+  if (start === shown.page && shown.rows.length) return true;
+  const report = shown.report;
+  const page = await shown.fetchRows(start, Math.min(shown.total, start + PAGE_SIZE));
+  if (!page || report !== shown.report) return false;
+  drawPage(start, page);
+  return true;
 }
 
-function renderPrompt(report) {
+export function turnPage(direction) {
+  const target = shown.page + direction * PAGE_SIZE;
+  if (target < 0 || target >= shown.total) return;
+  showPageOf(target);
+}
+
+function renderPrompt(report, about) {
   if (typeof report.prompt !== "string") return;
   $("prompt").textContent = report.prompt;
+  $("prompt-note").textContent = about.promptLength
+    ? `Showing the first ${report.prompt.length.toLocaleString("en")} of ${about.promptLength.toLocaleString("en")} characters; the downloaded report holds all of it.`
+    : "";
   const warning = $("prompt-warning");
   warning.hidden = report.can_proceed !== false && report.pass;
   warning.textContent = report.can_proceed === false
@@ -279,33 +283,34 @@ function renderPrompt(report) {
 
 // ---------------------------------------------------------------- stepping through
 function stepText(step) {
-  const rows = shown.report.trace;
   const text = $("step-text");
   if (step === null) {
-    text.textContent = `${count(rows.length, "decision")}. Press Next or Play to go through them one at a time.`;
+    text.textContent = `${count(shown.total, "decision")}. Press Next or Play to go through them one at a time.`;
   } else {
-    text.textContent = `Step ${step + 1} of ${rows.length}: ${reasonText(rows[step], shown.context, "sentence")}`;
+    const row = shown.rows[step - shown.page];
+    text.textContent = `Step ${step + 1} of ${shown.total}: ${reasonText(row, shown.context, "sentence")}`;
   }
   $("step-prev").disabled = step === null || step === 0;
-  $("step-next").disabled = step !== null && step >= rows.length - 1;
+  $("step-next").disabled = step !== null && step >= shown.total - 1;
 }
 
 export function stepCount() {
-  return shown.report && Array.isArray(shown.report.trace) ? shown.report.trace.length : 0;
+  return shown.report ? shown.total : 0;
 }
 
-export function setStep(step, { smooth = true } = {}) {
+export async function setStep(step, { smooth = true } = {}) {
   if (!stepCount()) return;
+  if (step !== null && !(await showPageOf(step))) return;
   const previous = $("items").querySelector("tr[aria-current]");
   if (previous) previous.removeAttribute("aria-current");
   shown.step = step;
   if (step !== null) {
-    if (step >= shown.rendered) drawRows(Math.min(stepCount(), step + CHUNK));
-    const row = $("items").tBodies[0].rows[step];
+    const row = $("items").tBodies[0].rows[step - shown.page];
     row.setAttribute("aria-current", "step");
     row.scrollIntoView({ block: "nearest", behavior: smooth ? "smooth" : "auto" });
   }
   $("items").classList.toggle("stepping", step !== null);
+  $("steps-block").classList.toggle("active", step !== null);
   showStep($("budget-block"), step);
   stepText(step);
 }

@@ -199,8 +199,10 @@ def effective_settings(window: object, config: object, environ: Mapping[str, str
                 "raise context_tokens or lower reserved_output_tokens or fixed_prompt_tokens"
             )
     if problems:
-        # A URL with a password may sit in any setting by mistake: none is echoed with it.
-        raise SettingsError("\n".join(_URL_CREDENTIALS.sub(r"\1***@", problem) for problem in problems))
+        # A URL with a password, or the API key, may sit in any setting by mistake: none is echoed.
+        key = settings["api_key"]
+        secrets = [key] if isinstance(key, str) and len(key) >= 6 and key != DEFAULTS["api_key"] else []
+        raise SettingsError("\n".join(_redact(_URL_CREDENTIALS.sub(r"\1***@", problem), secrets) for problem in problems))
     return settings
 
 

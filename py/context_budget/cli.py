@@ -470,8 +470,8 @@ def _required_overflow_advice(report: dict, window: dict) -> str:
     return (
         f"Budgeting failed: the required blocks need {need} tokens but {report['available']} are available "
         f"(context_tokens {context} - reserved_output_tokens {reserved} - fixed_prompt_tokens {fixed}): {short} short.\n"
-        f"To fix it: {'; or '.join(ways)}.\n"
-        "Window numbers come from the input's window, --config FILE, or CONTEXT_BUDGET_<KEY> variables (later wins).\n"
+        f"  To fix it: {'; or '.join(ways)}.\n"
+        "  Window numbers come from the input's window, --config FILE, or CONTEXT_BUDGET_<KEY> variables (later wins).\n"
     )
 
 

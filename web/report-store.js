@@ -1,0 +1,88 @@
+// Holds the last report off the main thread. A report of 70,000 items is an 11 MB
+// envelope whose parse alone can block the page for hundreds of milliseconds, so it is
+// parsed here; the page receives the report with the first page of the trace (and the
+// prompt cut to a readable length) and asks for other pages of rows as it needs them.
+// Reads only: it computes nothing about the selection beyond sums for the budget bar.
+
+import { costOf } from "./modes.js";
+
+const PROMPT_SHOWN = 100_000;  // characters of the composed prompt drawn at once
+let envelope = null;
+let loaded = null;  // the id of the load that envelope came from; a page of rows names it
+
+const LIST_SHOWN = 1000;       // entries of a long list of ids passed to the page
+
+// Whether each row is in the better combination or would flip, so the page needs
+// neither list whole (each can hold tens of thousands of ids).
+function marks(rows) {
+  const report = envelope.result;
+  const optimal = report.optimal;
+  const better = optimal && optimal.exact && optimal.value > optimal.greedy_value;
+  best ??= new Set(better ? optimal.selected : []);
+  flips ??= new Set(report.sensitivity ? report.sensitivity.flips || [] : []);
+  return { rows, best: rows.map((row) => best.has(row.id)), flips: rows.map((row) => flips.has(row.id)) };
+}
+let best = null;
+let flips = null;
+
+// The report for the page: lists longer than LIST_SHOWN cut (`about.cut` gives their
+// lengths), the trace's first page of rows, the prompt cut to PROMPT_SHOWN characters.
+function head(pageSize) {
+  const report = envelope.result;
+  const about = { total: 0, kept: 0, rest: { count: 0, amount: 0, remainingBefore: null }, promptLength: null, cut: {} };
+  if (!report) return { envelope, about };
+  const shown = cutLists(report, about.cut);
+  const trace = Array.isArray(report.trace) ? report.trace : null;
+  if (trace) {
+    shown.trace = trace.slice(0, pageSize);
+    about.page = marks(shown.trace);
+    about.total = trace.length;
+    for (let index = 0; index < trace.length; index++) {
+      const row = trace[index];
+      if (!row.kept) continue;
+      about.kept++;
+      if (index < pageSize) continue;
+      // The kept items past the first page, drawn as one segment of the bar.
+      about.rest.count++;
+      about.rest.amount += costOf(row) || 0;
+      if (about.rest.remainingBefore === null) about.rest.remainingBefore = row.remaining_before;
+    }
+  }
+  if (typeof report.prompt === "string" && report.prompt.length > PROMPT_SHOWN) {
+    about.promptLength = report.prompt.length;
+    shown.prompt = report.prompt.slice(0, PROMPT_SHOWN);
+  }
+  return { envelope: { ...envelope, result: shown }, about };
+}
+
+function cutLists(value, cut, path = "$") {
+  if (Array.isArray(value)) {
+    if (value.length <= LIST_SHOWN) return value;
+    cut[path] = value.length;
+    return value.slice(0, LIST_SHOWN);
+  }
+  if (value && typeof value === "object") {
+    const copy = {};
+    for (const [key, item] of Object.entries(value)) copy[key] = key === "trace" && path === "$" ? null : cutLists(item, cut, `${path}.${key}`);
+    return copy;
+  }
+  return value;
+}
+
+onmessage = (event) => {
+  const { type, id, text, from, to, pageSize } = event.data;
+  try {
+    if (type === "load") {
+      envelope = JSON.parse(text);
+      loaded = id;
+      best = flips = null;
+      postMessage({ id, answer: head(pageSize) });
+    } else if (type === "rows") {
+      const trace = envelope && envelope.result && envelope.result.trace;
+      const current = event.data.of === loaded && Array.isArray(trace);
+      postMessage({ id, answer: current ? marks(trace.slice(from, to)) : null });
+    }
+  } catch (error) {
+    postMessage({ id, failure: String(error && error.message ? error.message : error) });
+  }
+};
