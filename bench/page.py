@@ -1,15 +1,15 @@
-"""Page benchmark, in one run in Chromium, every visit in a fresh browser context:
+"""Page benchmark, in one run in Chromium, every first visit in a fresh browser context:
 
 1. time until the page is ready, against a bare page that only boots the same Pyodide
    (cold, nothing cached), alternating:
-   - cold first visit (nothing cached; the page saves its snapshot afterwards),
-   - cold with the snapshot (HTTP cache emptied, the snapshot kept in Cache Storage),
-   - warm reload (HTTP cache and snapshot),
-   and, for reference, the bare page's own warm reload;
+   - cold first visit to a site with the prebuilt snapshot (`serve`/`build-site` with Node),
+   - then a warm reload (HTTP cache),
+   - cold first visit to a site without it (no Node: a normal boot; the page keeps a snapshot),
+   - then cold with that kept snapshot (HTTP cache emptied, Cache Storage kept);
 2. time to evaluate a 10,000-item input in the page, against CPython in this process.
 
-Targets: first visit <= 1.05x the bare boot, with the snapshot and warm reload <= 0.5x;
-in-page evaluation <= 3x CPython.
+Targets: a first visit <= 1.05x the bare boot; with a snapshot and on a warm reload
+<= 0.5x; in-page evaluation <= 3x CPython.
 Run: .venv/bin/python bench/page.py [--runs N] [--server serve|static]
 (`serve` is `context-budget serve`'s server with its Cache-Control headers; `static` is
 `build-site` output behind Python's plain http.server, which sends no cache headers.)
@@ -25,6 +25,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from urllib.request import urlopen
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "py"))
@@ -85,53 +86,67 @@ def main() -> None:
     version = _site.pyodide_version(ROOT / "node_modules" / "pyodide")
     extra = {"bare.html": BARE_HTML.encode(), "bare.js": BARE_JS.encode(), "bare-worker.js": (BARE_WORKER % (version, version)).encode()}
     with tempfile.TemporaryDirectory() as temporary:
-        if arguments.server == "static":
-            site = Path(temporary) / "site"
-            _site.build_site(site)
-            for name, data in extra.items():
-                (site / name).write_bytes(data)
-            server = static_server(site)
-        else:
-            server = _site.make_server(0)  # `context-budget serve`, plus the bare page (no-cache, as the shell)
-            server.RequestHandlerClass.files.update(extra)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        base = f"http://127.0.0.1:{server.server_address[1]}/"
+        bases = {}
+        for name, snapshot in (("prebuilt", True), ("plain", False)):
+            if arguments.server == "static":
+                site = Path(temporary) / name
+                _site.build_site(site, snapshot=snapshot)
+                for file_name, data in extra.items():
+                    (site / file_name).write_bytes(data)
+                server = static_server(site)
+            else:
+                server = _site.make_server(0, snapshot=snapshot)  # `context-budget serve`
+                server.RequestHandlerClass.files.update(extra)  # plus the bare page (no-cache, as the shell)
+            threading.Thread(target=server.serve_forever, daemon=True).start()
+            bases[name] = (server, f"http://127.0.0.1:{server.server_address[1]}/")
+        base, plain = bases["prebuilt"][1], bases["plain"][1]
+        if json.loads(urlopen(base + "boot.json").read())["snapshot"] is None:
+            print("NOTE: no prebuilt snapshot (is Node installed?): the first 'prebuilt' row boots normally")
         chromium = os.environ.get("CONTEXT_BUDGET_CHROMIUM", "/usr/bin/chromium")
-        rows = {"bare": [], "bare_warm": [], "cold": [], "snapshot": [], "warm": []}
-        snapshot_states = []
+        rows = {"bare": [], "prebuilt": [], "warm": [], "plain": [], "kept": []}
+        kinds = {name: set() for name in rows}
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=chromium, args=ARGS)
             print(f"page ready vs bare Pyodide boot, {arguments.server} server, {arguments.runs} runs, alternating (progress: ", end="", flush=True)
+
+            def record(name, page, action):
+                rows[name].append(timed(page, action))
+                if name != "bare":
+                    kinds[name].add(page.evaluate("window.contextBudget.startup.snapshot"))
+
             for _ in range(arguments.runs):
                 context, page = visit(browser, base)
-                rows["bare"].append(timed(page, lambda: page.goto(base + "bare.html")))
-                rows["bare_warm"].append(timed(page, page.reload))
+                record("bare", page, lambda: page.goto(base + "bare.html"))
                 context.close()
 
                 context, page = visit(browser, base)
-                rows["cold"].append(timed(page, lambda: page.goto(base + "index.html")))
+                record("prebuilt", page, lambda: page.goto(base + "index.html"))
+                record("warm", page, page.reload)
+                context.close()
+
+                context, page = visit(browser, plain)
+                record("plain", page, lambda: page.goto(plain + "index.html"))
                 page.wait_for_selector("#snapshot-note[data-state=saved]", timeout=120_000)
-                rows["warm"].append(timed(page, page.reload))
-                snapshot_states.append(page.evaluate("window.contextBudget.startup.snapshot"))
                 page.close()
                 # Empty the HTTP cache (and V8's compiled code kept with it); Cache Storage stays.
                 page = context.new_page()
-                page.context.new_cdp_session(page).send("Network.clearBrowserCache")
-                rows["snapshot"].append(timed(page, lambda: page.goto(base + "index.html")))
-                snapshot_states.append(page.evaluate("window.contextBudget.startup.snapshot"))
+                context.new_cdp_session(page).send("Network.clearBrowserCache")
+                record("kept", page, lambda: page.goto(plain + "index.html"))
                 context.close()
                 print(".", end="", flush=True)
             print(")")
             median = {name: statistics.median(times) for name, times in rows.items()}
             bare = median["bare"]
-            print(f"  bare Pyodide boot, cold          median {bare * 1000:6.0f} ms")
-            print(f"  bare Pyodide boot, warm reload   median {median['bare_warm'] * 1000:6.0f} ms  ({median['bare_warm'] / bare:.2f}x, for reference)")
-            for name, label, target in (("cold", "page, cold first visit       ", 1.05),
-                                        ("snapshot", "page, cold with the snapshot ", 0.5),
-                                        ("warm", "page, warm reload            ", 0.5)):
+            print(f"  bare Pyodide boot, cold                       median {bare * 1000:6.0f} ms")
+            for name, label, target in (
+                ("prebuilt", "page, cold first visit, prebuilt snapshot  ", 0.5),
+                ("plain", "page, cold first visit, no snapshot at all  ", 1.05),
+                ("kept", "page, cold, snapshot kept by the browser    ", 0.5),
+                ("warm", "page, warm reload                           ", 0.5),
+            ):
                 ratio = median[name] / bare
-                print(f"  {label}   median {median[name] * 1000:6.0f} ms  {ratio:.2f}x (target <= {target:.2f}x: {'met' if ratio <= target else 'NOT met'})")
-            print(f"  snapshot used on every later visit: {all(state == 'used' for state in snapshot_states)}")
+                print(f"  {label}  median {median[name] * 1000:6.0f} ms  {ratio:.2f}x (target <= {target:.2f}x: "
+                      f"{'met' if ratio <= target else 'NOT met'}; start: {', '.join(sorted(kinds[name]))})")
 
             text = json.dumps(relevance_input(arguments.items))
             context, page = visit(browser, base)
@@ -141,7 +156,8 @@ def main() -> None:
             envelope = page.evaluate("t => window.contextBudget.checkText(t)", text)
             context.close()
             browser.close()
-        server.shutdown()
+        for server, _ in bases.values():
+            server.shutdown()
 
     cpython = []
     for _ in range(arguments.runs):

@@ -59,6 +59,26 @@ class FakeModel(http.server.BaseHTTPRequestHandler):
                 return
             time.sleep(0.1)
 
+    def _silent(self, body: bytes) -> None:
+        """Reads the request, then says nothing and keeps the connection open."""
+        time.sleep(8)
+
+    def _header_drip(self, body: bytes) -> None:
+        """A status line, then a new header every 0.1 s: the answer's body never starts."""
+        self.wfile.write(b"HTTP/1.1 200 OK\r\n")
+        give_up = time.monotonic() + 8
+        try:
+            while time.monotonic() < give_up:
+                self.wfile.write(b"X-Padding: x\r\n")
+                self.wfile.flush()
+                time.sleep(0.1)
+        except OSError:
+            pass
+
+    def _bad_chunks(self, body: bytes) -> None:
+        """Chunked transfer encoding with a chunk size that is not a number."""
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n")
+
     def _garbage(self, body: bytes) -> None:
         self._reply(200, b"<html>\x1b[31mnot json\x1b[0m</html>")
 

@@ -397,7 +397,7 @@ def quick_server(monkeypatch):
 
     calls = []
     real_site_map = _site.site_map
-    monkeypatch.setattr(_site, "site_map", lambda root=None: calls.append(root) or real_site_map(root))
+    monkeypatch.setattr(_site, "site_map", lambda root=None, *rest: calls.append(root) or real_site_map(root, *rest))
     server = _site.make_server(0, idle_timeout=0.5)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield server, calls
@@ -481,3 +481,18 @@ def test_an_endless_input_is_refused_at_the_size_limit(monkeypatch, tmp_path):
         (tmp_path / "in.json").write_text("{}")
         code, _, err = call(argv, stdin)
         assert code == 2 and one_line_error(err) and "larger than" in err, (argv, err)
+
+
+def test_tool_call_ids_equal_as_utf16_match_and_collide():
+    # The messages mode compared tool call ids as Python strings: a result for "\ud83d\ude00"
+    # did not answer the call "😀", and two such calls were not duplicates.
+    def conversation(call_ids, answer_id):
+        calls = [{"id": call_id, "type": "function", "function": {"name": "f", "arguments": "{}"}} for call_id in call_ids]
+        return {"mode": "messages", "limit": 500, "tokenizer": "estimate", "messages": [
+            {"role": "user", "content": "q"}, {"role": "assistant", "content": None, "tool_calls": calls},
+            {"role": "tool", "tool_call_id": answer_id, "content": "r"}]}
+
+    answered = evaluate(conversation(["😀"], "\ud83d\ude00"))
+    assert "errors" not in answered, answered.get("errors")
+    duplicated = evaluate(conversation(["😀", "\ud83d\ude00"], "😀"))
+    assert any("duplicate tool call id" in error["message"] for error in duplicated["errors"])

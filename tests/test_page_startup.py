@@ -1,10 +1,13 @@
-"""The page's start-up in Chromium: the memory snapshot kept in Cache Storage and every way
-it can go wrong (each must end in a normal boot with the same results), the progress bar,
-and what happens to input typed or buttons pressed while Python loads."""
+"""The page's start-up in Chromium: the prebuilt memory snapshot, the one kept in Cache
+Storage, every way either can go wrong (each must end in a normal boot with the same
+results), the progress bar, and what happens to input typed or buttons pressed while
+Python loads."""
 
 import json
 import re
+import shutil
 import urllib.request
+from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import expect
@@ -12,7 +15,7 @@ from playwright.sync_api import expect
 from conftest import FIXTURES
 from context_budget import _fixtures
 from context_budget._envelope import check_text, format_json
-from test_page import DONE, LOAD_TIMEOUT, READY, open_page, random_inputs
+from test_page import DONE, LOAD_TIMEOUT, READY, Guard, random_inputs
 
 SAVED = "[data-testid=snapshot-note][data-state=saved]"
 CACHE = "context-budget-snapshot"
@@ -40,10 +43,33 @@ def assert_same_results_as_cpython(page, count=60):
     assert [text for text, answer in zip(texts, answers) if answer != check_text(text)] == []
 
 
+NEEDS_NODE = pytest.mark.skipif(shutil.which("node") is None, reason="the prebuilt snapshot is made with Node")
+
+
+def open_page(browser, url, prebuilt="allow"):
+    """A fresh context and page; prebuilt="allow", "block" (request fails) or "garbage" (wrong bytes)."""
+    context = browser.new_context()
+    guard = Guard("{0.scheme}://{0.netloc}".format(urlsplit(url)))
+    context.route("**/*", guard)
+    if prebuilt == "block":
+        context.route("**/*.snapshot.gz", lambda route: route.abort())
+    elif prebuilt == "garbage":
+        context.route("**/*.snapshot.gz", lambda route: route.fulfill(status=200, body=b"\x1f\x8b" + bytes(4096), content_type="application/gzip"))
+    page = context.new_page()
+    problems = []
+    page.on("console", lambda message: message.type == "error" and problems.append(message.text))
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.goto(url)
+    page.wait_for_selector(READY, timeout=LOAD_TIMEOUT)
+    page.wait_for_selector(DONE, timeout=LOAD_TIMEOUT)
+    return context, page, guard, problems
+
+
 @pytest.fixture(scope="module")
 def visited(browser, site_url):
-    """One browser context for the snapshot tests, after its first visit saved a snapshot."""
-    context, page, guard, problems = open_page(browser, site_url)
+    """One browser context for the kept-snapshot tests (the prebuilt one cannot be fetched
+    there), after its first visit booted normally and kept a snapshot."""
+    context, page, guard, problems = open_page(browser, site_url, prebuilt="block")
     page.wait_for_selector(SAVED, timeout=LOAD_TIMEOUT)
     yield page, problems
     assert guard.foreign == []
@@ -111,18 +137,17 @@ def test_a_damaged_snapshot_means_a_normal_boot_and_the_same_results(visited, co
 
 def test_a_snapshot_that_answers_the_probe_differently_is_not_used(visited):
     page, problems = visited
-    page.evaluate(
-        """async (cacheName) => {
-          const cache = await caches.open(cacheName);
-          const [key] = await cache.keys();
-          const saved = await cache.match(key);
-          const headers = new Headers(saved.headers);
-          headers.set("X-Probe-Envelope", encodeURIComponent('{"ok": true, "result": "something else"}'));
-          await cache.put(key, new Response(await saved.blob(), { headers }));
-        }""",
-        CACHE,
-    )
-    assert reload(page) == "saving"
+
+    def other_probe(route):
+        config = json.loads(route.fetch().text())
+        config["probe"]["envelope"] = '{"ok": true, "result": "something else"}'
+        route.fulfill(status=200, body=json.dumps(config), content_type="application/json")
+
+    page.context.route("**/boot.json", other_probe)
+    try:
+        assert reload(page) == "saving"
+    finally:
+        page.context.unroute("**/boot.json", other_probe)
     page.wait_for_selector(SAVED, timeout=LOAD_TIMEOUT)
     assert reload(page) == "used"  # the one saved after the refusal is good
     assert_same_results_as_cpython(page, count=20)
@@ -159,6 +184,34 @@ def test_the_snapshot_can_be_removed_from_the_page(visited):
     assert page.evaluate(f"caches.has({CACHE!r})") is False
     assert reload(page) == "saving"  # and the next visit starts normally
     assert problems == []
+
+
+# ---------------------------------------------------------------- the prebuilt snapshot
+
+@NEEDS_NODE
+def test_a_first_visit_starts_from_the_prebuilt_snapshot_and_keeps_nothing(browser, site_url):
+    context, page, guard, problems = open_page(browser, site_url)
+    try:
+        assert startup(page)["snapshot"] == "prebuilt"
+        assert "prebuilt" in page.inner_text("[data-testid=snapshot-note]")
+        assert_same_results_as_cpython(page)
+        assert page.evaluate(f"caches.has({CACHE!r})") is False
+        assert guard.foreign == [] and problems == []
+    finally:
+        context.close()
+
+
+@NEEDS_NODE
+def test_a_damaged_prebuilt_snapshot_means_a_normal_boot_the_same_results_and_a_kept_one(browser, site_url):
+    context, page, guard, problems = open_page(browser, site_url, prebuilt="garbage")
+    try:
+        assert startup(page)["snapshot"] == "saving"
+        assert_same_results_as_cpython(page, count=20)
+        page.wait_for_selector(SAVED, timeout=LOAD_TIMEOUT)
+        assert reload(page) == "used"  # the kept one comes first from now on
+        assert problems == []
+    finally:
+        context.close()
 
 
 # ---------------------------------------------------------------- while loading
@@ -239,7 +292,7 @@ def test_the_progress_bar_counts_the_bytes_then_the_start_up_steps(held, site_ur
     release()
     expect(page.locator("#progress")).to_be_hidden()
     config = boot_config(site_url)
-    total = sum(config["pyodide"]["bytes"].values()) + config["package"]["bytes"]
+    total = sum(config["pyodide"]["bytes"].values()) + config["package"]["bytes"] + (config["snapshot"] or {"bytes": 0})["bytes"]
     records = page.evaluate("window.__progress")
     downloads = [(value, maximum) for phase, value, maximum, _ in records if phase == "download"]
     assert downloads and all(maximum == total for _, maximum in downloads)

@@ -300,6 +300,9 @@ def models():
     ("echo-answer", 0, "[redacted]"),
     ("nested", 1, "nested too deeply"),
     ("escapes", 0, "Full refund."),
+    ("silent", 1, "did not answer within 1 s"),
+    ("header-drip", 1, "did not answer within 1 s"),
+    ("bad-chunks", 1, "failed"),
     ("error-escapes", 1, "HTTP 503"),
 ])
 def test_every_model_server_misbehaviour_is_one_line_and_bounded(models, tmp_path, behaviour, code, words):

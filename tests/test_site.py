@@ -1,6 +1,7 @@
 """`serve` and `build-site` without a browser: MIME types, 404s, the manifest, refusals."""
 
 import base64
+import gzip
 import hashlib
 import io
 import json
@@ -152,3 +153,29 @@ def test_serve_on_a_busy_port_is_a_usage_error(site_url):
     err = io.StringIO()
     assert run(["serve", "--port", port], io.BytesIO(), io.StringIO(), err) == 2
     assert "cannot listen" in err.getvalue()
+
+
+@pytest.mark.skipif(__import__("shutil").which("node") is None, reason="the prebuilt snapshot is made with Node")
+def test_the_prebuilt_snapshot_is_served_long_lived_with_the_probe_to_check_it(site_url):
+    config = boot(site_url)
+    snapshot = config["snapshot"]
+    assert snapshot["url"] == f"pyodide/{VERSION}/context_budget-{config['package']['sources_sha256'][:16]}.snapshot.gz"
+    status, headers, body = fetch(site_url + snapshot["url"])
+    assert status == 200 and headers["Content-Type"] == "application/gzip" and len(body) == snapshot["bytes"]
+    assert headers["Cache-Control"] == "public, max-age=31536000, immutable"
+    assert gzip.decompress(body)[:4] == (1886286592).to_bytes(4, "little")  # Pyodide's snapshot magic number
+    from context_budget._envelope import check_text
+    assert config["probe"]["envelope"] == check_text(config["probe"]["input"])
+    assert json.loads(config["probe"]["envelope"])["result"]["summary"] == "Selected A, C within 7 tokens."
+
+
+def test_without_a_snapshot_boot_json_says_so_and_the_page_boots_normally():
+    files = _site.site_map(snapshot=False)
+    assert json.loads(files["boot.json"])["snapshot"] is None
+    assert not any(name.endswith(".snapshot.gz") for name in files)
+
+
+def test_no_node_means_no_prebuilt_snapshot(monkeypatch):
+    monkeypatch.setattr(_site.shutil, "which", lambda name: None)
+    bundle, sources = _site.package_bundle()
+    assert _site.prebuilt_snapshot(_site.project_root(), VERSION, bundle, sources) is None

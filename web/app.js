@@ -53,6 +53,7 @@ function setProgress(phase, value, max) {
 
 const SNAPSHOT_NOTES = {
   used: "This start used the copy kept from an earlier visit.",
+  prebuilt: "This start used the site's prebuilt copy; nothing is kept.",
   saved: "A copy is kept for the next visit.",
   cleared: "Removed: the next visit starts from scratch (and keeps a new copy).",
   none: "No copy is kept.",

@@ -3,23 +3,24 @@
 // {type: "check" | "format" | "tokens" | "count", id, text, key?} with the envelope as JSON text.
 // No selection logic here.
 //
-// Start-up, in order of preference:
-// 1. a memory snapshot of "Pyodide + context_budget imported", made by this worker on an
-//    earlier visit and kept in the browser's Cache Storage under the Pyodide version and
-//    the sources' SHA-256; it is checked (gzip's CRC, Pyodide's build id, the sources'
-//    hash and a probe input's report) before it is trusted;
-// 2. a normal boot, with the package bundle fetched while Pyodide starts; it then saves a
-//    fresh snapshot for the next visit. Any problem with a snapshot falls back to 2, quietly.
+// Start-up, in order of preference, each snapshot being a gzipped memory image of
+// "Pyodide + context_budget imported", checked (gunzip's CRC, Pyodide's build id, the
+// sources' hash and the report for boot.json's probe input) before it is trusted:
+// 1. a snapshot this worker made on an earlier visit, kept in the browser's Cache Storage
+//    under the Pyodide version and the sources' SHA-256 (made only when 2 is missing or bad);
+// 2. the site's prebuilt snapshot (boot.json names it when the server had Node to make it);
+// 3. a normal boot, with the package bundle fetched while Pyodide starts; it then keeps a
+//    snapshot for the next visit. Any problem with a snapshot falls back to 3, quietly.
 //
 // Messages to the page: {type: "progress", loaded, total} while downloading, then
-// {type: "status", message, step, steps}, then {type: "ready", version, ms, snapshot}
+// {type: "status", message, step, steps}, then {type: "ready", version, ms, snapshot, steps}
+// (snapshot: "used" kept one, "prebuilt", "saving" after a normal boot, "none")
 // or {type: "error", message}; {type: "snapshot", state} when a snapshot is saved or cleared.
 
 const BOOT_URL = new URL("./boot.json", import.meta.url);
 const PACKAGE_ROOT = "/home/pyodide/py";
 const SNAPSHOT_CACHE = "context-budget-snapshot";
 const STALL_MS = 20000;  // no answer from loadPyodide by then: find out why
-const PROBE = '{"budget":7,"items":[{"id":"A","relevance":9,"tokens":4},{"id":"B","relevance":8,"tokens":5},{"id":"C","relevance":7,"tokens":3}]}';
 
 let checkText = null;
 let formatJson = null;
@@ -143,11 +144,14 @@ function snapshotKey(config) {
   return new URL(`./snapshot/pyodide-${config.pyodide.version}/${config.package.sources_sha256}.bin`, BOOT_URL).href;
 }
 
-async function openSnapshotCache() {
+// Looked up without opening (which would create an empty cache on every first visit).
+const storage = typeof caches !== "undefined";
+
+async function keptSnapshot(config) {
   try {
-    return typeof caches === "undefined" ? null : await caches.open(SNAPSHOT_CACHE);
+    return storage ? await caches.match(snapshotKey(config), { cacheName: SNAPSHOT_CACHE }) : undefined;
   } catch (error) {
-    return null;  // storage disabled (private mode, policy): just boot normally
+    return undefined;  // storage disabled (private mode, policy): just boot normally
   }
 }
 
@@ -158,7 +162,7 @@ async function readSnapshot(response) {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-function saveSnapshot(config, bytes, probe) {
+function saveSnapshot(config, bytes) {
   return new Promise((resolve, reject) => {
     const saver = new Worker(new URL("./snapshot-saver.js", import.meta.url), { type: "module" });
     saver.onmessage = (event) => {
@@ -171,15 +175,15 @@ function saveSnapshot(config, bytes, probe) {
       saver.terminate();
       reject(new Error(event.message || "the snapshot saver did not start"));
     };
-    saver.postMessage({ cacheName: SNAPSHOT_CACHE, key: snapshotKey(config), bytes, probe }, [bytes.buffer]);
+    saver.postMessage({ cacheName: SNAPSHOT_CACHE, key: snapshotKey(config), bytes }, [bytes.buffer]);
   });
 }
 
-async function bootFromSnapshot(loadPyodide, indexURL, config, saved, bundlePromise) {
+async function bootFromSnapshot(loadPyodide, indexURL, config, responsePromise, bundlePromise) {
   // gunzip fails on a damaged copy ("Failed to fetch"); Pyodide may only await the bytes
   // later, so the failure is marked as handled here and surfaces from loadPyodide.
-  const bytes = readSnapshot(saved).then((data) => { mark("snapshot read"); return data; }, (error) => {
-    throw new Error(`the saved copy is damaged (${error.message})`);
+  const bytes = Promise.resolve(responsePromise).then(readSnapshot).then((data) => { mark("snapshot read"); return data; }, (error) => {
+    throw new Error(`the snapshot cannot be read (${error.message})`);
   });
   bytes.catch(() => {});
   const pyodide = await loadPyodide({
@@ -191,8 +195,7 @@ async function bootFromSnapshot(loadPyodide, indexURL, config, saved, bundleProm
   const sources = pyodide.runPython("globals().get('_context_budget_sources')");
   if (sources !== config.package.sources_sha256) throw new Error("the snapshot holds other sources");
   const version = bindPackage(pyodide);
-  const probe = decodeURIComponent(saved.headers.get("X-Probe-Envelope") || "");
-  if (!probe || checkText(PROBE) !== probe) throw new Error("the snapshot gives another report for the probe input");
+  if (checkText(config.probe.input) !== config.probe.envelope) throw new Error("the snapshot gives another report for the probe input");
   return version;
 }
 
@@ -205,6 +208,8 @@ async function boot() {
   const bundleURL = new URL(config.package.url, BOOT_URL).href;
   for (const [name, bytes] of Object.entries(config.pyodide.bytes)) expected.set(indexURL + name, bytes);
   expected.set(bundleURL, config.package.bytes);
+  const prebuiltURL = config.snapshot ? new URL(config.snapshot.url, BOOT_URL).href : null;
+  if (prebuiltURL) expected.set(prebuiltURL, config.snapshot.bytes);
   reportProgress(true);
   mark("boot.json");
 
@@ -212,25 +217,39 @@ async function boot() {
   // that does not match boot.json, so the page never runs other sources than it names.
   const bundlePromise = fetchOk(bundleURL, { integrity: config.package.integrity }).then((response) => response.json());
   bundlePromise.catch(() => {});
-  const [{ loadPyodide }, cache] = await Promise.all([import(indexURL + "pyodide.mjs"), openSnapshotCache()]);
-  const saved = cache ? await cache.match(snapshotKey(config)).catch(() => undefined) : undefined;
+  // The prebuilt snapshot starts downloading at once; dropped if a kept one turns up.
+  const download = new AbortController();
+  let prebuilt = null;
+  if (prebuiltURL) {
+    prebuilt = fetchOk(prebuiltURL, { signal: download.signal });
+    prebuilt.catch(() => {});
+  }
+  const [{ loadPyodide }, kept] = await Promise.all([import(indexURL + "pyodide.mjs"), keptSnapshot(config)]);
   mark("pyodide.mjs");
+  if (kept && prebuilt) {
+    download.abort();
+    expected.delete(prebuiltURL);
+    prebuilt = null;
+  }
 
-  if (saved) {
+  for (const [kind, response] of [["used", kept], ["prebuilt", prebuilt]]) {
+    if (!response) continue;
     try {
-      const version = await withStallCheck(bootFromSnapshot(loadPyodide, indexURL, config, saved, bundlePromise), indexURL);
+      const version = await withStallCheck(bootFromSnapshot(loadPyodide, indexURL, config, response, bundlePromise), indexURL);
       mark("ready");
-      postMessage({ type: "ready", version, ms: performance.now() - started, snapshot: "used", steps });
+      postMessage({ type: "ready", version, ms: performance.now() - started, snapshot: kind, steps });
       return;
     } catch (error) {
-      // Damaged, stale or refused: forget it and boot normally (a new one is saved below).
-      console.info(`context-budget: the saved Python state was not used (${error.message}); starting normally`);
-      await cache.delete(snapshotKey(config)).catch(() => {});
+      // Damaged, stale or refused: boot normally and keep a good one for next time.
+      console.info(`context-budget: the ${kind === "used" ? "kept" : "prebuilt"} snapshot was not used (${error.message}); starting normally`);
+      if (kind === "used") await caches.open(SNAPSHOT_CACHE).then((cache) => cache.delete(snapshotKey(config))).catch(() => {});
+      expected.delete(prebuiltURL);
+      break;
     }
   }
 
   const pyodide = await withStallCheck(loadPyodide({
-    indexURL, stdout: () => {}, stderr: (line) => console.warn(line), _makeSnapshot: Boolean(cache),
+    indexURL, stdout: () => {}, stderr: (line) => console.warn(line), _makeSnapshot: storage,
   }), indexURL);
   mark("loadPyodide");
   status("Loading the context_budget package", 2, 3);
@@ -241,7 +260,7 @@ async function boot() {
   mark("import");
   // Taken now, before any input is checked: exactly "Pyodide + context_budget imported".
   let snapshot = null;  // about 31 MB, handed over (not copied) to the saver
-  if (cache) {
+  if (storage) {
     try {
       snapshot = pyodide.makeMemorySnapshot();
     } catch (error) {
@@ -252,7 +271,7 @@ async function boot() {
   mark("ready");
   postMessage({ type: "ready", version, ms: performance.now() - started, snapshot: snapshot ? "saving" : "none", steps });
   if (snapshot) {
-    saveSnapshot(config, snapshot, checkText(PROBE)).then(
+    saveSnapshot(config, snapshot).then(
       () => postMessage({ type: "snapshot", state: "saved" }),
       (error) => {
         console.info(`context-budget: the snapshot was not saved (${error.message})`);

@@ -16,6 +16,7 @@ import json
 from typing import Callable
 
 from .. import _checks
+from .._ordinal import identity_key
 from .._shape import InvalidInput
 from .._tokenizer import TOKENIZERS, count_tokens
 from .._values import (
@@ -201,7 +202,7 @@ def _read_message(message: object, path: str, problems: list[Problem], call_site
         call_ids = _read_tool_calls(message["tool_calls"], child_path(path, "tool_calls"), problems)
         for index, call_id in enumerate(call_ids or ()):
             call_path = child_path(child_path(child_path(path, "tool_calls"), index), "id")
-            first = call_sites.setdefault(call_id, call_path)
+            first = call_sites.setdefault(identity_key(call_id), call_path)  # ids are equal by UTF-16 code units
             if first != call_path:
                 problems.append(Problem(call_path, f"duplicate tool call id {json_text(call_id)} (first used at {first})"))
     texts: list[str] | None = []
@@ -268,7 +269,7 @@ def _pair_tool_calls(read: list[dict | None], raw: list, problems: list[Problem]
 
     for index, message in enumerate(read):
         if message is not None and message["role"] == "tool" and open_unit is not None:
-            call_id = message["tool_call_id"]
+            call_id = identity_key(message["tool_call_id"])  # "\ud83d\ude00" answers a call "😀": the same UTF-16
             if call_id in waiting:
                 del waiting[call_id]
                 answered_at[call_id] = index
@@ -280,11 +281,11 @@ def _pair_tool_calls(read: list[dict | None], raw: list, problems: list[Problem]
             unit_of.append(index)
             if message is not None and message["call_ids"]:
                 open_unit = index
-                for position, call_id in enumerate(message["call_ids"]):
+                for position, call_id in enumerate(map(identity_key, message["call_ids"])):
                     made_at.setdefault(call_id, index)
                     waiting[call_id] = child_path(child_path(child_path(path_of(index), "tool_calls"), position), "id")
             continue
-        call_id = message["tool_call_id"]
+        call_id = identity_key(message["tool_call_id"])
         where = child_path(path_of(index), "tool_call_id")
         if call_id in answered_at:
             problems.append(Problem(where, f"the call {json_text(call_id)} is already answered at {path_of(answered_at[call_id])}"))
