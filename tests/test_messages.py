@@ -259,6 +259,14 @@ def test_a_bad_tool_result_is_not_also_reported_as_a_missing_one():
     assert [error["path"] for error in evaluate(data(100, messages))["errors"]] == ["$.messages[2].content"]
 
 
+def test_a_surrogate_pair_answers_the_call_of_its_character():
+    """Ids are equal by UTF-16 code units: the rule and the check agree on it."""
+    messages = [{"role": "user", "content": "x"}, {"role": "assistant", "content": None, "tool_calls": [call("\U0001F600")]},
+                {"role": "tool", "tool_call_id": "\ud83d\ude00", "content": "r"}]
+    report = evaluate(data(100, messages))
+    assert report["pass"] is True and report["kept"] == [0, 1, 2], report["checks"]
+
+
 def test_problems_are_listed_in_message_order():
     messages = [{"role": "tool", "tool_call_id": "x", "content": "r"}, {"role": "user", "content": 5}]
     paths = [error["path"] for error in evaluate(data(10, messages))["errors"]]

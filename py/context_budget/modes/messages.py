@@ -684,20 +684,23 @@ def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
                     remaining -= unit_tokens
 
     def tools_paired():
-        waiting: list[str] = []
+        # Ids are equal when their UTF-16 code units are (a surrogate pair written as two
+        # escapes is the character it encodes), as everywhere in the project.
+        waiting: list[bytes] = []
         for position, message in enumerate(result["messages"]):
             if message["role"] == "tool":
-                if message["tool_call_id"] not in waiting:
+                answered = _checks.code_units(message["tool_call_id"])
+                if answered not in waiting:
                     yield f"the kept tool message at {kept[position]} answers {message['tool_call_id']!r}, a call not kept right before it"
                     return
-                waiting.remove(message["tool_call_id"])
+                waiting.remove(answered)
                 continue
             if waiting:
-                yield f"the kept call {waiting[0]!r} has no kept tool result after it"
+                yield f"the kept call {waiting[0].decode('utf-16-be', 'surrogatepass')!r} has no kept tool result after it"
                 return
-            waiting = [call["id"] for call in message.get("tool_calls") or ()]
+            waiting = [_checks.code_units(call["id"]) for call in message.get("tool_calls") or ()]
         if waiting:
-            yield f"the kept call {waiting[0]!r} has no kept tool result after it"
+            yield f"the kept call {waiting[0].decode('utf-16-be', 'surrogatepass')!r} has no kept tool result after it"
 
     def user_start():
         users = [index for index in kept if roles[index] == "user" and not pinned[index]]
