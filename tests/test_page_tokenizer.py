@@ -98,3 +98,38 @@ def test_an_item_of_the_input_can_be_picked(tokenizer_page):
     page.locator("[data-testid=tokens-count][data-count='61']").wait_for()
     assert "the estimate says 48" in page.text_content("[data-testid=tokens-count]")
     assert problems == []
+
+
+CONCURRENT = """async ([texts]) => {
+  const worker = new Worker(new URL("worker.js", location.href), { type: "module" });
+  try {
+    await new Promise((resolve) => { worker.onmessage = ({ data }) => { if (data.type === "ready") resolve(); }; });
+    const answers = new Map();
+    const done = new Promise((resolve) => {
+      worker.onmessage = ({ data }) => {
+        if (data.type !== "result") return;
+        answers.set(data.id, data);
+        if (answers.size === texts.length) resolve();
+      };
+    });
+    texts.forEach((text, index) => worker.postMessage({ type: "check", id: index, text }));
+    await done;
+    return texts.map((_, index) => answers.get(index));
+  } finally {
+    worker.terminate();
+  }
+}"""
+
+
+def test_concurrent_checks_share_one_download_of_a_rank_file(tokenizer_page):
+    """Every fixture sent at once (as a page test does) fetches each rank file once, and all answer."""
+    from context_budget._envelope import check_text
+
+    page, _, problems = tokenizer_page
+    fetched = []
+    page.on("request", lambda request: request.url.endswith(".tiktoken") and fetched.append(request.url))
+    texts = [json.dumps({**REFUND, "tokenizer": "cl100k_base", "system": f"case {n}"}) for n in range(12)]
+    answers = page.evaluate(CONCURRENT, [texts])
+    assert [json.loads(answer["envelope"]) for answer in answers] == [json.loads(check_text(text)) for text in texts]
+    assert len(fetched) == 1 and fetched[0].endswith("/tokenizers/cl100k_base.tiktoken")
+    assert problems == []

@@ -320,11 +320,23 @@ async function loadTokenizer(name) {
   if (problem) throw new Error(problem);
 }
 
+// One download per rank file, however many requests name it at once (a page test sends every
+// fixture together); a failed download is forgotten so that the next request tries again.
+const tokenizerLoads = new Map();
+function tokenizerLoaded(name) {
+  if (!tokenizerLoads.has(name)) {
+    const loading = loadTokenizer(name);
+    tokenizerLoads.set(name, loading);
+    loading.catch(() => tokenizerLoads.delete(name));
+  }
+  return tokenizerLoads.get(name);
+}
+
 async function ensureTokenizers(text) {
   const needed = tokenizers.tokenizers_needed(text);
   const names = needed.toJs();
   needed.destroy();
-  for (const name of names) await loadTokenizer(name);
+  await Promise.all(names.map(tokenizerLoaded));
 }
 
 onmessage = async (event) => {
