@@ -168,6 +168,18 @@ def test_sentences_say_what_was_needed_and_what_remained(page):
     expect(page.locator("[data-testid=step-text]")).to_have_text("Step 1 of 3: A needs 4 tokens; 7 tokens remain; kept, leaving 3 tokens.")
 
 
+def test_the_bars_segments_are_reached_with_the_keyboard(page):
+    choose(page, 0)
+    page.focus("[data-testid=budget-bar]")
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("document.activeElement.dataset.id") == "A"
+    expect(page.locator("#budget-block .bar-focus")).to_have_text("A: 4 tokens, kept")
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("document.activeElement.dataset.id") == "C"
+    page.keyboard.press("ArrowLeft")
+    assert page.evaluate("document.activeElement.dataset.id") == "A"
+
+
 def test_play_respects_reduced_motion(page):
     page.emulate_media(reduced_motion="reduce")
     choose(page, 0)

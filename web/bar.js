@@ -100,11 +100,17 @@ function windowLanes(report, window, unit) {
     place(el("span", "prompt-part blocks", `blocks ${report.used}`), reserved + report.rendered_overhead, report.used, scale),
   );
   if (over) prompt.append(place(el("span", "prompt-part over", `${over} over`), room, over, scale));
-  prompt.append(place(el("span", "bar-limit"), room, 0, scale));
+  prompt.append(limitLine(room, scale));
   box.append(el("p", "lane-label", `The window, ${count(context, unit)}`), lane,
     el("p", "lane-label", `The composed prompt as rendered: ${rendered} of the ${room} left after the reserved output`), prompt,
     el("p", "lane-label", `The ${report.available} available for blocks, block by block`));
   return box;
+}
+
+function limitLine(at, scale) {
+  const line = place(el("span", "bar-limit"), at, 0, scale);
+  line.setAttribute("aria-hidden", "true");  // the legend says where the budget ends
+  return line;
 }
 
 function segment(entry, scale, unit, className, label) {
@@ -166,7 +172,7 @@ export function renderBar(block, report, mode, { total, rest, window }) {
     rest.setAttribute("role", "listitem");
     bar.append(rest);
   }
-  bar.append(place(el("span", "bar-limit"), model.capacity, 0, scale));
+  bar.append(limitLine(model.capacity, scale));
   // What the focused segment is, in words, for keyboard users (hover shows the title).
   const focusNote = el("p", "bar-focus");
   focusNote.setAttribute("aria-hidden", "true");
@@ -195,7 +201,7 @@ export function renderBar(block, report, mode, { total, rest, window }) {
       ghost.dataset.testid = "bar-ghost";
       ghost.removeAttribute("role");
       if (over) ghost.append(place(el("span", "ghost-over"), (100 * (entry.cost - over)) / entry.cost, (100 * over) / entry.cost, 100));
-      track.append(ghost, place(el("span", "bar-limit"), model.capacity, 0, scale));
+      track.append(ghost, limitLine(model.capacity, scale));
       lane.append(el("span", "ghost-label", label), track);
       lanes.append(lane);
     }
