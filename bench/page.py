@@ -115,13 +115,9 @@ def main() -> None:
                     kinds[name].add(page.evaluate("window.contextBudget.startup.snapshot"))
 
             for _ in range(arguments.runs):
+                # A bare boot before each kind of first visit: the baseline gets twice the samples.
                 context, page = visit(browser, base)
                 record("bare", page, lambda: page.goto(base + "bare.html"))
-                context.close()
-
-                context, page = visit(browser, base)
-                record("prebuilt", page, lambda: page.goto(base + "index.html"))
-                record("warm", page, page.reload)
                 context.close()
 
                 context, page = visit(browser, plain)
@@ -133,11 +129,20 @@ def main() -> None:
                 context.new_cdp_session(page).send("Network.clearBrowserCache")
                 record("kept", page, lambda: page.goto(plain + "index.html"))
                 context.close()
+
+                context, page = visit(browser, base)
+                record("bare", page, lambda: page.goto(base + "bare.html"))
+                context.close()
+
+                context, page = visit(browser, base)
+                record("prebuilt", page, lambda: page.goto(base + "index.html"))
+                record("warm", page, page.reload)
+                context.close()
                 print(".", end="", flush=True)
             print(")")
             median = {name: statistics.median(times) for name, times in rows.items()}
             bare = median["bare"]
-            print(f"  bare Pyodide boot, cold                       median {bare * 1000:6.0f} ms")
+            print(f"  bare Pyodide boot, cold                       median {bare * 1000:6.0f} ms  (of {len(rows['bare'])})")
             for name, label, target in (
                 ("prebuilt", "page, cold first visit, prebuilt snapshot  ", 0.5),
                 ("plain", "page, cold first visit, no snapshot at all  ", 1.05),

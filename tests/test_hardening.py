@@ -496,3 +496,32 @@ def test_tool_call_ids_equal_as_utf16_match_and_collide():
     assert "errors" not in answered, answered.get("errors")
     duplicated = evaluate(conversation(["😀", "\ud83d\ude00"], "😀"))
     assert any("duplicate tool call id" in error["message"] for error in duplicated["errors"])
+
+
+def test_serve_cuts_a_client_that_reads_too_slowly(monkeypatch):
+    # A client taking a little now and then (each send inside the idle timeout) would otherwise
+    # hold its connection slot for as long as it likes. One slot: the next request waits for it.
+    import socket
+    import threading
+    import urllib.request
+
+    monkeypatch.setattr(_site, "MIN_SEND_SECONDS", 1.0, raising=False)
+    monkeypatch.setattr(_site, "MIN_SEND_BYTES_PER_SECOND", 1e12, raising=False)  # so the deadline is the 1 s minimum
+    server = _site.make_server(0, idle_timeout=30, max_connections=1)
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    port = server.server_address[1]
+    wasm = next(path for path in server.RequestHandlerClass.files if path.endswith("pyodide.asm.wasm"))
+    try:
+        with socket.create_connection(("127.0.0.1", port)) as slow:
+            slow.sendall(f"GET /{wasm} HTTP/1.0\r\n\r\n".encode())
+            slow.recv(1024)
+            stop = threading.Event()
+            threading.Thread(target=lambda: [slow.recv(1024) for _ in iter(lambda: stop.wait(0.05), True)], daemon=True).start()
+            started = time.monotonic()
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/index.html", timeout=20) as response:
+                assert response.status == 200
+            stop.set()
+            assert time.monotonic() - started < 10  # the slot came free at the 1 s deadline, not after 9.6 MB at 20 KB/s
+    finally:
+        server.shutdown()
+        server.server_close()
