@@ -253,6 +253,7 @@ class Encoding:
     """One exact tokenizer: its pattern, and its ranks, read on first use."""
 
     CACHE_LIMIT = 100_000  # pieces whose counts are remembered; cleared when full (memory stays bounded)
+    CACHED_LENGTH = 64  # longer pieces are rare, cost more to merge than to look up, and would hold memory
 
     def __init__(self, name: str):
         self.name = name
@@ -295,9 +296,10 @@ class Encoding:
             if known is None:
                 encoded = piece.encode("utf-8")
                 known = 1 if encoded in ranks else len(merge(encoded, ranks)) - 1
-                if len(counts) >= self.CACHE_LIMIT:
-                    counts.clear()
-                counts[piece] = known
+                if len(piece) <= self.CACHED_LENGTH:
+                    if len(counts) >= self.CACHE_LIMIT:
+                        counts.clear()
+                    counts[piece] = known
             total += known
         return total
 
