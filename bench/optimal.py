@@ -18,19 +18,10 @@ sys.path.insert(0, str(HERE.parent / "py"))
 sys.path.insert(0, str(HERE))
 
 from _inputs import realistic_requests  # noqa: E402
+from _timing import fastest  # noqa: E402
 from context_budget import evaluate  # noqa: E402
 from context_budget._optimal import WORK_BOUND, best_subset  # noqa: E402
 from context_budget.modes import relevance  # noqa: E402
-
-
-def fastest(function, runs: int) -> float:
-    """The fastest of ``runs`` calls: on a shared machine the others measure its neighbours."""
-    best = float("inf")
-    for _ in range(runs):
-        started = time.perf_counter()
-        function()
-        best = min(best, time.perf_counter() - started)
-    return best
 
 
 def main() -> None:

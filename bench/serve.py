@@ -47,9 +47,9 @@ else:  # the handler before issue 12: the whole file in memory per response, no 
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-largest = max((path for path, entry in _site.site_map().items() if not isinstance(entry, bytes)),
-              key=lambda path: _site.site_map()[path].stat().st_size)
-print(server.server_address[1], largest, _site.site_map()[largest].stat().st_size, flush=True)
+files = _site.site_map()
+largest = max((path for path, entry in files.items() if not isinstance(entry, bytes)), key=lambda path: files[path].stat().st_size)
+print(server.server_address[1], largest, files[largest].stat().st_size, flush=True)
 server.serve_forever()
 """
 

@@ -11,19 +11,9 @@ Run: .venv/bin/python bench/steps.py [--runs N] [--requests N] [--items N] [--pa
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-
-
-def fastest(function, runs: int) -> float:
-    best = float("inf")
-    for _ in range(runs):
-        started = time.perf_counter()
-        function()
-        best = min(best, time.perf_counter() - started)
-    return best
 
 
 def step_times(mode, data: dict, runs: int, measure) -> dict:
@@ -55,7 +45,7 @@ def main() -> None:
     sys.path.insert(0, arguments.package)
     sys.path.insert(0, str(HERE))
     from _inputs import MAKERS, realistic_requests
-    from _timing import median_time
+    from _timing import fastest, median_time
     from context_budget.modes import blocks, relevance, required
 
     print(f"package {arguments.package}")

@@ -36,11 +36,15 @@ class Guard:
             route.abort()
 
 
-def open_page(browser, url):
+def open_page(browser, url, routes=()):
+    """A fresh context and page, loaded and checked; ``routes`` are (pattern, handler) pairs
+    added after the guard (Playwright tries the last added first)."""
     origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     guard = Guard(origin)
     context.route("**/*", guard)
+    for pattern, handler in routes:
+        context.route(pattern, handler)
     page = context.new_page()
     problems = []
     page.on("console", lambda message: message.type == "error" and problems.append(message.text))

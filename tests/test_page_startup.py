@@ -7,7 +7,6 @@ import json
 import re
 import shutil
 import urllib.request
-from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import expect
@@ -15,7 +14,8 @@ from playwright.sync_api import expect
 from conftest import FIXTURES
 from context_budget import _fixtures
 from context_budget._envelope import check_text, format_json
-from test_page import DONE, LOAD_TIMEOUT, READY, Guard, random_inputs
+from test_page import DONE, LOAD_TIMEOUT, READY, random_inputs
+from test_page import open_page as open_shared_page
 
 SAVED = "[data-testid=snapshot-note][data-state=saved]"
 CACHE = "context-budget-snapshot"
@@ -48,21 +48,12 @@ NEEDS_NODE = pytest.mark.skipif(shutil.which("node") is None, reason="the prebui
 
 def open_page(browser, url, prebuilt="allow"):
     """A fresh context and page; prebuilt="allow", "block" (request fails) or "garbage" (wrong bytes)."""
-    context = browser.new_context()
-    guard = Guard("{0.scheme}://{0.netloc}".format(urlsplit(url)))
-    context.route("**/*", guard)
-    if prebuilt == "block":
-        context.route("**/*.snapshot.gz", lambda route: route.abort())
-    elif prebuilt == "garbage":
-        context.route("**/*.snapshot.gz", lambda route: route.fulfill(status=200, body=b"\x1f\x8b" + bytes(4096), content_type="application/gzip"))
-    page = context.new_page()
-    problems = []
-    page.on("console", lambda message: message.type == "error" and problems.append(message.text))
-    page.on("pageerror", lambda error: problems.append(str(error)))
-    page.goto(url)
-    page.wait_for_selector(READY, timeout=LOAD_TIMEOUT)
-    page.wait_for_selector(DONE, timeout=LOAD_TIMEOUT)
-    return context, page, guard, problems
+    handlers = {
+        "allow": [],
+        "block": [lambda route: route.abort()],
+        "garbage": [lambda route: route.fulfill(status=200, body=b"\x1f\x8b" + bytes(4096), content_type="application/gzip")],
+    }[prebuilt]
+    return open_shared_page(browser, url, routes=[("**/*.snapshot.gz", handler) for handler in handlers])
 
 
 @pytest.fixture(scope="module")

@@ -6,13 +6,13 @@ import { count, costOf } from "./modes.js";
 
 const MAX_GHOSTS = 12;  // ghost lanes drawn; the table lists every left-out item
 
-const el = (tag, className, text) => {
+export const el = (tag, className, text) => {
   const node = document.createElement(tag);
   if (className) node.className = className;
   if (text !== undefined) node.textContent = String(text);
   return node;
 };
-const percent = (amount, scale) => `${(100 * amount) / scale}%`;
+export const percent = (amount, scale) => `${(100 * amount) / scale}%`;
 
 function place(node, start, amount, scale) {
   node.style.left = percent(start, scale);

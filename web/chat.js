@@ -6,17 +6,11 @@
 // report does not carry); every decision is made in Python.
 
 import { addView } from "./report.js";
+import { el, percent } from "./bar.js";
 import { count, reasonText } from "./modes.js";
 
 const MAX_BUBBLES = 200;  // the newest turns; the table pages through every decision
 
-const el = (tag, className, text) => {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = String(text);
-  return node;
-};
-const percent = (amount, scale) => `${(100 * amount) / scale}%`;
 
 // The messages the report was made from, when the editor still holds them: the report
 // keeps only the kept messages, and a struck-through turn should show what was dropped.
