@@ -41,11 +41,17 @@ BARE_HTML = """<!doctype html><meta charset="utf-8"><title>bare Pyodide</title>
 <p id="status" data-state="loading">loading</p>
 <script type="module" src="bare.js"></script>"""
 BARE_JS = """const worker = new Worker("bare-worker.js", {type: "module"});
-worker.onmessage = (event) => { const s = document.getElementById("status"); s.dataset.state = event.data; s.textContent = event.data; };
+worker.onmessage = (event) => {
+  const s = document.getElementById("status");
+  window.bareSteps = { worker: event.data.ms, page: Math.round(performance.now()) };
+  s.dataset.state = event.data.state;
+  s.textContent = event.data.state;
+};
 """
 BARE_WORKER = """import { loadPyodide } from "./pyodide/%s/pyodide.mjs";
 loadPyodide({ indexURL: new URL("./pyodide/%s/", import.meta.url).href, stdout: () => {} })
-  .then((py) => { py.runPython("import sys"); postMessage("ready"); }, () => postMessage("error"));
+  .then((py) => { py.runPython("import sys"); postMessage({ state: "ready", ms: Math.round(performance.now()) }); },
+        () => postMessage({ state: "error" }));
 """
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run", "--disable-quic"]
@@ -81,6 +87,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--items", type=int, default=10_000)
     parser.add_argument("--server", choices=("serve", "static"), default="serve")
+    parser.add_argument("--steps", action="store_true", help="also print the median start-up milestones of each row")
     arguments = parser.parse_args()
 
     version = _site.pyodide_version(ROOT / "node_modules" / "pyodide")
@@ -105,14 +112,19 @@ def main() -> None:
         chromium = os.environ.get("CONTEXT_BUDGET_CHROMIUM", "/usr/bin/chromium")
         rows = {"bare": [], "prebuilt": [], "warm": [], "plain": [], "kept": []}
         kinds = {name: set() for name in rows}
+        steps = {name: [] for name in rows}  # milestones, ms: "page" since navigation, the others since the worker started
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=chromium, args=ARGS)
             print(f"page ready vs bare Pyodide boot, {arguments.server} server, {arguments.runs} runs, alternating (progress: ", end="", flush=True)
 
             def record(name, page, action):
                 rows[name].append(timed(page, action))
-                if name != "bare":
-                    kinds[name].add(page.evaluate("window.contextBudget.startup.snapshot"))
+                if name == "bare":
+                    steps[name].append(page.evaluate("window.bareSteps"))
+                else:
+                    startup = page.evaluate("window.contextBudget.startup")
+                    kinds[name].add(startup["snapshot"])
+                    steps[name].append({"page": startup["page"], **startup["steps"]})
 
             for _ in range(arguments.runs):
                 # A bare boot before each kind of first visit: the baseline gets twice the samples.
@@ -152,6 +164,12 @@ def main() -> None:
                 ratio = median[name] / bare
                 print(f"  {label}  median {median[name] * 1000:6.0f} ms  {ratio:.2f}x (target <= {target:.2f}x: "
                       f"{'met' if ratio <= target else 'NOT met'}; start: {', '.join(sorted(kinds[name]))})")
+
+            if arguments.steps:
+                print("  start-up milestones, median ms (page: since navigation; the others: since the worker started)")
+                for name, samples in steps.items():
+                    names = sorted({key for sample in samples for key in sample}, key=lambda key: statistics.median(s[key] for s in samples if key in s))
+                    print(f"    {name:9}" + ", ".join(f"{key} {statistics.median(s[key] for s in samples if key in s):.0f}" for key in names))
 
             text = json.dumps(relevance_input(arguments.items))
             context, page = visit(browser, base)

@@ -19,7 +19,7 @@ for (const [name, text] of Object.entries(bundle.files)) {
   pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
   pyodide.FS.writeFile(path, text);
 }
-// Keep in step with importPackage in web/worker.js.
+// Keep in step with importPackage in web/python-package.js.
 pyodide.runPython(`
 import sys
 if ${JSON.stringify(PACKAGE_ROOT)} not in sys.path:

@@ -36,11 +36,14 @@ class Guard:
             route.abort()
 
 
-def open_page(browser, url, routes=()):
+def open_page(browser, url, routes=(), init_script=None):
     """A fresh context and page, loaded and checked; ``routes`` are (pattern, handler) pairs
-    added after the guard (Playwright tries the last added first)."""
+    added after the guard (Playwright tries the last added first); ``init_script`` runs
+    before the page's own scripts."""
     origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
     context = browser.new_context(viewport={"width": 1280, "height": 900})
+    if init_script:
+        context.add_init_script(init_script)
     guard = Guard(origin)
     context.route("**/*", guard)
     for pattern, handler in routes:

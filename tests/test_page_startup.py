@@ -1,12 +1,13 @@
 """The page's start-up in Chromium: the prebuilt memory snapshot, the one kept in Cache
-Storage, every way either can go wrong (each must end in a normal boot with the same
-results), the progress bar, and what happens to input typed or buttons pressed while
-Python loads."""
+Storage (made after the page is ready, by a second Pyodide), every way either can go wrong
+(each must end in a normal boot with the same results), the progress bar, and what happens
+to input typed or buttons pressed while Python loads."""
 
 import json
 import re
 import shutil
 import urllib.request
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -14,11 +15,24 @@ from playwright.sync_api import expect
 from conftest import FIXTURES
 from context_budget import _fixtures
 from context_budget._envelope import check_text, format_json
-from test_page import DONE, LOAD_TIMEOUT, READY, random_inputs
+from test_page import DONE, LOAD_TIMEOUT, READY, check, random_inputs
 from test_page import open_page as open_shared_page
 
 SAVED = "[data-testid=snapshot-note][data-state=saved]"
+SAVING = "[data-testid=snapshot-note][data-state=saving]"
 CACHE = "context-budget-snapshot"
+ROOT = Path(__file__).resolve().parent.parent
+
+# The states the status line and the snapshot note go through, in order, from the first paint.
+STATE_RECORDER = """
+window.__states = [];
+new MutationObserver((changes) => {
+  for (const change of changes) {
+    const id = change.target.dataset && change.target.dataset.testid;
+    if (id === "status" || id === "snapshot-note") window.__states.push(id + ":" + change.target.dataset.state);
+  }
+}).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-state"] });
+"""
 
 
 def startup(page):
@@ -46,14 +60,33 @@ def assert_same_results_as_cpython(page, count=60):
 NEEDS_NODE = pytest.mark.skipif(shutil.which("node") is None, reason="the prebuilt snapshot is made with Node")
 
 
-def open_page(browser, url, prebuilt="allow"):
+def open_page(browser, url, prebuilt="allow", routes=()):
     """A fresh context and page; prebuilt="allow", "block" (request fails) or "garbage" (wrong bytes)."""
     handlers = {
         "allow": [],
         "block": [lambda route: route.abort()],
         "garbage": [lambda route: route.fulfill(status=200, body=b"\x1f\x8b" + bytes(4096), content_type="application/gzip")],
     }[prebuilt]
-    return open_shared_page(browser, url, routes=[("**/*.snapshot.gz", handler) for handler in handlers])
+    routes = [("**/*.snapshot.gz", handler) for handler in handlers] + list(routes)
+    return open_shared_page(browser, url, routes=routes, init_script=STATE_RECORDER)
+
+
+class HeldMaker:
+    """Holds the snapshot maker's script request: the maker cannot start until released."""
+
+    def __init__(self):
+        self.held = []
+
+    def __call__(self, route):
+        self.held.append(route)
+
+    def release(self):
+        while self.held:
+            route = self.held.pop()
+            try:
+                route.continue_()
+            except Exception:  # noqa: BLE001 (its worker is gone: the page was reloaded or the maker stopped)
+                pass
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +107,10 @@ def boot_config(site_url):
 
 def test_first_visit_boots_normally_and_keeps_one_snapshot_under_the_sources_hash(visited, site_url):
     page, problems = visited
-    assert startup(page)["snapshot"] == "saving"
+    assert startup(page)["snapshot"] == "normal"
+    # Ready first; only then was the snapshot started (so it cannot have delayed the start).
+    states = page.evaluate("window.__states")
+    assert states.index("status:ready") < states.index("snapshot-note:saving") < states.index("snapshot-note:saved")
     config = boot_config(site_url)
     key = f"{site_url}snapshot/pyodide-{config['pyodide']['version']}/{config['package']['sources_sha256']}.bin"
     assert cached_keys(page) == [key]
@@ -120,7 +156,7 @@ def test_a_damaged_snapshot_means_a_normal_boot_and_the_same_results(visited, co
         }""",
         [CACHE, corruption],
     )
-    assert reload(page) == "saving"  # booted normally, and saves a good one again
+    assert reload(page) == "normal"  # booted normally, and saves a good one again
     assert_same_results_as_cpython(page, count=20)
     page.wait_for_selector(SAVED, timeout=LOAD_TIMEOUT)
     assert problems == []
@@ -136,7 +172,7 @@ def test_a_snapshot_that_answers_the_probe_differently_is_not_used(visited):
 
     page.context.route("**/boot.json", other_probe)
     try:
-        assert reload(page) == "saving"
+        assert reload(page) == "normal"
     finally:
         page.context.unroute("**/boot.json", other_probe)
     page.wait_for_selector(SAVED, timeout=LOAD_TIMEOUT)
@@ -160,7 +196,7 @@ def test_a_stale_snapshot_is_never_used_and_is_removed(visited):
         }""",
         CACHE,
     )
-    assert reload(page) == "saving"
+    assert reload(page) == "normal"
     page.wait_for_selector(SAVED, timeout=LOAD_TIMEOUT)
     keys = cached_keys(page)
     assert stale not in keys and len(keys) == 1
@@ -173,8 +209,49 @@ def test_the_snapshot_can_be_removed_from_the_page(visited):
     page.click("[data-testid=forget-snapshot]")
     expect(page.locator("[data-testid=snapshot-note]")).to_have_attribute("data-state", "cleared")
     assert page.evaluate(f"caches.has({CACHE!r})") is False
-    assert reload(page) == "saving"  # and the next visit starts normally
+    assert reload(page) == "normal"  # and the next visit starts normally
     assert problems == []
+
+
+def test_the_page_is_usable_while_the_snapshot_is_made_and_a_reload_then_leaves_nothing(browser, site_url):
+    maker = HeldMaker()
+    context, page, guard, problems = open_page(browser, site_url, prebuilt="block", routes=[("**/snapshot-maker.js", maker)])
+    try:
+        assert startup(page)["snapshot"] == "normal"
+        page.wait_for_selector(SAVING, timeout=LOAD_TIMEOUT)
+        check(page, '{"budget": 3, "items": [{"id": "x", "relevance": 1, "tokens": 2}]}')
+        expect(page.locator("[data-testid=summary]")).to_have_text("Selected x within 3 tokens.")
+        assert_same_results_as_cpython(page, count=20)
+        assert page.get_attribute("[data-testid=snapshot-note]", "data-state") == "saving"
+        assert page.evaluate(f"caches.has({CACHE!r})") is False
+        # Reloaded before the snapshot was stored: nothing half-made is left, the next start is normal.
+        assert reload(page) == "normal"
+        assert page.evaluate(f"caches.has({CACHE!r})") is False
+        page.wait_for_selector(SAVING, timeout=LOAD_TIMEOUT)
+        maker.release()
+        page.wait_for_selector(SAVED, timeout=LOAD_TIMEOUT)
+        assert reload(page) == "used"
+        assert guard.foreign == [] and problems == []
+    finally:
+        maker.release()
+        context.close()
+
+
+def test_remove_it_while_the_snapshot_is_made_stops_it_and_keeps_nothing(browser, site_url):
+    maker = HeldMaker()
+    context, page, guard, problems = open_page(browser, site_url, prebuilt="block", routes=[("**/snapshot-maker.js", maker)])
+    try:
+        page.wait_for_selector(SAVING, timeout=LOAD_TIMEOUT)
+        page.click("[data-testid=forget-snapshot]")
+        expect(page.locator("[data-testid=snapshot-note]")).to_have_attribute("data-state", "cleared")
+        assert "Removed" in page.inner_text("[data-testid=snapshot-note]")
+        maker.release()  # the stopped maker's script arrives too late to run
+        assert page.get_attribute("[data-testid=snapshot-note]", "data-state") == "cleared"
+        assert reload(page) == "normal"  # nothing was kept
+        assert problems == []
+    finally:
+        maker.release()
+        context.close()
 
 
 # ---------------------------------------------------------------- the prebuilt snapshot
@@ -196,13 +273,24 @@ def test_a_first_visit_starts_from_the_prebuilt_snapshot_and_keeps_nothing(brows
 def test_a_damaged_prebuilt_snapshot_means_a_normal_boot_the_same_results_and_a_kept_one(browser, site_url):
     context, page, guard, problems = open_page(browser, site_url, prebuilt="garbage")
     try:
-        assert startup(page)["snapshot"] == "saving"
+        assert startup(page)["snapshot"] == "normal"
         assert_same_results_as_cpython(page, count=20)
         page.wait_for_selector(SAVED, timeout=LOAD_TIMEOUT)
         assert reload(page) == "used"  # the kept one comes first from now on
         assert problems == []
     finally:
         context.close()
+
+
+def test_the_prebuilt_snapshot_imports_the_package_as_the_page_does():
+    """scripts/make_snapshot.mjs (run by Node) cannot import web/python-package.js: same Python text."""
+    def python(path):
+        text = (ROOT / path).read_text()
+        block = re.search(r"runPython\(`(.*?)`\)", text, re.DOTALL).group(1)
+        return re.sub(r"\$\{[^}]*\}", "${}", block)
+
+    assert python("scripts/make_snapshot.mjs") == python("web/python-package.js")
+    assert "import context_budget" in python("web/python-package.js")
 
 
 # ---------------------------------------------------------------- while loading

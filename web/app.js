@@ -54,6 +54,7 @@ function setProgress(phase, value, max) {
 const SNAPSHOT_NOTES = {
   used: "This start used the copy kept from an earlier visit.",
   prebuilt: "This start used the site's prebuilt copy; nothing is kept.",
+  saving: "Keeping a copy for the next visit…",
   saved: "A copy is kept for the next visit.",
   cleared: "Removed: the next visit starts from scratch (and keeps a new copy).",
   none: "No copy is kept.",
@@ -84,9 +85,10 @@ worker.onmessage = (event) => {
     clearTimeout(loadTimer);
     ready = true;
     setProgress("done", 1, 1);
-    if (message.snapshot !== "saving") noteSnapshot(message.snapshot);
+    if (message.snapshot !== "normal") noteSnapshot(message.snapshot);  // after a normal start, "snapshot" messages say
     setStatus("ready", `Ready: context_budget ${message.version}, loaded in ${(message.ms / 1000).toFixed(1)} s.`);
-    window.contextBudget.startup = { ms: message.ms, snapshot: message.snapshot, steps: message.steps };
+    // steps: worker milestones (ms since the worker started); page: ms since navigation, for bench/page.py
+    window.contextBudget.startup = { ms: message.ms, snapshot: message.snapshot, steps: message.steps, page: Math.round(performance.now()) };
     readyResolve();
   } else if (message.type === "error") {
     clearTimeout(loadTimer);

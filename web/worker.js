@@ -6,21 +6,26 @@
 // Start-up, in order of preference, each snapshot being a gzipped memory image of
 // "Pyodide + context_budget imported", checked (gunzip's CRC, Pyodide's build id, the
 // sources' hash and the report for boot.json's probe input) before it is trusted:
-// 1. a snapshot this worker made on an earlier visit, kept in the browser's Cache Storage
-//    under the Pyodide version and the sources' SHA-256 (made only when 2 is missing or bad);
+// 1. a snapshot made on an earlier visit, kept in the browser's Cache Storage under the
+//    Pyodide version and the sources' SHA-256 (made only when 2 is missing or bad);
 // 2. the site's prebuilt snapshot (boot.json names it when the server had Node to make it);
-// 3. a normal boot, with the package bundle fetched while Pyodide starts; it then keeps a
-//    snapshot for the next visit. Any problem with a snapshot falls back to 3, quietly.
+// 3. a normal boot, with the package bundle fetched while Pyodide starts. Any problem with a
+//    snapshot falls back to 3, quietly. After a normal boot the page is ready at once; the
+//    snapshot for the next visit is made afterwards by snapshot-maker.js, on another thread.
 //
 // Messages to the page: {type: "progress", loaded, total} while downloading, then
 // {type: "status", message, step, steps}, then {type: "ready", version, ms, snapshot, steps}
-// (snapshot: "used" kept one, "prebuilt", "saving" after a normal boot, "none")
-// or {type: "error", message}; {type: "snapshot", state} when a snapshot is saved or cleared.
+// (snapshot, how it started: "used" a kept one, "prebuilt", "normal") or {type: "error",
+// message}; then {type: "snapshot", state}: "saving" while a copy is made for the next visit,
+// "saved", "none" (no copy kept), "cleared" (removed at the page's request).
 
 const BOOT_URL = new URL("./boot.json", import.meta.url);
-const PACKAGE_ROOT = "/home/pyodide/py";
 const SNAPSHOT_CACHE = "context-budget-snapshot";
 const STALL_MS = 20000;  // no answer from loadPyodide by then: find out why
+const IDLE_MS = 1000;  // after a normal boot, the snapshot is made once the first check is answered or after this
+
+// Imported while Pyodide loads (a static import would delay the worker's start by a request).
+const pythonPackage = import("./python-package.js");
 
 let checkText = null;
 let formatJson = null;
@@ -113,26 +118,6 @@ async function fetchOk(url, options) {
 }
 
 // ---------------------------------------------------------------- the package
-function installPackage(pyodide, bundle) {
-  for (const [name, text] of Object.entries(bundle.files)) {
-    const path = `${PACKAGE_ROOT}/${name}`;
-    pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
-    pyodide.FS.writeFile(path, text);
-  }
-}
-
-function importPackage(pyodide, sourcesSha256) {
-  pyodide.runPython(`
-import sys
-if ${JSON.stringify(PACKAGE_ROOT)} not in sys.path:
-    sys.path.insert(0, ${JSON.stringify(PACKAGE_ROOT)})
-import context_budget
-from context_budget._envelope import check_text, format_json
-from context_budget import _page
-_context_budget_sources = ${JSON.stringify(sourcesSha256)}
-`);
-}
-
 function bindPackage(pyodide) {
   checkText = pyodide.globals.get("check_text");
   formatJson = pyodide.globals.get("format_json");
@@ -156,28 +141,50 @@ async function keptSnapshot(config) {
   }
 }
 
-// Stored gzipped: a sixth of the size, and gunzip checks a CRC-32 and the length of the
-// whole snapshot, so a damaged copy is refused before Pyodide sees a byte of it.
+// Gzipped (see snapshot-maker.js): gunzip checks a CRC-32 and the length of the whole
+// snapshot, so a damaged copy is refused before Pyodide sees a byte of it.
 async function readSnapshot(response) {
   const stream = response.body.pipeThrough(new DecompressionStream("gzip"));
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-function saveSnapshot(config, bytes) {
-  return new Promise((resolve, reject) => {
-    const saver = new Worker(new URL("./snapshot-saver.js", import.meta.url), { type: "module" });
-    saver.onmessage = (event) => {
-      saver.terminate();
-      if (event.data.ok) resolve();
-      else reject(new Error(event.data.message));
+// The copy for the next visit, made by a second Pyodide in snapshot-maker.js once this one
+// is ready and idle: the page never waits for it, and can be used while it is made.
+// "Remove it" stops a maker at work (nothing is stored) and none starts again on this visit.
+const keeping = { maker: null, start: null, cancelled: false };
+
+function keepSnapshotLater(job) {
+  const timer = setTimeout(() => keeping.start(), IDLE_MS);
+  keeping.start = () => {
+    clearTimeout(timer);
+    keeping.start = null;
+    if (keeping.cancelled) return;
+    const maker = new Worker(new URL("./snapshot-maker.js", import.meta.url), { type: "module" });
+    keeping.maker = maker;
+    const finish = (state, problem) => {
+      maker.terminate();
+      if (keeping.maker !== maker) return;  // stopped by "Remove it", which answered already
+      keeping.maker = null;
+      if (problem) console.info(`context-budget: no copy kept for the next visit (${problem})`);
+      postMessage({ type: "snapshot", state });
     };
-    saver.onerror = (event) => {
+    maker.onmessage = (event) => finish(event.data.ok ? "saved" : "none", event.data.message);
+    maker.onerror = (event) => {
       event.preventDefault();
-      saver.terminate();
-      reject(new Error(event.message || "the snapshot saver did not start"));
+      finish("none", event.message || "the snapshot maker did not start");
     };
-    saver.postMessage({ cacheName: SNAPSHOT_CACHE, key: snapshotKey(config), bytes }, [bytes.buffer]);
-  });
+    postMessage({ type: "snapshot", state: "saving" });
+    maker.postMessage(job);
+  };
+}
+
+// True when a snapshot was being made (and now never will be).
+function stopKeeping() {
+  keeping.cancelled = true;
+  const maker = keeping.maker;
+  keeping.maker = null;
+  if (maker) maker.terminate();
+  return maker !== null;
 }
 
 async function bootFromSnapshot(loadPyodide, indexURL, config, responsePromise, bundlePromise) {
@@ -192,7 +199,7 @@ async function bootFromSnapshot(loadPyodide, indexURL, config, responsePromise, 
   });
   mark("loadPyodide");
   status("Checking the saved Python state", 2, 3);
-  installPackage(pyodide, await bundlePromise);
+  (await pythonPackage).installPackage(pyodide, await bundlePromise);
   const sources = pyodide.runPython("globals().get('_context_budget_sources')");
   if (sources !== config.package.sources_sha256) throw new Error("the snapshot holds other sources");
   const version = bindPackage(pyodide);
@@ -250,35 +257,25 @@ async function boot() {
   }
 
   const pyodide = await withStallCheck(loadPyodide({
-    indexURL, stdout: () => {}, stderr: (line) => console.warn(line), _makeSnapshot: storage,
+    indexURL, stdout: () => {}, stderr: (line) => console.warn(line),
   }), indexURL);
   mark("loadPyodide");
   status("Loading the context_budget package", 2, 3);
-  installPackage(pyodide, await bundlePromise);
+  const [{ installPackage, importPackage }, bundle] = await Promise.all([pythonPackage, bundlePromise]);
+  installPackage(pyodide, bundle);
   mark("bundle");
   status("Starting the checker", 3, 3);
   importPackage(pyodide, config.package.sources_sha256);
   mark("import");
-  // Taken now, before any input is checked: exactly "Pyodide + context_budget imported".
-  let snapshot = null;  // about 31 MB, handed over (not copied) to the saver
-  if (storage) {
-    try {
-      snapshot = pyodide.makeMemorySnapshot();
-    } catch (error) {
-      console.info(`context-budget: no snapshot this time (${error.message})`);
-    }
-  }
   const version = bindPackage(pyodide);
   mark("ready");
-  postMessage({ type: "ready", version, ms: performance.now() - started, snapshot: snapshot ? "saving" : "none", steps });
-  if (snapshot) {
-    saveSnapshot(config, snapshot).then(
-      () => postMessage({ type: "snapshot", state: "saved" }),
-      (error) => {
-        console.info(`context-budget: the snapshot was not saved (${error.message})`);
-        postMessage({ type: "snapshot", state: "none" });
-      },
-    );
+  postMessage({ type: "ready", version, ms: performance.now() - started, snapshot: "normal", steps });
+  if (storage) {
+    keepSnapshotLater({
+      indexURL, bundle, sourcesSha256: config.package.sources_sha256, cacheName: SNAPSHOT_CACHE, key: snapshotKey(config),
+    });
+  } else {
+    postMessage({ type: "snapshot", state: "none" });
   }
 }
 
@@ -343,8 +340,9 @@ async function ensureTokenizers(text) {
 onmessage = async (event) => {
   const { type, id, text, key } = event.data;
   if (type === "forget-snapshot") {
+    const stopped = stopKeeping();
     const removed = typeof caches !== "undefined" && await caches.delete(SNAPSHOT_CACHE).catch(() => false);
-    postMessage({ type: "snapshot", state: removed ? "cleared" : "none" });
+    postMessage({ type: "snapshot", state: removed || stopped ? "cleared" : "none" });
     return;
   }
   try {
@@ -364,4 +362,5 @@ onmessage = async (event) => {
   } catch (error) {
     postMessage({ type: "result", id, failure: String(error && error.message ? error.message : error) });
   }
+  if (keeping.start) keeping.start();  // the first answer after a normal boot: now make the snapshot
 };
