@@ -43,14 +43,15 @@ BARE_HTML = """<!doctype html><meta charset="utf-8"><title>bare Pyodide</title>
 BARE_JS = """const worker = new Worker("bare-worker.js", {type: "module"});
 worker.onmessage = (event) => {
   const s = document.getElementById("status");
-  window.bareSteps = { worker: event.data.ms, page: Math.round(performance.now()) };
+  window.bareSteps = { "pyodide.mjs": event.data.started, loadPyodide: event.data.ms, page: Math.round(performance.now()) };
   s.dataset.state = event.data.state;
   s.textContent = event.data.state;
 };
 """
 BARE_WORKER = """import { loadPyodide } from "./pyodide/%s/pyodide.mjs";
+const started = Math.round(performance.now());
 loadPyodide({ indexURL: new URL("./pyodide/%s/", import.meta.url).href, stdout: () => {} })
-  .then((py) => { py.runPython("import sys"); postMessage({ state: "ready", ms: Math.round(performance.now()) }); },
+  .then((py) => { py.runPython("import sys"); postMessage({ state: "ready", started, ms: Math.round(performance.now()) }); },
         () => postMessage({ state: "error" }));
 """
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

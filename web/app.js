@@ -7,6 +7,7 @@ import * as editor from "./editor.js";
 import { PAGE_SIZE, clearReport, renderReport, setStep, setSummary, shown, stepCount, turnPage } from "./report.js";
 import { MODES } from "./modes.js";
 import "./chat.js";  // the messages mode's conversation view (it registers itself with report.js)
+import { listen, worker } from "./python-worker.js";  // started before this module, by index.html
 
 const $ = (id) => document.getElementById(id);
 
@@ -14,7 +15,6 @@ const LOAD_TIMEOUT_MS = 30000;  // the worker fails fast on a missing runtime; t
 const DEBOUNCE_MS = 300;
 
 // ---------------------------------------------------------------- worker
-const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
 const pending = new Map();
 let nextId = 1;
 let ready = false;
@@ -67,7 +67,7 @@ function noteSnapshot(state) {
 
 $("forget-snapshot").addEventListener("click", () => worker.postMessage({ type: "forget-snapshot" }));
 
-worker.onmessage = (event) => {
+function onWorkerMessage(event) {
   const message = event.data;
   if (message.type === "progress" || message.type === "status") {
     if (ready || failed) return;  // a late progress report must not hide the outcome
@@ -104,12 +104,12 @@ worker.onmessage = (event) => {
     if (message.failure) request.reject(new Error(message.failure));
     else request.resolve({ envelope: message.envelope, ms: message.ms });
   }
-};
-worker.onerror = (event) => {
-  event.preventDefault();
+}
+
+function onWorkerError(event) {
   clearTimeout(loadTimer);
   fail(event.message || "the worker script failed to start");
-};
+}
 
 function callPython(type, text, key) {
   return readyPromise.then(() => new Promise((resolve, reject) => {
@@ -442,6 +442,10 @@ function inputFromLink() {
 }
 
 // ---------------------------------------------------------------- start
+// What the worker said before this module ran (it starts earlier) is handled only now that
+// everything above, window.contextBudget included, exists.
+listen(onWorkerMessage, onWorkerError);
+
 // index.html already holds the first example, so the editor is filled from the first paint
 // and whatever is typed while Python loads is kept: it is what gets checked once ready.
 const shared = inputFromLink();

@@ -32,6 +32,7 @@ let formatJson = null;
 let tokenizers = null;  // context_budget._page: which rank files an input needs, loading them, the token view
 const steps = {};  // milestone -> ms since the worker started, for bench/page.py
 const mark = (name) => { steps[name] = Math.round(performance.now()); };
+mark("worker.js");  // this script fetched and running
 
 function status(message, step, steps) {
   postMessage({ type: "status", message, step, steps });

@@ -8,7 +8,6 @@ collect :class:`Problem` records, each with the JSON path of the value.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import json
 import math
@@ -212,6 +211,8 @@ def closest_name(name: str, known: tuple[str, ...]) -> str | None:
     """The declared name a typo most likely meant (``tokns`` -> ``tokens``), or None when none is close."""
     if len(name) > 64:  # a long key is no typo of a short name, and difflib's cost grows with its length
         return None
+    import difflib  # here, not at import: only a typo needs it, and it costs the page's start-up ~28 ms in Pyodide
+
     matches = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
     if not matches:  # a different case is a typo too: "Budget", "ID"
         matches = [candidate for candidate in known if candidate.casefold() == name.casefold()]
