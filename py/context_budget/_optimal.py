@@ -349,12 +349,10 @@ def _dynamic_program(gains: list[int], weights: list[int], capacity: int) -> lis
     return chosen
 
 
-def report_optimal(ids: list, costs: list, values: list, capacity: int, greedy_kept: list, candidates: list | None = None) -> dict:
+def report_optimal(ids: list, costs: list, values: list, capacity: int, greedy: list, candidates: list | None = None) -> dict:
     """The ``optimal`` section: the best subset (or a bound) beside the greedy picks' value,
-    with its own verification. ``greedy_kept[i]`` says whether the rule kept item i;
-    ``candidates`` are the positions that may be chosen (the optional items)."""
-    candidates = range(len(ids)) if candidates is None else candidates
-    greedy = list(compress(candidates, map(greedy_kept.__getitem__, candidates)))
+    with its own verification. ``greedy`` are the positions of the candidates the rule kept;
+    ``candidates`` are the positions that may be chosen (the optional items; all by default)."""
     greedy_value = _fsum(map(values.__getitem__, greedy))
     result = best_subset(ids, costs, values, capacity, candidates)
     if result["exact"]:
