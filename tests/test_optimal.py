@@ -173,3 +173,33 @@ def test_the_reduction_keeps_the_best_subset(entries, capacity):
         _optimal.SMALL = saved
     assert result["exact"] is True
     assert result["selected"] == lexicographic_best(entries, capacity)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 50), st.one_of(st.sampled_from([0.25, 1.0, 3.0]), st.integers(1, 999).map(lambda k: k / 37))), min_size=1, max_size=120), st.integers(0, 3000), st.integers(1, 8), st.integers(0, 3))
+def test_the_fractional_fill_takes_the_best_ratios_that_fit(pairs, capacity, sample, margin):
+    """Large inputs locate the break item from a sample instead of sorting everything (a small
+    SAMPLE and MARGIN here make small inputs take that path, and miss the bracket now and then): the
+    items taken whole must be best-ratio items that fit, and the break item the next one."""
+    from context_budget import _optimal
+
+    weights = [weight for weight, _ in pairs]
+    gains = [weight * ratio for weight, ratio in pairs]
+    saved = _optimal.SAMPLE, _optimal.MARGIN
+    _optimal.SAMPLE, _optimal.MARGIN = sample, margin
+    try:
+        whole, part = _optimal._fractional_fill(list(map(lambda g, w: g / w, gains, weights)), weights, capacity)
+    finally:
+        _optimal.SAMPLE, _optimal.MARGIN = saved
+    assert len(set(whole)) == len(whole) and part not in whole
+    used = sum(weights[index] for index in whole)
+    assert used <= capacity
+    if part is None:
+        assert len(whole) == len(pairs)
+        return
+    assert used + weights[part] > capacity
+    rest = set(range(len(pairs))) - set(whole)
+    float_ratio = [gain / weight for gain, weight in zip(gains, weights)]
+    # In the floats the fill compares: every whole item ranks at or above the break item, which ranks at or above the rest.
+    assert all(float_ratio[index] >= float_ratio[part] for index in whole)
+    assert all(float_ratio[part] >= float_ratio[index] for index in rest)

@@ -84,3 +84,21 @@ def test_the_scan_agrees_with_the_parser_about_what_is_json(value, data):
     except ValueError:
         parses = False
     assert (_strict_json.first_syntax_error(broken)[0] is None) == parses
+
+
+@pytest.mark.parametrize("limit", [None, 0, 10_000])
+def test_over_long_integers_are_refused_whatever_the_interpreters_limit(limit):
+    """The rule is ours (4,300 digits), not the running interpreter's: the fast path leans on
+    int()'s default limit, so a program that changed the limit gets the checked path."""
+    import sys
+
+    saved = sys.get_int_max_str_digits()
+    try:
+        if limit is not None:
+            sys.set_int_max_str_digits(limit)
+        with pytest.raises(_strict_json.JSONInputError, match="integer with more than 4300 digits at line 2 column 12"):
+            _strict_json.loads('{"a": [1, 2],\n "budget": ' + "9" * 4301 + "}")
+        assert _strict_json.loads('{"budget": ' + "9" * 4300 + "}")["budget"] == int("9" * 4300)
+        assert _strict_json.loads('[1, -0, 25, 1.5e3]') == [1, 0, 25, 1500.0]
+    finally:
+        sys.set_int_max_str_digits(saved)

@@ -80,6 +80,20 @@ def positions_of(ids: list) -> dict:
     return dict(zip(ids, range(len(ids))))
 
 
+def input_positions(parsed: dict) -> dict:
+    """``positions_of(parsed["ids"])``, built once per parsed input: the checks and the
+    optimum both look ids up, and at 100,000 items each table costs tens of milliseconds."""
+    where = parsed.get("positions")
+    if where is None:
+        where = parsed["positions"] = positions_of(parsed["ids"])
+    return where
+
+
+def greedy_positions(where: dict, chosen: list) -> list:
+    """The input positions of the ``chosen`` ids (ids not in the input are skipped)."""
+    return [position for position in map(where.get, chosen) if position is not None]
+
+
 def budget_problems(where: dict, costs: list, selected: list, budget: int, used: int, remaining: int) -> Iterable[str]:
     """Re-add the costs of the selected ids from the input and compare with the report."""
     unknown = [item_id for item_id in selected if item_id not in where]

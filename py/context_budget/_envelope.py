@@ -45,14 +45,16 @@ def failure_text(report: dict) -> str:
 
 def to_json(value: object, indent: int | None = None, ascii_only: bool = False) -> str:
     """JSON text that is always valid UTF-8: non-ASCII kept readable unless a lone surrogate forces escapes."""
+    # Reports are trees built afresh (no cycles), so the encoder's cycle check, which
+    # records every container it enters, is skipped: a tenth of the time on a long trace.
     if not ascii_only:
-        text = json.dumps(value, ensure_ascii=False, indent=indent)
+        text = json.dumps(value, ensure_ascii=False, indent=indent, check_circular=False)
         try:
             text.encode("utf-8")
             return text
         except UnicodeEncodeError:
             pass
-    return json.dumps(value, ensure_ascii=True, indent=indent)
+    return json.dumps(value, ensure_ascii=True, indent=indent, check_circular=False)
 
 
 def check_text(text: str) -> str:

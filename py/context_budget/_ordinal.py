@@ -10,6 +10,8 @@ Plane (its UTF-16 form starts with a surrogate, 0xD800..0xDBFF, which sorts belo
 from __future__ import annotations
 
 import re
+from itertools import compress, islice
+from operator import eq
 from typing import Iterable
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
@@ -55,14 +57,27 @@ def ordinal_keys(ids: list[str]) -> list:
 def ranked_order(ids: list[str], ranks: list, descending: bool = False, positions: Iterable[int] | None = None) -> list[int]:
     """Input positions by rank (highest first when ``descending``), ties by ordinal id.
 
-    Sorting positions by a list's ``__getitem__`` keeps the comparisons in C (and floats
-    get CPython's fast float compare). When ranks tie, a stable sort by rank of positions
-    already in ordinal id order breaks the ties; ``reverse=True`` keeps that stability.
+    One sort by rank (a list's ``__getitem__`` as the key keeps the comparisons in C, and
+    floats get CPython's fast float compare), then each run of equal ranks is put in
+    ordinal id order: sorting every id first cost more than both steps together, since
+    ids share long prefixes and most runs are short.
     ``positions`` is the input order to start from (a permutation, for re-running the rule).
     """
     positions = range(len(ids)) if positions is None else positions
-    if len(set(ranks)) == len(ranks):
-        return sorted(positions, key=ranks.__getitem__, reverse=descending)
-    order = sorted(positions, key=ordinal_keys(ids).__getitem__)
-    order.sort(key=ranks.__getitem__, reverse=descending)
+    order = sorted(positions, key=ranks.__getitem__, reverse=descending)
+    in_order = list(map(ranks.__getitem__, order))
+    # i where the rank at i equals the one before it: each i continues a run of ties.
+    ties = list(compress(range(1, len(in_order)), map(eq, in_order, islice(in_order, 1, None))))
+    if not ties:
+        return order
+    keys = ordinal_keys(ids)
+    by_id = keys.__getitem__
+    end = ties[0]
+    start = end - 1
+    for index in islice(ties, 1, None):
+        if index != end + 1:  # a new run begins: sort the one that ended
+            order[start : end + 1] = sorted(order[start : end + 1], key=by_id)
+            start = index - 1
+        end = index
+    order[start : end + 1] = sorted(order[start : end + 1], key=by_id)
     return order

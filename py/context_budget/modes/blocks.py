@@ -9,7 +9,7 @@ proceed. The composed prompt lists the included blocks in packing order.
 from __future__ import annotations
 
 import math
-from itertools import compress, repeat
+from itertools import compress
 
 from .. import _checks
 from .._estimate import estimate_tokens
@@ -193,10 +193,10 @@ def beyond_the_rule(parsed: dict, result: dict) -> dict:
     extra: dict = {"optimal": None}
     if required_cost <= available:
         ids = [block[0] for block in blocks]
-        included = dict.fromkeys((entry["id"] for entry in result["included"]), True)
+        kept = _checks.greedy_positions(_checks.positions_of(ids), [entry["id"] for entry in result["included"]])
         extra["optimal"] = report_optimal(
             ids, [block[6] for block in blocks], [float(block[3]) for block in blocks], available - required_cost,
-            list(map(included.get, ids, repeat(False))), [index for index, block in enumerate(blocks) if not block[5]],
+            [index for index in kept if not blocks[index][5]], [index for index, block in enumerate(blocks) if not block[5]],
         )
     if any(block[7] for block in blocks):
         extra["sensitivity"] = _sensitivity(parsed, result)

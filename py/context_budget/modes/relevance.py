@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from itertools import compress, count, repeat
+from itertools import compress, count
 from operator import not_
 
 from .. import _checks
@@ -86,9 +86,8 @@ def select(parsed: dict) -> dict:
 
 def beyond_the_rule(parsed: dict, result: dict) -> dict:
     """What the greedy choice cost: the best relevance sum any subset within the budget reaches."""
-    kept = dict.fromkeys(result["selected"], True)
-    greedy_kept = list(map(kept.get, parsed["ids"], repeat(False)))
-    return {"optimal": report_optimal(parsed["ids"], parsed["tokens"], parsed["scores"], parsed["budget"], greedy_kept)}
+    greedy = _checks.greedy_positions(_checks.input_positions(parsed), result["selected"])
+    return {"optimal": report_optimal(parsed["ids"], parsed["tokens"], parsed["scores"], parsed["budget"], greedy)}
 
 
 def run(data: object) -> dict:
@@ -111,7 +110,7 @@ def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
     if parsed is None:
         parsed = parse(data)
     budget, costs = parsed["budget"], parsed["tokens"]
-    where = _checks.positions_of(parsed["ids"])
+    where = _checks.input_positions(parsed)
     trace = _checks.Trace(result["trace"], where)
 
     def order_and_decisions():

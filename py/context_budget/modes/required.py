@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from itertools import compress, repeat
+from itertools import compress
 from operator import not_
 
 from .. import _checks
@@ -104,12 +104,13 @@ def beyond_the_rule(parsed: dict, result: dict) -> dict:
     """The best priority sum of optional items with the required ones fixed (none when they overflow)."""
     if result["shortfall"]:
         return {"optimal": None}
-    chosen = dict.fromkeys(result["selected"], True)
-    greedy_kept = list(map(chosen.get, parsed["ids"], repeat(False)))
-    optional = list(compress(range(len(parsed["ids"])), map(not_, parsed["required"])))
+    required = parsed["required"]
+    kept = _checks.greedy_positions(_checks.input_positions(parsed), result["selected"])
+    greedy = list(compress(kept, map(not_, map(required.__getitem__, kept))))
+    optional = list(compress(range(len(parsed["ids"])), map(not_, required)))
     return {
         "optimal": report_optimal(
-            parsed["ids"], parsed["costs"], parsed["priorities"], parsed["budget"] - result["required_cost"], greedy_kept, optional
+            parsed["ids"], parsed["costs"], parsed["priorities"], parsed["budget"] - result["required_cost"], greedy, optional
         )
     }
 
@@ -138,7 +139,7 @@ def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
     if parsed is None:
         parsed = parse(data)
     budget, ids, costs, required = parsed["budget"], parsed["ids"], parsed["costs"], parsed["required"]
-    where = _checks.positions_of(ids)
+    where = _checks.input_positions(parsed)
     trace = _checks.Trace(result["trace"], where)
     required_cost = sum(compress(costs, required))
 
