@@ -1,4 +1,6 @@
-"""How each mode's cost grows with its item count: 1k, 10k and 100k items per mode.
+"""How each mode's cost grows with its item count: 1k, 10k and 100k items per mode
+(relevance, required, blocks, passages, messages), each input parsed from JSON text as a
+user's input is (bench/_inputs.py's as_parsed). Target (issue 13): each tenfold step <= 15x.
 
 Prints time per item and, for each tenfold step, how much the total grew. Linear
 work grows 10x per step and n log n a little more (about 13x from 10k to 100k);
@@ -18,7 +20,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "py"))
 sys.path.insert(0, str(HERE))
 
-from _inputs import MAKERS, relevance_input  # noqa: E402
+from _inputs import MAKERS, as_parsed, relevance_input  # noqa: E402
 from _minimal import minimal  # noqa: E402
 from _timing import median_time  # noqa: E402
 from context_budget import evaluate  # noqa: E402
@@ -34,7 +36,7 @@ def evaluate_seconds(data: dict, runs: int) -> float:
 def baseline_seconds(count: int, runs: int) -> float:
     """The least Python can do for the relevance rule (one sort, one pass) on the same
     shuffled item objects: how much the machine alone adds as the items outgrow its caches."""
-    data = relevance_input(count)
+    data = as_parsed(relevance_input(count))
     return median_time(lambda: minimal(data), runs)[0]
 
 
@@ -46,12 +48,12 @@ def main() -> None:
     counts = [count for count in (1_000, 10_000, 100_000, 1_000_000) if count <= arguments.largest]
     print(f"every mode, median of {arguments.runs} runs (growth: the total's factor over the previous, tenfold smaller count)")
     rows = {"baseline": lambda count: baseline_seconds(count, arguments.runs)}
-    rows.update({mode: (lambda count, make=make: evaluate_seconds(make(count), arguments.runs)) for mode, make in MAKERS.items()})
+    rows.update({mode: (lambda count, make=make: evaluate_seconds(as_parsed(make(count)), arguments.runs)) for mode, make in MAKERS.items()})
     for mode, measure in rows.items():
         previous = None
         for count in counts:
             seconds = measure(count)
-            growth = f"   growth {seconds / previous:5.1f}x" if previous else ""
+            growth = f"   growth {seconds / previous:5.1f}x{'' if seconds / previous <= 15 else '  (over 15x)'}" if previous else ""
             print(f"  {mode:<10} {count:>9,} items {seconds * 1000:9.1f} ms = {seconds / count * 1e6:6.2f} us/item{growth}")
             previous = seconds
 

@@ -44,7 +44,7 @@ def main() -> None:
     arguments = parser.parse_args()
     sys.path.insert(0, arguments.package)
     sys.path.insert(0, str(HERE))
-    from _inputs import MAKERS, realistic_requests
+    from _inputs import MAKERS, as_parsed, realistic_requests
     from _timing import fastest, median_time
     from context_budget.modes import blocks, relevance, required
 
@@ -55,7 +55,7 @@ def main() -> None:
             totals[name] = totals.get(name, 0.0) + seconds
     show(f"{arguments.requests} realistic requests", totals, per=arguments.requests, unit="us", scale=1e6)
     for mode in (relevance, required, blocks):
-        data = MAKERS[mode.NAME](arguments.items)
+        data = as_parsed(MAKERS[mode.NAME](arguments.items))
         show(f"{mode.NAME} {arguments.items:,} items", step_times(mode, data, max(1, arguments.runs // 2), lambda f, r: median_time(f, r)[0]))
 
 

@@ -79,7 +79,7 @@ def test_order_check_catches_ties_broken_by_input_order(monkeypatch, mode, data,
     check (adjacent pairs strictly ordered, ties by ordinal id) fails without any re-run."""
 
     def without_tie_break(ids, ranks, descending=False, positions=None):
-        return sorted(range(len(ids)), key=ranks.__getitem__, reverse=descending)
+        return sorted(range(len(ids)) if positions is None else positions, key=ranks.__getitem__, reverse=descending)
 
     monkeypatch.setattr(mode, "ranked_order", without_tie_break)
     result = mode.run(data)

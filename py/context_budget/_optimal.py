@@ -295,6 +295,8 @@ def _branch_and_bound(gains: list[int], weights: list[int], capacity: int, work_
     worth = list(accumulate(gains, initial=0))
     # lightest[i]: the lightest item from i on; with less room than that, nothing more fits.
     lightest = list(accumulate(reversed(weights), min, initial=capacity + 1))[::-1]
+    # A worthless item of weight 1 past the end, so that the bound needs no test for the last item.
+    gains, weights = gains + [0], weights + [1]
     best, best_taken = -1, []
     taken: list[int] = []
     start, value, room, nodes = 0, 0, capacity, 0
@@ -303,35 +305,36 @@ def _branch_and_bound(gains: list[int], weights: list[int], capacity: int, work_
         if nodes > work_bound:
             return nodes
         # Items start..stop-1 fit whole in the room left; `stop` is the break item.
-        stop = bisect_right(spent, room + spent[start], start) - 1
-        if stop == size or room < lightest[start]:  # a leaf: all that is left fits, or nothing does
-            total = value + worth[stop] - worth[start] if stop == size else value
+        base = spent[start]
+        stop = bisect_right(spent, room + base, start) - 1
+        if stop == size:  # a leaf: all that is left fits
+            total = value + worth[size] - worth[start]
             if total > best:
-                best, best_taken = total, taken + list(range(start, stop)) if stop == size else taken[:]
-            descend = False
+                best, best_taken = total, taken + list(range(start, size))
+        elif room < lightest[start]:  # a leaf: nothing more fits
+            if value > best:
+                best, best_taken = value, taken[:]
         else:
             whole = worth[stop] - worth[start]
             above = value + whole - best
-            left = room - spent[stop] + spent[start]
+            left = room - spent[stop] + base
+            after = stop + 1
             # Martello-Toth's bound: the break item is either left out (the next item fills
             # the room fractionally) or taken (the item before it gives way fractionally).
-            after = stop + 1
-            descend = after < size and above * weights[after] + left * gains[after] > 0 or after == size and above > 0
-            if not descend and stop > start:
-                before = stop - 1
-                descend = (above + gains[stop]) * weights[before] > (weights[stop] - left) * gains[before]
-            if descend:  # take the items that fit, leave the break item out, go on after it
+            if above * weights[after] + left * gains[after] > 0 or (
+                stop > start and (above + gains[stop]) * weights[stop - 1] > (weights[stop] - left) * gains[stop - 1]
+            ):  # take the items that fit, leave the break item out, go on after it
                 taken.extend(range(start, stop))
                 value += whole
-                room -= spent[stop] - spent[start]
-                start = stop + 1
-        if not descend:
-            if not taken:
-                return best_taken
-            last = taken.pop()  # backtrack: leave the last taken item out
-            value -= gains[last]
-            room += weights[last]
-            start = last + 1
+                room = left
+                start = after
+                continue
+        if not taken:
+            return best_taken
+        last = taken.pop()  # backtrack: leave the last taken item out
+        value -= gains[last]
+        room += weights[last]
+        start = last + 1
 
 
 def _dynamic_program(gains: list[int], weights: list[int], capacity: int) -> list[int]:
