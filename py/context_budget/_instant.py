@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import calendar
 import re
 from typing import NamedTuple
 from datetime import date
@@ -14,14 +15,6 @@ _DATE_TIME = re.compile(
     r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\.([0-9]{1,9}))?)?(?:([Zz])|([+-])([0-9]{2}):([0-9]{2}))\Z"
 )
 _DAY_SECONDS = 86_400
-_MONTH_DAYS = (0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
-
-
-def days_in_month(year: int, month: int) -> int:
-    """``calendar.monthrange(year, month)[1]``, without importing calendar (with locale and
-    enum classes, ~25 ms of the page's start-up in Pyodide) for one leap-year rule."""
-    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
-    return _MONTH_DAYS[month] + (month == 2 and leap)
 
 
 class Instant(NamedTuple):
@@ -53,9 +46,9 @@ def read_instant(value: object) -> Instant:
     # and the page (Pyodide's Python) must say exactly what the CLI says.
     if not (1 <= int(year) and 1 <= int(month) <= 12):
         raise Invalid(f"not a calendar date (year from 0001, month 01 to 12), got {preview(value)}")
-    month_days = days_in_month(int(year), int(month))
-    if not 1 <= int(day) <= month_days:
-        raise Invalid(f"not a calendar date ({year}-{month} has {month_days} days), got {preview(value)}")
+    days_in_month = calendar.monthrange(int(year), int(month))[1]
+    if not 1 <= int(day) <= days_in_month:
+        raise Invalid(f"not a calendar date ({year}-{month} has {days_in_month} days), got {preview(value)}")
     ordinal = date(int(year), int(month), int(day)).toordinal() - 1
     if int(hour) > 23 or int(minute) > 59 or int(second or 0) > 59:
         raise Invalid(f"time of day out of range, got {preview(value)}")
