@@ -179,3 +179,16 @@ def test_no_node_means_no_prebuilt_snapshot(monkeypatch):
     monkeypatch.setattr(_site.shutil, "which", lambda name: None)
     bundle, sources = _site.package_bundle()
     assert _site.prebuilt_snapshot(_site.project_root(), VERSION, bundle, sources) is None
+
+
+def test_the_page_csp_allows_its_one_inline_script_by_hash_in_the_header_and_the_meta_tag():
+    import re as regex
+
+    html = (_site.project_root() / "web" / "index.html").read_text(encoding="utf-8")
+    inline = regex.findall(r"<script>(.*?)</script>", html, regex.DOTALL)
+    assert len(inline) == 1 and "new Worker" in inline[0]
+    digest = "'sha256-" + base64.b64encode(hashlib.sha256(inline[0].encode()).digest()).decode() + "'"
+    meta = regex.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', html).group(1)
+    assert meta == _site.CONTENT_SECURITY_POLICY
+    assert digest in _site.CONTENT_SECURITY_POLICY.split("script-src ")[1].split(";")[0]
+    assert "'unsafe-inline'" not in meta

@@ -7,7 +7,7 @@ import * as editor from "./editor.js";
 import { PAGE_SIZE, clearReport, renderReport, setStep, setSummary, shown, stepCount, turnPage } from "./report.js";
 import { MODES } from "./modes.js";
 import "./chat.js";  // the messages mode's conversation view (it registers itself with report.js)
-import { listen, worker } from "./python-worker.js";  // started before this module, by index.html
+import { created, listen, worker } from "./python-worker.js";  // started before this module, by index.html
 
 const $ = (id) => document.getElementById(id);
 
@@ -87,8 +87,11 @@ function onWorkerMessage(event) {
     setProgress("done", 1, 1);
     if (message.snapshot !== "normal") noteSnapshot(message.snapshot);  // after a normal start, "snapshot" messages say
     setStatus("ready", `Ready: context_budget ${message.version}, loaded in ${(message.ms / 1000).toFixed(1)} s.`);
-    // steps: worker milestones (ms since the worker started); page: ms since navigation, for bench/page.py
-    window.contextBudget.startup = { ms: message.ms, snapshot: message.snapshot, steps: message.steps, page: Math.round(performance.now()) };
+    // For bench/page.py: steps, the worker's milestones in ms since it started; created and
+    // page, ms since navigation when the worker was created and when the page heard it was ready.
+    window.contextBudget.startup = {
+      ms: message.ms, snapshot: message.snapshot, steps: message.steps, created, page: Math.round(performance.now()),
+    };
     readyResolve();
   } else if (message.type === "error") {
     clearTimeout(loadTimer);
@@ -136,18 +139,22 @@ window.contextBudget = {
 };
 
 // ---------------------------------------------------------------- the report store
-// Parses each envelope off the main thread and hands out pages of its trace.
-const store = new Worker(new URL("./report-store.js", import.meta.url), { type: "module" });
+// Parses each envelope off the main thread and hands out pages of its trace. Started with
+// the first report, not while Python loads: one thread less competing with Pyodide's start.
+let store = null;
 const storeRequests = new Map();
 let storeId = 0;
-store.onmessage = (event) => {
-  const { id, answer, failure } = event.data;
-  const request = storeRequests.get(id);
-  storeRequests.delete(id);
-  if (request) failure ? request.reject(new Error(failure)) : request.resolve(answer);
-};
 
 function askStore(message) {
+  if (store === null) {
+    store = new Worker(new URL("./report-store.js", import.meta.url), { type: "module" });
+    store.onmessage = (event) => {
+      const { id, answer, failure } = event.data;
+      const request = storeRequests.get(id);
+      storeRequests.delete(id);
+      if (request) failure ? request.reject(new Error(failure)) : request.resolve(answer);
+    };
+  }
   return new Promise((resolve, reject) => {
     const id = ++storeId;
     storeRequests.set(id, { resolve, reject });

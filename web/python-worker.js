@@ -1,22 +1,18 @@
-// Starts the Python worker (worker.js) as soon as the HTML names this module: index.html
-// loads it `async`, so it does not wait for the style sheets, for app.js and the modules
-// app.js imports, or for the document to be parsed, and Pyodide's downloads and start-up
-// begin that much sooner. app.js imports it too (one module, so one worker) and calls
-// listen(); what the worker says before that is kept and handed over then.
+// The Python worker (worker.js), for app.js. index.html's inline script starts it while the
+// HTML is parsed, so that Pyodide's downloads and start-up do not wait for the style sheets,
+// app.js and the modules it imports; what the worker says before app.js listens is kept
+// there (window.pythonWorker.early) and handed over by listen().
 
-export const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+const started = window.pythonWorker;
+export const worker = started.worker;
+export const created = Math.round(started.created);  // ms since navigation, for bench/page.py
 
-const early = [];  // [kind, event] before app.js listens
-let handlers = null;
-
-worker.onmessage = (event) => (handlers ? handlers.message(event) : early.push(["message", event]));
-worker.onerror = (event) => {
-  event.preventDefault();  // app.js says what went wrong, in the page
-  if (handlers) handlers.error(event);
-  else early.push(["error", event]);
-};
-
+// Replayed and switched over in one go: nothing the worker says can slip in between.
 export function listen(message, error) {
-  handlers = { message, error };
-  for (const [kind, event] of early.splice(0)) handlers[kind](event);
+  worker.onmessage = message;
+  worker.onerror = (event) => {
+    event.preventDefault();  // app.js says what went wrong, in the page
+    error(event);
+  };
+  for (const [kind, event] of started.early.splice(0)) (kind === "message" ? message : error)(event);
 }

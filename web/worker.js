@@ -32,6 +32,13 @@ let formatJson = null;
 let tokenizers = null;  // context_budget._page: which rank files an input needs, loading them, the token view
 const steps = {};  // milestone -> ms since the worker started, for bench/page.py
 const mark = (name) => { steps[name] = Math.round(performance.now()); };
+// When each Pyodide file had arrived, beside the milestones (bench/page.py compares them with a bare boot's).
+function markDownloads() {
+  for (const entry of performance.getEntriesByType("resource")) {
+    const name = entry.name.slice(entry.name.lastIndexOf("/") + 1);
+    if (name.startsWith("pyodide.asm.") || name === "python_stdlib.zip") steps[`${name} arrived`] = Math.round(entry.responseEnd);
+  }
+}
 mark("worker.js");  // this script fetched and running
 
 function status(message, step, steps) {
@@ -42,6 +49,7 @@ function status(message, step, steps) {
 // Pyodide fetches its files itself; watching fetch lets the page show real bytes, and lets
 // a failed or mistyped .wasm fail at once with its reason (Pyodide would wait forever).
 const expected = new Map();  // absolute URL -> bytes
+const pyodideFiles = new Set();  // absolute URLs
 let loadedBytes = 0;
 let lastReport = 0;
 let wasmProblem;
@@ -72,6 +80,9 @@ const originalFetch = globalThis.fetch.bind(globalThis);
 globalThis.fetch = async (resource, options) => {
   const url = new URL(resource instanceof Request ? resource.url : String(resource), import.meta.url).href;
   const isWasm = url.endsWith("/pyodide.asm.wasm");
+  // Pyodide's own files first: the page's modules, examples and the package bundle (needed
+  // only once Pyodide has started) share the browser's few connections to the server.
+  if (pyodideFiles.has(url)) options = { ...options, priority: "high" };
   let response;
   try {
     response = await originalFetch(resource, options);
@@ -215,7 +226,10 @@ async function boot() {
   const config = await (await fetchOk(BOOT_URL)).json();
   const indexURL = new URL(config.pyodide.url, BOOT_URL).href;
   const bundleURL = new URL(config.package.url, BOOT_URL).href;
-  for (const [name, bytes] of Object.entries(config.pyodide.bytes)) expected.set(indexURL + name, bytes);
+  for (const [name, bytes] of Object.entries(config.pyodide.bytes)) {
+    expected.set(indexURL + name, bytes);
+    pyodideFiles.add(indexURL + name);
+  }
   expected.set(bundleURL, config.package.bytes);
   const prebuiltURL = config.snapshot ? new URL(config.snapshot.url, BOOT_URL).href : null;
   if (prebuiltURL) expected.set(prebuiltURL, config.snapshot.bytes);
@@ -224,7 +238,7 @@ async function boot() {
 
   // The bundle downloads while Pyodide starts; `integrity` makes the browser refuse a copy
   // that does not match boot.json, so the page never runs other sources than it names.
-  const bundlePromise = fetchOk(bundleURL, { integrity: config.package.integrity }).then((response) => response.json());
+  const bundlePromise = fetchOk(bundleURL, { integrity: config.package.integrity, priority: "low" }).then((response) => response.json());
   bundlePromise.catch(() => {});
   // The prebuilt snapshot starts downloading at once; dropped if a kept one turns up.
   const download = new AbortController();
@@ -246,6 +260,7 @@ async function boot() {
     try {
       const version = await withStallCheck(bootFromSnapshot(loadPyodide, indexURL, config, response, bundlePromise), indexURL);
       mark("ready");
+      markDownloads();
       postMessage({ type: "ready", version, ms: performance.now() - started, snapshot: kind, steps });
       return;
     } catch (error) {
@@ -270,6 +285,7 @@ async function boot() {
   mark("import");
   const version = bindPackage(pyodide);
   mark("ready");
+  markDownloads();
   postMessage({ type: "ready", version, ms: performance.now() - started, snapshot: "normal", steps });
   if (storage) {
     keepSnapshotLater({
