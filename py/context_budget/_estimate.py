@@ -23,11 +23,27 @@ def utf16_length(text: str) -> int:
     return len(text) + len(_ASTRAL.findall(text)) if not text.isascii() else len(text)
 
 
+# ASCII characters str.split() takes for whitespace and JavaScript does not.
+_NOT_JS_SPACE = re.compile("[\x1c-\x1f]")
+
+
+def word_count(text: str) -> int:
+    """Maximal runs of characters other than JavaScript's whitespace.
+
+    In ASCII text JavaScript's whitespace is str.split()'s, except for the separators
+    U+001C..U+001F: without them, split() counts the words without making a list of them
+    (the common case, three times faster).
+    """
+    if text.isascii() and _NOT_JS_SPACE.search(text) is None:
+        return len(text.split())
+    return len(WORD.findall(text))
+
+
 def estimate_tokens(text: str) -> int:
     trimmed = text.strip(JS_WHITESPACE)
     if not trimmed:
         return 0
-    return estimate_from_stats(utf16_length(trimmed), len(WORD.findall(trimmed)), trimmed.count("\n"))
+    return estimate_from_stats(utf16_length(trimmed), word_count(trimmed), trimmed.count("\n"))
 
 
 def estimate_from_stats(units: int, words: int, newlines: int) -> int:
