@@ -46,11 +46,16 @@ def priority_column(values: list) -> list | None:
 
 
 def instant_column(values: list) -> list | None:
-    """Each ``observed_at`` read once, as an instant; None sends the blocks to the item-by-item reader."""
+    """Each ``observed_at`` read once, as an instant; None sends the blocks to the item-by-item reader.
+
+    Each distinct text is read once: chunks of one document usually share its time."""
+    if not set(map(type, values)) <= {str}:
+        return None
     try:
-        return list(map(read_instant, values))
+        instants = {text: read_instant(text) for text in dict.fromkeys(values)}
     except Invalid:
         return None
+    return list(map(instants.__getitem__, values))
 
 
 _WINDOW = (
@@ -176,13 +181,27 @@ def select(parsed: dict) -> dict:
 def compose(system: str, task: str, packed: list[tuple]) -> str:
     """System instructions, the task, then each included block with its metadata, in packing order."""
     parts = [f"System:\n{system}\n\nTask:\n{task}\n\nContext Blocks:\n"]
+    utc = _utc_texts()
     for block_id, source, content, priority, observed, required, cost, _ in packed:
         parts.append(
             f"### Block {block_id}\nSource: {source}\nPriority: {priority}\n"
-            f"ObservedAtUtc: {observed.utc_text()}\nRequired: {required}\n"
+            f"ObservedAtUtc: {utc(observed)}\nRequired: {required}\n"
             f"EstimatedTokens: {cost}\nContent:\n{content}\n\n"
         )
     return "".join(parts)
+
+
+def _utc_texts():
+    """``instant.utc_text()``, each distinct instant written once (blocks of one document share it)."""
+    written: dict = {}
+
+    def utc(instant) -> str:
+        text = written.get(instant.nanoseconds)
+        if text is None:
+            text = written[instant.nanoseconds] = instant.utc_text()
+        return text
+
+    return utc
 
 
 def beyond_the_rule(parsed: dict, result: dict) -> dict:
@@ -267,13 +286,14 @@ def _render(parsed: dict, included: list[str], costs: dict) -> str:
     """The prompt written again from the validated blocks, line by line (the selector joins parts)."""
     by_id = {record[0]: record for record in parsed["blocks"]}
     lines = ["System:", parsed["system"], "", "Task:", parsed["task"], "", "Context Blocks:"]
+    utc = _utc_texts()
     for block_id in included:
         _, source, content, priority, observed, required, _, _ = by_id[block_id]
         lines += [
             f"### Block {block_id}",
             f"Source: {source}",
             f"Priority: {priority}",
-            f"ObservedAtUtc: {observed.utc_text()}",
+            f"ObservedAtUtc: {utc(observed)}",
             f"Required: {'True' if required else 'False'}",
             f"EstimatedTokens: {costs[block_id]}",
             "Content:",
