@@ -23,19 +23,19 @@ def utf16_length(text: str) -> int:
     return len(text) + len(_ASTRAL.findall(text)) if not text.isascii() else len(text)
 
 
-# ASCII characters str.split() takes for whitespace and JavaScript does not.
-_NOT_JS_SPACE = re.compile("[\x1c-\x1f]")
+# Each ASCII byte as 0 (JavaScript whitespace) or 1 (part of a word).
+_IS_WORD_BYTE = bytes(0 if chr(byte) in JS_WHITESPACE else 1 for byte in range(128)) + bytes(128)
 
 
 def word_count(text: str) -> int:
     """Maximal runs of characters other than JavaScript's whitespace.
 
-    In ASCII text JavaScript's whitespace is str.split()'s, except for the separators
-    U+001C..U+001F: without them, split() counts the words without making a list of them
-    (the common case, three times faster).
+    ASCII text (the common case) is counted in C without making a string per word: as
+    bytes of 0 (whitespace) and 1, a word starts at the first byte or after each 0, 1.
     """
-    if text.isascii() and _NOT_JS_SPACE.search(text) is None:
-        return len(text.split())
+    if text.isascii():
+        marks = text.encode("ascii").translate(_IS_WORD_BYTE)
+        return marks.count(b"\x00\x01") + (marks[:1] == b"\x01")
     return len(WORD.findall(text))
 
 
