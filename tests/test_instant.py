@@ -51,3 +51,11 @@ def test_instants_match_datetime(year, month, day, hour, minute, second, fractio
 def test_word_count_is_the_words_the_definition_finds(text):
     """str.split() is used only where its whitespace is JavaScript's (ASCII without U+001C..U+001F)."""
     assert word_count(text) == len(WORD.findall(text))
+
+
+@given(st.text(st.sampled_from("ab é😀\t\n\r\v\f\x1c\x1d\x1e\x1f\x85\u00a0\u3000\ufeff\u2028"), max_size=30))
+def test_the_checks_count_words_and_units_their_own_way_alike(text):
+    """The checks' recount (str.split() on plain ASCII, else spaces and split(" ")) agrees with the definition."""
+    from context_budget._checks import estimate_parts
+
+    assert estimate_parts(text) == (len(text.encode("utf-16-le", "surrogatepass")) // 2, len(WORD.findall(text)), text.count("\n"))
