@@ -59,3 +59,17 @@ def test_the_checks_count_words_and_units_their_own_way_alike(text):
     from context_budget._checks import estimate_parts
 
     assert estimate_parts(text) == (len(text.encode("utf-16-le", "surrogatepass")) // 2, len(WORD.findall(text)), text.count("\n"))
+
+
+@given(st.text(st.sampled_from("ab é😀\t\n\r\v\f\x1c\x1f\x85\u00a0\u3000\ufeff"), max_size=40))
+def test_the_estimate_is_seed_001s_formula(text):
+    """max(1, max(ceil(code units / 4), ceil(words * 1.2)) + newlines) on the trimmed text, 0 when blank."""
+    import math
+
+    from context_budget._estimate import estimate_tokens
+    from context_budget._values import JS_WHITESPACE
+
+    trimmed = text.strip(JS_WHITESPACE)
+    units = len(trimmed.encode("utf-16-le", "surrogatepass")) // 2
+    expected = max(1, max(math.ceil(units / 4), math.ceil(len(WORD.findall(trimmed)) * 1.2)) + trimmed.count("\n")) if trimmed else 0
+    assert estimate_tokens(text) == expected
