@@ -13,7 +13,9 @@ Run: .venv/bin/python bench/modes.py [--runs N] [--largest N]
 """
 
 import argparse
+import gc
 import sys
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -22,37 +24,46 @@ sys.path.insert(0, str(HERE))
 
 from _inputs import MAKERS, as_parsed, relevance_input  # noqa: E402
 from _minimal import minimal  # noqa: E402
-from _timing import median_time  # noqa: E402
 from context_budget import evaluate  # noqa: E402
 
 
-def evaluate_seconds(data: dict, runs: int) -> float:
-    seconds, report = median_time(lambda: evaluate(data), runs)
-    if not report["pass"]:
-        raise SystemExit(f"{data.get('mode', 'relevance')}: the benchmark input did not pass: {report['summary'][-200:]}")
-    return seconds
-
-
-def baseline_seconds(count: int, runs: int) -> float:
-    """The least Python can do for the relevance rule (one sort, one pass) on the same
-    shuffled item objects: how much the machine alone adds as the items outgrow its caches."""
-    data = as_parsed(relevance_input(count))
-    return median_time(lambda: minimal(data), runs)[0]
+def per_call(function, count: int) -> float:
+    """Seconds per call of ``function``, calling it often enough to take about 0.1 s at
+    this item count (a 1,000-item call is a few milliseconds: one call alone is noise)."""
+    calls = max(1, 100_000 // count)
+    started = time.perf_counter()
+    for _ in range(calls):
+        function()
+    return (time.perf_counter() - started) / calls
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--largest", type=int, default=100_000)
     arguments = parser.parse_args()
     counts = [count for count in (1_000, 10_000, 100_000, 1_000_000) if count <= arguments.largest]
-    print(f"every mode, median of {arguments.runs} runs (growth: the total's factor over the previous, tenfold smaller count)")
-    rows = {"baseline": lambda count: baseline_seconds(count, arguments.runs)}
-    rows.update({mode: (lambda count, make=make: evaluate_seconds(as_parsed(make(count)), arguments.runs)) for mode, make in MAKERS.items()})
-    for mode, measure in rows.items():
+    print(f"every mode, fastest of {arguments.runs} rounds; each round times every size in turn, so that a busy")
+    print("moment on this shared machine falls on all sizes (growth: the factor over the tenfold smaller count)")
+    makers = {"baseline": relevance_input, **MAKERS}
+    for mode, make in makers.items():
+        inputs = {count: as_parsed(make(count)) for count in counts}
+        if mode != "baseline":
+            for count, data in inputs.items():
+                report = evaluate(data)
+                if not report["pass"]:
+                    raise SystemExit(f"{mode}: the benchmark input did not pass: {report['summary'][-200:]}")
+        # The baseline row is the least Python can do for the relevance rule (one sort, one
+        # pass) on the same items: how much the machine alone adds as they outgrow its caches.
+        call = (lambda data: (lambda: minimal(data))) if mode == "baseline" else (lambda data: (lambda: evaluate(data)))
+        best = dict.fromkeys(counts, float("inf"))
+        for _ in range(arguments.runs):
+            for count in counts:
+                gc.collect()
+                best[count] = min(best[count], per_call(call(inputs[count]), count))
         previous = None
         for count in counts:
-            seconds = measure(count)
+            seconds = best[count]
             growth = f"   growth {seconds / previous:5.1f}x{'' if seconds / previous <= 15 else '  (over 15x)'}" if previous else ""
             print(f"  {mode:<10} {count:>9,} items {seconds * 1000:9.1f} ms = {seconds / count * 1e6:6.2f} us/item{growth}")
             previous = seconds

@@ -95,10 +95,11 @@ def test_blocks_order_check_catches_ties_broken_by_input_order(monkeypatch):
         block.update(priority=50, observed_at="2026-03-01T00:00:00Z", required=False)
     data["blocks"].reverse()
 
-    def without_tie_break(ids, ranks, descending=False, positions=None):
-        return sorted(range(len(ids)), key=ranks.__getitem__, reverse=descending)
+    def without_tie_break(records):  # the rule's keys, but ties left in input order
+        ranks = [(not record[5], -record[3], -record[4].nanoseconds) for record in records]
+        return sorted(range(len(records)), key=ranks.__getitem__)
 
-    monkeypatch.setattr(blocks, "ranked_order", without_tie_break)
+    monkeypatch.setattr(blocks, "_packing_order", without_tie_break)
     verdicts = {verdict["name"]: verdict for verdict in blocks.verify(data, blocks.run(data))}
     assert verdicts["deterministic packing order"]["pass"] is False
     assert "ranks before it" in verdicts["deterministic packing order"]["detail"]

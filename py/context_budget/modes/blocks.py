@@ -16,7 +16,7 @@ from .._estimate import estimate_tokens
 from .._tokenizer import EXACT, count_tokens, counter, read_tokenizer
 from .._instant import read_instant
 from .._optimal import report_optimal
-from .._ordinal import ranked_order
+from .._ordinal import ordinal_keys
 from .._shape import Field, InputShape, read_input, read_object
 from .._values import DEFAULT_MARGIN, Invalid, Problem, plural, preview, read_bool, read_count, read_id, read_margin, read_text
 
@@ -46,11 +46,16 @@ def priority_column(values: list) -> list | None:
 
 
 def instant_column(values: list) -> list | None:
-    """Each ``observed_at`` read once, as an instant; None sends the blocks to the item-by-item reader."""
+    """Each ``observed_at`` read once, as an instant; None sends the blocks to the item-by-item reader.
+
+    Each distinct text is read once: chunks of one document usually share its time."""
+    if not set(map(type, values)) <= {str}:
+        return None
     try:
-        return list(map(read_instant, values))
+        instants = {text: read_instant(text) for text in dict.fromkeys(values)}
     except Invalid:
         return None
+    return list(map(instants.__getitem__, values))
 
 
 _WINDOW = (
@@ -125,11 +130,23 @@ def _counter(tokenizer: str):
     return estimate_tokens if tokenizer == "estimate" else counter(tokenizer)
 
 
+def _packing_order(blocks: list[tuple]) -> list[int]:
+    """Positions by the rule's order: required first, then priority (highest first), then the
+    newest, then ordinal id. One stable sort per key, the last key first (sorting by the
+    (required, priority, time) tuples compared a tuple per step, twice as slow)."""
+    order = sorted(range(len(blocks)), key=ordinal_keys([block[0] for block in blocks]).__getitem__)
+    for column in (4, 3, 5):  # observed_at, priority, required; reverse=True keeps a stable sort stable
+        values = [block[column] for block in blocks]
+        if column == 4:
+            values = [instant.nanoseconds for instant in values]
+        order.sort(key=values.__getitem__, reverse=True)
+    return order
+
+
 def select(parsed: dict) -> dict:
     available = parsed["available"]
     blocks = parsed["blocks"]
-    ranks = [(not block[5], -block[3], -block[4].nanoseconds) for block in blocks]
-    order = list(map(blocks.__getitem__, ranked_order([block[0] for block in blocks], ranks)))
+    order = list(map(blocks.__getitem__, _packing_order(blocks)))
     remaining = available
     included, excluded, trace, packed = [], [], [], []
     for position, block in enumerate(order, 1):
@@ -176,13 +193,27 @@ def select(parsed: dict) -> dict:
 def compose(system: str, task: str, packed: list[tuple]) -> str:
     """System instructions, the task, then each included block with its metadata, in packing order."""
     parts = [f"System:\n{system}\n\nTask:\n{task}\n\nContext Blocks:\n"]
+    utc = _utc_texts()
     for block_id, source, content, priority, observed, required, cost, _ in packed:
         parts.append(
             f"### Block {block_id}\nSource: {source}\nPriority: {priority}\n"
-            f"ObservedAtUtc: {observed.utc_text()}\nRequired: {required}\n"
+            f"ObservedAtUtc: {utc(observed)}\nRequired: {required}\n"
             f"EstimatedTokens: {cost}\nContent:\n{content}\n\n"
         )
     return "".join(parts)
+
+
+def _utc_texts():
+    """``instant.utc_text()``, each distinct instant written once (blocks of one document share it)."""
+    written: dict = {}
+
+    def utc(instant) -> str:
+        text = written.get(instant.nanoseconds)
+        if text is None:
+            text = written[instant.nanoseconds] = instant.utc_text()
+        return text
+
+    return utc
 
 
 def beyond_the_rule(parsed: dict, result: dict) -> dict:
@@ -267,13 +298,14 @@ def _render(parsed: dict, included: list[str], costs: dict) -> str:
     """The prompt written again from the validated blocks, line by line (the selector joins parts)."""
     by_id = {record[0]: record for record in parsed["blocks"]}
     lines = ["System:", parsed["system"], "", "Task:", parsed["task"], "", "Context Blocks:"]
+    utc = _utc_texts()
     for block_id in included:
         _, source, content, priority, observed, required, _, _ = by_id[block_id]
         lines += [
             f"### Block {block_id}",
             f"Source: {source}",
             f"Priority: {priority}",
-            f"ObservedAtUtc: {observed.utc_text()}",
+            f"ObservedAtUtc: {utc(observed)}",
             f"Required: {'True' if required else 'False'}",
             f"EstimatedTokens: {costs[block_id]}",
             "Content:",

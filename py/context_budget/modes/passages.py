@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from .. import _checks
-from .._estimate import WORD, estimate_from_stats, utf16_length
+from .._estimate import estimate_from_stats, utf16_length, word_count
 from .._passages import ANSWER_CUE, passage_line, prompt_prefix, render
 from .._shape import Field, InputShape, read_input
 from .._tokenizer import EXACT, count_tokens, read_tokenizer
@@ -71,7 +71,7 @@ class EstimateCount:
 
     @staticmethod
     def stats(text: str) -> tuple[int, int, int]:
-        return utf16_length(text), len(WORD.findall(text)), text.count("\n")
+        return utf16_length(text), word_count(text), text.count("\n")
 
     def add(self, stats: tuple[int, int, int]) -> None:
         self.units += stats[0]

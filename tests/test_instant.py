@@ -1,0 +1,75 @@
+"""Instants and word counts, read the fast way, against the standard library's reading."""
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from hypothesis import example, given, settings, strategies as st
+
+from context_budget._estimate import WORD, word_count
+from context_budget._instant import read_instant
+from context_budget._values import Invalid
+
+EPOCH = datetime(1, 1, 1, tzinfo=timezone.utc)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.sampled_from([1, 4, 100, 400, 1900, 2000, 2023, 2024, 9999]) | st.integers(1, 9999),
+    st.integers(0, 13), st.integers(0, 32), st.integers(0, 25), st.integers(0, 61),
+    st.none() | st.integers(0, 61), st.none() | st.text("0123456789", min_size=1, max_size=9),
+    st.none() | st.tuples(st.sampled_from("+-"), st.integers(0, 25), st.integers(0, 61)),
+)
+@example(2000, 2, 29, 12, 0, 0, None, None)  # leap: divisible by 400
+@example(1900, 2, 29, 12, 0, 0, None, None)  # not leap: divisible by 100
+@example(2024, 2, 29, 23, 59, 59, "999999999", ("-", 0, 1))
+@example(1, 1, 1, 0, 0, 0, None, ("+", 0, 1))  # before 0001 in UTC
+@example(9999, 12, 31, 23, 59, 59, "5", ("-", 0, 1))  # after 9999 in UTC
+def test_instants_match_datetime(year, month, day, hour, minute, second, fraction, offset):
+    text = f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}"
+    if second is not None:
+        text += f":{second:02d}" + (f".{fraction}" if fraction else "")
+    text += "Z" if offset is None else f"{offset[0]}{offset[1]:02d}:{offset[2]:02d}"
+    try:
+        if offset is not None and (offset[1] > 23 or offset[2] > 59):
+            raise ValueError("offset out of range")
+        shift = timedelta(0) if offset is None else (1 if offset[0] == "+" else -1) * timedelta(hours=offset[1], minutes=offset[2])
+        moment = datetime(year, month, day, hour, minute, second or 0, tzinfo=timezone(shift))
+        seconds = (moment - EPOCH) // timedelta(seconds=1)
+        expected = seconds * 10**9 + (int(fraction.ljust(9, "0")) if second is not None and fraction else 0)
+        if not 0 <= seconds <= (datetime(9999, 12, 31, 23, 59, 59, tzinfo=timezone.utc) - EPOCH) // timedelta(seconds=1):
+            expected = None  # before 0001 or after 9999 once in UTC
+    except (ValueError, OverflowError):  # no such date or time
+        expected = None
+    if expected is None:
+        with pytest.raises(Invalid):
+            read_instant(text)
+    else:
+        assert read_instant(text).nanoseconds == expected
+
+
+@given(st.text(st.sampled_from("ab é😀\t\n\r\v\f\x1c\x1d\x1e\x1f\x85\u00a0\u3000\ufeff\u2028"), max_size=30))
+def test_word_count_is_the_words_the_definition_finds(text):
+    """str.split() is used only where its whitespace is JavaScript's (ASCII without U+001C..U+001F)."""
+    assert word_count(text) == len(WORD.findall(text))
+
+
+@given(st.text(st.sampled_from("ab é😀\t\n\r\v\f\x1c\x1d\x1e\x1f\x85\u00a0\u3000\ufeff\u2028"), max_size=30))
+def test_the_checks_count_words_and_units_their_own_way_alike(text):
+    """The checks' recount (str.split() on plain ASCII, else spaces and split(" ")) agrees with the definition."""
+    from context_budget._checks import estimate_parts
+
+    assert estimate_parts(text) == (len(text.encode("utf-16-le", "surrogatepass")) // 2, len(WORD.findall(text)), text.count("\n"))
+
+
+@given(st.text(st.sampled_from("ab é😀\t\n\r\v\f\x1c\x1f\x85\u00a0\u3000\ufeff"), max_size=40))
+def test_the_estimate_is_seed_001s_formula(text):
+    """max(1, max(ceil(code units / 4), ceil(words * 1.2)) + newlines) on the trimmed text, 0 when blank."""
+    import math
+
+    from context_budget._estimate import estimate_tokens
+    from context_budget._values import JS_WHITESPACE
+
+    trimmed = text.strip(JS_WHITESPACE)
+    units = len(trimmed.encode("utf-16-le", "surrogatepass")) // 2
+    expected = max(1, max(math.ceil(units / 4), math.ceil(len(WORD.findall(trimmed)) * 1.2)) + trimmed.count("\n")) if trimmed else 0
+    assert estimate_tokens(text) == expected
