@@ -1,4 +1,4 @@
-"""Instants and word counts, read the fast way, against the standard library's reading."""
+"""Instants, word counts, estimates and the rank order, read the fast way, against plain definitions."""
 
 from datetime import datetime, timedelta, timezone
 
@@ -73,3 +73,14 @@ def test_the_estimate_is_seed_001s_formula(text):
     units = len(trimmed.encode("utf-16-le", "surrogatepass")) // 2
     expected = max(1, max(math.ceil(units / 4), math.ceil(len(WORD.findall(trimmed)) * 1.2)) + trimmed.count("\n")) if trimmed else 0
     assert estimate_tokens(text) == expected
+
+
+@given(st.lists(st.tuples(st.text("ab\U0001f600\uff61", min_size=1, max_size=3), st.integers(0, 4)), max_size=40, unique_by=lambda pair: pair[0]), st.booleans())
+def test_ranked_order_is_rank_then_ordinal_id(pairs, descending):
+    """One sort by rank, then runs of equal ranks by ordinal id: the same as sorting by (rank, UTF-16 id)."""
+    from context_budget._ordinal import ranked_order, utf16_units
+
+    ids, ranks = [pair[0] for pair in pairs], [float(pair[1]) for pair in pairs]
+    sign = -1 if descending else 1
+    expected = sorted(range(len(ids)), key=lambda index: (sign * ranks[index], utf16_units(ids[index])))
+    assert ranked_order(ids, ranks, descending) == expected
