@@ -6,6 +6,7 @@ to input typed or buttons pressed while Python loads."""
 import json
 import re
 import shutil
+import time
 import urllib.request
 from pathlib import Path
 
@@ -319,6 +320,12 @@ def held(browser, site_url):
     page.wait_for_selector("[data-testid=example] option", state="attached")
 
     def release():
+        # The worker asks for boot.json on its own thread: under load that can come after the
+        # examples the page loads (what the fixture waited for). Playwright hands the request
+        # to the route handler only while the test waits in a Playwright call, hence the loop.
+        deadline = time.monotonic() + LOAD_TIMEOUT / 1000
+        while not routes and time.monotonic() < deadline:
+            page.wait_for_timeout(20)
         assert len(routes) == 1 and page.get_attribute("[data-testid=status]", "data-state") == "loading"
         routes.pop().continue_()
         page.wait_for_selector(READY, timeout=LOAD_TIMEOUT)
