@@ -5,8 +5,9 @@ Writes the realistic workload (bench/_inputs.py: 10-200 items, budgets 1,000-8,0
 - Node running seed 000's evaluate() on each line and writing each result as a JSON line
   (bench/seed000_lines.mjs), the baseline;
 - `python -m context_budget check --jsonl FILE` with --jobs 1 and --jobs 2;
-and prints each against the baseline. Target: <= 5x with --jobs 1. Also prints the
-start-up of a `check` on a 3-item input and evaluate() on 3 items.
+and prints each against the baseline. Target: <= 5x with --jobs 1. Also prints where a
+line's time goes (parse, evaluate and its optimum, the envelope written), the start-up of
+a `check` on a 3-item input and evaluate() on 3 items.
 
 Run: .venv/bin/python bench/batch.py [--lines N] [--runs N]
 """
@@ -43,6 +44,38 @@ def fastest(command: list[str], runs: int, stdin: bytes | None = None) -> float:
     return min(process_seconds(command, stdin)[0] for _ in range(runs))
 
 
+def per_line_steps(count: int) -> None:
+    """Where a line's time goes, in this process: the strict parse, evaluate (with and without
+    the optimum) and writing the envelope, each over the same lines, fastest of 3 passes."""
+    from context_budget import _strict_json, evaluate
+    from context_budget._envelope import to_json
+    from context_budget.modes import relevance
+
+    texts = [json.dumps(request) for request in realistic_requests(min(count, 2_000), seed=20)]
+    documents = [_strict_json.loads(text) for text in texts]
+    envelopes = [{"ok": True, "result": evaluate(document), "input_line": 1} for document in documents]
+
+    def fastest_pass(step) -> float:
+        best = float("inf")
+        for _ in range(3):
+            started = time.perf_counter()
+            step()
+            best = min(best, time.perf_counter() - started)
+        return best / len(texts) * 1e6
+
+    with_optimum = relevance.beyond_the_rule
+    parse = fastest_pass(lambda: [_strict_json.loads(text) for text in texts])
+    full = fastest_pass(lambda: [evaluate(document) for document in documents])
+    relevance.beyond_the_rule = lambda parsed, result: {}
+    try:
+        bare = fastest_pass(lambda: [evaluate(document) for document in documents])
+    finally:
+        relevance.beyond_the_rule = with_optimum
+    write = fastest_pass(lambda: [to_json(envelope) for envelope in envelopes])
+    print(f"  per line, in one process ({len(texts):,} lines): strict parse {parse:5.0f} us, evaluate {full:5.0f} us "
+          f"({full - bare:.0f} us of it the optimum), envelope written {write:5.0f} us")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=20_000)
@@ -73,6 +106,7 @@ def main() -> None:
             seconds = min(times[jobs])
             ratio = f"   {seconds / baseline:5.2f}x the baseline" + ("  (target <= 5x)" if jobs == 1 else "") if baseline else ""
             print(f"  check --jsonl --jobs {jobs}               {seconds:7.2f} s = {seconds / arguments.lines * 1e6:6.1f} us/line{ratio}")
+    per_line_steps(arguments.lines)
     small = json.dumps(SMALL).encode()
     start_up = fastest([sys.executable, "-m", "context_budget", "check", "-"], max(5, arguments.runs), small)
     bare = fastest([sys.executable, "-c", "pass"], max(5, arguments.runs))

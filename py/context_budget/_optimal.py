@@ -49,7 +49,6 @@ DP_CELLS = 2_000_000
 
 # Up to this many items the search runs on all of them, without the reduction.
 SMALL = 12
-_ZERO = 0.0
 # Beyond this many candidates (and beyond the table below) the report gives the fractional
 # bound alone, as it always did: the exact search would add a third to evaluate's time
 # and memory on inputs of 100,000 items, far from the requests users send.
@@ -116,7 +115,7 @@ def best_subset(ids: list, costs: list, values: list, capacity: int, candidates:
         useful = candidates
         gains, weights = list(map(values.__getitem__, candidates)), list(map(costs.__getitem__, candidates))
     if gains and (min(gains) <= 0 or max(weights) > capacity):  # only positive values that fit take part
-        wanted = list(map(and_, map(_ZERO.__lt__, gains), map(capacity.__ge__, weights)))
+        wanted = list(map(and_, map((0.0).__lt__, gains), map(capacity.__ge__, weights)))
         useful, gains, weights = list(compress(useful, wanted)), list(compress(gains, wanted)), list(compress(weights, wanted))
     if _fsum(gains) is None:
         return {"exact": False, "upper_bound": None, "note": "the scores are too large to add as 64-bit floats"}
