@@ -168,3 +168,16 @@ def test_blocks_check_recounts_estimates_independently(monkeypatch):
     monkeypatch.setattr(blocks, "estimate_tokens", lambda text: 1)
     checks = {check["name"]: check for check in blocks.verify(REFUND, blocks.run(REFUND))}
     assert checks["context budget"]["pass"] is False
+
+
+def test_required_order_check_catches_an_optional_item_ranked_before_a_required_one():
+    """The order check ranks required rows first as a group (then each group by priority):
+    a trace that lists a higher-priority optional item first fails it."""
+    data = {"mode": "required", "budget": 10, "items": [
+        {"id": "opt", "priority": 9, "cost": 1}, {"id": "req", "priority": 1, "cost": 1, "required": True}]}
+    result = required.run(data)
+    assert [row["id"] for row in result["trace"]] == ["req", "opt"]
+    result["trace"].reverse()
+    verdicts = {verdict["name"]: verdict for verdict in required.verify(data, result)}
+    assert verdicts["deterministic priority order"]["pass"] is False
+    assert verdicts["deterministic priority order"]["detail"] == "'req' was considered after 'opt' but ranks before it"

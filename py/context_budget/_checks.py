@@ -127,24 +127,29 @@ def order_problems(trace: Trace, ranks: list, descending: bool = False) -> Itera
     if not trace.complete:
         yield "the trace does not list every input item exactly once"
         return
-    in_trace = list(map(ranks.__getitem__, trace.positions))
+    yield from sequence_problems(trace.ids, list(map(ranks.__getitem__, trace.positions)), descending)
+
+
+def sequence_problems(ids: list, ranks: list, descending: bool = False) -> Iterable[str]:
+    """``ids[i]`` ranked ``ranks[i]``: each adjacent pair ordered by rank (highest first when
+    ``descending``), equal ranks in ordinal id order (the only order no permutation changes)."""
     in_order = ge if descending else le
-    if not all(map(in_order, in_trace, islice(in_trace, 1, None))):
-        index = next(i for i in range(len(in_trace) - 1) if not in_order(in_trace[i], in_trace[i + 1]))
-        yield f"{trace.ids[index + 1]!r} was considered after {trace.ids[index]!r} but ranks before it"
+    if not all(map(in_order, ranks, islice(ranks, 1, None))):
+        index = next(i for i in range(len(ranks) - 1) if not in_order(ranks[i], ranks[i + 1]))
+        yield f"{ids[index + 1]!r} was considered after {ids[index]!r} but ranks before it"
         return
-    ties = list(compress(range(len(in_trace) - 1), map(eq, in_trace, islice(in_trace, 1, None))))
+    ties = list(compress(range(len(ranks) - 1), map(eq, ranks, islice(ranks, 1, None))))
     if not ties:
         return
-    first = list(map(trace.ids.__getitem__, ties))
-    second = list(map(trace.ids.__getitem__, map((1).__add__, ties)))
+    first = list(map(ids.__getitem__, ties))
+    second = list(map(ids.__getitem__, map((1).__add__, ties)))
     # Code point order is code unit order unless a character is astral; encode only then.
     astral = "".join(first + second)
     if not astral.isascii() and max(astral) > "\uffff":
         first, second = list(map(code_units, first)), list(map(code_units, second))
     if not all(map(lt, first, second)):
         index = next(index for index, a, b in zip(ties, first, second) if not a < b)
-        yield f"{trace.ids[index + 1]!r} was considered after {trace.ids[index]!r} but ranks before it"
+        yield f"{ids[index + 1]!r} was considered after {ids[index]!r} but ranks before it"
 
 
 def decision_problems(trace: Trace, budget: int, costs: list, decided_elsewhere: list | None = None) -> Iterable[str]:

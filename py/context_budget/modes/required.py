@@ -157,8 +157,20 @@ def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
             yield f"required {verb.format(', '.join(missing))} not selected{why}"
 
     def order_and_decisions():
-        ranks = list(zip(required, parsed["priorities"]))
-        yield from _checks.order_problems(trace, ranks, descending=True)
+        # By (required, priority), highest first: every required row before every other, then
+        # each group by priority (compared as numbers, not as (bool, number) tuples).
+        if not trace.complete:
+            yield "the trace does not list every input item exactly once"
+            return
+        flags = list(map(required.__getitem__, trace.positions))
+        split = flags.count(True)
+        if not all(flags[:split]):  # a required row after some other row
+            index = next(i for i in range(1, len(flags)) if flags[i] and not flags[i - 1])
+            yield f"{trace.ids[index]!r} was considered after {trace.ids[index - 1]!r} but ranks before it"
+            return
+        priorities = list(map(parsed["priorities"].__getitem__, trace.positions))
+        yield from _checks.sequence_problems(trace.ids[:split], priorities[:split], descending=True)
+        yield from _checks.sequence_problems(trace.ids[split:], priorities[split:], descending=True)
         if required_cost > budget:
             if any(trace.kept):
                 yield "items were kept although the required items alone exceed the budget"
