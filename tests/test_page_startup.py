@@ -73,19 +73,28 @@ def open_page(browser, url, prebuilt="allow", routes=()):
 
 
 class HeldMaker:
-    """Holds the snapshot maker's script request: the maker cannot start until released."""
+    """Holds the snapshot maker before it boots Pyodide: every request made from snapshot-maker.js
+    waits until released (then none is held any more). (Its own script request cannot be held: Playwright does not see the
+    script request of a worker started by a worker, only the requests that worker makes.)
+    Registered last, so tried first; every other request falls back to the earlier routes."""
 
     def __init__(self):
         self.held = []
+        self.holding = True
+        self.routes = [("**/*", self)]
 
     def __call__(self, route):
-        self.held.append(route)
+        if self.holding and route.request.headers.get("referer", "").endswith("/snapshot-maker.js"):
+            self.held.append(route)
+        else:
+            route.fallback()
 
     def release(self):
+        self.holding = False
         while self.held:
             route = self.held.pop()
             try:
-                route.continue_()
+                route.fallback()
             except Exception:  # noqa: BLE001 (its worker is gone: the page was reloaded or the maker stopped)
                 pass
 
@@ -216,7 +225,7 @@ def test_the_snapshot_can_be_removed_from_the_page(visited):
 
 def test_the_page_is_usable_while_the_snapshot_is_made_and_a_reload_then_leaves_nothing(browser, site_url):
     maker = HeldMaker()
-    context, page, guard, problems = open_page(browser, site_url, prebuilt="block", routes=[("**/snapshot-maker.js", maker)])
+    context, page, guard, problems = open_page(browser, site_url, prebuilt="block", routes=maker.routes)
     try:
         assert startup(page)["snapshot"] == "normal"
         page.wait_for_selector(SAVING, timeout=LOAD_TIMEOUT)
@@ -240,7 +249,7 @@ def test_the_page_is_usable_while_the_snapshot_is_made_and_a_reload_then_leaves_
 
 def test_remove_it_while_the_snapshot_is_made_stops_it_and_keeps_nothing(browser, site_url):
     maker = HeldMaker()
-    context, page, guard, problems = open_page(browser, site_url, prebuilt="block", routes=[("**/snapshot-maker.js", maker)])
+    context, page, guard, problems = open_page(browser, site_url, prebuilt="block", routes=maker.routes)
     try:
         page.wait_for_selector(SAVING, timeout=LOAD_TIMEOUT)
         page.click("[data-testid=forget-snapshot]")
@@ -400,5 +409,40 @@ def test_a_wasm_served_with_the_wrong_type_is_a_clear_error(browser, site_url):
         status = page.locator("[data-testid=status]")
         expect(status).to_have_attribute("data-state", "error", timeout=20_000)
         assert 'served as "text/plain"; it must be served as application/wasm' in status.inner_text()
+    finally:
+        context.close()
+
+
+# ---------------------------------------------------------------- Pyodide's loader
+
+WRONG_LOADER = 'export const version = "0.0.1"; export function loadPyodide() { throw new Error("not this loader"); }'
+
+
+@pytest.mark.parametrize("loader", ["served", "missing", "another version"])
+def test_the_worker_imports_the_unversioned_loader_only_when_it_is_boot_jsons_version(browser, site_url, loader):
+    """pyodide/pyodide.mjs is imported alongside boot.json; when it is missing or names another
+    version than boot.json, the versioned copy is imported instead, with the same results."""
+    requested = []
+
+    def serve(route):
+        url = route.request.url
+        requested.append(url[len(site_url):])
+        if url.endswith("/pyodide/pyodide.mjs") and loader == "missing":
+            route.fulfill(status=404, body="not here")
+        elif url.endswith("/pyodide/pyodide.mjs") and loader == "another version":
+            route.fulfill(status=200, body=WRONG_LOADER, content_type="text/javascript")
+        else:
+            route.continue_()
+
+    maker = HeldMaker()  # the snapshot maker imports the versioned copy itself: kept from starting
+    routes = [("**/pyodide.mjs", serve), *maker.routes]
+    context, page, guard, problems = open_page(browser, site_url, prebuilt="block", routes=routes)
+    try:
+        assert startup(page)["snapshot"] == "normal"
+        assert_same_results_as_cpython(page, count=10)
+        versioned = f"pyodide/{boot_config(site_url)['pyodide']['version']}/pyodide.mjs"
+        assert requested[0] == "pyodide/pyodide.mjs"
+        assert (versioned in requested) == (loader != "served")
+        assert problems == [] and guard.foreign == []
     finally:
         context.close()

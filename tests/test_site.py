@@ -87,7 +87,7 @@ def test_versioned_and_hashed_files_are_cached_long_the_shell_is_revalidated(sit
         headers = fetch(site_url + path, method="HEAD")[1]
         assert headers["Cache-Control"] == "public, max-age=31536000, immutable", path
         assert "ETag" not in headers
-    for path in ("", "index.html", "app.js", "worker.js", "boot.json", "fixtures/index.json"):
+    for path in ("", "index.html", "app.js", "worker.js", "boot.json", "fixtures/index.json", "pyodide/pyodide.mjs"):
         _, headers, body = fetch(site_url + path)
         assert headers["Cache-Control"] == "no-cache" and headers["ETag"], path
         # Asked again with the ETag: 304 and no body; a stale ETag gets the file.
@@ -98,6 +98,12 @@ def test_versioned_and_hashed_files_are_cached_long_the_shell_is_revalidated(sit
         request = urllib.request.Request(site_url + path, headers={"If-None-Match": '"stale"'})
         with urllib.request.urlopen(request, timeout=30) as response:
             assert response.status == 200 and response.read() == body
+
+
+def test_the_unversioned_pyodide_loader_is_the_versioned_one(site_url):
+    """The worker imports pyodide/pyodide.mjs while boot.json is on its way: the same bytes as the
+    versioned copy, revalidated on every load (a new Pyodide may replace it)."""
+    assert fetch(site_url + "pyodide/pyodide.mjs")[2] == fetch(site_url + f"pyodide/{VERSION}/pyodide.mjs")[2]
 
 
 def test_only_versioned_pyodide_paths_and_hashed_bundles_are_immutable():

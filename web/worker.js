@@ -26,6 +26,10 @@ const IDLE_MS = 1000;  // after a normal boot, the snapshot is made once the fir
 
 // Imported while Pyodide loads (a static import would delay the worker's start by a request).
 const pythonPackage = import("./python-package.js");
+// Pyodide's loader, under the site's unversioned name, fetched alongside boot.json instead of
+// after it; used only if its version is the one boot.json names (else the versioned copy is).
+const pyodideLoader = import("./pyodide/pyodide.mjs");
+pyodideLoader.catch(() => {});
 
 let checkText = null;
 let formatJson = null;
@@ -220,6 +224,16 @@ async function bootFromSnapshot(loadPyodide, indexURL, config, responsePromise, 
 }
 
 // ---------------------------------------------------------------- boot
+async function loaderFor(config, indexURL) {
+  try {
+    const loader = await pyodideLoader;
+    if (loader.version === config.pyodide.version) return loader;
+  } catch (error) {
+    // A site without the unversioned name (or a failed fetch): the versioned copy below.
+  }
+  return import(indexURL + "pyodide.mjs");
+}
+
 async function boot() {
   const started = performance.now();
   status("Loading the Python runtime (Pyodide)", 1, 3);
@@ -247,7 +261,7 @@ async function boot() {
     prebuilt = fetchOk(prebuiltURL, { signal: download.signal });
     prebuilt.catch(() => {});
   }
-  const [{ loadPyodide }, kept] = await Promise.all([import(indexURL + "pyodide.mjs"), keptSnapshot(config)]);
+  const [{ loadPyodide }, kept] = await Promise.all([loaderFor(config, indexURL), keptSnapshot(config)]);
   mark("pyodide.mjs");
   if (kept && prebuilt) {
     download.abort();
