@@ -98,7 +98,8 @@ def site_map(root: Path | None = None, snapshot: bool = True) -> dict[str, Path 
         files[f"pyodide/{version}/{name}"] = pyodide / name
     # The same pyodide.mjs under a name without the version (no-cache, like the shell): the
     # worker imports it while boot.json, which names the version, is on its way, instead of
-    # after it (~50 ms of a cold start); it checks the module's version against boot.json's.
+    # after it (bench/page.py --steps: it arrives ~20 ms sooner); the worker uses it only if
+    # its version is boot.json's.
     files["pyodide/pyodide.mjs"] = pyodide / "pyodide.mjs"
     bundle, sources_sha256 = package_bundle()
     bundle_path = f"py/context_budget-{sources_sha256[:16]}.json"
