@@ -200,17 +200,22 @@ def test_results_are_announced(page):
     assert "Selected nothing within 0 tokens." in page.text_content("#announce")
 
 
-def test_a_runtime_that_cannot_load_shows_the_error_state(browser, site_url):
+def loading_error(browser, site_url, pattern, handler):
+    """The status line's text once the page has given up loading, with ``pattern`` routed to ``handler``."""
     context = browser.new_context()
-    context.route("**/*.wasm", lambda route: route.abort())
+    context.route(pattern, handler)
     page = context.new_page()
     try:
         page.goto(site_url)
         status = page.locator("[data-testid=status]")
         expect(status).to_have_attribute("data-state", "error", timeout=20_000)
-        assert "could not load" in status.inner_text()
+        return status.inner_text()
     finally:
         context.close()
+
+
+def test_a_runtime_that_cannot_load_shows_the_error_state(browser, site_url):
+    assert "could not load" in loading_error(browser, site_url, "**/*.wasm", lambda route: route.abort())
 
 
 def test_built_site_works_from_a_plain_static_server(browser, tmp_path):

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 from conftest import FIXTURES
 from context_budget import _fixtures
 from context_budget._envelope import check_text
-from test_page import DONE, open_page
+from test_page import DONE, loaded  # noqa: F401 (the module's one loaded page, a fixture)
 
 EXAMPLES = json.loads((FIXTURES.parent / "web" / "examples.json").read_text())
 SIZES = {"wide": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
@@ -20,16 +20,9 @@ def example_index(fixture):
     return next(index for index, example in enumerate(EXAMPLES) if example.get("fixture") == fixture)
 
 
-@pytest.fixture(scope="module")
-def loaded(browser, site_url):
-    context, page, guard, problems = open_page(browser, site_url)
-    yield page, problems
-    context.close()
-
-
 @pytest.fixture(params=list(SIZES))
 def page(loaded, request):
-    page, problems = loaded
+    page, _, problems = loaded
     page.set_viewport_size(SIZES[request.param])
     yield page
     assert problems == [], "the page logged errors"

@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 from conftest import FIXTURES
 from context_budget import _fixtures
 from context_budget._envelope import check_text, format_json
-from test_page import DONE, LOAD_TIMEOUT, READY, check, random_inputs
+from test_page import DONE, LOAD_TIMEOUT, READY, check, loading_error, random_inputs
 from test_page import open_page as open_shared_page
 
 SAVED = "[data-testid=snapshot-note][data-state=saved]"
@@ -401,16 +401,8 @@ def test_the_progress_bar_counts_the_bytes_then_the_start_up_steps(held, site_ur
 
 
 def test_a_wasm_served_with_the_wrong_type_is_a_clear_error(browser, site_url):
-    context = browser.new_context()
-    context.route("**/pyodide.asm.wasm", lambda route: route.fulfill(status=200, body=b"\0asm", content_type="text/plain"))
-    page = context.new_page()
-    try:
-        page.goto(site_url)
-        status = page.locator("[data-testid=status]")
-        expect(status).to_have_attribute("data-state", "error", timeout=20_000)
-        assert 'served as "text/plain"; it must be served as application/wasm' in status.inner_text()
-    finally:
-        context.close()
+    mistyped = lambda route: route.fulfill(status=200, body=b"\0asm", content_type="text/plain")  # noqa: E731
+    assert 'served as "text/plain"; it must be served as application/wasm' in loading_error(browser, site_url, "**/pyodide.asm.wasm", mistyped)
 
 
 # ---------------------------------------------------------------- Pyodide's loader

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from conftest import FIXTURES
 from context_budget import _fixtures
 from context_budget._envelope import check_text
-from test_page import DONE, open_page
+from test_page import DONE, loaded  # noqa: F401 (the module's one loaded page, a fixture)
 
 EXAMPLES = json.loads((FIXTURES.parent / "web" / "examples.json").read_text())
 SIZES = {"wide": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
@@ -32,16 +32,9 @@ TRACED = [(index, example) for index, example in enumerate(EXAMPLES) if report_o
 MODES_SEEN = {report_of(example)["mode"] for _, example in TRACED}
 
 
-@pytest.fixture(scope="module")
-def loaded(browser, site_url):
-    context, page, guard, problems = open_page(browser, site_url)
-    yield page, problems
-    context.close()
-
-
 @pytest.fixture(params=list(SIZES))
 def page(loaded, request):
-    page, problems = loaded
+    page, _, problems = loaded
     page.set_viewport_size(SIZES[request.param])
     page.emulate_media(reduced_motion="no-preference", color_scheme="light")
     yield page
@@ -339,7 +332,7 @@ def test_focus_ring_contrast_names_and_busy_state(page, scheme):
 def test_large_input_is_shown_a_page_at_a_time(loaded):
     """70,000 items: the first page of rows, a page turn, a step past the first page; prints the
     longest main-thread task from the check's answer on (a long-task observer in the page)."""
-    page, problems = loaded
+    page, _, problems = loaded
     page.set_viewport_size(SIZES["wide"])
     items = [{"id": f"item{i:05d}", "relevance": (i * 7919) % 1000, "tokens": 1 + (i * 31) % 50} for i in range(70_000)]
     text = json.dumps({"budget": 600_000, "items": items})
@@ -384,7 +377,7 @@ def test_large_input_is_shown_a_page_at_a_time(loaded):
 
 
 def test_share_link_over_the_limit_is_refused(loaded):
-    page, problems = loaded
+    page, _, problems = loaded
     text = json.dumps({"budget": 1, "items": [{"id": "x" * 1_600_000, "relevance": 1, "tokens": 1}]})
     page.evaluate("text => { document.getElementById('input').value = text; }", text)
     before = page.url

@@ -43,10 +43,6 @@ def estimate_tokens(text: str) -> int:
     trimmed = text.strip(JS_WHITESPACE)
     if not trimmed:
         return 0
-    if trimmed.isascii():  # inline, for the many blocks of a large input: one code unit per character
-        marks = trimmed.encode("ascii").translate(_IS_WORD_BYTE)
-        words = marks.count(b"\x00\x01") + 1  # trimmed: it starts with a word
-        return max(1, max(-(-len(trimmed) // 4), math.ceil(words * 1.2)) + trimmed.count("\n"))
     return estimate_from_stats(utf16_length(trimmed), word_count(trimmed), trimmed.count("\n"))
 
 
