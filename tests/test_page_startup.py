@@ -400,6 +400,19 @@ def test_the_progress_bar_counts_the_bytes_then_the_start_up_steps(held, site_ur
     assert problems == []
 
 
+def test_pyodides_files_are_requested_before_boot_json_arrives(held):
+    """The worker asks for Pyodide's files as soon as the unversioned loader names its version,
+    so the downloads do not wait for boot.json (held here until released)."""
+    page, release, problems = held
+    page.wait_for_timeout(300)
+    release()
+    entries = page.workers[0].evaluate(
+        "() => Object.fromEntries(performance.getEntriesByType('resource').map(e => [e.name.split('/').pop(), [e.startTime, e.responseEnd]]))")
+    boot_arrived = entries["boot.json"][1]
+    assert all(entries[name][0] < boot_arrived for name in ("pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json", "pyodide.asm.mjs"))
+    assert problems == []
+
+
 def test_a_wasm_served_with_the_wrong_type_is_a_clear_error(browser, site_url):
     mistyped = lambda route: route.fulfill(status=200, body=b"\0asm", content_type="text/plain")  # noqa: E731
     assert 'served as "text/plain"; it must be served as application/wasm' in loading_error(browser, site_url, "**/pyodide.asm.wasm", mistyped)
@@ -407,17 +420,22 @@ def test_a_wasm_served_with_the_wrong_type_is_a_clear_error(browser, site_url):
 
 # ---------------------------------------------------------------- Pyodide's loader
 
+PYODIDE_FILES = ("pyodide.asm.wasm", "pyodide.asm.mjs", "python_stdlib.zip", "pyodide-lock.json")
 WRONG_LOADER = 'export const version = "0.0.1"; export function loadPyodide() { throw new Error("not this loader"); }'
 
 
 @pytest.mark.parametrize("loader", ["served", "missing", "another version"])
 def test_the_worker_imports_the_unversioned_loader_only_when_it_is_boot_jsons_version(browser, site_url, loader):
     """pyodide/pyodide.mjs is imported alongside boot.json; when it is missing or names another
-    version than boot.json, the versioned copy is imported instead, with the same results."""
+    version than boot.json, the versioned copy is imported instead, with the same results.
+    Pyodide's files are requested early (from the loader's version, else boot.json's) and
+    handed to loadPyodide: each is downloaded once from boot.json's folder, whatever the loader."""
     requested = []
 
     def serve(route):
         url = route.request.url
+        if url.endswith(".snapshot.gz"):
+            return route.fallback()  # to open_page's route, which blocks the prebuilt snapshot
         requested.append(url[len(site_url):])
         if url.endswith("/pyodide/pyodide.mjs") and loader == "missing":
             route.fulfill(status=404, body="not here")
@@ -426,8 +444,12 @@ def test_the_worker_imports_the_unversioned_loader_only_when_it_is_boot_jsons_ve
         else:
             route.continue_()
 
+    def without_prebuilt(route):  # one loadPyodide, not one for the (blocked) prebuilt snapshot and one after
+        response = route.fetch()
+        route.fulfill(response=response, json={**response.json(), "snapshot": None})
+
     maker = HeldMaker()  # the snapshot maker imports the versioned copy itself: kept from starting
-    routes = [("**/pyodide.mjs", serve), *maker.routes]
+    routes = [("**/boot.json", without_prebuilt), ("**/pyodide/**", serve), *maker.routes]
     context, page, guard, problems = open_page(browser, site_url, prebuilt="block", routes=routes)
     try:
         assert startup(page)["snapshot"] == "normal"
@@ -435,6 +457,8 @@ def test_the_worker_imports_the_unversioned_loader_only_when_it_is_boot_jsons_ve
         versioned = f"pyodide/{boot_config(site_url)['pyodide']['version']}/pyodide.mjs"
         assert requested[0] == "pyodide/pyodide.mjs"
         assert (versioned in requested) == (loader != "served")
+        folder = versioned.rsplit("/", 1)[0]
+        assert {name: requested.count(f"{folder}/{name}") for name in PYODIDE_FILES} == dict.fromkeys(PYODIDE_FILES, 1)
         assert problems == [] and guard.foreign == []
     finally:
         context.close()
