@@ -75,12 +75,19 @@ def test_the_estimate_is_seed_001s_formula(text):
     assert estimate_tokens(text) == expected
 
 
-@given(st.lists(st.tuples(st.text("ab\U0001f600\uff61", min_size=1, max_size=3), st.integers(0, 4)), max_size=40, unique_by=lambda pair: pair[0]), st.booleans())
-def test_ranked_order_is_rank_then_ordinal_id(pairs, descending):
-    """One sort by rank, then runs of equal ranks by ordinal id: the same as sorting by (rank, UTF-16 id)."""
+@given(
+    st.lists(st.tuples(st.text("ab\U0001f600\uff61", min_size=1, max_size=3), st.integers(0, 40)), max_size=60, unique_by=lambda pair: pair[0]),
+    st.sampled_from([2, 5, 41]), st.booleans(), st.lists(st.booleans(), max_size=60),
+)
+def test_ranked_order_is_rank_then_ordinal_id(pairs, spread, descending, leave_out):
+    """One sort by rank, then runs of equal ranks by ordinal id: the same as sorting by
+    (rank, UTF-16 id), on all items or a subset.
+    ``spread`` distinct ranks: few give long runs of ties, many give mostly pairs."""
     from context_budget._ordinal import ranked_order, utf16_units
 
-    ids, ranks = [pair[0] for pair in pairs], [float(pair[1]) for pair in pairs]
+    ids, ranks = [pair[0] for pair in pairs], [float(pair[1] % spread) for pair in pairs]
     sign = -1 if descending else 1
-    expected = sorted(range(len(ids)), key=lambda index: (sign * ranks[index], utf16_units(ids[index])))
-    assert ranked_order(ids, ranks, descending) == expected
+    positions = [index for index in range(len(ids)) if not (index < len(leave_out) and leave_out[index])]
+    expected = sorted(positions, key=lambda index: (sign * ranks[index], utf16_units(ids[index])))
+    assert ranked_order(ids, ranks, descending, positions=iter(positions)) == expected
+    assert ranked_order(ids, ranks, descending) == sorted(range(len(ids)), key=lambda index: (sign * ranks[index], utf16_units(ids[index])))

@@ -99,11 +99,10 @@ def greedy_positions(where: dict, chosen: list) -> list:
 
 def budget_problems(where: dict, costs: list, selected: list, budget: int, used: int, remaining: int) -> Iterable[str]:
     """Re-add the costs of the selected ids from the input and compare with the report."""
-    unknown = [item_id for item_id in selected if item_id not in where]
-    if unknown:
-        yield f"selected id {unknown[0]!r} is not an input item"
+    positions = list(map(where.get, selected))
+    if None in positions:
+        yield f"selected id {selected[positions.index(None)]!r} is not an input item"
         return
-    positions = list(map(where.__getitem__, selected))
     if len(set(positions)) != len(positions):
         seen = set()
         twice = next(item_id for item_id in selected if item_id in seen or seen.add(item_id))
