@@ -1,10 +1,12 @@
 """Instants, word counts, estimates and the rank order, read the fast way, against plain definitions."""
 
+import sys
 from datetime import datetime, timedelta, timezone
 
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
+from conftest import ROOT
 from context_budget._estimate import WORD, word_count
 from context_budget._instant import read_instant
 from context_budget._values import Invalid
@@ -91,3 +93,27 @@ def test_ranked_order_is_rank_then_ordinal_id(pairs, spread, descending, leave_o
     expected = sorted(positions, key=lambda index: (sign * ranks[index], utf16_units(ids[index])))
     assert ranked_order(ids, ranks, descending, positions=iter(positions)) == expected
     assert ranked_order(ids, ranks, descending) == sorted(range(len(ids)), key=lambda index: (sign * ranks[index], utf16_units(ids[index])))
+
+
+def test_long_count_columns_share_equal_values():
+    """Equal counts of a long column become one object each (the first), values unchanged."""
+    from context_budget._shape import _shared
+
+    values = [int(str(1000 + index % 300)) for index in range(5000)]  # a new object per value, as JSON gives
+    shared = _shared(values)
+    assert shared == values and all(type(value) is int for value in shared)
+    assert len(set(map(id, shared))) == 300 and shared[300] is values[0]
+
+
+@pytest.mark.parametrize("make", ["relevance_input", "required_input", "blocks_input"])
+def test_sharing_counts_leaves_every_report_unchanged(monkeypatch, make):
+    from context_budget import _shape, evaluate
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import _inputs
+
+    data = _inputs.as_parsed(getattr(_inputs, make)(300))
+    monkeypatch.setattr(_shape, "SHARE_COUNTS_FROM", 1)
+    shared = evaluate(data)
+    monkeypatch.setattr(_shape, "SHARE_COUNTS_FROM", 10**9)
+    assert shared == evaluate(data) and shared["pass"]
