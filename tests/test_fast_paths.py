@@ -95,8 +95,8 @@ def test_ranked_order_is_rank_then_ordinal_id(pairs, spread, descending, leave_o
     assert ranked_order(ids, ranks, descending) == sorted(range(len(ids)), key=lambda index: (sign * ranks[index], utf16_units(ids[index])))
 
 
-def test_long_count_columns_share_equal_values():
-    """Equal counts of a long column become one object each (the first), values unchanged."""
+def test_long_integer_columns_share_equal_values():
+    """Equal integers of a long column become one object each (the first), values unchanged."""
     from context_budget._shape import _shared
 
     values = [int(str(1000 + index % 300)) for index in range(5000)]  # a new object per value, as JSON gives
@@ -105,15 +105,23 @@ def test_long_count_columns_share_equal_values():
     assert len(set(map(id, shared))) == 300 and shared[300] is values[0]
 
 
-@pytest.mark.parametrize("make", ["relevance_input", "required_input", "blocks_input"])
-def test_sharing_counts_leaves_every_report_unchanged(monkeypatch, make):
+@pytest.mark.parametrize("make", ["relevance_input", "required_input", "blocks_input", "mixed_scores"])
+def test_sharing_integers_leaves_every_report_unchanged(monkeypatch, make):
+    """Also with scores that mix integers, floats, 0.0 and -0.0 (left as they are: -0.0 is written "-0.0")."""
     from context_budget import _shape, evaluate
+    from context_budget._envelope import to_json
 
     sys.path.insert(0, str(ROOT / "bench"))
     import _inputs
 
-    data = _inputs.as_parsed(getattr(_inputs, make)(300))
-    monkeypatch.setattr(_shape, "SHARE_COUNTS_FROM", 1)
+    if make == "mixed_scores":
+        scores = [3, 3.0, 0.0, -0.0, 7, 2.5]
+        data = {"budget": 40, "items": [{"id": f"i{n}", "relevance": scores[n % 6], "tokens": n % 9} for n in range(300)]}
+    else:
+        data = _inputs.as_parsed(getattr(_inputs, make)(300))
+    monkeypatch.setattr(_shape, "SHARE_INTEGERS_FROM", 1)
     shared = evaluate(data)
-    monkeypatch.setattr(_shape, "SHARE_COUNTS_FROM", 10**9)
-    assert shared == evaluate(data) and shared["pass"]
+    monkeypatch.setattr(_shape, "SHARE_INTEGERS_FROM", 10**9)
+    unshared = evaluate(data)
+    assert shared == unshared and shared["pass"]
+    assert to_json(shared) == to_json(unshared)  # 3 and 3.0, 0.0 and -0.0 written as given
