@@ -144,6 +144,10 @@ def test_page_helper_names_only_what_an_input_needs(monkeypatch):
     assert _page.provide_ranks("cl100k_base", b"IQ== 0\n").startswith("cl100k_base's rank file has SHA-256")
     assert _page.provide_ranks("cl100k_base", path.read_bytes()) == ""
     assert _page.tokenizers_needed('{"tokenizer": "cl100k_base"}') == []
+    parsed = []  # the check parses the text anyway: here only when a named tokenizer is not loaded
+    monkeypatch.setattr(_page._strict_json, "loads", lambda text: parsed.append(text) or json.loads(text))
+    assert _page.tokenizers_needed('{"tokenizer": "cl100k_base", "items": []}') == [] and parsed == []
+    assert _page.tokenizers_needed('{"tokenizer": "o200k_base", "items": []}') == ["o200k_base"] and len(parsed) == 1
 
 
 def test_token_view_segments_add_up_to_the_count():

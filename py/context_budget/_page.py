@@ -14,9 +14,12 @@ def tokenizers_needed(text: str) -> list[str]:
     """The exact tokenizers an input names (``tokenizer``, or ``counter`` in passages) not loaded yet.
 
     The ``messages`` mode counts with o200k_base when it names none. Unparsable text needs
-    nothing: the check reports the syntax error without counting.
+    nothing: the check reports the syntax error without counting. The text is parsed only
+    when it could name a tokenizer that is not loaded (the check parses it anyway).
     """
-    if not any(name in text for name in EXACT) and '"messages"' not in text:
+    # The names the text could mean (a cheap look before parsing it all a second time).
+    could = [name for name in EXACT if name in text or (name == "o200k_base" and '"messages"' in text)]
+    if all(_tokenizer.ENCODINGS[name].loaded for name in could):
         return []
     try:
         data = _strict_json.loads(text)  # refuses deep nesting before parsing, which crashes Pyodide's parser
