@@ -1,6 +1,5 @@
 """Instants, word counts, estimates and the rank order, read the fast way, against plain definitions."""
 
-import sys
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -96,13 +95,21 @@ def test_ranked_order_is_rank_then_ordinal_id(pairs, spread, descending, leave_o
 
 
 def test_long_integer_columns_share_equal_values():
-    """Equal integers of a long column become one object each (the first), values unchanged."""
-    from context_budget._shape import _shared
+    """Equal integers of a long column become one object each (the first), values unchanged:
+    counts, and scores given as integers; scores with a float among them are left as given."""
+    from context_budget._shape import fast_columns
+    from context_budget.modes.relevance import SHAPE
 
-    values = [int(str(1000 + index % 300)) for index in range(5000)]  # a new object per value, as JSON gives
-    shared = _shared(values)
-    assert shared == values and all(type(value) is int for value in shared)
-    assert len(set(map(id, shared))) == 300 and shared[300] is values[0]
+    def items(relevance):
+        # A new object per value, as JSON gives.
+        return [{"id": f"i{index}", "relevance": relevance(index), "tokens": int(str(1000 + index % 300))} for index in range(5000)]
+
+    for relevance, scores_shared in ((lambda index: int(str(500 + index % 7)), 7), (lambda index: 0.5 if index == 9 else int(str(500 + index % 7)), 5000)):
+        elements = items(relevance)
+        ids, scores, tokens, _ = fast_columns(elements, SHAPE.item)
+        assert tokens == [element["tokens"] for element in elements] and all(type(value) is int for value in tokens)
+        assert len(set(map(id, tokens))) == 300 and tokens[300] is elements[0]["tokens"]
+        assert scores == [element["relevance"] for element in elements] and len(set(map(id, scores))) == scores_shared
 
 
 @pytest.mark.parametrize("make", ["relevance_input", "required_input", "blocks_input", "mixed_scores"])
@@ -111,7 +118,7 @@ def test_sharing_integers_leaves_every_report_unchanged(monkeypatch, make):
     from context_budget import _shape, evaluate
     from context_budget._envelope import to_json
 
-    sys.path.insert(0, str(ROOT / "bench"))
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
     import _inputs
 
     if make == "mixed_scores":

@@ -42,8 +42,9 @@ def open_page(browser, url, routes=(), init_script=None):
     before the page's own scripts."""
     origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
     context = browser.new_context(viewport={"width": 1280, "height": 900})
-    # Waits for Python (a rank file counted, a second Pyodide booted) get the load's margin,
-    # not Playwright's 30 s: on a shared 2-core machine under load they have taken longer.
+    # Playwright's waits on this page (wait_for_selector, locator.wait_for, ...) for Python (a
+    # rank file counted, a second Pyodide booted) get the load's margin, not its default 30 s:
+    # on a shared 2-core machine under load they have taken longer. expect() keeps its own 5 s.
     context.set_default_timeout(LOAD_TIMEOUT)
     if init_script:
         context.add_init_script(init_script)

@@ -314,13 +314,16 @@ new MutationObserver(() => {
 """
 
 
-@pytest.fixture
-def held(browser, site_url):
-    """A page whose boot.json request is held until the test releases it: Python cannot load."""
+def open_held(browser, site_url, names):
+    """A page whose requests for ``names`` (URL endings) are held until the test releases them."""
     context = browser.new_context()
     context.add_init_script(PROGRESS_RECORDER)
-    routes = []
-    context.route("**/boot.json", lambda route: routes.append(route))
+    routes = {name: [] for name in names}
+    def holder(held):
+        return lambda route: held.append(route)  # one argument: Playwright passes the request too to two
+
+    for name in names:
+        context.route(f"**/{name}", holder(routes[name]))
     page = context.new_page()
     problems = []
     page.on("pageerror", lambda error: problems.append(str(error)))
@@ -329,16 +332,34 @@ def held(browser, site_url):
     page.wait_for_selector("[data-testid=example] option", state="attached")
 
     def release():
-        # The worker asks for boot.json on its own thread: under load that can come after the
-        # examples the page loads (what the fixture waited for). Playwright hands the request
-        # to the route handler only while the test waits in a Playwright call, hence the loop.
+        # The worker asks on its own thread: under load that can come after the examples the
+        # page loads (what the fixture waited for). Playwright hands the request to the route
+        # handler only while the test waits in a Playwright call, hence the loop.
         deadline = time.monotonic() + LOAD_TIMEOUT / 1000
-        while not routes and time.monotonic() < deadline:
+        while not all(routes.values()) and time.monotonic() < deadline:
             page.wait_for_timeout(20)
-        assert len(routes) == 1 and page.get_attribute("[data-testid=status]", "data-state") == "loading"
-        routes.pop().continue_()
+        assert all(len(held) == 1 for held in routes.values()), routes
+        assert page.get_attribute("[data-testid=status]", "data-state") == "loading"
+        for held in routes.values():
+            held.pop().continue_()
         page.wait_for_selector(READY, timeout=LOAD_TIMEOUT)
 
+    return context, page, release, problems
+
+
+@pytest.fixture
+def held(browser, site_url):
+    """A page whose boot.json and Pyodide's unversioned loader are held until the test releases
+    them: Python cannot load, and none of Pyodide's files is asked for."""
+    context, page, release, problems = open_held(browser, site_url, ["boot.json", "pyodide/pyodide.mjs"])
+    yield page, release, problems
+    context.close()
+
+
+@pytest.fixture
+def held_boot_json(browser, site_url):
+    """A page whose boot.json is held until the test releases it; the loader arrives meanwhile."""
+    context, page, release, problems = open_held(browser, site_url, ["boot.json"])
     yield page, release, problems
     context.close()
 
@@ -400,16 +421,17 @@ def test_the_progress_bar_counts_the_bytes_then_the_start_up_steps(held, site_ur
     assert problems == []
 
 
-def test_pyodides_files_are_requested_before_boot_json_arrives(held):
+def test_pyodides_files_are_requested_before_boot_json_arrives(held_boot_json):
     """The worker asks for Pyodide's files as soon as the unversioned loader names its version,
     so the downloads do not wait for boot.json (held here until released)."""
-    page, release, problems = held
-    page.wait_for_timeout(300)
+    page, release, problems = held_boot_json
+    downloaded = "() => performance.getEntriesByType('resource').map(entry => entry.name.split('/').pop())"
+    deadline = time.monotonic() + LOAD_TIMEOUT / 1000
+    while not set(PYODIDE_FILES) <= set(page.workers[0].evaluate(downloaded)) and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    assert set(PYODIDE_FILES) <= set(page.workers[0].evaluate(downloaded))  # all there while boot.json is held
     release()
-    entries = page.workers[0].evaluate(
-        "() => Object.fromEntries(performance.getEntriesByType('resource').map(e => [e.name.split('/').pop(), [e.startTime, e.responseEnd]]))")
-    boot_arrived = entries["boot.json"][1]
-    assert all(entries[name][0] < boot_arrived for name in ("pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json", "pyodide.asm.mjs"))
+    assert startup(page)["snapshot"] in ("normal", "prebuilt")
     assert problems == []
 
 
@@ -422,6 +444,44 @@ def test_a_wasm_served_with_the_wrong_type_is_a_clear_error(browser, site_url):
 
 PYODIDE_FILES = ("pyodide.asm.wasm", "pyodide.asm.mjs", "python_stdlib.zip", "pyodide-lock.json")
 WRONG_LOADER = 'export const version = "0.0.1"; export function loadPyodide() { throw new Error("not this loader"); }'
+
+
+def test_a_loader_that_arrives_after_boot_json_changes_nothing(browser, site_url):
+    """The unversioned loader is held until boot.json has been read and Pyodide's files are on
+    their way, then names another version: nothing is asked from that version's folder, and
+    each file is downloaded once from boot.json's."""
+    version = boot_config(site_url)["pyodide"]["version"]
+    requested, loaders = [], []
+
+    def serve(route):
+        url = route.request.url
+        if url.endswith(".snapshot.gz"):
+            return route.fallback()  # to open_page's route, which blocks the prebuilt snapshot
+        requested.append(url[len(site_url):])
+        if url.endswith("/pyodide/pyodide.mjs"):
+            loaders.append(route)
+            return
+        route.continue_()
+        if url.endswith(f"/pyodide/{version}/pyodide.asm.wasm"):  # boot.json was read: now the loader
+            while loaders:
+                loaders.pop().fulfill(status=200, body=WRONG_LOADER, content_type="text/javascript")
+
+    maker = HeldMaker()
+    context, page, guard, problems = open_page(browser, site_url, prebuilt="block", routes=[("**/boot.json", without_prebuilt), ("**/pyodide/**", serve), *maker.routes])
+    try:
+        assert startup(page)["snapshot"] == "normal"
+        assert_same_results_as_cpython(page, count=10)
+        assert [path for path in requested if path.startswith("pyodide/0.0.1/")] == []
+        assert {name: requested.count(f"pyodide/{version}/{name}") for name in PYODIDE_FILES} == dict.fromkeys(PYODIDE_FILES, 1)
+        assert problems == [] and guard.foreign == []
+    finally:
+        context.close()
+
+
+def without_prebuilt(route):
+    """boot.json without the prebuilt snapshot: one loadPyodide, not one for the (blocked) prebuilt snapshot and one after."""
+    response = route.fetch()
+    route.fulfill(response=response, json={**response.json(), "snapshot": None})
 
 
 @pytest.mark.parametrize("loader", ["served", "missing", "another version"])
@@ -443,10 +503,6 @@ def test_the_worker_imports_the_unversioned_loader_only_when_it_is_boot_jsons_ve
             route.fulfill(status=200, body=WRONG_LOADER, content_type="text/javascript")
         else:
             route.continue_()
-
-    def without_prebuilt(route):  # one loadPyodide, not one for the (blocked) prebuilt snapshot and one after
-        response = route.fetch()
-        route.fulfill(response=response, json={**response.json(), "snapshot": None})
 
     maker = HeldMaker()  # the snapshot maker imports the versioned copy itself: kept from starting
     routes = [("**/boot.json", without_prebuilt), ("**/pyodide/**", serve), *maker.routes]

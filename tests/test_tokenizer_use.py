@@ -148,6 +148,8 @@ def test_page_helper_names_only_what_an_input_needs(monkeypatch):
     monkeypatch.setattr(_page._strict_json, "loads", lambda text: parsed.append(text) or json.loads(text))
     assert _page.tokenizers_needed('{"tokenizer": "cl100k_base", "items": []}') == [] and parsed == []
     assert _page.tokenizers_needed('{"tokenizer": "o200k_base", "items": []}') == ["o200k_base"] and len(parsed) == 1
+    escaped = '{"tokenizer": "o200k\\u005fbase", "items": [{"id": "a", "content": "cl100k_base"}]}'  # a JSON escape
+    assert _page.tokenizers_needed(escaped) == ["o200k_base"]
 
 
 def test_token_view_segments_add_up_to_the_count():

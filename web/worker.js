@@ -29,7 +29,7 @@ const pythonPackage = import("./python-package.js");
 // Pyodide's loader, under the site's unversioned name, fetched alongside boot.json instead of
 // after it; used only if its version is the one boot.json names (else the versioned copy is).
 const pyodideLoader = import("./pyodide/pyodide.mjs");
-pyodideLoader.then((loader) => requestEarly(new URL(`./pyodide/${loader.version}/`, import.meta.url).href), () => {});
+pyodideLoader.then((loader) => requestEarly(new URL(`./pyodide/${loader.version}/`, import.meta.url).href, false), () => {});
 
 let checkText = null;
 let formatJson = null;
@@ -54,7 +54,7 @@ function status(message, step, steps) {
 // a failed or mistyped .wasm fail at once with its reason (Pyodide would wait forever).
 const expected = new Map();  // absolute URL -> bytes
 const pyodideFiles = new Set();  // absolute URLs
-let loadedBytes = 0;
+const arrived = new Map();  // absolute URL -> bytes of it received so far (its latest download)
 let lastReport = 0;
 let wasmProblem;
 const wasmFailed = new Promise((_, reject) => { wasmProblem = reject; });
@@ -66,25 +66,29 @@ function reportProgress(force) {
   if (!force && now - lastReport < 50) return;
   lastReport = now;
   let total = 0;
-  for (const bytes of expected.values()) total += bytes;
-  postMessage({ type: "progress", loaded: Math.min(loadedBytes, total), total });
+  let loaded = 0;
+  for (const [url, bytes] of expected) {
+    total += bytes;
+    loaded += Math.min(arrived.get(url) || 0, bytes);
+  }
+  postMessage({ type: "progress", loaded, total });
 }
 
-// A download that fails or is aborted (an early request for a folder boot.json does not
-// name) takes its bytes back out of the count.
-async function countBody(response) {
+// Bytes are counted per URL and only boot.json's files count: an early request for a folder
+// boot.json does not name never shows, a failed download takes its bytes back, and a second
+// download of a file (a normal boot after a refused snapshot) starts its count again.
+async function countBody(url, response) {
   const reader = response.body.getReader();
-  let counted = 0;
+  arrived.set(url, 0);
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      counted += value.byteLength;
-      loadedBytes += value.byteLength;
+      arrived.set(url, arrived.get(url) + value.byteLength);
       reportProgress(false);
     }
   } catch (error) {
-    loadedBytes -= counted;
+    arrived.delete(url);
   }
   reportProgress(true);
 }
@@ -94,7 +98,7 @@ const originalFetch = globalThis.fetch.bind(globalThis);
 // A request whose body is counted (Pyodide's files and the bundle) when it arrives.
 async function countedFetch(url, resource, options) {
   const response = await originalFetch(resource, options);
-  if ((expected.has(url) || pyodideFiles.has(url)) && response.ok && response.body) countBody(response.clone());
+  if ((expected.has(url) || pyodideFiles.has(url)) && response.ok && response.body) countBody(url, response.clone()).catch(() => {});
   return response;
 }
 
@@ -115,27 +119,31 @@ async function checkedWasm(url, responsePromise) {
 
 globalThis.fetch = (resource, options) => {
   const url = new URL(resource instanceof Request ? resource.url : String(resource), import.meta.url).href;
+  // Pyodide's own files first: the page's modules, examples and the package bundle (needed
+  // only once Pyodide has started) share the browser's few connections to the server.
+  if (pyodideFiles.has(url)) options = { ...options, priority: "high" };
   let response = early.requests.get(url);
   if (response) {
     early.requests.delete(url);  // a response is read once: a second fetch of it goes to the server
+    response = response.catch(() => countedFetch(url, resource, options));  // a network error: once more
   } else {
-    // Pyodide's own files first: the page's modules, examples and the package bundle (needed
-    // only once Pyodide has started) share the browser's few connections to the server.
-    if (pyodideFiles.has(url)) options = { ...options, priority: "high" };
     response = countedFetch(url, resource, options);
   }
   return url.endsWith("/pyodide.asm.wasm") ? checkedWasm(url, response) : response;
 };
 
 // Pyodide's files, requested as soon as their folder is known: from the unversioned loader's
-// version, which arrives before boot.json, or else from boot.json. loadPyodide, called once
-// boot.json is read and the kept snapshot looked up, is handed these responses (measured:
+// version, which usually arrives before boot.json, or else from boot.json. loadPyodide, called
+// once boot.json is read and the kept snapshot looked up, is handed these responses (measured:
 // ~45 ms sooner than its own requests, which queued behind the page's modules). Requests
-// for a folder that boot.json does not name are aborted.
-const early = { indexURL: null, requests: new Map(), abort: null };
+// for a folder that boot.json does not name are aborted; once boot.json has named the folder
+// (`confirmed`), a loader arriving late changes nothing.
+const early = { indexURL: null, confirmed: false, requests: new Map(), abort: null };
 const EARLY_FILES = ["pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"];
 
-function requestEarly(indexURL) {
+function requestEarly(indexURL, confirmed) {
+  if (early.confirmed) return;
+  early.confirmed = confirmed;
   if (early.indexURL === indexURL) return;
   if (early.abort) early.abort.abort();
   early.requests.clear();
@@ -294,7 +302,7 @@ async function boot() {
     pyodideFiles.add(indexURL + name);
   }
   expected.set(bundleURL, config.package.bytes);
-  requestEarly(indexURL);
+  requestEarly(indexURL, true);
   const prebuiltURL = config.snapshot ? new URL(config.snapshot.url, BOOT_URL).href : null;
   if (prebuiltURL) expected.set(prebuiltURL, config.snapshot.bytes);
   reportProgress(true);

@@ -101,7 +101,8 @@ def budget_problems(where: dict, costs: list, selected: list, budget: int, used:
     """Re-add the costs of the selected ids from the input and compare with the report."""
     positions = list(map(where.get, selected))
     if None in positions:
-        yield f"selected id {selected[positions.index(None)]!r} is not an input item"
+        unknown = next(item_id for item_id, position in zip(selected, positions) if position is None)
+        yield f"selected id {unknown!r} is not an input item"
         return
     if len(set(positions)) != len(positions):
         seen = set()

@@ -17,10 +17,12 @@ def tokenizers_needed(text: str) -> list[str]:
     nothing: the check reports the syntax error without counting. The text is parsed only
     when it could name a tokenizer that is not loaded (the check parses it anyway).
     """
-    # The names the text could mean (a cheap look before parsing it all a second time).
-    could = [name for name in EXACT if name in text or (name == "o200k_base" and '"messages"' in text)]
-    if all(_tokenizer.ENCODINGS[name].loaded for name in could):
-        return []
+    # The names the text could mean (a cheap look before parsing it all a second time); a
+    # JSON escape (\u) could spell any of them.
+    if "\\u" not in text:
+        could = [name for name in EXACT if name in text or (name == "o200k_base" and '"messages"' in text)]
+        if all(_tokenizer.ENCODINGS[name].loaded for name in could):
+            return []
     try:
         data = _strict_json.loads(text)  # refuses deep nesting before parsing, which crashes Pyodide's parser
     except _strict_json.JSONInputError:
