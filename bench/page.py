@@ -175,6 +175,12 @@ def main() -> None:
                 ratio = median[name] / bare
                 print(f"  {label}  median {median[name] * 1000:6.0f} ms  {ratio:.2f}x (target <= {target:.2f}x: "
                       f"{'met' if ratio <= target else 'NOT met'}; start: {', '.join(sorted(kinds[name]))})")
+            # Each round's first visit with no snapshot against the bare boot just before it: a busy
+            # moment on this shared machine then weighs on both (the medians above moved by 0.1x
+            # between runs of the same code).
+            paired = sorted(plain / bare for plain, bare in zip(rows["plain"], rows["bare"][::2]))
+            print(f"  no snapshot against the bare boot just before it, round by round: median {statistics.median(paired):.2f}x "
+                  f"(from {paired[0]:.2f}x to {paired[-1]:.2f}x)")
 
             if arguments.steps:
                 print("  start-up milestones, median ms (created, the worker, and page, heard it was ready: since navigation;"
