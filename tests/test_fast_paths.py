@@ -112,6 +112,23 @@ def test_long_integer_columns_share_equal_values():
         assert scores == [element["relevance"] for element in elements] and len(set(map(id, scores))) == scores_shared
 
 
+def test_mostly_distinct_integer_columns_are_left_as_given():
+    """Sharing gains nothing when the values rarely repeat: such a column is not copied into a dict."""
+    from context_budget._shape import SHARE_DISTINCT, fast_columns
+    from context_budget.modes.relevance import SHAPE
+
+    elements = [{"id": f"i{index}", "relevance": int(str(index)), "tokens": int(str(index % (SHARE_DISTINCT + 1)))} for index in range(5000)]
+    ids, scores, tokens, _ = fast_columns(elements, SHAPE.item)
+    assert scores == [element["relevance"] for element in elements]
+    assert tokens == [element["tokens"] for element in elements]
+    # One more distinct value than SHARE_DISTINCT: each element's own object (shared, element 1300 would get element 275's).
+    assert all(cost is element["tokens"] for cost, element in zip(tokens, elements))
+    # At SHARE_DISTINCT distinct values the column is shared.
+    elements = [{**element, "tokens": int(str(index % SHARE_DISTINCT))} for index, element in enumerate(elements)]
+    ids, scores, tokens, _ = fast_columns(elements, SHAPE.item)
+    assert len(set(map(id, tokens))) == SHARE_DISTINCT
+
+
 @pytest.mark.parametrize("make", ["relevance_input", "required_input", "blocks_input", "mixed_scores"])
 def test_sharing_integers_leaves_every_report_unchanged(monkeypatch, make):
     """Also with scores that mix integers, floats, 0.0 and -0.0 (left as they are: -0.0 is written "-0.0")."""

@@ -22,6 +22,10 @@ _SPACES = {ord(char): " " for char in JS_WHITESPACE}
 _NOT_JS_SPACE = re.compile("[\x1c-\x1f]")
 
 
+# Why no order or replay can be checked: an item missing from the trace, unknown, or listed twice.
+INCOMPLETE_TRACE = "the trace does not list every input item exactly once"
+
+
 def passed(name: str) -> dict:
     return {"name": name, "pass": True}
 
@@ -125,7 +129,7 @@ def order_problems(trace: Trace, ranks: list, descending: bool = False) -> Itera
     ``ranks[i]`` is input item i's rank re-read from the input, never from the trace.
     """
     if not trace.complete:
-        yield "the trace does not list every input item exactly once"
+        yield INCOMPLETE_TRACE
         return
     yield from sequence_problems(trace.ids, list(map(ranks.__getitem__, trace.positions)), descending)
 
@@ -160,7 +164,7 @@ def decision_problems(trace: Trace, budget: int, costs: list, decided_elsewhere:
     verifies (required items); for those the replay only checks that a kept one fits.
     """
     if not trace.complete:
-        yield "the trace does not list every input item exactly once"
+        yield INCOMPLETE_TRACE
         return
     in_trace = list(map(costs.__getitem__, trace.positions))
     # Compared while the replay runs, without a list as long as the input.

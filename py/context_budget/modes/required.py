@@ -160,7 +160,7 @@ def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
         # By (required, priority), highest first: every required row before every other, then
         # each group by priority (compared as numbers, not as (bool, number) tuples).
         if not trace.complete:
-            yield "the trace does not list every input item exactly once"
+            yield _checks.INCOMPLETE_TRACE
             return
         flags = list(map(required.__getitem__, trace.positions))
         split = flags.count(True)
