@@ -19,6 +19,7 @@ import argparse
 import http.server
 import json
 import os
+import random
 import statistics
 import sys
 import tempfile
@@ -76,6 +77,14 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
 def static_server(directory: Path):
     handler = lambda *a, **k: QuietHandler(*a, directory=str(directory), **k)  # noqa: E731
     return http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+
+
+def median_interval(values: list, resamples: int = 2000) -> tuple[float, float]:
+    """A 90 % bootstrap interval for the median of ``values`` (fixed seed: the same values give the same
+    interval): how far the median of this many rounds can move on this machine's noise alone."""
+    rng = random.Random(0)
+    medians = sorted(statistics.median(rng.choices(values, k=len(values))) for _ in range(resamples))
+    return medians[resamples // 20], medians[resamples - resamples // 20 - 1]
 
 
 def timed(page, action) -> float:
@@ -179,8 +188,9 @@ def main() -> None:
             # moment on this shared machine then weighs on both (the medians above moved by 0.1x
             # between runs of the same code).
             paired = sorted(plain / bare for plain, bare in zip(rows["plain"], rows["bare"][::2]))
+            low, high = median_interval(paired)
             print(f"  no snapshot against the bare boot just before it, round by round: median {statistics.median(paired):.2f}x "
-                  f"(from {paired[0]:.2f}x to {paired[-1]:.2f}x)")
+                  f"(90 % bootstrap interval {low:.2f}x to {high:.2f}x; rounds from {paired[0]:.2f}x to {paired[-1]:.2f}x)")
 
             if arguments.steps:
                 print("  start-up milestones, median ms (created, the worker, and page, heard it was ready: since navigation;"
