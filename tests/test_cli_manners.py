@@ -158,7 +158,7 @@ def test_text_of_a_failed_selection_gives_the_reason_for_each_item():
     assert "kept, in the order considered (0)\n  (none)\n" in out
     words = " ".join(out.split())  # the id column is padded to the longest id
     assert "policy 4 tokens, 5 left before required_items_exceed_budget" in words
-    assert "extra 1 tokens, 5 left before not_considered_required_overflow" in words
+    assert "extra 1 token, 5 left before not_considered_required_overflow" in words  # one token, not "1 tokens"
 
 
 def test_text_of_invalid_input_lists_every_problem_with_its_path():

@@ -506,3 +506,15 @@ def test_cli_format_text_explains_each_turn():
     assert f"#5 tool       {costs()[5]} tokens (tool unit from #4: {unit})" in out
     assert f"exceeds_remaining_budget (needs {unit}, {unit - 1} left)" in out
     assert "#9 assistant" in out and "it fit, but the kept turns must start with a user message" in out
+
+
+def test_a_misspelt_role_gets_a_did_you_mean_like_a_misspelt_mode():
+    """Found by a newcomer: "usr" got only the list of roles."""
+    from context_budget import evaluate
+
+    report = evaluate({"mode": "messages", "limit": 100, "tokenizer": "o200k_base",
+                       "messages": [{"role": "usr", "content": "hi"}, {"role": "bot", "content": "hi"}]})
+    assert [error["message"] for error in report["errors"]] == [
+        'expected one of system, developer, user, assistant, tool, got "usr"; did you mean "user"?',
+        'expected one of system, developer, user, assistant, tool, got "bot"',
+    ]

@@ -208,7 +208,7 @@ def test_every_command_survives_bad_files_encodings_options_and_settings(invocat
     assert "Traceback" not in err and "Traceback" not in out
     messages = _message_lines(err)
     assert len(messages) <= 1 or all(line.startswith("context-budget: settings: ") for line in messages), err
-    assert all(line.startswith(("context-budget", "Budgeting failed", "To fix it", "Window numbers")) for line in messages), err
+    assert all(line.startswith("context-budget") for line in messages), err
     if code == 0:
         assert err == "", (argv, err)
     elif code == 2:
@@ -459,6 +459,47 @@ def test_the_api_key_is_not_echoed_when_it_lands_in_another_setting(tmp_path):
     assert stderr.getvalue().startswith("context-budget: settings: CONTEXT_BUDGET_CONTEXT_TOKENS: expected an integer")
 
 
+@pytest.mark.parametrize("content, said", [
+    (b"{bad", "invalid JSON: expected an object key in double quotes at line 1 column 2"),
+    (b"", "invalid JSON"),
+    (b"\xff{}", "input is not valid UTF-8"),
+])
+def test_compose_input_that_is_not_acceptable_json_exits_1_like_check(tmp_path, content, said):
+    """Found by a newcomer's walk through the README: compose exited 2 (bad usage) where the table says 1."""
+    source = tmp_path / "input.json"
+    source.write_bytes(content)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert run(["compose", str(source)], None, stdout, stderr, {}) == 1
+    assert stderr.getvalue().startswith(f"context-budget: input {source}: ") and said in stderr.getvalue()
+    assert stderr.getvalue().count("\n") == 1 and stdout.getvalue() == ""
+    assert run(["check", str(source)], None, io.StringIO(), io.StringIO(), {}) == 1  # the same input, the same code
+    # A --config that is not JSON is a settings problem: bad usage.
+    config = tmp_path / "config.json"
+    config.write_bytes(content)
+    example = ROOT / "examples" / "refund-case.json"
+    assert run(["compose", str(example), "--config", str(config)], None, io.StringIO(), io.StringIO(), {}) == 2
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["build-site", ""], "build-site needs a directory name, got an empty one"),
+    (["build-site", "", "--force"], "build-site needs a directory name, got an empty one"),
+    (["fixtures", ""], "fixtures needs a directory name, got an empty one"),
+    (["fixtures", "a-file.json"], "a-file.json is not a directory: fixtures runs every *.json case under the directory it is given"),
+    (["fixtures"], "no fixture directory at fixtures (run it in a context-budget checkout, or give the directory of your cases)"),
+])
+def test_directory_arguments_are_never_guessed(tmp_path, monkeypatch, argv, said):
+    """Found by a newcomer's walk through the README: `build-site "$OUT" --force` with OUT unset wrote into
+    the current directory (Path("") is "."). An empty DIR is refused, and nothing is written."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a-file.json").write_text("{}")
+    (tmp_path / "index.html").write_text("mine")
+    before = _tree(tmp_path)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert run(argv, None, stdout, stderr, {}) == 2
+    assert stderr.getvalue() == f"context-budget: {said}\n" and stdout.getvalue() == ""
+    assert _tree(tmp_path) == before
+
+
 def test_compose_overflow_advice_is_one_message_with_indented_details(tmp_path):
     """Found by the fuzz above: the advice for a required overflow was three messages, not one with details."""
     data = json.loads((ROOT / "examples" / "refund-case.json").read_text(encoding="utf-8"))
@@ -468,4 +509,5 @@ def test_compose_overflow_advice_is_one_message_with_indented_details(tmp_path):
     stdout, stderr = io.StringIO(), io.StringIO()
     assert run(["compose", str(source)], None, stdout, stderr, {}) == 1
     assert _message_lines(stderr.getvalue()) == [stderr.getvalue().splitlines()[0]]
+    assert stderr.getvalue().startswith("context-budget: budgeting failed: the required blocks need")
     assert stderr.getvalue().splitlines()[1].startswith("  To fix it: raise context_tokens from 850 to at least")

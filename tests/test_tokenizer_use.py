@@ -63,7 +63,12 @@ def test_evaluate_without_rank_files_reports_the_path_never_raises(monkeypatch, 
     monkeypatch.setattr(_tokenizer, "ENCODINGS", {name: _tokenizer.Encoding(name) for name in _tokenizer.EXACT})
     monkeypatch.delenv(_tokenizer.DATA_ENV, raising=False)
     cases = {
-        "$.tokenizer": [{"budget": 5, "tokenizer": "o200k_base", "items": []}, {**REFUND, "tokenizer": "cl100k_base"}],
+        "$.tokenizer": [
+            {"budget": 5, "tokenizer": "o200k_base", "items": []},
+            {"mode": "required", "budget": 5, "tokenizer": "o200k_base", "items": []},
+            {**REFUND, "tokenizer": "cl100k_base"},
+            {"mode": "messages", "limit": 10, "tokenizer": "o200k_base", "messages": [{"role": "user", "content": "hi"}]},
+        ],
         "$.counter": [{"mode": "passages", "question": "q", "limit": 9, "counter": "o200k_base", "passages": []}],
     }
     for path, inputs in cases.items():
@@ -71,6 +76,11 @@ def test_evaluate_without_rank_files_reports_the_path_never_raises(monkeypatch, 
             report = evaluate(data)
             assert report["pass"] is False and report["errors"][0]["path"] == path
             assert "not found in" in report["errors"][0]["message"]
+            # The input is fine, this installation is not: the summary says so (a newcomer's pip install
+            # got "Input needs a non-negative integer budget and items array.").
+            assert report["summary"] == f"The {data.get('tokenizer', data.get('counter'))} tokenizer is not available here."
+    # An unknown name is the input's fault: the mode's summary of what it needs stays.
+    assert evaluate({"budget": 5, "tokenizer": "gpt2", "items": []})["summary"].startswith("Input needs")
 
 
 def test_counted_input_is_not_mutated():

@@ -68,6 +68,18 @@ def test_huge_and_surrogate_values_are_shown_safely():
     ]
 
 
+def test_messages_say_what_was_received_once_and_plainly():
+    """Found by a newcomer: "got null: null" said it twice, and 1e400 came back as "got Infinity"."""
+    from context_budget._strict_json import loads
+
+    assert evaluate(None)["errors"] == [{"path": "$", "message": "expected an object, got null"}]
+    assert evaluate({"budget": 1, "items": None})["errors"] == [{"path": "$.items", "message": "expected an array, got null"}]
+    assert evaluate({"budget": 1, "items": "x"})["errors"] == [{"path": "$.items", "message": 'expected an array, got a string: "x"'}]
+    report = evaluate(loads('{"budget": 1, "items": [{"id": "a", "relevance": -1e400, "tokens": 1}]}'))
+    assert report["errors"] == [{"path": "$.items[0].relevance", "message": (
+        "expected a number that is finite as a 64-bit float, got -Infinity (a number beyond the 64-bit float range, about 1.8e308)")}]
+
+
 def test_errors_are_capped_and_the_detail_says_how_many():
     report = evaluate({"budget": 1, "items": [{"id": "", "relevance": 1, "tokens": 1}] * 80})
     assert len(report["errors"]) == 50

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ._counted import with_counts
-from ._tokenizer import TOKENIZERS
+from ._tokenizer import EXACT, TOKENIZERS
 from ._shape import InvalidInput
 from ._values import MAX_PROBLEMS, Problem, closest_name, json_text, preview
 from .modes import DEFAULT_MODE, MODES
@@ -33,14 +33,14 @@ def _evaluate(data: object) -> dict:
         try:
             data, tokenizer, counted = with_counts(data, cost_key, mode.INPUT_SUMMARY)
         except InvalidInput as invalid:
-            return _invalid_report(mode.NAME, invalid)
+            return _invalid_report(mode.NAME, _unavailable_tokenizer(data, invalid))
         counting = {"tokenizer": tokenizer, "counted": counted}
     try:
         parsed = mode.parse(data)
     except InvalidInput as invalid:
         if cost_key is not None and counting is None:
             invalid = _with_content_hint(data, cost_key, invalid)
-        return _invalid_report(mode.NAME, _with_mode_hint(data, mode.NAME, invalid))
+        return _invalid_report(mode.NAME, _with_mode_hint(data, mode.NAME, _unavailable_tokenizer(data, invalid)))
     result = mode.select(parsed)
     if counting is not None:
         result.update(counting)
@@ -93,6 +93,19 @@ def _with_mode_hint(data: object, mode_name: str, invalid: InvalidInput) -> Inva
             hint = Problem("$", f"this input is valid in mode {json_text(other_name)}; without a \"mode\" key it is read as {json_text(mode_name)}: add \"mode\": {json_text(other_name)}")
         return InvalidInput([hint, *invalid.problems], invalid.check, invalid.summary)
     return invalid
+
+
+def _unavailable_tokenizer(data: object, invalid: InvalidInput) -> InvalidInput:
+    """When the only problem is an exact tokenizer that cannot be loaded here (its rank file
+    missing or altered), the summary says so instead of restating what a valid input needs:
+    the input is fine, this installation is not."""
+    paths = {problem.path for problem in invalid.problems}
+    if not isinstance(data, dict) or len(paths) != 1 or not paths <= {"$.tokenizer", "$.counter"}:
+        return invalid
+    name = data.get(paths.pop()[2:])
+    if name not in EXACT:  # an unknown name, or one the mode does not take: the mode's summary fits
+        return invalid
+    return InvalidInput(invalid.problems, invalid.check, f"The {name} tokenizer is not available here.")
 
 
 def _with_content_hint(data: object, cost_key: str, invalid: InvalidInput) -> InvalidInput:

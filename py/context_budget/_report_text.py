@@ -65,18 +65,27 @@ def _unit(report: dict) -> str:
     return "tokens"
 
 
+def _noun(count: object, plural: str) -> str:
+    """"tokens" or "words", singular for exactly one."""
+    return plural[:-1] if count == 1 else plural
+
+
+def _count(count: object, plural: str) -> str:
+    return f"{count} {_noun(count, plural)}"
+
+
 def _amounts(report: dict) -> str:
     if "budget" in report and "used" in report:
-        return f"used {report['used']} of a budget of {report['budget']} tokens, {report['remaining']} left"
+        return f"used {report['used']} of a budget of {_count(report['budget'], 'tokens')}, {report['remaining']} left"
     if "available" in report and "used" in report:
-        text = f"used {report['used']} of {report['available']} available tokens, {report['remaining']} left"
+        text = f"used {report['used']} of {report['available']} available {_noun(report['available'], 'tokens')}, {report['remaining']} left"
         if "rendered_tokens" in report:
-            text += f"; the composed prompt estimates {report['rendered_tokens']} tokens"
+            text += f"; the composed prompt estimates {_count(report['rendered_tokens'], 'tokens')}"
         return text
     if "units" in report and "limit" in report:
-        return f"the prompt counts {report['units']} of {report['limit']} {_unit(report)}"
+        return f"the prompt counts {report['units']} of {_count(report['limit'], _unit(report))}"
     if "tokens" in report and "limit" in report:
-        return f"the prompt counts {report['tokens']} of {report['limit']} tokens, {report.get('remaining', report['limit'] - report['tokens'])} left"
+        return f"the prompt counts {report['tokens']} of {_count(report['limit'], 'tokens')}, {report.get('remaining', report['limit'] - report['tokens'])} left"
     return ""
 
 
@@ -97,7 +106,7 @@ def _rows(rows: list, unit: str, report: dict) -> list[str]:
     for row in shown:
         cost = row.get("tokens", row.get("cost"))
         left = row.get("remaining_before")
-        amount = f"{cost} {unit}" if cost is not None else ""
+        amount = _count(cost, unit) if cost is not None else ""
         if row.get("unit_tokens", cost) != cost:  # messages: a tool call and its results are decided as one unit
             cost = row["unit_tokens"]
             amount += f" (tool unit from #{row['unit']}: {cost})"

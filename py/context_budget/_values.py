@@ -125,7 +125,10 @@ def read_score(value: object) -> int | float:
             finite = False
         if finite:
             return value
-        raise Invalid(f"expected a number that is finite as a 64-bit float, got {preview(value)}")
+        # JSON has no Infinity: a float that is infinite was written as a number too large for
+        # a double (1e400), which Python's parser and JavaScript's both read as Infinity.
+        beyond = " (a number beyond the 64-bit float range, about 1.8e308)" if isinstance(value, float) and math.isinf(value) else ""
+        raise Invalid(f"expected a number that is finite as a 64-bit float, got {preview(value)}{beyond}")
     raise Invalid(f"expected a number, got {preview(value)}")
 
 
@@ -176,15 +179,20 @@ def describe_type(value: object) -> str:
     return f"a Python {type(value).__name__}"
 
 
+def got(value: object) -> str:
+    """What was received: its kind and a preview ("a string: \"7\""), or just "null"."""
+    return "null" if value is None else f"{describe_type(value)}: {preview(value)}"
+
+
 def expect_object(value: object) -> dict:
     if not isinstance(value, dict):
-        raise Invalid(f"expected an object, got {describe_type(value)}: {preview(value)}")
+        raise Invalid(f"expected an object, got {got(value)}")
     return value
 
 
 def expect_array(value: object) -> list:
     if not isinstance(value, list):
-        raise Invalid(f"expected an array, got {describe_type(value)}: {preview(value)}")
+        raise Invalid(f"expected an array, got {got(value)}")
     return value
 
 

@@ -202,6 +202,8 @@ def run(argv: Sequence[str], stdin: IO, stdout: IO[str], stderr: IO[str], enviro
             return _count(arguments, stdin, stdout, stderr)
         if arguments.command == "serve":
             return _serve(arguments, stdout)
+        if getattr(arguments, "directory", None) == "":  # Path("") is the current directory: never guess it
+            raise UsageError(f"{arguments.command} needs a directory name, got an empty one")
         if arguments.command == "build-site":
             return _build_site(Path(arguments.directory), arguments.force, stdout)
         return _run_fixtures(Path(arguments.directory), stdout)
@@ -417,7 +419,14 @@ def _read_json_file(name: str, stdin: IO, what: str) -> object:
 
 
 def _compose(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[str], environ: Mapping[str, str]) -> int:
-    document = _read_json_file(arguments.file, stdin, "input")
+    # An input that cannot be read is bad usage (2); one that is not acceptable JSON or not
+    # UTF-8 fails like a report that does not pass (1), as `check` does. A bad --config is a
+    # settings problem (2).
+    try:
+        document = _strict_json.loads(_strict_json.decode_utf8(_read_input(arguments.file, stdin)))
+    except _strict_json.JSONInputError as error:
+        stderr.write(f"context-budget: input {_one_line(arguments.file)}: {_one_line(error)}\n")
+        return EXIT_FAIL
     if not isinstance(document, dict) or document.get("mode", "blocks") != "blocks":
         raise UsageError("compose needs a JSON object in mode blocks (see examples/refund-case.json)")
     config = _read_json_file(arguments.config, stdin, "config") if arguments.config else None
@@ -468,7 +477,7 @@ def _required_overflow_advice(report: dict, window: dict) -> str:
             ways.append(f"lower {key} (now {value}; it alone cannot free {short})")
     ways.append(f"shorten the required blocks by {short} tokens")
     return (
-        f"Budgeting failed: the required blocks need {need} tokens but {report['available']} are available "
+        f"context-budget: budgeting failed: the required blocks need {need} tokens but {report['available']} are available "
         f"(context_tokens {context} - reserved_output_tokens {reserved} - fixed_prompt_tokens {fixed}): {short} short.\n"
         f"  To fix it: {'; or '.join(ways)}.\n"
         "  Window numbers come from the input's window, --config FILE, or CONTEXT_BUDGET_<KEY> variables (later wins).\n"
@@ -526,8 +535,11 @@ def _count(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO
 
 
 def _run_fixtures(directory: Path, stdout: IO[str]) -> int:
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"{directory} is not a directory: fixtures runs every *.json case under the directory it is given")
     if not directory.is_dir():
-        raise UsageError(f"no fixture directory at {directory}")
+        where = " (run it in a context-budget checkout, or give the directory of your cases)" if str(directory) == "fixtures" else ""
+        raise UsageError(f"no fixture directory at {directory}{where}")
     files = _fixtures.fixture_files(directory)
     if not files:
         raise UsageError(f"no fixture files (*.json) under {directory}")

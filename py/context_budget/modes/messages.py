@@ -24,9 +24,10 @@ from .._values import (
     Invalid,
     Problem,
     child_path,
-    describe_type,
+    closest_name,
     expect_array,
     expect_object,
+    got,
     json_text,
     plural,
     preview,
@@ -98,13 +99,13 @@ def _read_content(value: object, path: str, problems: list[Problem]) -> list[str
     if isinstance(value, str):
         return [value]
     if not isinstance(value, list):
-        problems.append(Problem(path, f"expected a string or an array of text parts, got {describe_type(value)}: {preview(value)}"))
+        problems.append(Problem(path, f"expected a string or an array of text parts, got {got(value)}"))
         return None
     texts, ok = [], True
     for index, part in enumerate(value):
         part_path = child_path(path, index)
         if not isinstance(part, dict):
-            problems.append(Problem(part_path, f"expected a text part {{\"type\": \"text\", \"text\": ...}}, got {describe_type(part)}: {preview(part)}"))
+            problems.append(Problem(part_path, f"expected a text part {{\"type\": \"text\", \"text\": ...}}, got {got(part)}"))
             ok = False
             continue
         kind = part.get("type")
@@ -168,7 +169,7 @@ def _read_tool_calls(value: object, path: str, problems: list[Problem]) -> list[
                 if key in function and not isinstance(function[key], str):
                     problems.append(Problem(child_path(function_path, key), f"expected a string, got {preview(function[key])}"))
         elif "function" in call:
-            problems.append(Problem(child_path(call_path, "function"), f"expected an object {{name, arguments}}, got {describe_type(call['function'])}: {preview(call['function'])}"))
+            problems.append(Problem(child_path(call_path, "function"), f"expected an object {{name, arguments}}, got {got(call['function'])}"))
         ok = ok and len(problems) == count
     return ids if ok else None
 
@@ -193,7 +194,9 @@ def _read_message(message: object, path: str, problems: list[Problem], call_site
         problems.append(Problem(path, "missing required key \"role\""))
         role = None
     elif role not in ROLES:
-        problems.append(Problem(child_path(path, "role"), f"expected one of {', '.join(ROLES)}, got {preview(role)}"))
+        guess = closest_name(role, ROLES) if isinstance(role, str) else None
+        hint = f"; did you mean {json_text(guess)}?" if guess else ""
+        problems.append(Problem(child_path(path, "role"), f"expected one of {', '.join(ROLES)}, got {preview(role)}{hint}"))
         role = None
     _unknown_keys(message, path, role, problems)
     calls_tools = role == "assistant" and "tool_calls" in message
