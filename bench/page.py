@@ -74,9 +74,16 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        # A browser context closed mid-download resets its connections: no traceback for that.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 def static_server(directory: Path):
     handler = lambda *a, **k: QuietHandler(*a, directory=str(directory), **k)  # noqa: E731
-    return http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    return QuietServer(("127.0.0.1", 0), handler)
 
 
 def median_interval(values: list, resamples: int = 2000) -> tuple[float, float]:
