@@ -103,13 +103,6 @@ def test_a_window_without_budget_is_a_settings_error():
     assert code == 2 and "no context budget" in err and "raise context_tokens" in err
 
 
-def test_compose_rejects_another_mode(tmp_path):
-    path = tmp_path / "relevance.json"
-    path.write_text(json.dumps({"mode": "relevance", "budget": 1, "items": []}))
-    code, _, err = call(["compose", str(path)])
-    assert code == 2 and "mode blocks" in err
-
-
 def test_compose_reports_invalid_blocks_with_paths(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps({"mode": "blocks", "blocks": [{"id": "x"}]}))

@@ -473,11 +473,24 @@ def test_compose_input_that_is_not_acceptable_json_exits_1_like_check(tmp_path, 
     assert stderr.getvalue().startswith(f"context-budget: input {source}: ") and said in stderr.getvalue()
     assert stderr.getvalue().count("\n") == 1 and stdout.getvalue() == ""
     assert run(["check", str(source)], None, io.StringIO(), io.StringIO(), {}) == 1  # the same input, the same code
+    stderr = io.StringIO()
+    assert run(["compose", "-"], io.BytesIO(content), io.StringIO(), stderr, {}) == 1
+    assert stderr.getvalue().startswith("context-budget: input standard input: ") and said in stderr.getvalue()
     # A --config that is not JSON is a settings problem: bad usage.
     config = tmp_path / "config.json"
     config.write_bytes(content)
     example = ROOT / "examples" / "refund-case.json"
     assert run(["compose", str(example), "--config", str(config)], None, io.StringIO(), io.StringIO(), {}) == 2
+
+
+@pytest.mark.parametrize("content", [b"[]", b"null", b'{"mode": "relevance", "budget": 1, "items": []}'])
+def test_compose_input_that_is_not_a_blocks_object_exits_1_like_check(tmp_path, content):
+    source = tmp_path / "input.json"
+    source.write_bytes(content)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert run(["compose", str(source)], None, stdout, stderr, {}) == 1
+    assert stderr.getvalue() == "context-budget: compose needs a JSON object in mode blocks (see examples/refund-case.json)\n"
+    assert stdout.getvalue() == ""
 
 
 @pytest.mark.parametrize("argv, said", [
@@ -486,8 +499,11 @@ def test_compose_input_that_is_not_acceptable_json_exits_1_like_check(tmp_path, 
     (["fixtures", ""], "fixtures needs a directory name, got an empty one"),
     (["fixtures", "a-file.json"], "a-file.json is not a directory: fixtures runs every *.json case under the directory it is given"),
     (["fixtures"], "no fixture directory at fixtures (run it in a context-budget checkout, or give the directory of your cases)"),
+    (["check", ""], "check needs a file name (or - for standard input), got an empty one"),
+    (["compose", ""], "compose needs a file name (or - for standard input), got an empty one"),
+    (["count", ""], "count needs a file name (or - for standard input), got an empty one"),
 ])
-def test_directory_arguments_are_never_guessed(tmp_path, monkeypatch, argv, said):
+def test_empty_or_wrong_path_arguments_are_never_guessed(tmp_path, monkeypatch, argv, said):
     """Found by a newcomer's walk through the README: `build-site "$OUT" --force` with OUT unset wrote into
     the current directory (Path("") is "."). An empty DIR is refused, and nothing is written."""
     monkeypatch.chdir(tmp_path)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ._counted import with_counts
-from ._tokenizer import EXACT, TOKENIZERS
+from ._tokenizer import TOKENIZERS
 from ._shape import InvalidInput
 from ._values import MAX_PROBLEMS, Problem, closest_name, json_text, preview
 from .modes import DEFAULT_MODE, MODES
@@ -96,16 +96,14 @@ def _with_mode_hint(data: object, mode_name: str, invalid: InvalidInput) -> Inva
 
 
 def _unavailable_tokenizer(data: object, invalid: InvalidInput) -> InvalidInput:
-    """When the only problem is an exact tokenizer that cannot be loaded here (its rank file
+    """When every problem is an exact tokenizer this installation cannot load (its rank file
     missing or altered), the summary says so instead of restating what a valid input needs:
-    the input is fine, this installation is not."""
-    paths = {problem.path for problem in invalid.problems}
-    if not isinstance(data, dict) or len(paths) != 1 or not paths <= {"$.tokenizer", "$.counter"}:
+    the input is fine, the installation is not."""
+    problems = invalid.problems
+    if not problems or not all(problem.unavailable for problem in problems) or not isinstance(data, dict):
         return invalid
-    name = data.get(paths.pop()[2:])
-    if name not in EXACT:  # an unknown name, or one the mode does not take: the mode's summary fits
-        return invalid
-    return InvalidInput(invalid.problems, invalid.check, f"The {name} tokenizer is not available here.")
+    name = data.get(problems[0].path[2:])  # $.tokenizer or $.counter: the name, read from the input
+    return InvalidInput(problems, invalid.check, f"The {name} tokenizer is not available here." if isinstance(name, str) else invalid.summary)
 
 
 def _with_content_hint(data: object, cost_key: str, invalid: InvalidInput) -> InvalidInput:

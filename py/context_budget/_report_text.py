@@ -7,6 +7,8 @@ trace, each with its cost, what was left before it and the reason code.
 
 from __future__ import annotations
 
+from ._values import plural
+
 # More rows than a terminal shows are cut, with a pointer to the JSON that has them all.
 MAX_ROWS = 100
 
@@ -60,32 +62,24 @@ def report_text(report: dict) -> str:
 
 
 def _unit(report: dict) -> str:
+    """The report's unit, singular (``plural`` adds the s)."""
     if report.get("mode") == "passages":
-        return "words" if report.get("counter") == "words" else "tokens"
-    return "tokens"
-
-
-def _noun(count: object, plural: str) -> str:
-    """"tokens" or "words", singular for exactly one."""
-    return plural[:-1] if count == 1 else plural
-
-
-def _count(count: object, plural: str) -> str:
-    return f"{count} {_noun(count, plural)}"
+        return "word" if report.get("counter") == "words" else "token"
+    return "token"
 
 
 def _amounts(report: dict) -> str:
     if "budget" in report and "used" in report:
-        return f"used {report['used']} of a budget of {_count(report['budget'], 'tokens')}, {report['remaining']} left"
+        return f"used {report['used']} of a budget of {plural(report['budget'], 'token')}, {report['remaining']} left"
     if "available" in report and "used" in report:
-        text = f"used {report['used']} of {report['available']} available {_noun(report['available'], 'tokens')}, {report['remaining']} left"
+        text = f"used {report['used']} of {plural(report['available'], 'token')} available, {report['remaining']} left"
         if "rendered_tokens" in report:
-            text += f"; the composed prompt estimates {_count(report['rendered_tokens'], 'tokens')}"
+            text += f"; the composed prompt estimates {plural(report['rendered_tokens'], 'token')}"
         return text
     if "units" in report and "limit" in report:
-        return f"the prompt counts {report['units']} of {_count(report['limit'], _unit(report))}"
+        return f"the prompt counts {report['units']} of {plural(report['limit'], _unit(report))}"
     if "tokens" in report and "limit" in report:
-        return f"the prompt counts {report['tokens']} of {_count(report['limit'], 'tokens')}, {report.get('remaining', report['limit'] - report['tokens'])} left"
+        return f"the prompt counts {report['tokens']} of {plural(report['limit'], 'token')}, {report.get('remaining', report['limit'] - report['tokens'])} left"
     return ""
 
 
@@ -106,7 +100,7 @@ def _rows(rows: list, unit: str, report: dict) -> list[str]:
     for row in shown:
         cost = row.get("tokens", row.get("cost"))
         left = row.get("remaining_before")
-        amount = _count(cost, unit) if cost is not None else ""
+        amount = plural(cost, unit) if cost is not None else ""
         if row.get("unit_tokens", cost) != cost:  # messages: a tool call and its results are decided as one unit
             cost = row["unit_tokens"]
             amount += f" (tool unit from #{row['unit']}: {cost})"

@@ -13,6 +13,7 @@ from ._values import (
     MAX_SAFE_INTEGER,
     Invalid,
     Problem,
+    Unavailable,
     child_path,
     expect_array,
     expect_object,
@@ -63,7 +64,7 @@ def read_fields(obj: dict, path: str, fields: tuple[Field, ...], problems: list[
         try:
             values.append(field.read(raw))
         except Invalid as error:
-            problems.append(Problem(child_path(path, field.name), str(error)))
+            problems.append(Problem(child_path(path, field.name), str(error), isinstance(error, Unavailable)))
             values.append(None)
     return values
 

@@ -352,7 +352,7 @@ def count_tokens(text: str, tokenizer: str = "o200k_base") -> int:
 
 def read_tokenizer(value: object, allowed: tuple[str, ...] = TOKENIZERS) -> str:
     """A tokenizer name from an input, its rank file loaded: raises ``Invalid`` (a one-line reason) otherwise."""
-    from ._values import Invalid, closest_name, json_text, preview
+    from ._values import Invalid, Unavailable, closest_name, json_text, preview
 
     if not isinstance(value, str) or value not in allowed:
         guess = closest_name(value, allowed) if isinstance(value, str) else None
@@ -362,7 +362,7 @@ def read_tokenizer(value: object, allowed: tuple[str, ...] = TOKENIZERS) -> str:
         try:
             ENCODINGS[value].load()
         except TokenizerUnavailable as error:
-            raise Invalid(str(error)) from None
+            raise Unavailable(str(error)) from None
     return value
 
 

@@ -32,9 +32,14 @@ class Invalid(ValueError):
     """A value that breaks a rule; the message names the rule and the value."""
 
 
+class Unavailable(Invalid):
+    """A valid value this installation cannot use: an exact tokenizer whose rank file is missing or altered."""
+
+
 class Problem(NamedTuple):
     path: str
     message: str
+    unavailable: bool = False  # the input is fine; this installation lacks what it names (see Unavailable)
 
     def as_json(self) -> dict:
         return {"path": self.path, "message": self.message}
@@ -76,7 +81,9 @@ def _preview(value: object, depth: int) -> str:
         if math.isnan(value):
             return "NaN"
         if math.isinf(value):
-            return "Infinity" if value > 0 else "-Infinity"
+            # JSON has no Infinity: in JSON text it was a number too large for a double (1e400),
+            # which Python's parser and JavaScript's both read as Infinity.
+            return "Infinity (past the 64-bit float range)" if value > 0 else "-Infinity (past the 64-bit float range)"
         return repr(value)
     if isinstance(value, str):
         if len(value) > 80:
@@ -125,10 +132,7 @@ def read_score(value: object) -> int | float:
             finite = False
         if finite:
             return value
-        # JSON has no Infinity: a float that is infinite was written as a number too large for
-        # a double (1e400), which Python's parser and JavaScript's both read as Infinity.
-        beyond = " (a number beyond the 64-bit float range, about 1.8e308)" if isinstance(value, float) and math.isinf(value) else ""
-        raise Invalid(f"expected a number that is finite as a 64-bit float, got {preview(value)}{beyond}")
+        raise Invalid(f"expected a number that is finite as a 64-bit float, got {preview(value)}")
     raise Invalid(f"expected a number, got {preview(value)}")
 
 

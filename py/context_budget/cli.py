@@ -188,6 +188,8 @@ def run(argv: Sequence[str], stdin: IO, stdout: IO[str], stderr: IO[str], enviro
         return EXIT_USAGE
     try:
         arguments = _parse(parser, list(argv))
+        if getattr(arguments, "file", None) == "":  # an unset variable, say: never guess what was meant
+            raise UsageError(f"{arguments.command} needs a file name (or - for standard input), got an empty one")
         if getattr(arguments, "file", "") is None:
             arguments.file = _default_input(stdin, arguments.command)
         if getattr(arguments, "file", None) == "-" and _is_terminal(stdin):
@@ -412,10 +414,14 @@ class _AsciiJSON:
 
 
 def _read_json_file(name: str, stdin: IO, what: str) -> object:
+    """The JSON value in a file (or standard input for ``-``). A file that cannot be read is
+    UsageError; text that is not acceptable JSON or not UTF-8 is JSONInputError, its message
+    saying which input (``what``) it came from."""
     try:
         return _strict_json.loads(_strict_json.decode_utf8(_read_input(name, stdin)))
     except _strict_json.JSONInputError as error:
-        raise UsageError(f"{what} {name}: {error}") from None
+        where = "standard input" if name == "-" else name
+        raise _strict_json.JSONInputError(f"{what} {where}: {error}") from None
 
 
 def _compose(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[str], environ: Mapping[str, str]) -> int:
@@ -423,13 +429,17 @@ def _compose(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: 
     # UTF-8 fails like a report that does not pass (1), as `check` does. A bad --config is a
     # settings problem (2).
     try:
-        document = _strict_json.loads(_strict_json.decode_utf8(_read_input(arguments.file, stdin)))
+        document = _read_json_file(arguments.file, stdin, "input")
     except _strict_json.JSONInputError as error:
-        stderr.write(f"context-budget: input {_one_line(arguments.file)}: {_one_line(error)}\n")
+        stderr.write(f"context-budget: {_one_line(error)}\n")
         return EXIT_FAIL
-    if not isinstance(document, dict) or document.get("mode", "blocks") != "blocks":
-        raise UsageError("compose needs a JSON object in mode blocks (see examples/refund-case.json)")
-    config = _read_json_file(arguments.config, stdin, "config") if arguments.config else None
+    if not isinstance(document, dict) or document.get("mode", "blocks") != "blocks":  # the input's fault, as in check
+        stderr.write("context-budget: compose needs a JSON object in mode blocks (see examples/refund-case.json)\n")
+        return EXIT_FAIL
+    try:
+        config = _read_json_file(arguments.config, stdin, "config") if arguments.config else None
+    except _strict_json.JSONInputError as error:
+        raise UsageError(str(error)) from None
     try:
         settings = _model.effective_settings(document.get("window"), config, environ)
     except _model.SettingsError as error:

@@ -327,7 +327,7 @@ def parse(data: object) -> dict:
         try:
             count_tokens("", tokenizer)  # loads (and checks) the rank files once, here
         except ValueError as error:  # TokenizerUnavailable: the message says where and how
-            problems.append(Problem("$.tokenizer", f"the {tokenizer} tokenizer is not available here: {error}"))
+            problems.append(Problem("$.tokenizer", f"the {tokenizer} tokenizer is not available here: {error}", unavailable=True))
             tokenizer = None
     top_problems = len(problems)
     read: list[dict | None] = []
