@@ -169,3 +169,20 @@ def test_token_view_segments_add_up_to_the_count():
         view = json.loads(_page.token_view(text, "o200k_base"))
         assert view["count"] == _tokenizer.count_tokens(text) == sum(s["tokens"] for s in view["segments"])
         assert "".join(s["text"] for s in view["segments"]) == _tokenizer.without_lone_surrogates(text).replace("\ud800", "\ufffd")
+
+
+@pytest.mark.parametrize("rank_files", ["installed", "missing"])
+def test_only_an_unloadable_tokenizer_gets_the_not_available_summary(monkeypatch, tmp_path, rank_files):
+    """Found by a second read: an unknown "counter" key holding a tokenizer's name (or "tokenizer" in
+    passages) was summarised as "The ... tokenizer is not available here." with the rank files installed."""
+    if rank_files == "missing":
+        monkeypatch.setattr(_tokenizer, "CHECKOUT_DATA", tmp_path / "none")
+        monkeypatch.setattr(_tokenizer, "ENCODINGS", {name: _tokenizer.Encoding(name) for name in _tokenizer.EXACT})
+        monkeypatch.delenv(_tokenizer.DATA_ENV, raising=False)
+    misplaced = [
+        {"budget": 5, "items": [], "counter": "cl100k_base"},
+        {"mode": "passages", "question": "q", "limit": 9, "counter": "words", "tokenizer": "o200k_base", "passages": []},
+    ]
+    for data in misplaced:
+        report = evaluate(data)
+        assert report["summary"].startswith("Input needs") and "unknown key" in report["errors"][0]["message"]
