@@ -272,6 +272,7 @@ def test_a_first_visit_starts_from_the_prebuilt_snapshot_and_keeps_nothing(brows
     try:
         assert startup(page)["snapshot"] == "prebuilt"
         assert "prebuilt" in page.inner_text("[data-testid=snapshot-note]")
+        expect(page.locator("[data-testid=forget-snapshot]")).to_be_hidden()  # nothing is kept: nothing to remove
         assert_same_results_as_cpython(page)
         assert page.evaluate(f"caches.has({CACHE!r})") is False
         assert guard.foreign == [] and problems == []

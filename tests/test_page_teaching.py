@@ -387,3 +387,62 @@ def test_share_link_over_the_limit_is_refused(loaded):
     assert page.url == before
     check(page, '{"budget": 0, "items": []}')
     assert problems == []
+
+
+# ---------------------------------------------------------------- found by a newcomer's walk through the page
+
+def test_no_slider_when_the_input_has_no_usable_number(page):
+    """`.slider { display: flex }` overrode the hidden attribute: a stale, dead slider stayed on screen."""
+    choose(page, 0)
+    expect(page.locator("#slider-block")).to_be_visible()
+    check(page, '{"budget": -1, "items": []}')
+    expect(page.locator("#slider-block")).to_be_hidden()
+    check(page, '{"budget": 5, "items": [}')
+    expect(page.locator("#slider-block")).to_be_hidden()
+
+
+def test_exact_counts_say_so_instead_of_a_margin(page):
+    """With exact counts the report has no margin: the page said "An error of NaN% ..."."""
+    index = next(i for i, example in enumerate(EXAMPLES) if "exactly" in example["label"] and example["label"].startswith("blocks"))
+    choose(page, index)
+    text = page.inner_text("#optimal-text")
+    assert "NaN" not in text and "The counts are exact (o200k_base)" in text
+
+
+def test_sums_of_scores_read_as_a_person_writes_them(page):
+    check(page, '{"budget": 10, "items": [{"id": "a", "relevance": 0.9, "tokens": 1}, {"id": "b", "relevance": 0.8, "tokens": 1}, {"id": "c", "relevance": 0.62, "tokens": 1}]}')
+    assert "Greedy scores 2.32," in page.inner_text("#optimal-text")  # 2.3200000000000003 in doubles
+
+
+def test_numbers_and_short_words_in_the_table_are_never_broken(page):
+    index = next(i for i, example in enumerate(EXAMPLES) if example["label"].startswith("blocks"))
+    choose(page, index)
+    cells = page.locator("#items td.value")
+    assert cells.count() > 0
+    assert all(style == "nowrap" for style in cells.evaluate_all("cells => cells.map(c => getComputedStyle(c).whiteSpace)")) or \
+        page.viewport_size["width"] < 500  # cards on a phone wrap freely, with room to spare
+
+
+def test_a_share_link_opened_in_the_same_tab_is_loaded_and_notes_about_an_older_input_go(page):
+    choose(page, 0)
+    page.evaluate("document.getElementById('share-note').textContent = 'Report copied.'")
+    text = '{"budget": 3, "items": [{"id": "z", "relevance": 1, "tokens": 2}]}'
+    page.eval_on_selector("[data-testid=summary]", "node => { node.dataset.state = 'stale'; }")
+    page.evaluate("text => { window.location.hash = 'input=' + encodeURIComponent(text); }", text)
+    page.wait_for_selector(DONE)
+    expect(page.locator("[data-testid=summary]")).to_have_text("Selected z within 3 tokens.")
+    assert page.input_value("[data-testid=input]") == text
+    assert page.inner_text("#share-note") == ""
+    page.evaluate("history.replaceState(null, '', location.pathname)")
+
+
+def test_the_token_views_item_menu_follows_an_example_chosen_from_the_menu(page):
+    """The menu refreshed only on typing or focus, which a disabled menu never gets."""
+    choose(page, 0)  # relevance: no item has text
+    page.click("[data-testid=tokens] summary")
+    expect(page.locator("[data-testid=tokens-item]")).to_be_disabled()
+    index = next(i for i, example in enumerate(EXAMPLES) if example["label"].startswith("messages"))
+    choose(page, index)
+    expect(page.locator("[data-testid=tokens-item]")).to_be_enabled()
+    assert page.locator("[data-testid=tokens-item] option").count() > 1
+    page.click("[data-testid=tokens] summary")  # closed again for the other tests

@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from playwright.sync_api import expect
 
 from conftest import ROOT
 from test_page import DONE, check, open_page
@@ -62,6 +63,8 @@ def test_page_checks_the_refund_case_counted_exactly(tokenizer_page):
     page, _, problems = tokenizer_page
     check(page, json.dumps({**REFUND, "tokenizer": "o200k_base"}))
     assert "229 of 680 available tokens" in page.text_content("[data-testid=summary]")
+    # The status line keeps the version it showed at "ready"; the tokenizer's arrival is added to it.
+    expect(page.locator("[data-testid=status]")).to_contain_text("Ready: context_budget ")
     check(page, json.dumps(REFUND))
     assert "255 of 680 available tokens" in page.text_content("[data-testid=summary]")
     assert problems == []

@@ -18,6 +18,7 @@ const DEBOUNCE_MS = 300;
 const pending = new Map();
 let nextId = 1;
 let ready = false;
+let readyText = "";  // the status line once Python is ready; a tokenizer's arrival adds to it
 let failed = false;
 let readyResolve, readyReject;
 const readyPromise = new Promise((resolve, reject) => { readyResolve = resolve; readyReject = reject; });
@@ -63,6 +64,7 @@ const SNAPSHOT_NOTES = {
 function noteSnapshot(state) {
   $("snapshot-note").dataset.state = state;
   $("snapshot-note").textContent = SNAPSHOT_NOTES[state] || "";
+  $("forget-snapshot").hidden = state === "prebuilt" || state === "none";  // nothing kept: nothing to remove
 }
 
 $("forget-snapshot").addEventListener("click", () => worker.postMessage({ type: "forget-snapshot" }));
@@ -86,7 +88,8 @@ function onWorkerMessage(event) {
     ready = true;
     setProgress("done", 1, 1);
     if (message.snapshot !== "normal") noteSnapshot(message.snapshot);  // after a normal start, "snapshot" messages say
-    setStatus("ready", `Ready: context_budget ${message.version}, loaded in ${(message.ms / 1000).toFixed(1)} s.`);
+    readyText = `Ready: context_budget ${message.version}, loaded in ${(message.ms / 1000).toFixed(1)} s.`;
+    setStatus("ready", readyText);
     // For bench/page.py: steps, the worker's milestones in ms since it started; created and
     // page, ms since navigation when the worker was created and when the page heard it was ready.
     window.contextBudget.startup = {
@@ -99,7 +102,7 @@ function onWorkerMessage(event) {
   } else if (message.type === "tokenizer") {  // a rank file on its way: the token view shows it too
     window.dispatchEvent(new CustomEvent("tokenizer-progress", { detail: message }));
     if (message.loaded < message.total) setStatus("loading", `Loading the ${message.name} tokenizer: ${(message.loaded / 1e6).toFixed(1)} of ${(message.total / 1e6).toFixed(1)} MB…`);
-    else setStatus("ready", `Ready: the ${message.name} tokenizer is loaded.`);
+    else setStatus("ready", `${readyText} The ${message.name} tokenizer is loaded.`);  // the version line stays
   } else if (message.type === "result") {
     const request = pending.get(message.id);
     if (!request) return;
@@ -223,6 +226,7 @@ function scheduleCheck(delay = DEBOUNCE_MS) {
 let debounceTimer = null;
 $("input").addEventListener("input", () => {
   markEdited();
+  inputChanged();
   scheduleCheck();
 });
 $("input").addEventListener("keydown", (event) => {
@@ -237,7 +241,7 @@ $("format").addEventListener("click", async () => {
   const text = $("input").value;
   try {
     const result = await formatted(text);  // pressed while loading: runs once Python is ready
-    if ($("input").value === text) $("input").value = result;  // never over newer typing
+    if ($("input").value === text && result !== text) setInput(result);  // never over newer typing
   } catch (error) {
     // Not acceptable JSON: the check below says what is wrong, with line and column.
   }
@@ -292,7 +296,7 @@ $("budget-slider").addEventListener("input", () => {
   const text = editor.withNumber($("input").value, mode.slider.path, $("budget-slider").value);
   if (text === null) return;
   sliderMoving = true;
-  $("input").value = text;
+  setInput(text);
   $("slider-value").textContent = $("budget-slider").value;
   markEdited();
   scheduleCheck(text.length > 200_000 ? DEBOUNCE_MS : 20);
@@ -346,6 +350,18 @@ $("steps-block").addEventListener("keydown", (event) => {
 let examples = [];
 let exampleText = null;  // the example as loaded: its description shows only while unedited
 
+// The editor's text replaced by the page (an example, Format, the slider, a share link): no
+// "input" event fires for that, so the token view is told, and an earlier note is dropped.
+function setInput(text) {
+  $("input").value = text;
+  inputChanged();
+}
+
+function inputChanged() {
+  $("share-note").textContent = "";  // "Report copied." and the like are about an earlier input
+  window.dispatchEvent(new Event("context-budget:input"));
+}
+
 function markEdited() {
   if (exampleText === null || $("input").value === exampleText) return;
   exampleText = null;
@@ -370,7 +386,7 @@ async function showExample(index) {
   const example = examples[index];
   const response = await fetch(example.template || `fixtures/${example.fixture}`);
   const text = await response.text();
-  $("input").value = await formatted(text, "input");
+  setInput(await formatted(text, "input"));
   exampleText = $("input").value;
   $("example-description").textContent = JSON.parse(text).description;
   $("example-description").hidden = false;
@@ -457,11 +473,19 @@ listen(onWorkerMessage, onWorkerError);
 // and whatever is typed while Python loads is kept: it is what gets checked once ready.
 const shared = inputFromLink();
 if (shared !== null) {
-  $("input").value = shared;
+  setInput(shared);
   $("example-description").hidden = true;
 } else {
   exampleText = $("input").value;
 }
 runCheck();
+// A share link opened in a tab that already shows the page changes only the hash: load it too.
+window.addEventListener("hashchange", () => {
+  const linked = inputFromLink();
+  if (linked === null || linked === $("input").value) return;
+  setInput(linked);
+  markEdited();
+  runCheck();
+});
 await loadExamples();
 if (exampleText !== null && $("input").value === exampleText) $("example").value = "0";

@@ -136,6 +136,10 @@ function renderErrors(errors, onPath) {
 }
 
 // `cut` gives the full length of each list report-store.js shortened.
+// A sum of scores as a person reads it: 0.9 + 0.8 + 0.62 is 2.3200000000000003 in doubles
+// (the report keeps that exact value; the sentence shows 2.32).
+const score = (value) => (typeof value === "number" ? String(Number(value.toPrecision(12))) : String(value));
+
 function renderOptimal(optimal, sensitivity, cut) {
   const parts = [];
   const list = (ids, path) => ids.join(", ") + (cut[path] ? ` … (${cut[path].toLocaleString("en")} in all)` : "");
@@ -143,15 +147,17 @@ function renderOptimal(optimal, sensitivity, cut) {
     if (optimal.exact) {
       const best = list(optimal.selected, "$.optimal.selected") || "nothing";
       parts.push(optimal.value > optimal.greedy_value
-        ? `Greedy scores ${optimal.greedy_value}; ${best} would score ${optimal.value} within the same budget (marked ★ in the items).`
-        : `Greedy scores ${optimal.greedy_value}, the best any combination reaches within the budget.`);
+        ? `Greedy scores ${score(optimal.greedy_value)}; ${best} would score ${score(optimal.value)} within the same budget (marked ★ in the items).`
+        : `Greedy scores ${score(optimal.greedy_value)}, the best any combination reaches within the budget.`);
     } else if (optimal.upper_bound !== null) {
-      parts.push(`Greedy scores ${optimal.greedy_value}; no combination can score more than ${optimal.upper_bound} (an upper bound: the exact search was too large).`);
+      parts.push(`Greedy scores ${score(optimal.greedy_value)}; no combination can score more than ${score(optimal.upper_bound)} (an upper bound: the exact search was too large).`);
     } else {
       parts.push(optimal.note || "No best combination could be computed.");
     }
   }
-  if (sensitivity) {
+  if (sensitivity && sensitivity.exact) {
+    parts.push(`The counts are exact (${sensitivity.tokenizer}): no estimate to be off.`);
+  } else if (sensitivity) {
     const pct = Math.round(sensitivity.margin * 100);
     parts.push(sensitivity.flips.length
       ? `If the estimated counts are off by ${pct}%, these would flip (marked ⇄): ${list(sensitivity.flips, "$.sensitivity.flips")}.`
@@ -226,7 +232,9 @@ function rowNode(row, index, best, flips) {
   for (const key of columns) {
     let value = row[key];
     if (typeof value === "boolean") value = value ? "yes" : "no";
-    cells.push(el("td", value));
+    // Numbers, yes/no and single short words (a role) are never broken across lines ("1/0", "assi/stant").
+    const whole = typeof value === "number" || (typeof value === "string" && value.length <= 16 && !/\s/.test(value));
+    cells.push(el("td", value, whole ? "value" : undefined));
   }
   cells.forEach((cell, at) => cell.setAttribute("data-label", headings[at]));
   line.append(...cells);

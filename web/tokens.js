@@ -113,8 +113,7 @@ window.addEventListener("tokenizer-progress", ({ detail }) => {
 $("tokens-input").addEventListener("input", () => schedule());
 $("tokens-tokenizer").addEventListener("change", () => schedule(0));
 $("tokens-item").addEventListener("change", pickItem);
-$("input").addEventListener("input", refreshItems);
-$("tokens-item").addEventListener("focus", refreshItems);  // examples and shared links set the editor without an input event
+window.addEventListener("context-budget:input", refreshItems);  // typed, or replaced by the page (app.js)
 $("tokens-block").addEventListener("toggle", () => {
   if ($("tokens-block").open) {
     refreshItems();
