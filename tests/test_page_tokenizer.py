@@ -1,6 +1,7 @@
 """The exact tokenizers in the page (Pyodide): the same counts as tiktoken, the rank files fetched on demand."""
 
 import json
+import re
 
 import pytest
 from playwright.sync_api import expect
@@ -135,4 +136,17 @@ def test_concurrent_checks_share_one_download_of_a_rank_file(tokenizer_page):
     answers = page.evaluate(CONCURRENT, [texts])
     assert [json.loads(answer["envelope"]) for answer in answers] == [json.loads(check_text(text)) for text in texts]
     assert len(fetched) == 1 and fetched[0].endswith("/tokenizers/cl100k_base.tiktoken")
+    assert problems == []
+
+
+def test_both_numbers_of_a_long_count_have_thousands_separators(tokenizer_page):
+    """Found by a newcomer: "20,001 tokens ... the estimate says 25000"."""
+    page, _, problems = tokenizer_page
+    if page.get_attribute("[data-testid=tokens]", "open") is None:
+        page.click("[data-testid=tokens] summary")
+    page.select_option("[data-testid=tokens-tokenizer]", "o200k_base")
+    page.fill("[data-testid=tokens-input]", "word " * 3000)
+    count = page.locator("[data-testid=tokens-count][data-state=done]")
+    expect(count).to_contain_text("3,001 tokens")  # the trailing space is a token of its own
+    assert re.search(r"the estimate says \d,\d{3}", count.text_content()), count.text_content()
     assert problems == []

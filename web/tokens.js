@@ -83,7 +83,7 @@ async function show() {
   count.dataset.state = "done";
   count.dataset.count = String(answer.count);
   const off = answer.count ? Math.round(((answer.estimate - answer.count) / answer.count) * 100) : 0;
-  count.textContent = `${plural(answer.count, "token")} (${answer.tokenizer}, exact) · the estimate says ${answer.estimate}` +
+  count.textContent = `${plural(answer.count, "token")} (${answer.tokenizer}, exact) · the estimate says ${answer.estimate.toLocaleString("en-US")}` +
     (answer.count ? ` (${off >= 0 ? "+" : ""}${off}%)` : "");
   const fragment = document.createDocumentFragment();
   answer.segments.slice(0, SHOWN_SEGMENTS).forEach((segment, index) => {
