@@ -446,3 +446,13 @@ def test_the_token_views_item_menu_follows_an_example_chosen_from_the_menu(page)
     expect(page.locator("[data-testid=tokens-item]")).to_be_enabled()
     assert page.locator("[data-testid=tokens-item] option").count() > 1
     page.click("[data-testid=tokens] summary")  # closed again for the other tests
+
+
+def test_format_on_broken_json_says_why_nothing_changed(page):
+    check(page, '{"budget": 5, "items": [}')
+    page.eval_on_selector("[data-testid=summary]", "node => { node.dataset.state = 'stale'; }")
+    page.click("#format")
+    page.wait_for_selector(DONE)
+    assert page.input_value("[data-testid=input]") == '{"budget": 5, "items": [}'
+    expect(page.locator("#share-note")).to_contain_text("Not formatted: the JSON has an error")
+    expect(page.locator("[data-testid=syntax-error]")).to_be_visible()

@@ -244,6 +244,7 @@ $("format").addEventListener("click", async () => {
     if ($("input").value === text && result !== text) setInput(result);  // never over newer typing
   } catch (error) {
     // Not acceptable JSON: the check below says what is wrong, with line and column.
+    if ($("input").value === text) $("share-note").textContent = "Not formatted: the JSON has an error (shown under the editor); fix it first.";
   }
   runCheck();
 });
