@@ -135,11 +135,11 @@ function renderErrors(errors, onPath) {
   $("errors-block").hidden = false;
 }
 
-// `cut` gives the full length of each list report-store.js shortened.
 // A sum of scores as a person reads it: 0.9 + 0.8 + 0.62 is 2.3200000000000003 in doubles
 // (the report keeps that exact value; the sentence shows 2.32).
 const score = (value) => (typeof value === "number" ? String(Number(value.toPrecision(12))) : String(value));
 
+// `cut` gives the full length of each list report-store.js shortened.
 function renderOptimal(optimal, sensitivity, cut) {
   const parts = [];
   const list = (ids, path) => ids.join(", ") + (cut[path] ? ` … (${cut[path].toLocaleString("en")} in all)` : "");
