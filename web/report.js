@@ -198,6 +198,7 @@ function renderTrace(report, about) {
   shown.context.headings = headings;
   drawPage(0, about.page);
   $("table-block").hidden = false;
+  fitTable();
   $("steps-block").hidden = false;
   stepText(null);
 }
@@ -249,6 +250,7 @@ function drawPage(start, page) {
   const fragment = document.createDocumentFragment();
   rows.forEach((row, offset) => fragment.append(rowNode(row, start + offset, page.best[offset], page.flips[offset])));
   $("items").tBodies[0].replaceChildren(fragment);
+  fitTable();
   const paged = shown.total > PAGE_SIZE;
   $("pages").hidden = !paged;
   if (!paged) return;
@@ -257,6 +259,27 @@ function drawPage(start, page) {
   $("page-prev").disabled = start === 0;
   $("page-next").disabled = last >= shown.total;
 }
+
+// A table where it fits, else one card per item (style.css, #items.cards): on a narrow column
+// (below 34rem), and wherever the table is wider than its column (blocks and messages have many
+// columns), so that the why and every number are in view without a sideways scroll.
+const CARDS_BELOW_REM = 34;
+let fittedWidth = -1;
+
+function fitTable() {
+  const table = $("items");
+  const box = table.parentElement;
+  if (box.clientWidth === 0) return;  // not shown yet: renderTrace fits it once it is
+  fittedWidth = box.clientWidth;
+  table.classList.remove("cards");
+  const rem = parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
+  if (box.clientWidth < CARDS_BELOW_REM * rem || box.scrollWidth > box.clientWidth + 1) table.classList.add("cards");
+}
+
+// Only a change of width can change the answer (the cards change the height, never the width).
+new ResizeObserver(() => {
+  if ($("items").parentElement.clientWidth !== fittedWidth && !$("table-block").hidden) fitTable();
+}).observe($("table-scroll"));
 
 // Draws the page of rows that holds `index`; false when a newer report came meanwhile.
 export async function showPageOf(index) {
