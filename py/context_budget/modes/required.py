@@ -149,7 +149,9 @@ def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
 
     def required_problems():
         chosen = set(result["selected"])
-        missing = sorted((item_id for item_id in compress(ids, required) if item_id not in chosen), key=_checks.code_units)
+        # In the summary's order (priority, then ordinal id), ranked here from the input's columns.
+        unselected = [position for position in compress(range(len(ids)), required) if ids[position] not in chosen]
+        missing = list(map(ids.__getitem__, ranked_order(ids, parsed["priorities"], descending=True, positions=unselected)))
         if missing:
             shortfall = required_cost - budget
             why = f"; they need {plural(required_cost, 'token')}, {shortfall} more than the budget of {budget}" if shortfall > 0 else ""
