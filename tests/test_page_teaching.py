@@ -424,28 +424,38 @@ def test_numbers_and_short_words_in_the_table_are_never_broken(page):
 
 
 def test_a_share_link_opened_in_the_same_tab_is_loaded_and_notes_about_an_older_input_go(page):
-    choose(page, 0)
-    page.evaluate("document.getElementById('share-note').textContent = 'Report copied.'")
-    text = '{"budget": 3, "items": [{"id": "z", "relevance": 1, "tokens": 2}]}'
-    page.eval_on_selector("[data-testid=summary]", "node => { node.dataset.state = 'stale'; }")
-    page.evaluate("text => { window.location.hash = 'input=' + encodeURIComponent(text); }", text)
-    page.wait_for_selector(DONE)
-    expect(page.locator("[data-testid=summary]")).to_have_text("Selected z within 3 tokens.")
-    assert page.input_value("[data-testid=input]") == text
-    assert page.inner_text("#share-note") == ""
-    page.evaluate("history.replaceState(null, '', location.pathname)")
+    set_hash = "text => { window.location.hash = 'input=' + encodeURIComponent(text); }"
+    try:
+        choose(page, 0)
+        page.evaluate("document.getElementById('share-note').textContent = 'Report copied.'")
+        text = '{"budget": 3, "items": [{"id": "z", "relevance": 1, "tokens": 2}]}'
+        page.eval_on_selector("[data-testid=summary]", "node => { node.dataset.state = 'stale'; }")
+        page.evaluate(set_hash, text)
+        page.wait_for_selector(DONE)
+        expect(page.locator("[data-testid=summary]")).to_have_text("Selected z within 3 tokens.")
+        assert page.input_value("[data-testid=input]") == text
+        assert page.inner_text("#share-note") == ""
+        # Never over the user's own edits: the link waits, and says so.
+        check(page, '{"budget": 4, "items": []}')
+        page.evaluate(set_hash, '{"budget": 9, "items": []}')
+        expect(page.locator("#share-note")).to_contain_text("would replace your edits")
+        assert page.input_value("[data-testid=input]") == '{"budget": 4, "items": []}'
+    finally:
+        page.evaluate("history.replaceState(null, '', location.pathname)")
 
 
 def test_the_token_views_item_menu_follows_an_example_chosen_from_the_menu(page):
     """The menu refreshed only on typing or focus, which a disabled menu never gets."""
     choose(page, 0)  # relevance: no item has text
-    page.click("[data-testid=tokens] summary")
-    expect(page.locator("[data-testid=tokens-item]")).to_be_disabled()
-    index = next(i for i, example in enumerate(EXAMPLES) if example["label"].startswith("messages"))
-    choose(page, index)
-    expect(page.locator("[data-testid=tokens-item]")).to_be_enabled()
-    assert page.locator("[data-testid=tokens-item] option").count() > 1
-    page.click("[data-testid=tokens] summary")  # closed again for the other tests
+    try:
+        page.eval_on_selector("[data-testid=tokens]", "node => { node.open = true; }")
+        expect(page.locator("[data-testid=tokens-item]")).to_be_disabled()
+        index = next(i for i, example in enumerate(EXAMPLES) if example["label"].startswith("messages"))
+        choose(page, index)
+        expect(page.locator("[data-testid=tokens-item]")).to_be_enabled()
+        assert page.locator("[data-testid=tokens-item] option").count() > 1
+    finally:
+        page.eval_on_selector("[data-testid=tokens]", "node => { node.open = false; }")  # closed for the other tests
 
 
 def test_format_on_broken_json_says_why_nothing_changed(page):

@@ -64,7 +64,7 @@ const SNAPSHOT_NOTES = {
 function noteSnapshot(state) {
   $("snapshot-note").dataset.state = state;
   $("snapshot-note").textContent = SNAPSHOT_NOTES[state] || "";
-  $("forget-snapshot").hidden = state === "prebuilt" || state === "none";  // nothing kept: nothing to remove
+  $("forget-snapshot").hidden = !["used", "saving", "saved"].includes(state);  // only a kept copy can be removed
 }
 
 $("forget-snapshot").addEventListener("click", () => worker.postMessage({ type: "forget-snapshot" }));
@@ -130,7 +130,7 @@ const checkText = (text) => callPython("check", text);
 // JSON re-indented by Python, which keeps every number as written (JSON.parse would not).
 async function formatted(text, key) {
   const answer = JSON.parse((await callPython("format", text, key)).envelope);
-  if (!answer.ok) throw new Error(answer.error);
+  if (!answer.ok) throw Object.assign(new Error(answer.error), { notJson: true });
   return answer.text;
 }
 
@@ -244,7 +244,7 @@ $("format").addEventListener("click", async () => {
     if ($("input").value === text && result !== text) setInput(result);  // never over newer typing
   } catch (error) {
     // Not acceptable JSON: the check below says what is wrong, with line and column.
-    if ($("input").value === text) $("share-note").textContent = "Not formatted: the JSON has an error (shown under the editor); fix it first.";
+    if (error.notJson && $("input").value === text) $("share-note").textContent = "Not formatted: the JSON has an error (shown under the editor); fix it first.";
   }
   runCheck();
 });
@@ -481,10 +481,18 @@ if (shared !== null) {
 }
 runCheck();
 // A share link opened in a tab that already shows the page changes only the hash: load it too.
+// Never over the user's own edits: only an input the page itself put there (an example, a link) is replaced.
+let linkedText = shared;
 window.addEventListener("hashchange", () => {
   const linked = inputFromLink();
   if (linked === null || linked === $("input").value) return;
+  const current = $("input").value;
+  if (current !== exampleText && current !== linkedText) {
+    $("share-note").textContent = "The link's input was not loaded: it would replace your edits. Reload the page to open it.";
+    return;
+  }
   setInput(linked);
+  linkedText = linked;
   markEdited();
   runCheck();
 });

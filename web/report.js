@@ -136,8 +136,9 @@ function renderErrors(errors, onPath) {
 }
 
 // A sum of scores as a person reads it: 0.9 + 0.8 + 0.62 is 2.3200000000000003 in doubles
-// (the report keeps that exact value; the sentence shows 2.32).
-const score = (value) => (typeof value === "number" ? String(Number(value.toPrecision(12))) : String(value));
+// (the report keeps that exact value; the sentence shows 2.32). 15 digits keep distinct sums of
+// sensible scores distinct.
+const score = (value) => (typeof value === "number" ? String(Number(value.toPrecision(15))) : String(value));
 
 // `cut` gives the full length of each list report-store.js shortened.
 function renderOptimal(optimal, sensitivity, cut) {
@@ -191,6 +192,7 @@ function renderTrace(report, about) {
   for (const text of headings) {
     const cell = el("th", text);
     cell.scope = "col";
+    cell.setAttribute("role", "columnheader");
     head.append(cell);
   }
   $("items").tHead.append(head);
@@ -208,6 +210,7 @@ function renderTrace(report, about) {
 function rowNode(row, index, best, flips) {
   const { columns, headings } = shown.context;
   const line = el("tr", undefined, row.kept ? "kept" : "left-out");
+  line.setAttribute("role", "row");  // explicit roles: the cards (display: block) keep a table's meaning
   line.dataset.index = String(index);
   const label = row.id ?? `#${row.index} ${row.role}`;  // a chat history's turns have an index, not an id
   line.dataset.id = label;
@@ -215,6 +218,7 @@ function rowNode(row, index, best, flips) {
   const position = el("td", row.position ?? index + 1, "position");
   const id = el("th", label, "item-id");
   id.scope = "row";
+  id.setAttribute("role", "rowheader");
   id.dataset.position = String(row.position ?? index + 1);
   const decision = el("td", undefined, "decision");
   decision.dataset.testid = "decision";
@@ -237,7 +241,10 @@ function rowNode(row, index, best, flips) {
     const whole = typeof value === "number" || (typeof value === "string" && value.length <= 16 && !/\s/.test(value));
     cells.push(el("td", value, whole ? "value" : undefined));
   }
-  cells.forEach((cell, at) => cell.setAttribute("data-label", headings[at]));
+  cells.forEach((cell, at) => {
+    cell.setAttribute("data-label", headings[at]);
+    if (cell !== id) cell.setAttribute("role", "cell");
+  });
   line.append(...cells);
   return line;
 }
@@ -250,7 +257,6 @@ function drawPage(start, page) {
   const fragment = document.createDocumentFragment();
   rows.forEach((row, offset) => fragment.append(rowNode(row, start + offset, page.best[offset], page.flips[offset])));
   $("items").tBodies[0].replaceChildren(fragment);
-  fitTable();
   const paged = shown.total > PAGE_SIZE;
   $("pages").hidden = !paged;
   if (!paged) return;
@@ -276,9 +282,15 @@ function fitTable() {
   if (box.clientWidth < CARDS_BELOW_REM * rem || box.scrollWidth > box.clientWidth + 1) table.classList.add("cards");
 }
 
-// Only a change of width can change the answer (the cards change the height, never the width).
+// Decided once per report (renderTrace) and again when the column's width changes, not per page
+// of rows: paging or Play must not flip the layout. Only a change of width can change the answer
+// (the cards change the height), and the switch waits for the next frame, so that a resize it
+// causes is never reported inside this callback ("ResizeObserver loop" errors).
+let fitFrame = 0;
 new ResizeObserver(() => {
-  if ($("items").parentElement.clientWidth !== fittedWidth && !$("table-block").hidden) fitTable();
+  if ($("items").parentElement.clientWidth === fittedWidth || $("table-block").hidden) return;
+  cancelAnimationFrame(fitFrame);
+  fitFrame = requestAnimationFrame(fitTable);
 }).observe($("table-scroll"));
 
 // Draws the page of rows that holds `index`; false when a newer report came meanwhile.

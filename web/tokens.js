@@ -113,7 +113,8 @@ window.addEventListener("tokenizer-progress", ({ detail }) => {
 $("tokens-input").addEventListener("input", () => schedule());
 $("tokens-tokenizer").addEventListener("change", () => schedule(0));
 $("tokens-item").addEventListener("change", pickItem);
-window.addEventListener("context-budget:input", refreshItems);  // typed, or replaced by the page (app.js)
+// Typed, or replaced by the page (app.js); a closed view is refreshed when it opens.
+window.addEventListener("context-budget:input", () => { if ($("tokens-block").open) refreshItems(); });
 $("tokens-block").addEventListener("toggle", () => {
   if ($("tokens-block").open) {
     refreshItems();
