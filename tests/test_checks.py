@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from context_budget import evaluate
 from context_budget.modes import relevance, required
 from conftest import ROOT
 from test_seeds import SEED_000, SEED_003
@@ -181,3 +182,18 @@ def test_required_order_check_catches_an_optional_item_ranked_before_a_required_
     verdicts = {verdict["name"]: verdict for verdict in required.verify(data, result)}
     assert verdicts["deterministic priority order"]["pass"] is False
     assert verdicts["deterministic priority order"]["detail"] == "'req' was considered after 'opt' but ranks before it"
+
+
+def test_blocks_names_missing_required_blocks_in_the_rules_order():
+    """Like the summary: priority first, then newest, then ordinal id (here the reverse of id order)."""
+    def block(block_id, priority, day):
+        return {"id": block_id, "source": "crm", "content": "x", "priority": priority,
+                "observed_at": f"2026-01-{day:02d}T00:00:00Z", "tokens": 50, "required": True}
+
+    data = {"mode": "blocks", "system": "s", "task": "t",
+            "window": {"context_tokens": 60, "reserved_output_tokens": 0, "fixed_prompt_tokens": 0},
+            "blocks": [block("a", 1, 1), block("b", 5, 1), block("c", 5, 2), block("d", 9, 1)]}
+    report = evaluate(data)
+    assert report["summary"].startswith("Cannot proceed: required block c needs 50 tokens but only 10 remain")
+    check = next(check for check in report["checks"] if check["name"] == "required blocks included")
+    assert check["detail"] == "required blocks c, b, a are not included"

@@ -346,7 +346,12 @@ def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
         yield from _checks.budget_problems(where, costs, included, available, result["used"], result["remaining"])
 
     def required_included():
-        missing = sorted(set(compress(ids, required)).difference(included), key=_checks.code_units)
+        chosen = set(included)
+        unplaced = [position for position in compress(range(len(ids)), required) if ids[position] not in chosen]
+        # Named in the rule's order (priority, newest, ordinal id), as the summary names the first.
+        keys = ordinal_keys([ids[position] for position in unplaced])
+        ranked = sorted(range(len(unplaced)), key=lambda k: (-records[unplaced[k]][3], -records[unplaced[k]][4].nanoseconds, keys[k]))
+        missing = [ids[unplaced[k]] for k in ranked]
         if missing:
             verb = "blocks {} are" if len(missing) > 1 else "block {} is"
             yield f"required {verb.format(', '.join(missing))} not included"
