@@ -188,9 +188,11 @@ def test_the_fractional_fill_takes_the_best_ratios_that_fit(pairs, capacity, sam
     saved = _optimal.SAMPLE, _optimal.MARGIN
     _optimal.SAMPLE, _optimal.MARGIN = sample, margin
     try:
-        whole, part = _optimal._fractional_fill(list(map(lambda g, w: g / w, gains, weights)), weights, capacity)
+        flags, part = _optimal._fractional_fill(list(map(lambda g, w: g / w, gains, weights)), weights, capacity)
     finally:
         _optimal.SAMPLE, _optimal.MARGIN = saved
+    assert len(flags) == len(pairs)
+    whole = [index for index, taken in enumerate(flags) if taken]
     assert len(set(whole)) == len(whole) and part not in whole
     used = sum(weights[index] for index in whole)
     assert used <= capacity
