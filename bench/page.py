@@ -19,7 +19,6 @@ import argparse
 import http.server
 import json
 import os
-import random
 import statistics
 import sys
 import tempfile
@@ -35,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from _inputs import relevance_input  # noqa: E402
+from _timing import median_interval  # noqa: E402
 from context_budget import _site  # noqa: E402
 from context_budget._envelope import check_text  # noqa: E402
 
@@ -84,14 +84,6 @@ class QuietServer(http.server.ThreadingHTTPServer):
 def static_server(directory: Path):
     handler = lambda *a, **k: QuietHandler(*a, directory=str(directory), **k)  # noqa: E731
     return QuietServer(("127.0.0.1", 0), handler)
-
-
-def median_interval(values: list, resamples: int = 2000) -> tuple[float, float]:
-    """A 90 % bootstrap interval for the median of ``values`` (fixed seed: the same values give the same
-    interval): how far the median of this many rounds can move on this machine's noise alone."""
-    rng = random.Random(0)
-    medians = sorted(statistics.median(rng.choices(values, k=len(values))) for _ in range(resamples))
-    return medians[resamples // 20], medians[resamples - resamples // 20 - 1]
 
 
 def timed(page, action) -> float:

@@ -8,8 +8,8 @@
 printing medians, ratios and peak memory, where evaluate's time goes, and what the
 contract alone (ranking plus one trace row per item) costs in CPython; then time per
 item at 1k, 10k, 100k and 1M to show how the cost grows. Targets (issue 13): evaluate within
-5x the JavaScript time (rounds alternate the two, the ratio is their median); peak
-memory during evaluate within 2x the memory of the parsed input.
+5x the JavaScript time (rounds alternate the two, the ratio is their median, given with a
+bootstrap interval); peak memory during evaluate within 2x the memory of the parsed input.
 
 Run: .venv/bin/python bench/relevance.py [--runs N] [--rounds N] [--items N] [--no-scaling]
 """
@@ -32,7 +32,7 @@ sys.path.insert(0, str(HERE))
 
 from _inputs import as_parsed, relevance_input  # noqa: E402
 from _minimal import minimal  # noqa: E402
-from _timing import median_time  # noqa: E402
+from _timing import median_interval, median_time  # noqa: E402
 from context_budget import evaluate  # noqa: E402
 from context_budget._ordinal import ranked_order  # noqa: E402
 from context_budget.modes import relevance  # noqa: E402
@@ -108,7 +108,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--items", type=int, default=100_000)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--no-scaling", action="store_true")
     arguments = parser.parse_args()
 
@@ -139,6 +139,9 @@ def main() -> None:
     print(f"  minimal Python (no checks) {floor * 1000:7.1f} ms")
     if node is not None:
         print(f"  ratio evaluate / JavaScript   {statistics.median(ratios):5.2f}x  (target <= 5.00x; rounds: {', '.join(f'{r:.2f}' for r in ratios)})")
+        if len(ratios) > 2:  # the rounds' spread is this machine's noise: how far their median could move on it
+            low, high = median_interval(ratios)
+            print(f"                                (90 % bootstrap interval of that median: {low:.2f}x to {high:.2f}x)")
     print(f"  ratio evaluate / minimal      {ours / floor:5.2f}x")
     size = input_size(lambda: as_parsed(relevance_input(arguments.items)))
     peak = traced_peak(lambda: evaluate(data))
