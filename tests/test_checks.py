@@ -74,6 +74,10 @@ def test_order_check_rereads_scores_from_the_input():
      "deterministic relevance order"),
     (required, {"mode": "required", "budget": 1, "items": [{"id": "b", "priority": 1, "cost": 1}, {"id": "a", "priority": 1, "cost": 1}]},
      "deterministic priority order"),
+    # The wrong tie after a right one: the message names the pair where it is.
+    (relevance, {"budget": 1, "items": [{"id": "x", "relevance": 2, "tokens": 1}, {"id": "y", "relevance": 2, "tokens": 1},
+                                        {"id": "b", "relevance": 1, "tokens": 1}, {"id": "a", "relevance": 1, "tokens": 1}]},
+     "deterministic relevance order"),
 ])
 def test_order_check_catches_ties_broken_by_input_order(monkeypatch, mode, data, check):
     """A rule whose sort ignores the id on ties keeps input order for them; the linear order
@@ -84,7 +88,7 @@ def test_order_check_catches_ties_broken_by_input_order(monkeypatch, mode, data,
 
     monkeypatch.setattr(mode, "ranked_order", without_tie_break)
     result = mode.run(data)
-    assert result["selected"] == ["b"]
+    assert result["selected"] == [data["items"][0]["id"]]
     verdicts = {verdict["name"]: verdict for verdict in mode.verify(data, result)}
     assert verdicts[check]["pass"] is False
     assert "'a' was considered after 'b' but ranks before it" in verdicts[check]["detail"]

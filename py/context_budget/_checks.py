@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from itertools import accumulate, compress, islice
+from itertools import accumulate, compress, count, islice
 from operator import eq, ge, itemgetter, le, lt, mul, not_, sub
 from typing import Iterable
 
@@ -143,17 +143,17 @@ def sequence_problems(ids: list, ranks: list, descending: bool = False) -> Itera
         index = next(i for i in range(len(ranks) - 1) if not in_order(ranks[i], ranks[i + 1]))
         yield f"{ids[index + 1]!r} was considered after {ids[index]!r} but ranks before it"
         return
-    ties = list(compress(range(len(ranks) - 1), map(eq, ranks, islice(ranks, 1, None))))
-    if not ties:
+    tied = list(map(eq, ranks, islice(ranks, 1, None)))  # pair i, i + 1 has equal ranks
+    if True not in tied:
         return
-    first = list(map(ids.__getitem__, ties))
-    second = list(map(ids.__getitem__, map((1).__add__, ties)))
+    # The tied pairs' ids read in order (compress), not gathered by index.
+    first, second = list(compress(ids, tied)), list(compress(islice(ids, 1, None), tied))
     # Code point order is code unit order unless a character is astral; encode only then.
     astral = "".join(first + second)
     if not astral.isascii() and max(astral) > "\uffff":
         first, second = list(map(code_units, first)), list(map(code_units, second))
     if not all(map(lt, first, second)):
-        index = next(index for index, a, b in zip(ties, first, second) if not a < b)
+        index = next(index for index, (a, b) in zip(compress(count(), tied), zip(first, second)) if not a < b)
         yield f"{ids[index + 1]!r} was considered after {ids[index]!r} but ranks before it"
 
 
