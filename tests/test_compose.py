@@ -91,6 +91,33 @@ def test_settings_are_validated_before_anything_runs(tmp_path):
     assert any('CONTEXT_BUDGET_TEMPERATURE: expected a number from 0 to 2, got "hot"' in line for line in lines)
 
 
+@pytest.mark.parametrize("window, expected", [
+    ({"context_tokns": 1200, "reserved_output_tokens": 300, "fixed_prompt_tokens": 220},
+     '$.window.context_tokns: unknown key "context_tokns" (did you mean "context_tokens"?'),
+    ({"context_tokens": 1200, "reserved_output_tokens": 300, "fixed_prompt_tokens": 220, "extra": 1}, '$.window.extra: unknown key "extra"'),
+    (5, "$.window: expected an object, got a number: 5"),
+    (None, "$.window: expected an object, got null"),
+])
+def test_the_inputs_window_is_validated_like_any_setting(tmp_path, window, expected):
+    """A misspelt window key once left the default (850) in its place without a word."""
+    data = json.loads((ROOT / "examples" / "refund-case.json").read_text())
+    data["window"] = window
+    path = tmp_path / "input.json"
+    path.write_text(json.dumps(data))
+    code, out, err = call(["compose", str(path)])
+    assert code == 2 and out == ""
+    assert err.startswith(f"context-budget: settings: {expected}"), err
+
+
+def test_an_input_without_a_window_uses_the_defaults(tmp_path):
+    data = json.loads((ROOT / "examples" / "refund-case.json").read_text())
+    del data["window"]
+    path = tmp_path / "input.json"
+    path.write_text(json.dumps(data))
+    code, out, err = call(["compose", str(path)], {"CONTEXT_BUDGET_CONTEXT_TOKENS": "1200"})
+    assert "available 680 = context 1200 - reserved output 300 - fixed prompt 220" in out, err
+
+
 def test_a_prompt_that_overflows_the_window_exits_1():
     code, out, err = call(["compose", EXAMPLE], {"CONTEXT_BUDGET_CONTEXT_TOKENS": "850"})
     assert code == 1

@@ -297,7 +297,7 @@ def test_settings_take_ascii_numbers_and_whole_urls_only(name, value):
 
 
 def test_ascii_numbers_and_ipv6_urls_still_work():
-    settings = _model.effective_settings(None, None, {
+    settings = _model.effective_settings(_model.NO_WINDOW, None, {
         "CONTEXT_BUDGET_CONTEXT_TOKENS": " 1200 ", "CONTEXT_BUDGET_TEMPERATURE": "0.5", "CONTEXT_BUDGET_BASE_URL": "http://[::1]:1234/v1/",
     })
     assert settings["context_tokens"] == 1200 and settings["temperature"] == 0.5 and settings["base_url"] == "http://[::1]:1234/v1"

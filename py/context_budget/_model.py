@@ -21,7 +21,7 @@ import urllib.parse
 from typing import Mapping
 
 from ._strict_json import nesting_within
-from ._values import Invalid, json_text, preview, read_count
+from ._values import Invalid, got, json_text, preview, read_count, unknown_key_problems
 
 ENV_PREFIX = "CONTEXT_BUDGET_"
 WINDOW_KEYS = ("context_tokens", "reserved_output_tokens", "fixed_prompt_tokens")
@@ -163,12 +163,23 @@ READERS = {
 }
 
 
+# effective_settings' window when the input has none (an explicit null is an error, like any non-object).
+NO_WINDOW = object()
+
+
 def effective_settings(window: object, config: object, environ: Mapping[str, str]) -> dict:
-    """Merge the layers and validate the result; raise SettingsError listing every problem."""
+    """Merge the layers and validate the result; raise SettingsError listing every problem.
+
+    ``window`` is the input's ``window`` (``NO_WINDOW`` when it has none): an object of
+    WINDOW_KEYS only, since a misspelt key would otherwise leave the default in its place unsaid.
+    """
     problems: list[str] = []
     layers: list[tuple[str, dict]] = []
     if isinstance(window, dict):
+        problems += [f"{problem.path}: {problem.message}" for problem in unknown_key_problems(window, "$.window", WINDOW_KEYS)]
         layers.append(("$.window", {key: window[key] for key in WINDOW_KEYS if key in window}))
+    elif window is not NO_WINDOW:
+        problems.append(f"$.window: expected an object, got {got(window)}")
     if config is not None:
         if not isinstance(config, dict):
             problems.append(f"config: expected an object, got {preview(config)}")

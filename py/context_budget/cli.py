@@ -441,7 +441,7 @@ def _compose(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: 
     except _strict_json.JSONInputError as error:
         raise UsageError(str(error)) from None
     try:
-        settings = _model.effective_settings(document.get("window"), config, environ)
+        settings = _model.effective_settings(document.get("window", _model.NO_WINDOW), config, environ)
     except _model.SettingsError as error:
         for line in str(error).splitlines():
             stderr.write(f"context-budget: settings: {line}\n")
