@@ -219,6 +219,32 @@ def test_invalid_messages_name_the_path_and_value(messages, path, words):
         trim_messages(messages, 100, "estimate")
 
 
+@pytest.mark.parametrize("mistake", [
+    {"refusal": None},  # an unknown key on the assistant message
+    {"name": 5},
+    {"content": 5},
+    {"tool_calls": [call("a"), {**call("b"), "function": {"name": "f", "arguments": 5}}]},  # one bad call of two
+    {"tool_calls": [call("a"), call("a")]},  # a duplicate id inside the message
+])
+def test_a_mistake_on_the_calling_message_is_reported_once_and_its_results_still_pair(mistake):
+    """Its tool results used to get "no assistant message made a tool call with id ...": untrue."""
+    calling = {"role": "assistant", "content": None, "tool_calls": [call("a"), call("b")], **mistake}
+    answered = sorted({each["id"] for each in calling["tool_calls"]})
+    messages = [{"role": "user", "content": "q"}, calling] + [{"role": "tool", "tool_call_id": each, "content": "r"} for each in answered]
+    report = evaluate(data(100, messages))
+    assert report["pass"] is False
+    assert [error["path"] for error in report["errors"] if error["path"].startswith("$.messages[1]")]
+    assert not [error for error in report["errors"] if "no assistant message made" in error["message"]], report["errors"]
+
+
+def test_a_result_before_its_call_says_where_the_call_is():
+    messages = [{"role": "user", "content": "q"}, {"role": "tool", "tool_call_id": "a", "content": "r"},
+                {"role": "assistant", "content": None, "tool_calls": [call("a")]}]
+    errors = evaluate(data(100, messages))["errors"]
+    assert errors[0] == {"path": "$.messages[1].tool_call_id", "message": 'answers the call "a" made at $.messages[2], but a tool result must directly follow the assistant message that made the call'}
+    assert errors[1]["path"] == "$.messages[2].tool_calls[0].id" and len(errors) == 2
+
+
 @pytest.mark.parametrize(
     "top, path",
     [

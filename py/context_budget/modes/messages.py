@@ -250,15 +250,12 @@ def _pair_tool_calls(read: list[dict | None], raw: list, problems: list[Problem]
     """Each message's unit (the index of its first message); tool results must directly
     follow the assistant message that made the calls, as OpenAI's API requires.
 
-    A tool message invalid for another reason (its content, say) still answers its call
-    here, so that one mistake is not reported twice.
+    A message invalid for another reason (a tool result's content, an assistant message's
+    unknown key, one bad call among several) still takes part here with what can be read of
+    it, so that one mistake is not reported twice, once falsely ("no assistant message made
+    a tool call ...").
     """
-    read = [
-        {"role": "tool", "tool_call_id": message["tool_call_id"], "call_ids": None}
-        if record is None and isinstance(message, dict) and message.get("role") == "tool" and isinstance(message.get("tool_call_id"), str)
-        else record
-        for record, message in zip(read, raw)
-    ]
+    read = [_as_far_as_readable(message) if record is None else record for record, message in zip(read, raw)]
     unit_of: list[int] = []
     made_at: dict[str, int] = {}  # call id -> index of the assistant message that made it
     answered_at: dict[str, int] = {}
@@ -270,6 +267,7 @@ def _pair_tool_calls(read: list[dict | None], raw: list, problems: list[Problem]
             problems.append(Problem(call_path, f"no tool message answers the call {json_text(call_id)} (its result must directly follow this assistant message)"))
         waiting.clear()
 
+    orphans = []  # (index in problems, its path, the call id): said once every call is known
     for index, message in enumerate(read):
         if message is not None and message["role"] == "tool" and open_unit is not None:
             call_id = identity_key(message["tool_call_id"])  # "\ud83d\ude00" answers a call "😀": the same UTF-16
@@ -292,13 +290,31 @@ def _pair_tool_calls(read: list[dict | None], raw: list, problems: list[Problem]
         where = child_path(path_of(index), "tool_call_id")
         if call_id in answered_at:
             problems.append(Problem(where, f"the call {json_text(call_id)} is already answered at {path_of(answered_at[call_id])}"))
-        elif call_id in made_at:
-            problems.append(Problem(where, f"answers the call {json_text(call_id)} made at {path_of(made_at[call_id])}, but a tool result must directly follow the assistant message that made the call"))
-        else:
-            problems.append(Problem(where, f"no assistant message made a tool call with id {json_text(call_id)}"))
+        else:  # made earlier, later (the order swapped) or nowhere: known at the end
+            orphans.append((len(problems), where, call_id))
+            problems.append(None)  # type: ignore[arg-type]
         unit_of.append(index)
     close_unit()
+    for position, where, call_id in orphans:
+        if call_id in made_at:
+            problems[position] = Problem(where, f"answers the call {json_text(call_id)} made at {path_of(made_at[call_id])}, but a tool result must directly follow the assistant message that made the call")
+        else:
+            problems[position] = Problem(where, f"no assistant message made a tool call with id {json_text(call_id)}")
     return unit_of
+
+
+def _as_far_as_readable(message: object) -> dict | None:
+    """What the pairing needs of a message that failed validation, when that much can be read."""
+    if not isinstance(message, dict):
+        return None
+    role = message.get("role")
+    if role == "tool" and isinstance(message.get("tool_call_id"), str):
+        return {"role": "tool", "tool_call_id": message["tool_call_id"], "call_ids": None}
+    if role == "assistant" and isinstance(message.get("tool_calls"), list):
+        calls = message["tool_calls"]
+        call_ids = [call["id"] for call in calls if isinstance(call, dict) and isinstance(call.get("id"), str)]
+        return {"role": "assistant", "call_ids": call_ids or None}
+    return None
 
 
 def parse(data: object) -> dict:
