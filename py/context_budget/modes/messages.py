@@ -669,6 +669,7 @@ def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
         members: dict[int, list[int]] = {}
         for index in range(total):
             members.setdefault(unit[index], []).append(index)
+        unit_totals: dict[int, int] = {}  # each unit summed once (a unit can have thousands of tool results)
         overflow = pinned_need > limit
         remaining = limit - pinned_need
         stopped = False
@@ -676,7 +677,9 @@ def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
             index = row["index"]
             decided_by_count = pinned[index] or not (overflow or stopped)
             if decided_by_count:
-                unit_tokens = sum(map(cost, members[unit[index]]))
+                unit_tokens = unit_totals.get(unit[index])
+                if unit_tokens is None:
+                    unit_tokens = unit_totals[unit[index]] = sum(map(cost, members[unit[index]]))
                 if row["tokens"] != cost(index) or row["unit_tokens"] != unit_tokens:
                     yield f"message {index} re-counts to {cost(index)} tokens ({unit_tokens} with its unit), the trace says {row['tokens']} ({row['unit_tokens']})"
                     return
@@ -705,21 +708,26 @@ def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
     def tools_paired():
         # Ids are equal when their UTF-16 code units are (a surrogate pair written as two
         # escapes is the character it encodes), as everywhere in the project.
-        waiting: list[bytes] = []
+        waiting: dict[bytes, int] = {}  # the calls not answered yet, in order: how many times each was made
         for position, message in enumerate(result["messages"]):
             if message["role"] == "tool":
                 answered = _checks.code_units(message["tool_call_id"])
-                if answered not in waiting:
+                if not waiting.get(answered):
                     yield f"the kept tool message at {kept[position]} answers {message['tool_call_id']!r}, a call not kept right before it"
                     return
-                waiting.remove(answered)
+                waiting[answered] -= 1
+                if not waiting[answered]:
+                    del waiting[answered]
                 continue
             if waiting:
-                yield f"the kept call {waiting[0].decode('utf-16-be', 'surrogatepass')!r} has no kept tool result after it"
+                yield f"the kept call {next(iter(waiting)).decode('utf-16-be', 'surrogatepass')!r} has no kept tool result after it"
                 return
-            waiting = [_checks.code_units(call["id"]) for call in message.get("tool_calls") or ()]
+            waiting = {}
+            for call in message.get("tool_calls") or ():
+                made = _checks.code_units(call["id"])
+                waiting[made] = waiting.get(made, 0) + 1
         if waiting:
-            yield f"the kept call {waiting[0].decode('utf-16-be', 'surrogatepass')!r} has no kept tool result after it"
+            yield f"the kept call {next(iter(waiting)).decode('utf-16-be', 'surrogatepass')!r} has no kept tool result after it"
 
     def user_start():
         users = [index for index in kept if roles[index] == "user" and not pinned[index]]
