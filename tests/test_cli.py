@@ -45,7 +45,8 @@ def test_check_invalid_input_prints_error_envelope_and_exits_1():
         ('{"budget": -Infinity}', "Infinity is not a JSON number at line 1 column 12"),
         ('{"budget": 1,,}', "invalid JSON: expected an object key in double quotes at line 1 column 14"),
         ("", "invalid JSON: unexpected end of input at line 1 column 1"),
-        ("[" * 100_000, "JSON nests arrays and objects more than 512 levels deep"),
+        ("[" * 100_000, "JSON nests arrays and objects more than 512 levels deep at line 1 column 513"),
+        ('{"s": "[[\\"[",\n "x": ' + "[" * 600, "JSON nests arrays and objects more than 512 levels deep at line 2 column 518"),  # the object is level 1
         ("[" * 512 + "]" * 512, None),
         ('{"budget": ' + "9" * 5000 + "}", "integer with more than 4300 digits at line 1 column 12"),
     ],
@@ -66,7 +67,9 @@ def test_check_rejects_unacceptable_json_with_position(text, message):
 def test_check_rejects_bytes_that_are_not_utf8():
     code, out, _ = call(["check"], b'{"budget": 1, "items": [{"id": "\xff"}]}')
     assert code == 1
-    assert json.loads(out) == {"ok": False, "error": "input is not valid UTF-8 (byte 0xff at offset 32)"}
+    assert json.loads(out) == {"ok": False, "error": "input is not valid UTF-8 (byte 0xff at offset 32) at line 1 column 33", "line": 1, "column": 33}
+    code, out, _ = call(["check"], '{"budget": 1,\n "items": [{"id": "é\xff"}]}'.encode("utf-8", "surrogateescape").replace(b"\xc3\xbf", b"\xff"))
+    assert json.loads(out)["line"] == 2 and json.loads(out)["column"] == 21  # characters, not bytes: "é" is one
 
 
 def test_check_accepts_a_byte_order_mark():

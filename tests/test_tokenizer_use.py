@@ -41,7 +41,7 @@ def test_count_reads_standard_input_and_defaults_to_o200k_base():
 
 def test_count_refuses_text_that_is_not_utf8():
     code, out, err = cli("count", stdin=b"ok \xff")
-    assert (code, out) == (2, "") and err == "context-budget: cannot read -: not UTF-8 text (byte 4)\n"
+    assert (code, out) == (2, "") and err == "context-budget: cannot read standard input: not UTF-8 text (byte 0xff at offset 3)\n"
 
 
 def test_count_unknown_tokenizer_is_a_usage_error():

@@ -13,14 +13,19 @@ def check_document(text: str) -> dict:
     try:
         document = _strict_json.loads(text)
     except _strict_json.JSONInputError as error:
-        envelope = {"ok": False, "error": str(error)}
-        if error.line is not None:
-            envelope["line"], envelope["column"] = error.line, error.column
-        return envelope
+        return unreadable(error)
     report = evaluate(document)
     if report["pass"]:
         return {"ok": True, "result": report}
     return {"ok": False, "error": failure_text(report), "result": report}
+
+
+def unreadable(error: _strict_json.JSONInputError) -> dict:
+    """The envelope for input that cannot be read: the error, with its line and column when known."""
+    envelope: dict = {"ok": False, "error": str(error)}
+    if error.line is not None:
+        envelope["line"], envelope["column"] = error.line, error.column
+    return envelope
 
 
 def failure_text(report: dict) -> str:
@@ -72,7 +77,7 @@ def format_json(text: str, key: str | None = None) -> str:
     try:
         value = _strict_json.loads(text)
     except _strict_json.JSONInputError as error:
-        return to_json({"ok": False, "error": str(error)}, ascii_only=True)
+        return to_json(unreadable(error), ascii_only=True)
     if key is not None:
         if not isinstance(value, dict) or key not in value:
             return to_json({"ok": False, "error": f"no {key!r} in this JSON"}, ascii_only=True)

@@ -68,7 +68,12 @@ def decode_utf8(data: bytes) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise JSONInputError(f"input is not valid UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start})") from None
+        # Line and column as for any other error: the column counts the characters before it.
+        line_start = data.rfind(b"\n", 0, error.start) + 1
+        column = len(data[line_start:error.start].decode("utf-8", "replace")) + 1
+        raise JSONInputError(
+            f"input is not valid UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start})", data.count(b"\n", 0, error.start) + 1, column,
+        ) from None
     return text[1:] if text.startswith("\ufeff") else text
 
 
@@ -95,7 +100,7 @@ def nesting_within(text: str, limit: int = MAX_DEPTH) -> bool:
 
 def loads(text: str) -> object:
     if not nesting_within(text):
-        raise JSONInputError(f"JSON nests arrays and objects more than {MAX_DEPTH} levels deep")
+        raise JSONInputError(f"JSON nests arrays and objects more than {MAX_DEPTH} levels deep", *_position(text, _too_deep_at(text)))
     # CPython's int() refuses integers of more than 4,300 digits by default, the same rule
     # as ours: the per-integer hook (a Python call for every integer, a fifth of the parse)
     # is needed only when a program changed that limit.
@@ -218,6 +223,23 @@ def _scan_string(text: str, start: int) -> tuple[str | None, int]:
             return "control character in a string (escape it)", index
         index += 1
     return "unterminated string", start
+
+
+_STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]', re.DOTALL)
+
+
+def _too_deep_at(text: str, limit: int = MAX_DEPTH) -> int:
+    """Where the bracket that opens level ``limit`` + 1 is (only after nesting_within said no)."""
+    depth = 0
+    for match in _STRING_OR_BRACKET.finditer(text):
+        bracket = match.group()
+        if bracket in "[{":
+            depth += 1
+            if depth > limit:
+                return match.start()
+        elif bracket in "]}":
+            depth -= 1
+    return 0
 
 
 def _position(text: str, index: int) -> tuple[int, int]:

@@ -17,7 +17,7 @@ from itertools import islice
 from typing import IO, Iterable, Iterator
 
 from . import _strict_json
-from ._envelope import check_document, to_json
+from ._envelope import check_document, to_json, unreadable
 
 # Lines per task sent to a worker process, and tasks in flight per worker: enough to
 # keep every worker busy, few enough that memory does not grow with the input.
@@ -33,7 +33,7 @@ def check_line(raw: bytes | str, number: int) -> tuple[bool, str]:
         # Without its line break, so that an unclosed bracket is reported on this line, not the next.
         envelope = check_document(_strict_json.decode_utf8(raw.rstrip(b"\r\n")))
     except _strict_json.JSONInputError as error:
-        envelope = {"ok": False, "error": str(error)}
+        envelope = unreadable(error)
     envelope["input_line"] = number
     return envelope["ok"], to_json(envelope)
 

@@ -22,7 +22,7 @@ from typing import IO, Mapping, Sequence
 
 from . import __version__, _fixtures, _model, _strict_json, _tokenizer
 from ._evaluate import evaluate
-from ._envelope import check_document, to_json
+from ._envelope import check_document, to_json, unreadable
 from ._report_text import envelope_text
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -343,7 +343,7 @@ def _check(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO
     try:
         text = _strict_json.decode_utf8(data)
     except _strict_json.JSONInputError as error:
-        envelope = {"ok": False, "error": str(error)}
+        envelope = unreadable(error)
     else:
         envelope = check_document(text)
     if output == "text":
@@ -534,7 +534,8 @@ def _count(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise UsageError(f"cannot read {arguments.file}: not UTF-8 text (byte {error.start + 1})") from None
+        what = "standard input" if arguments.file == "-" else arguments.file
+        raise UsageError(f"cannot read {what}: not UTF-8 text (byte 0x{data[error.start]:02x} at offset {error.start})") from None
     try:
         tokens = _tokenizer.count_tokens(text, arguments.tokenizer)
     except _tokenizer.TokenizerUnavailable as error:
