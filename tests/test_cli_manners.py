@@ -213,7 +213,7 @@ def test_the_envelope_error_names_the_first_located_problem():
     assert error == (
         "Each item needs id, numeric relevance, and non-negative integer tokens. "
         '$.items[0].tokenz: unknown key "tokenz" (did you mean "tokens"? expected id, relevance, tokens, content) '
-        "(and 1 more in result.errors)"
+        "(and 1 more problem, listed in errors)"
     )
 
 

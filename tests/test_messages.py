@@ -237,6 +237,18 @@ def test_a_mistake_on_the_calling_message_is_reported_once_and_its_results_still
     assert not [error for error in report["errors"] if "no assistant message made" in error["message"]], report["errors"]
 
 
+@pytest.mark.parametrize("given, words", [
+    ({"role": "user", "content": "hi"}, "got an object: {\"role\": \"user\", \"content\": \"hi\"} (one message? put it in a list: [message])"),
+    ("hello", 'got a string: "hello"'),
+])
+def test_one_message_or_a_string_is_not_read_as_a_list(given, words):
+    """A dict iterated as its keys gave "$.messages[0]: expected an object, got a string: \"role\""."""
+    for call_it in (lambda: trim_messages(given, 100), lambda: count_messages(given)):
+        with pytest.raises(MessagesError) as raised:
+            call_it()
+        assert str(raised.value) == f"messages must be a list of message dicts, {words}"
+
+
 def test_a_result_before_its_call_says_where_the_call_is():
     messages = [{"role": "user", "content": "q"}, {"role": "tool", "tool_call_id": "a", "content": "r"},
                 {"role": "assistant", "content": None, "tool_calls": [call("a")]}]

@@ -88,6 +88,19 @@ def test_errors_are_capped_and_the_detail_says_how_many():
     assert "and 79 more problems; the first 50 are listed in errors" in report["checks"][0]["detail"]
 
 
+def test_every_message_about_many_problems_gives_the_same_total():
+    """The envelope and InvalidInputError said "(and 49 more)" of 80 problems: the listed ones only."""
+    from context_budget import InvalidInputError, select
+    from context_budget._envelope import failure_text
+
+    data = {"budget": 1, "items": [{"id": "", "relevance": 1, "tokens": 1}] * 80}
+    assert failure_text(evaluate(data)).endswith("(and 79 more problems; the first 50 are listed in errors)")
+    with pytest.raises(InvalidInputError, match=r"\(and 79 more problems; the first 50 are listed in errors\)$"):
+        select(data)
+    with pytest.raises(InvalidInputError, match=r"\(and 1 more problem, listed in errors\)$"):
+        select({"budget": 1, "items": [{"id": "", "relevance": 1, "tokens": 1}] * 2})
+
+
 def test_unknown_mode_lists_every_mode():
     report = evaluate({"mode": "knapsack"})
     assert report["errors"] == [{"path": "$.mode", "message": 'expected one of relevance, required, blocks, passages, messages, got "knapsack"'}]

@@ -36,11 +36,8 @@ def failure_text(report: dict) -> str:
     located by its summary already; when a check fails on a selection that succeeded, the
     summary names the check and its detail follows.
     """
-    errors = report.get("errors")
-    if errors:
-        first = f"{errors[0]['path']}: {errors[0]['message']}"
-        more = len(errors) - 1
-        return f"{report['summary']} {first}" + (f" (and {more} more in result.errors)" if more else "")
+    if report.get("errors"):  # the check's detail: the first problem, and how many more there are in all
+        return f"{report['summary']} {report['checks'][0]['detail']}"
     if "But a check failed" in report["summary"]:
         failed = next((check for check in report["checks"] if not check["pass"] and "detail" in check), None)
         if failed is not None:

@@ -62,7 +62,7 @@ def _invalid_report(mode_name: str, invalid: InvalidInput) -> dict:
     detail = f"{problems[0].path}: {problems[0].message}"
     if len(problems) > 1:
         detail += f" (and {len(problems) - 1} more problem{'s' if len(problems) > 2 else ''}"
-        detail += f"; the first {MAX_PROBLEMS} are listed in errors)" if len(problems) > MAX_PROBLEMS else ")"
+        detail += f"; the first {MAX_PROBLEMS} are listed in errors)" if len(problems) > MAX_PROBLEMS else ", listed in errors)"
     return {
         "pass": False,
         "summary": invalid.summary,

@@ -28,9 +28,10 @@ class InvalidInputError(ValueError):
     """The input breaks the contract; ``problems`` lists every problem found (at most 50)."""
 
     def __init__(self, summary: str, problems: tuple[InputProblem, ...], report: dict) -> None:
-        first = f" {problems[0].path}: {problems[0].message}" if problems else ""
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        super().__init__(f"{summary}{first}{more}")
+        # The report's check detail: the first problem, and how many more there are in all
+        # (``problems`` holds the first 50).
+        detail = next((check.get("detail") for check in report.get("checks", ()) if not check["pass"]), None)
+        super().__init__(f"{summary} {detail}" if detail else summary)
         self.summary = summary
         self.problems = problems
         self.report = report

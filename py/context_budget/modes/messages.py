@@ -546,6 +546,10 @@ def _ranges(indices: list[int], shown: int = 4) -> str:
 
 def _parse_call(messages: object, limit: object, tokenizer: object) -> dict:
     if not isinstance(messages, list):
+        # One message, or text, would iterate as keys or characters: say what was meant instead.
+        if isinstance(messages, (dict, str, bytes, bytearray)):
+            hint = " (one message? put it in a list: [message])" if isinstance(messages, dict) else ""
+            raise MessagesError(f"messages must be a list of message dicts, got {got(messages)}{hint}", [])
         try:
             messages = list(messages)  # a tuple or any other sequence of messages
         except TypeError:
