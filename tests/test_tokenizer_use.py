@@ -186,3 +186,30 @@ def test_only_an_unloadable_tokenizer_gets_the_not_available_summary(monkeypatch
     for data in misplaced:
         report = evaluate(data)
         assert report["summary"].startswith("Input needs") and "unknown key" in report["errors"][0]["message"]
+
+
+@pytest.mark.parametrize("mode, item", [
+    ("relevance", {"id": "", "relevance": "x", "tokens": -5}),
+    ("required", {"id": "", "priority": "x", "cost": -5}),
+])
+def test_a_bad_tokenizer_is_reported_with_every_other_problem(mode, item):
+    """It used to hide the rest ("every problem is reported"); an item with content but no
+    count is not one of them: the tokenizer would have counted it."""
+    data = {"mode": mode, "budget": -1, "tokenizer": "bogus", "extra": 1, "items": [item, {"id": "c", "relevance": 1, "priority": 1, "content": "hi"}]}
+    del data["items"][1]["priority" if mode == "relevance" else "relevance"]
+    paths = [error["path"] for error in evaluate(data)["errors"]]
+    assert paths[0] == "$.tokenizer"
+    assert {"$.extra", "$.budget", "$.items[0].id"} <= set(paths)
+    assert "$.items[1]" not in paths, evaluate(data)["errors"]
+
+
+@pytest.mark.parametrize("mode", ["relevance", "required"])
+def test_a_misspelt_tokenizer_key_gets_its_suggestion(mode):
+    errors = evaluate({"mode": mode, "budget": 1, "tokenizr": "o200k_base", "items": []})["errors"]
+    assert errors == [{"path": "$.tokenizr", "message": 'unknown key "tokenizr" (did you mean "tokenizer"? expected mode, budget, items, tokenizer)'}]
+
+
+def test_the_other_mode_hint_holds_with_a_tokenizer():
+    data = {"mode": "required", "tokenizer": "o200k_base", "budget": 5, "items": [{"id": "a", "relevance": 1, "content": "hello"}]}
+    assert evaluate(data)["errors"][0] == {"path": "$.mode", "message": 'this input is valid in mode "relevance", not "required": set "mode": "relevance"'}
+    assert evaluate({**data, "mode": "relevance"})["pass"] is True

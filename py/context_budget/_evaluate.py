@@ -29,18 +29,19 @@ def _evaluate(data: object) -> dict:
         return _unknown_mode(mode_name)
     counting = None
     cost_key = getattr(mode, "COUNTED_COST", None)  # modes whose items may give content for a tokenizer to count
+    given = data
     if cost_key is not None and isinstance(data, dict) and "tokenizer" in data:
         try:
             data, tokenizer, counted = with_counts(data, cost_key, mode.INPUT_SUMMARY)
         except InvalidInput as invalid:
-            return _invalid_report(mode.NAME, _unavailable_tokenizer(data, invalid))
+            return _invalid_report(mode.NAME, _unavailable_tokenizer(given, _and_the_rest(mode, given, cost_key, invalid)))
         counting = {"tokenizer": tokenizer, "counted": counted}
     try:
         parsed = mode.parse(data)
     except InvalidInput as invalid:
         if cost_key is not None and counting is None:
             invalid = _with_content_hint(data, cost_key, invalid)
-        return _invalid_report(mode.NAME, _with_mode_hint(data, mode.NAME, _unavailable_tokenizer(data, invalid)))
+        return _invalid_report(mode.NAME, _with_mode_hint(given, mode.NAME, _unavailable_tokenizer(given, invalid)))
     result = mode.select(parsed)
     if counting is not None:
         result.update(counting)
@@ -83,8 +84,11 @@ def _with_mode_hint(data: object, mode_name: str, invalid: InvalidInput) -> Inva
     for other_name, other in MODES.items():
         if other_name == mode_name or not _could_fit(data, getattr(other, "SHAPE", None)):
             continue
+        candidate = {**data, "mode": other_name}
         try:
-            other.parse({**data, "mode": other_name})
+            if "tokenizer" in data and getattr(other, "COUNTED_COST", None) is not None:  # counted as that mode would
+                candidate = with_counts(candidate, other.COUNTED_COST, other.INPUT_SUMMARY)[0]
+            other.parse(candidate)
         except InvalidInput:
             continue
         if "mode" in data:
@@ -93,6 +97,25 @@ def _with_mode_hint(data: object, mode_name: str, invalid: InvalidInput) -> Inva
             hint = Problem("$", f"this input is valid in mode {json_text(other_name)}; without a \"mode\" key it is read as {json_text(mode_name)}: add \"mode\": {json_text(other_name)}")
         return InvalidInput([hint, *invalid.problems], invalid.check, invalid.summary)
     return invalid
+
+
+def _and_the_rest(mode: object, data: dict, cost_key: str, invalid: InvalidInput) -> InvalidInput:
+    """A tokenizer that cannot be used, and every other problem of the input after it (read as
+    if it had no tokenizer, minus the counts that the tokenizer would have made)."""
+    rest = {key: value for key, value in data.items() if key != "tokenizer"}
+    try:
+        mode.parse(rest)  # type: ignore[attr-defined]
+        return invalid
+    except InvalidInput as more:
+        items = rest.get("items")
+        missing = f"missing required key {json_text(cost_key)}"
+
+        def counted(problem: Problem) -> bool:
+            index = _item_index(problem.path)
+            return (problem.message == missing and isinstance(items, list) and index is not None and index < len(items)
+                    and isinstance(items[index], dict) and isinstance(items[index].get("content"), str))
+
+        return InvalidInput([*invalid.problems, *(problem for problem in more.problems if not counted(problem))], invalid.check, invalid.summary)
 
 
 def _unavailable_tokenizer(data: object, invalid: InvalidInput) -> InvalidInput:

@@ -17,7 +17,10 @@ INPUT_SUMMARY = "Input needs a non-negative integer budget and items array."
 ITEM_SUMMARY = "Each item needs id, numeric relevance, and non-negative integer tokens."
 REASONS = ("exceeds_remaining_budget", "fits_remaining_budget")  # indexed by kept
 
-_TOP = (Field("mode", read_text, optional=True), Field("budget", read_count), Field("items", lambda value: value))
+# "tokenizer" is read (and taken out) before the mode sees the input (_counted.py); declared
+# here so that a misspelt one gets its suggestion and every message lists it.
+_TOP = (Field("mode", read_text, optional=True), Field("budget", read_count), Field("items", lambda value: value),
+        Field("tokenizer", read_text, optional=True))
 _ITEM = (
     Field("id", read_id),
     Field("relevance", read_score),
@@ -29,7 +32,7 @@ SHAPE = InputShape(_TOP, "items", _ITEM, INPUT_SUMMARY, "item shape", ITEM_SUMMA
 
 def parse(data: object) -> dict:
     """``{budget, ids, scores (as doubles), tokens, relevance (as given)}``, one column per field."""
-    (_, budget, _), (ids, relevance, tokens, _) = read_input(data, SHAPE)
+    (_, budget, _, _), (ids, relevance, tokens, _) = read_input(data, SHAPE)
     return {"budget": budget, "ids": ids, "scores": list(map(float, relevance)), "tokens": tokens, "relevance": relevance}
 
 

@@ -16,7 +16,10 @@ COUNTED_COST = "cost"  # with a top-level tokenizer, an item may give content in
 INPUT_SUMMARY = "Input needs a non-negative integer budget and items array."
 ITEM_SUMMARY = "Each item needs id, numeric priority, and non-negative integer cost."
 
-_TOP = (Field("mode", read_text, optional=True), Field("budget", read_count), Field("items", lambda value: value))
+# "tokenizer" is read (and taken out) before the mode sees the input (_counted.py); declared
+# here so that a misspelt one gets its suggestion and every message lists it.
+_TOP = (Field("mode", read_text, optional=True), Field("budget", read_count), Field("items", lambda value: value),
+        Field("tokenizer", read_text, optional=True))
 _ITEM = (
     Field("id", read_id),
     Field("cost", read_count),
@@ -29,7 +32,7 @@ SHAPE = InputShape(_TOP, "items", _ITEM, INPUT_SUMMARY, "item shape", ITEM_SUMMA
 
 def parse(data: object) -> dict:
     """``{budget, ids, costs, priorities (as doubles), required, priority (as given)}``, as columns."""
-    (_, budget, _), (ids, costs, priority, required, _) = read_input(data, SHAPE)
+    (_, budget, _, _), (ids, costs, priority, required, _) = read_input(data, SHAPE)
     return {
         "budget": budget, "ids": ids, "costs": costs, "priorities": list(map(float, priority)),
         "required": required, "priority": priority,
