@@ -147,6 +147,15 @@ def test_text_shows_summary_amounts_checks_and_every_decision():
     assert "best possible relevance: 16 (A, C); this selection: 16" in out
 
 
+def test_text_says_why_sums_past_the_float_range_are_missing():
+    """It printed Python's None: "at most None; this selection: None"."""
+    items = [{"id": name, "relevance": 1e308, "tokens": 1} for name in "abc"]
+    _, out, _ = call(["check", "--format", "text"], json.dumps({"budget": 2, "items": items}))
+    assert out.splitlines()[-1] == ("best possible relevance: unknown (the scores are too large to add as 64-bit floats); "
+                                    "this selection: past the 64-bit float range")
+    assert "None" not in out
+
+
 def test_text_of_a_failed_selection_gives_the_reason_for_each_item():
     document = {"mode": "required", "budget": 5, "items": [
         {"id": "contract", "cost": 3, "priority": 0, "required": True},

@@ -118,6 +118,11 @@ def _rows(rows: list, unit: str, report: dict) -> list[str]:
     return lines
 
 
+def _sum(value: object) -> str:
+    """A sum from the report; null when it is past the 64-bit float range (JSON has no Infinity)."""
+    return "past the 64-bit float range" if value is None else str(value)
+
+
 def _beyond(report: dict) -> list[str]:
     lines = []
     optimal = report.get("optimal")
@@ -125,9 +130,11 @@ def _beyond(report: dict) -> list[str]:
         score = "relevance" if report.get("mode") == "relevance" else "priority of the optional items"
         if optimal.get("exact"):
             best = ", ".join(optimal["selected"]) or "nothing"
-            lines.append(f"best possible {score}: {optimal['value']} ({best}); this selection: {optimal['greedy_value']}")
+            lines.append(f"best possible {score}: {_sum(optimal['value'])} ({best}); this selection: {_sum(optimal['greedy_value'])}")
+        elif optimal.get("upper_bound") is None:  # no bound at all: say why
+            lines.append(f"best possible {score}: unknown ({optimal.get('note', 'past the 64-bit float range')}); this selection: {_sum(optimal['greedy_value'])}")
         else:
-            lines.append(f"best possible {score}: at most {optimal['upper_bound']}; this selection: {optimal['greedy_value']}")
+            lines.append(f"best possible {score}: at most {optimal['upper_bound']}; this selection: {_sum(optimal['greedy_value'])}")
     sensitivity = report.get("sensitivity")
     if isinstance(sensitivity, dict) and "margin" in sensitivity:
         flips = ", ".join(sensitivity.get("flips", [])) or "nothing"
