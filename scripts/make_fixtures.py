@@ -278,7 +278,7 @@ case(M, "exact-fit", "The limit equals the prompt's count (3 per message + role 
 case(M, "one-token-short-drops-the-oldest-pair", "One token short: the oldest user turn no longer fits, and the assistant turn after it goes too, because the history must start with a user message.",
      chat(FULL - 1, CAPITALS), **{"pass": True, "kept": [0, 3, 4, 5], "dropped": [1, 2]})
 case(M, "pinned-overflow", "The system message and the reply priming alone need more than the limit: the selection fails with the shortfall and nothing is kept.",
-     chat(10, CAPITALS), **{"pass": False, "kept": [], "shortfall": 3 + costs(CAPITALS)[0] - 10, "summary": f"The pinned messages (0) and the reply priming need {3 + costs(CAPITALS)[0]} estimated tokens, {3 + costs(CAPITALS)[0] - 10} over the limit of 10."})
+     chat(10, CAPITALS), **{"pass": False, "kept": [], "shortfall": 3 + costs(CAPITALS)[0] - 10, "summary": f"The pinned message (#0) and the reply priming need {3 + costs(CAPITALS)[0]} estimated tokens, {3 + costs(CAPITALS)[0] - 10} over the limit of 10."})
 PASTE = [msg("user", "Hi"), msg("assistant", "Hello."), msg("user", "Here is the log: " + "ERROR disk full at /var/lib " * 40),
          msg("assistant", "The disk is full."), msg("user", "How do I fix it?")]
 case(M, "long-old-turn-stops-the-walk", "The long pasted log (message 2) does not fit, so the walk stops there: the short greeting before it would fit but is older than a dropped message (no holes).",

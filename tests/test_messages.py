@@ -115,13 +115,18 @@ def test_a_long_old_turn_stops_the_walk():
                        "older_than_a_dropped_message", "older_than_a_dropped_message"]
 
 
+def test_with_nothing_pinned_the_overflow_names_the_priming_alone():
+    report = evaluate({"mode": "messages", "limit": 0, "messages": [{"role": "user", "content": "hi"}]})
+    assert report["summary"] == "The reply priming alone needs 3 tokens (o200k_base), 3 over the limit of 0."
+
+
 def test_pinned_overflow_fails_with_the_shortfall():
     c = costs()
     need = mode.REPLY_PRIMING + c[0] + c[8]
     report = evaluate(data(need - 1))
     assert report["pass"] is False
     assert report["shortfall"] == 1 and report["pinned_tokens"] == need and report["kept"] == []
-    assert report["summary"] == f"The pinned messages (0, 8) and the reply priming need {need} estimated tokens, 1 over the limit of {need - 1}."
+    assert report["summary"] == f"The pinned messages (#0, #8) and the reply priming need {need} estimated tokens, 1 over the limit of {need - 1}."
     assert {row["reason"] for row in report["trace"]} == {"pinned_messages_exceed_limit"}
     assert all(check["pass"] for check in report["checks"]), report["checks"]
     assert evaluate(data(need))["kept"] == [0, 8]
@@ -190,6 +195,11 @@ def test_the_default_tokenizer_is_o200k_base():
     [
         ([], "$.messages", "at least one message"),
         ([{"role": "bot", "content": "x"}], "$.messages[0].role", '"bot"'),
+        ([{"role": "human", "content": "x"}], "$.messages[0].role", 'got "human"; did you mean "user"?'),  # LangChain's names
+        ([{"role": "ai", "content": "x"}], "$.messages[0].role", 'did you mean "assistant"?'),
+        ([{"role": "function", "content": "x"}], "$.messages[0].role", 'did you mean "tool"?'),
+        ([{"role": "user", "content": [{"type": "input_text", "text": "x"}]}], "$.messages[0].content[0].type",
+         'expected "text", got "input_text": the chat format names a text part "text"'),
         ([{"role": "user", "content": "x", "tool_call_id": "a"}], "$.messages[0].tool_call_id", "a user message cannot have"),
         ([{"role": "user", "content": "x", "colour": 1}], "$.messages[0].colour", "unknown key"),
         ([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}], "$.messages[0].content[0].type", "not text"),

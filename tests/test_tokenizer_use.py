@@ -68,6 +68,7 @@ def test_evaluate_without_rank_files_reports_the_path_never_raises(monkeypatch, 
             {"mode": "required", "budget": 5, "tokenizer": "o200k_base", "items": []},
             {**REFUND, "tokenizer": "cl100k_base"},
             {"mode": "messages", "limit": 10, "tokenizer": "o200k_base", "messages": [{"role": "user", "content": "hi"}]},
+            {"mode": "messages", "limit": 10, "messages": [{"role": "user", "content": "hi"}]},  # o200k_base by default
         ],
         "$.counter": [{"mode": "passages", "question": "q", "limit": 9, "counter": "o200k_base", "passages": []}],
     }
@@ -78,7 +79,7 @@ def test_evaluate_without_rank_files_reports_the_path_never_raises(monkeypatch, 
             assert "not found in" in report["errors"][0]["message"]
             # The input is fine, this installation is not: the summary says so (a newcomer's pip install
             # got "Input needs a non-negative integer budget and items array.").
-            assert report["summary"] == f"The {data.get('tokenizer', data.get('counter'))} tokenizer is not available here."
+            assert report["summary"] == f"The {data.get('tokenizer', data.get('counter', 'o200k_base'))} tokenizer is not available here."
     # An unknown name is the input's fault: the mode's summary of what it needs stays.
     assert evaluate({"budget": 5, "tokenizer": "gpt2", "items": []})["summary"].startswith("Input needs")
 
@@ -213,3 +214,8 @@ def test_the_other_mode_hint_holds_with_a_tokenizer():
     data = {"mode": "required", "tokenizer": "o200k_base", "budget": 5, "items": [{"id": "a", "relevance": 1, "content": "hello"}]}
     assert evaluate(data)["errors"][0] == {"path": "$.mode", "message": 'this input is valid in mode "relevance", not "required": set "mode": "relevance"'}
     assert evaluate({**data, "mode": "relevance"})["pass"] is True
+
+
+def test_a_misspelt_messages_tokenizer_gets_its_suggestion():
+    report = evaluate({"mode": "messages", "limit": 10, "tokenizer": "o200k", "messages": [{"role": "user", "content": "hi"}]})
+    assert report["errors"][0]["message"].endswith('got "o200k"; did you mean "o200k_base"?')

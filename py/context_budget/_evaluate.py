@@ -41,7 +41,7 @@ def _evaluate(data: object) -> dict:
     except InvalidInput as invalid:
         if cost_key is not None and counting is None:
             invalid = _with_content_hint(data, cost_key, invalid)
-        return _invalid_report(mode.NAME, _with_mode_hint(given, mode.NAME, _unavailable_tokenizer(given, invalid)))
+        return _invalid_report(mode.NAME, _with_mode_hint(given, mode.NAME, _unavailable_tokenizer(given, invalid, getattr(mode, "DEFAULT_TOKENIZER", None))))
     result = mode.select(parsed)
     if counting is not None:
         result.update(counting)
@@ -118,14 +118,15 @@ def _and_the_rest(mode: object, data: dict, cost_key: str, invalid: InvalidInput
         return InvalidInput([*invalid.problems, *(problem for problem in more.problems if not counted(problem))], invalid.check, invalid.summary)
 
 
-def _unavailable_tokenizer(data: object, invalid: InvalidInput) -> InvalidInput:
+def _unavailable_tokenizer(data: object, invalid: InvalidInput, default: str | None = None) -> InvalidInput:
     """When every problem is an exact tokenizer this installation cannot load (its rank file
     missing or altered), the summary says so instead of restating what a valid input needs:
-    the input is fine, the installation is not."""
+    the input is fine, the installation is not. ``default``: the mode's tokenizer when the
+    input names none."""
     problems = invalid.problems
     if not problems or not all(problem.unavailable for problem in problems) or not isinstance(data, dict):
         return invalid
-    name = data.get(problems[0].path[2:])  # $.tokenizer or $.counter: the name, read from the input
+    name = data.get(problems[0].path[2:], default)  # $.tokenizer or $.counter: the name, read from the input
     return InvalidInput(problems, invalid.check, f"The {name} tokenizer is not available here." if isinstance(name, str) else invalid.summary)
 
 

@@ -42,6 +42,8 @@ from .._values import (
 NAME = "messages"
 DEFAULT_TOKENIZER = "o200k_base"
 ROLES = ("system", "developer", "user", "assistant", "tool")
+# Other names for the same roles (LangChain's, Gemini's, OpenAI's legacy "function"): suggested, never accepted.
+ROLE_ALIASES = {"human": "user", "ai": "assistant", "model": "assistant", "function": "tool"}
 ALWAYS_PINNED = ("system", "developer")
 # OpenAI's accounting for its chat models (the cookbook's num_tokens_from_messages).
 PER_MESSAGE, PER_NAME, REPLY_PRIMING = 3, 1, 3
@@ -83,7 +85,8 @@ class MessagesError(ValueError):
 def read_tokenizer(value: object) -> str:
     if isinstance(value, str) and value in TOKENIZERS:
         return value
-    raise Invalid(f"expected one of {', '.join(TOKENIZERS)}, got {preview(value)}")
+    guess = closest_name(value, TOKENIZERS) if isinstance(value, str) else None
+    raise Invalid(f"expected one of {', '.join(TOKENIZERS)}, got {preview(value)}" + (f"; did you mean {json_text(guess)}?" if guess else ""))
 
 
 def _unknown_keys(message: dict, path: str, role: str | None, problems: list[Problem]) -> None:
@@ -112,6 +115,8 @@ def _read_content(value: object, path: str, problems: list[Problem]) -> list[str
         if kind != "text":
             if "type" not in part:
                 problems.append(Problem(part_path, "missing required key \"type\""))
+            elif isinstance(kind, str) and (kind.endswith("_text") or kind == "refusal"):  # text by another API's name
+                problems.append(Problem(child_path(part_path, "type"), f"expected \"text\", got {json_text(kind)}: the chat format names a text part \"text\""))
             elif isinstance(kind, str):
                 problems.append(Problem(child_path(part_path, "type"), f"a content part of type {json_text(kind)} is not text; this mode counts text only (give images, audio and files their own budget)"))
             else:
@@ -194,7 +199,7 @@ def _read_message(message: object, path: str, problems: list[Problem], call_site
         problems.append(Problem(path, "missing required key \"role\""))
         role = None
     elif role not in ROLES:
-        guess = closest_name(role, ROLES) if isinstance(role, str) else None
+        guess = (closest_name(role, ROLES) or ROLE_ALIASES.get(role.casefold())) if isinstance(role, str) else None
         hint = f"; did you mean {json_text(guess)}?" if guess else ""
         problems.append(Problem(child_path(path, "role"), f"expected one of {', '.join(ROLES)}, got {preview(role)}{hint}"))
         role = None
@@ -517,11 +522,12 @@ def summarize(result: dict) -> str:
     total = len(result["trace"])
     if result["shortfall"]:
         pinned = [row["index"] for row in reversed(result["trace"]) if row["pinned"]]
-        shown = ", ".join(map(str, pinned[:10])) + (", …" if len(pinned) > 10 else "")
-        return (
-            f"The pinned messages ({shown}) and the reply priming need {result['pinned_tokens']} "
-            f"{_unit_name(result['tokenizer'])}, {result['shortfall']} over the limit of {result['limit']}."
-        )
+        over = f"{result['shortfall']} over the limit of {result['limit']}."
+        if not pinned:
+            return f"The reply priming alone needs {result['pinned_tokens']} {_unit_name(result['tokenizer'])}, {over}"
+        shown = ", ".join(f"#{index}" for index in pinned[:10]) + (", …" if len(pinned) > 10 else "")
+        what = "message" if len(pinned) == 1 else "messages"
+        return f"The pinned {what} ({shown}) and the reply priming need {result['pinned_tokens']} {_unit_name(result['tokenizer'])}, {over}"
     pinned = sum(1 for row in result["trace"] if row["reason"] == PINNED)
     dropped = f", dropped {_ranges(result['dropped'])}" if result["dropped"] else ""
     return (
