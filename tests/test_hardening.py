@@ -343,6 +343,20 @@ def test_a_closed_stdout_ends_quietly(tmp_path):
     process.stderr.close()
 
 
+def test_a_reader_that_goes_away_during_one_large_report_exits_1(tmp_path):
+    """One write of a 5 MB report to a pipe whose reader had gone returned a partial count, and
+    CPython's buffered writer dropped the rest without an error: exit 0, as if all was read."""
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps({"budget": 10**6, "items": [{"id": f"item-{i}", "relevance": i % 97, "tokens": 3} for i in range(30_000)]}))
+    process = subprocess.Popen([sys.executable, "-m", "context_budget", "check", "--indent", "2", str(big)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    assert process.stdout.readline() == b"{\n"
+    process.stdout.close()
+    assert process.wait(timeout=60) == 1
+    assert process.stderr.read() == b""
+    process.stderr.close()
+
+
 def test_jsonl_reports_an_unclosed_bracket_on_its_own_line(tmp_path):
     lines = tmp_path / "in.jsonl"
     lines.write_bytes(b'{"budget": 1, "items": [\n{"budget": 1, "items": []}\r\n{"budget": \r\n')

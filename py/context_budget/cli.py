@@ -593,6 +593,28 @@ def _build_site(directory: Path, force: bool, stdout: IO[str]) -> int:
     return EXIT_PASS
 
 
+class _InPieces:
+    """Standard output written in pieces of at most 64 KiB.
+
+    One write of a large string to a pipe whose reader has gone (``| head -1``) gets a partial
+    count back, and CPython's buffered writer dropped the rest without an error: a 35 MB
+    report exited 0. Written in pieces, the next piece raises BrokenPipeError, as it should.
+    """
+
+    PIECE = 1 << 16
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        for start in range(0, len(text), self.PIECE):
+            self._stream.write(text[start:start + self.PIECE])
+        return len(text)
+
+    def __getattr__(self, name: str):  # encoding, isatty, flush, fileno: the stream's own
+        return getattr(self._stream, name)
+
+
 def main() -> None:
     if sys.stderr is None:  # `2>&-`: errors have nowhere to go, but must not become a crash either
         sys.stderr = open(os.devnull, "w")
@@ -605,7 +627,7 @@ def main() -> None:
         with contextlib.suppress(AttributeError, ValueError):
             stream.reconfigure(errors="backslashreplace")
     try:
-        code = run(sys.argv[1:], sys.stdin, sys.stdout, sys.stderr)
+        code = run(sys.argv[1:], sys.stdin, _InPieces(sys.stdout), sys.stderr)
         sys.stdout.flush()
     except KeyboardInterrupt:
         code = 130
