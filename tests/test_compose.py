@@ -118,6 +118,14 @@ def test_an_input_without_a_window_uses_the_defaults(tmp_path):
     assert "available 680 = context 1200 - reserved output 300 - fixed prompt 220" in out, err
 
 
+def test_an_exact_count_is_not_shown_as_approximate(tmp_path):
+    data = json.loads((ROOT / "examples" / "refund-case.json").read_text())
+    path = tmp_path / "exact.json"
+    path.write_text(json.dumps({**data, "tokenizer": "o200k_base"}))
+    code, out, _ = call(["compose", str(path)])
+    assert code == 0 and "rendered prompt 578 tokens (349 of them" in out and "~" not in out.split("=== Packing report ===")[1]
+
+
 def test_a_prompt_that_overflows_the_window_exits_1():
     code, out, err = call(["compose", EXAMPLE], {"CONTEXT_BUDGET_CONTEXT_TOKENS": "850"})
     assert code == 1

@@ -503,7 +503,8 @@ def _packing_text(report: dict, window: dict) -> str:
         f"available {report['available']} = context {window['context_tokens']} - reserved output "
         f"{window['reserved_output_tokens']} - fixed prompt {window['fixed_prompt_tokens']}",
         f"used {report['used']}, remaining {report['remaining']}",
-        f"rendered prompt ~{report['rendered_tokens']} tokens ({report['rendered_overhead']} of them system, task, headers and metadata) "
+        f"rendered prompt {'~' if report.get('tokenizer', 'estimate') == 'estimate' else ''}{report['rendered_tokens']} tokens"
+        f" ({report['rendered_overhead']} of them system, task, headers and metadata) "
         f"of {window['context_tokens'] - window['reserved_output_tokens']} = context - reserved output",
         "included, in packing order:",
     ]
