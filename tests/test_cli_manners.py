@@ -151,7 +151,7 @@ def test_text_says_why_sums_past_the_float_range_are_missing():
     """It printed Python's None: "at most None; this selection: None"."""
     items = [{"id": name, "relevance": 1e308, "tokens": 1} for name in "abc"]
     _, out, _ = call(["check", "--format", "text"], json.dumps({"budget": 2, "items": items}))
-    assert out.splitlines()[-1] == ("best possible relevance: unknown (the scores are too large to add as 64-bit floats); "
+    assert out.splitlines()[-1] == ("best possible relevance: past the 64-bit float range (a, b); "
                                     "this selection: past the 64-bit float range")
     assert "None" not in out
 

@@ -119,10 +119,39 @@ def test_the_dynamic_program_agrees_with_the_search():
 
 
 def test_scores_too_large_to_add():
-    report = evaluate({"budget": 2, "items": [{"id": "a", "relevance": 1e308, "tokens": 1}, {"id": "b", "relevance": 1e308, "tokens": 1}]})
+    """The best subset is still found exactly; only its sum past the float range is null."""
+    report = evaluate({"budget": 2, "items": [{"id": c, "relevance": 1e308, "tokens": 1} for c in "abc"]})
     optimal = report["optimal"]
-    assert optimal["exact"] is False and optimal["upper_bound"] is None and optimal["greedy_value"] is None
+    assert optimal["exact"] is True and optimal["selected"] == ["a", "b"] and optimal["verified"] is True
+    assert optimal["value"] is None and optimal["greedy_value"] is None
     json.dumps(report, allow_nan=False)  # still valid JSON
+    # A best sum inside the range is given, though all the scores together are past it (was a null bound).
+    optimal = evaluate({"budget": 1, "items": [{"id": c, "relevance": 1e308, "tokens": 1} for c in "abc"]})["optimal"]
+    assert optimal["exact"] is True and optimal["value"] == 1e308 and optimal["selected"] == ["a"]
+
+
+HUGE = st.lists(st.tuples(st.integers(1, 12), st.sampled_from([1e308, 9e307, 4.5e307, 1.7e308, 3.0, 1e-300])), min_size=1, max_size=14).map(
+    lambda pairs: [(f"i{index:02d}", cost, value) for index, (cost, value) in enumerate(pairs)]
+)
+
+
+@given(HUGE, st.integers(0, 40), st.sampled_from([0, 20_000]))
+@settings(max_examples=150)
+def test_scores_near_the_float_limit_still_give_the_exact_best_subset(entries, capacity, work_bound):
+    """The reduction and the bounds run on scaled values; the subset is the brute force's,
+    by exact sums and the same tie rule (14 items: the reduction takes part)."""
+    result = best_subset(*columns(entries), capacity, work_bound=work_bound)
+    if result["exact"]:
+        assert result["selected"] == lexicographic_best(entries, capacity)
+        chosen = [value for name, _, value in entries if name in result["selected"]]
+        try:
+            expected = math.fsum(chosen)
+        except OverflowError:  # past the float range: null in the report
+            expected = None
+        assert result["value"] == expected
+    else:
+        truth = sum(Fraction(value) for value in [value for name, _, value in entries if name in lexicographic_best(entries, capacity)])
+        assert result["upper_bound"] is None or Fraction(result["upper_bound"]) >= truth
 
 
 def test_the_verification_inside_optimal_can_fail(monkeypatch):

@@ -117,23 +117,28 @@ def best_subset(ids: list, costs: list, values: list, capacity: int, candidates:
     if gains and (min(gains) <= 0 or max(weights) > capacity):  # only positive values that fit take part
         wanted = list(map(and_, map((0.0).__lt__, gains), map(capacity.__ge__, weights)))
         useful, gains, weights = list(compress(useful, wanted)), list(compress(gains, wanted)), list(compress(weights, wanted))
-    # Positive values: a plain sum well inside the float range means fsum cannot overflow either
-    # (it is a tenth of the time on 100,000 items).
-    if not sum(gains) < 1e300 and _fsum(gains) is None:
-        return {"exact": False, "upper_bound": None, "note": "the scores are too large to add as 64-bit floats"}
     if sum(weights) <= capacity:  # everything worth having fits
         return _exact(ids, costs, values, _in_ordinal_order(ids, list(useful)))
     free: list[int] = []
     if 0 in weights:  # free items are in every best subset; the others go through the reduction
         free = list(compress(useful, map(not_, weights)))
         useful, gains, weights = list(compress(useful, weights)), list(compress(gains, weights)), list(compress(weights, weights))
+    free_value = _fsum(map(values.__getitem__, free))
+    # Scores whose sum passes the float range (near 1e308): the float work (the reduction and
+    # the bounds) runs on them scaled down by a power of two, which is exact but for values
+    # below ~1e-290 (far inside the reduction's tolerance); the search works on the exact
+    # integers as always, and the bounds are scaled back (past the range: no bound, null).
+    shift = 0
+    if not sum(gains) < 1e300:  # positive values: a plain sum inside the range means fsum's is too
+        shift = max(0, math.frexp(max(gains))[1] + len(gains).bit_length() - 1000)
+    scaled = [math.ldexp(gain, -shift) for gain in gains] if shift else gains
     if len(gains) > EXACT_ITEMS and len(gains) * (capacity + 1) > DP_CELLS:
-        upper = _fsum(map(values.__getitem__, free)) + _fractional_bound(gains, weights, capacity)
-        return {"exact": False, "upper_bound": math.nextafter(upper, math.inf), "items": len(gains), "exact_items": EXACT_ITEMS}
+        upper = _upper_bound(free_value, _fractional_bound(scaled, weights, capacity), shift)
+        return {"exact": False, "upper_bound": upper, "items": len(gains), "exact_items": EXACT_ITEMS}
     if len(gains) > SMALL:
-        fixed_in, core, bound = _reduce(gains, weights, capacity)
+        fixed_in, core, bound = _reduce(scaled, weights, capacity)
     else:  # a few items: the search alone is quicker than the reduction
-        fixed_in, core, bound = [], list(range(len(gains))), _fsum(gains)
+        fixed_in, core, bound = [], list(range(len(gains))), _fsum(scaled)
     residual = capacity - sum(map(weights.__getitem__, fixed_in))
     if residual < 0:  # cannot happen when the tolerance holds; keep every item open rather than trust it
         fixed_in, core, residual = [], list(range(len(gains))), capacity
@@ -147,11 +152,19 @@ def best_subset(ids: list, costs: list, values: list, capacity: int, candidates:
         len(gains) * (capacity + 1) <= DP_CELLS,
     )
     if isinstance(picks, int):
-        upper = _fsum(map(values.__getitem__, free)) + bound
-        upper = math.nextafter(upper * (1 + 2**-40), math.inf)  # the bound was added in floats: stay above it
+        upper = _upper_bound(free_value, bound * (1 + 2**-40), shift)  # the bound was added in floats: stay above it
         return {"exact": False, "upper_bound": upper, "work": picks, "work_bound": work_bound}
     picked = free + list(map(useful.__getitem__, fixed_in)) + list(map(core_positions.__getitem__, picks))
     return _exact(ids, costs, values, _in_ordinal_order(ids, picked))
+
+
+def _upper_bound(free_value: float | None, bound: float, shift: int) -> float | None:
+    """The free items' value plus ``bound`` (computed on values scaled by 2^-shift), rounded up;
+    None when it is past the float range."""
+    if free_value is None:
+        return None
+    upper = math.nextafter(free_value + math.ldexp(bound, shift), math.inf)
+    return upper if math.isfinite(upper) else None
 
 
 def _reduce(gains: list[float], weights: list[int], capacity: int) -> tuple[list[int], list[int], float]:
