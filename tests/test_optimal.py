@@ -130,6 +130,22 @@ def test_scores_too_large_to_add():
     assert optimal["exact"] is True and optimal["value"] == 1e308 and optimal["selected"] == ["a"]
 
 
+def test_a_bound_past_the_float_range_is_null_not_a_crash(monkeypatch):
+    """ldexp raises OverflowError where a product would give inf: the bound is null (the report
+    said "The checker failed on this input")."""
+    from context_budget import _optimal
+
+    items = [{"id": f"i{index:03d}", "relevance": 1.7e308, "tokens": 1 + index % 7} for index in range(40)]
+    for patch in ({"EXACT_ITEMS": 0, "DP_CELLS": 0}, {"WORK_BOUND": 0, "DP_CELLS": 0}):
+        for name, value in patch.items():
+            monkeypatch.setattr(_optimal, name, value)
+        if "WORK_BOUND" in patch:  # best_subset's default was bound at import: pass it through report_optimal's call
+            monkeypatch.setattr(_optimal.best_subset, "__defaults__", (None, 0))
+        report = evaluate({"budget": 30, "items": items})
+        assert report["pass"] is True, report["checks"]
+        assert report["optimal"]["exact"] is False and report["optimal"]["upper_bound"] is None
+
+
 HUGE = st.lists(st.tuples(st.integers(1, 12), st.sampled_from([1e308, 9e307, 4.5e307, 1.7e308, 3.0, 1e-300])), min_size=1, max_size=14).map(
     lambda pairs: [(f"i{index:02d}", cost, value) for index, (cost, value) in enumerate(pairs)]
 )

@@ -163,7 +163,10 @@ def _upper_bound(free_value: float | None, bound: float, shift: int) -> float | 
     None when it is past the float range."""
     if free_value is None:
         return None
-    upper = math.nextafter(free_value + math.ldexp(bound, shift), math.inf)
+    try:
+        upper = math.nextafter(free_value + math.ldexp(bound, shift), math.inf)
+    except OverflowError:  # ldexp past the range raises rather than giving inf
+        return None
     return upper if math.isfinite(upper) else None
 
 
