@@ -135,6 +135,21 @@ def test_text_with_a_json_option_is_a_usage_error(extra):
     assert code == 2 and out == "" and "--format text" in err
 
 
+def test_indent_with_jsonl_is_a_usage_error():
+    """It was accepted and ignored: each envelope is one line."""
+    code, out, err = call(["check", "--jsonl", "--indent", "2"], "{}\n")
+    assert (code, out) == (2, "") and "--indent cannot apply to it" in err
+
+
+def test_text_of_many_problems_gives_the_total():
+    data = {"budget": 1, "items": [{"id": "", "relevance": 1, "tokens": 1}] * 80}
+    _, out, _ = call(["check", "--format", "text"], json.dumps(data))
+    assert "mode relevance: the input is not valid (50 problems listed)" in out
+    assert out.splitlines()[-1] == "  … and 30 more not listed (80 in all)"
+    _, out, _ = call(["check", "--format", "text"], json.dumps({**data, "items": data["items"][:2]}))
+    assert "more not listed" not in out
+
+
 def test_text_shows_summary_amounts_checks_and_every_decision():
     code, out, _ = call(["check", "--format", "text"], json.dumps(SEED_000))
     assert code == 0

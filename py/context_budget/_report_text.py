@@ -7,6 +7,8 @@ trace, each with its cost, what was left before it and the reason code.
 
 from __future__ import annotations
 
+import re
+
 from ._values import plural
 
 # More rows than a terminal shows are cut, with a pointer to the JSON that has them all.
@@ -40,6 +42,9 @@ def report_text(report: dict) -> str:
         count = len(report["errors"])
         lines.append(f"mode {mode}: the input is not valid ({count} problem{'s' if count != 1 else ''} listed)" if mode else "the input is not valid")
         lines += [f"  {error['path']}: {error['message']}" for error in report["errors"]]
+        total = _problem_total(report)
+        if total > count:
+            lines.append(f"  … and {total - count} more not listed ({total} in all)")
         return "\n".join(lines) + "\n"
     amounts = _amounts(report)
     lines.append(f"mode {mode}: {amounts}" if amounts else f"mode {mode}")
@@ -116,6 +121,13 @@ def _rows(rows: list, unit: str, report: dict) -> list[str]:
     if len(rows) > MAX_ROWS:
         lines.append(f"  … and {len(rows) - MAX_ROWS} more (--format json lists them all)")
     return lines
+
+
+def _problem_total(report: dict) -> int:
+    """How many problems the input has: the input check's detail says so when more than are listed."""
+    detail = report["checks"][0].get("detail", "") if report.get("checks") else ""
+    found = re.search(r"\(and (\d+) more problems?[;,)]", detail)
+    return 1 + int(found.group(1)) if found else len(report["errors"])
 
 
 def _sum(value: object) -> str:

@@ -326,6 +326,8 @@ def _output_format(arguments: argparse.Namespace, stdout: IO[str]) -> str:
     """JSON for programs, text for people: text by default only when stdout is a terminal and no JSON option is given."""
     if arguments.format == "text" and (arguments.jsonl or arguments.indent is not None):
         raise UsageError("check: --format text prints one report for a person; --jsonl and --indent are for JSON output")
+    if arguments.jsonl and arguments.indent is not None:  # it was accepted and ignored
+        raise UsageError("check: --jsonl writes each envelope on one line; --indent cannot apply to it")
     if arguments.format is not None:
         return arguments.format
     if arguments.jsonl or arguments.indent is not None:
