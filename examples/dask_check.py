@@ -25,14 +25,30 @@ from context_budget.batch import check_lines
 
 
 def check_shards(shards: list[str], out_dir: str) -> list[str]:
-    """One envelope file per shard (``0.jsonl``, ``1.jsonl``, ... in the order given); their paths.
+    """One envelope file per shard, in the order given (``0.jsonl``, ``1.jsonl``, ...; zero-padded
+    from ten shards on: ``00.jsonl``); their paths. Runs on the current Dask client (or Dask's
+    default scheduler).
 
-    ``blocksize=None`` keeps each shard whole in one partition, so its lines are numbered
-    from 1 as the CLI numbers them. Runs on the current Dask client (or Dask's default scheduler).
+    Read as the CLI reads a file: ``blocksize=None`` keeps each shard whole in one partition,
+    so its lines are numbered from 1; lines end at "\n" only (a bare "\r" is JSON whitespace);
+    bytes that are not UTF-8 stay as they are, so that such a line gets its own error envelope
+    instead of failing the whole shard.
     """
-    lines = dask.bag.read_text(shards, blocksize=None)
-    envelopes = lines.map_partitions(check_lines)
-    return envelopes.to_textfiles(f"{out_dir}/*.jsonl", last_endline=True)
+    lines = dask.bag.read_text(shards, blocksize=None, encoding="utf-8", errors="surrogateescape", linedelimiter="\n")
+    envelopes = lines.map_partitions(_ending_with_a_newline)
+    return envelopes.to_textfiles(f"{out_dir}/*.jsonl", last_endline=False)
+
+
+def _ending_with_a_newline(lines):
+    """A shard's envelopes, the last one with its line break: to_textfiles puts one between
+    the others, and an empty shard then gives an empty file (with last_endline, a lone newline)."""
+    previous = None
+    for envelope in check_lines(lines):
+        if previous is not None:
+            yield previous
+        previous = envelope
+    if previous is not None:
+        yield previous + "\n"
 
 
 def main() -> None:
@@ -42,15 +58,23 @@ def main() -> None:
     parser.add_argument("--scheduler", help="address of a running Dask scheduler (default: a local cluster)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes of the local cluster")
     arguments = parser.parse_args()
+    missing = [shard for shard in arguments.shards if "://" not in shard and not Path(shard).is_file()]
+    if missing:  # before a cluster starts, and in one line
+        parser.error(f"no such shard: {', '.join(missing)}")
     from distributed import Client, LocalCluster
 
     Path(arguments.out_dir).mkdir(parents=True, exist_ok=True)
-    if arguments.scheduler:
-        with Client(arguments.scheduler):
-            written = check_shards(arguments.shards, arguments.out_dir)
-    else:
-        with LocalCluster(n_workers=arguments.workers, threads_per_worker=1, processes=True) as cluster, Client(cluster):
-            written = check_shards(arguments.shards, arguments.out_dir)
+    try:
+        if arguments.scheduler:
+            with Client(arguments.scheduler):
+                written = check_shards(arguments.shards, arguments.out_dir)
+        else:
+            # dashboard_address=None: no HTTP endpoint (it would listen on every interface, port 8787).
+            with LocalCluster(n_workers=arguments.workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+                    Client(cluster):
+                written = check_shards(arguments.shards, arguments.out_dir)
+    except OSError as error:  # a shard that went away, storage that cannot be written
+        raise SystemExit(f"dask_check: {error}") from None
     for path in written:
         print(path)
 

@@ -84,3 +84,72 @@ def test_jobs_in_a_real_process(tmp_path):
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert done.returncode == 1 and done.stderr == ""
     assert done.stdout == "".join(text + "\n" for text in batch.check_lines(path.read_bytes().splitlines()))
+
+
+def test_text_and_bytes_lines_are_blank_alike_and_read_alike():
+    """Text lines skipped a line of U+3000 (str.strip) that bytes and the CLI report; text read
+    with errors="surrogateescape" gives the bytes' error message, byte and column."""
+    for odd in ["\u3000", "\u00a0", "\x1c", "\x85", "\u2028"]:
+        assert list(batch.check_lines([odd])) == list(batch.check_lines([odd.encode()])) != []
+    raw = b'{"budget": 1, "items": [{"id": "caf\xe9"}]}\n'
+    assert list(batch.check_lines([raw.decode("utf-8", "surrogateescape")])) == list(batch.check_lines([raw]))
+
+
+def test_chunks_are_capped_by_bytes_as_well_as_lines(monkeypatch):
+    """1 MB lines held 256 per chunk, 512 per worker: --jobs 2 peaked at 2.4 GB against 24 MB for --jobs 1."""
+    monkeypatch.setattr(batch, "CHUNK_BYTES", 10)
+    lines = [b"12345\n", b"123\n", b"1234567890123\n", b"1\n", b"2\n"]
+    chunks = list(batch._chunks(lines))
+    assert chunks == [(1, [b"12345\n", b"123\n"]), (3, [b"1234567890123\n"]), (4, [b"1\n", b"2\n"])]
+
+
+def test_lines_read_before_a_line_too_large_are_written_first_with_jobs(monkeypatch):
+    """--jobs 2 wrote nothing at all; --jobs 1 wrote the envelopes before the line. Both do now."""
+    from context_budget import cli
+
+    monkeypatch.setattr(cli, "MAX_INPUT_BYTES", 200)
+    data = (json.dumps(SEED_000) + "\n") * 3 + "x" * 300 + "\n" + json.dumps(SEED_000) + "\n"
+    for jobs in ("1", "2"):
+        code, out, err = call(["check", "--jsonl", "--jobs", jobs], data.encode())
+        assert code == 2 and len(out.splitlines()) == 3, (jobs, out)
+        assert err == "context-budget: cannot read line 4 of standard input: larger than 0 MiB (each input must be smaller)\n"
+
+
+def test_progress_counts_envelopes_clears_its_line_and_never_mixes_into_a_terminals_output(monkeypatch):
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    clock = iter(range(0, 1000, 2))
+    monkeypatch.setattr(batch.time, "monotonic", lambda: next(clock))
+    lines = ((json.dumps(SEED_000) + "\n\n") * 3).encode()  # blank lines are not counted
+    for jobs in ("1", "2"):
+        stdout, stderr = io.StringIO(), Terminal()
+        run(["check", "--jsonl", "--jobs", jobs], io.BytesIO(lines), stdout, stderr)
+        assert stderr.getvalue().endswith("\rcontext-budget: 3 lines checked\x1b[K\n"), (jobs, stderr.getvalue())
+    stdout, stderr = Terminal(), Terminal()
+    run(["check", "--jsonl"], io.BytesIO(lines), stdout, stderr)
+    assert stderr.getvalue() == ""  # the envelopes go to the terminal: no meter between them
+
+
+def test_ctrl_c_with_jobs_ends_quietly_and_takes_the_workers_with_it(tmp_path):
+    """Workers that got Ctrl+C before ignoring it printed tracebacks, and the parent waited
+    for them for good (4 runs in 79). Workers start with Ctrl+C held back, then ignore it."""
+    import os
+    import signal
+    import time
+
+    path = tmp_path / "requests.jsonl"
+    path.write_text("\n".join(json.dumps(request) for request in realistic_requests(400, seed=2)) * 40 + "\n")
+    for delay in (1.0, 1.5, 2.0):  # past start-up (an interrupt while Python imports is Python's own traceback)
+        process = subprocess.Popen([sys.executable, "-m", "context_budget", "check", "--jsonl", "--jobs", "2", str(path)],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True, cwd=ROOT)
+        time.sleep(delay)
+        os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl+C: the whole group
+        try:
+            _, err = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+        assert process.returncode == 130, (delay, process.returncode, err.decode()[-2000:])
+        assert b"Traceback" not in err, err.decode()[-2000:]

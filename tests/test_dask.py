@@ -39,3 +39,27 @@ def test_two_worker_processes_give_the_clis_envelopes(tmp_path):
         envelopes = [json.loads(line) for line in text.splitlines()]
         assert [(envelope["input_line"], envelope["ok"]) for envelope in envelopes] == [(1, True), (2, False), (4, True)]
         assert "result" in envelopes[1] or envelopes[1]["error"].startswith("invalid JSON")
+
+
+def test_awkward_shards_give_the_clis_envelopes_too(tmp_path):
+    """read_text's defaults failed the whole shard on one line that is not UTF-8, split a line
+    at a bare CR (JSON whitespace), and wrote a lone newline for an empty shard; check_lines
+    skipped a line of U+3000 given as text that the CLI reports."""
+    good = json.dumps(SEED_000).encode()
+    shards = {
+        "latin1.jsonl": good + b"\n" + b'{"budget": 1, "items": [{"id": "caf\xe9", "relevance": 1, "tokens": 1}]}\n' + good + b"\n",
+        "cr.jsonl": b'{"budget": 1,\r"items": []}\n' + "\u3000".encode() + b"\n" + good + b"\r\n",
+        "empty.jsonl": b"",
+    }
+    paths = []
+    for name, data in shards.items():
+        (tmp_path / name).write_bytes(data)
+        paths.append(str(tmp_path / name))
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with distributed.Client(cluster):
+            written = check_shards(paths, str(tmp_path / "out"))
+    for shard, path in zip(paths, sorted(written)):
+        assert open(path, encoding="utf-8").read() == cli_envelopes(shard), shard
+    assert open(sorted(written)[2]).read() == ""
+    assert [json.loads(line)["ok"] for line in open(sorted(written)[0])] == [True, False, True]
+    assert [json.loads(line)["input_line"] for line in open(sorted(written)[1])] == [1, 2, 3]

@@ -9,19 +9,19 @@ before anything runs. The model call posts the composed prompt to an OpenAI-comp
 
 from __future__ import annotations
 
-import http.client
 import json
 import math
 import re
-import socket
-import ssl
 import threading
 import time
 import urllib.parse
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from ._strict_json import nesting_within
 from ._values import Invalid, got, json_text, preview, read_count, unknown_key_problems
+
+if TYPE_CHECKING:  # for the annotations only: imported where a model is called
+    import http.client
 
 ENV_PREFIX = "CONTEXT_BUDGET_"
 WINDOW_KEYS = ("context_tokens", "reserved_output_tokens", "fixed_prompt_tokens")
@@ -271,6 +271,12 @@ def _redact(text: str, secrets: list[str]) -> str:
 
 
 def _call(prompt: str, settings: dict, secrets: list[str]) -> str:
+    # Imported here: http.client and ssl are a third of `context-budget check`'s start-up
+    # (~30 ms of a process), and only compose --call-model needs them.
+    import http.client
+    import socket
+    import ssl
+
     url = settings["base_url"] + "/chat/completions"
     timeout = settings["timeout_seconds"]
     body = json.dumps(
@@ -350,6 +356,8 @@ def _read_capped(response: http.client.HTTPResponse, url: str, secrets: str, ok:
 
 
 def _abort(connection: http.client.HTTPConnection) -> None:
+    import socket
+
     sock = connection.sock
     if sock is not None:
         try:

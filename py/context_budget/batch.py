@@ -11,24 +11,31 @@ line is reported in its place and the rest go on.
 from __future__ import annotations
 
 import os
+import signal
 import time
 from collections import deque
-from itertools import islice
 from typing import IO, Iterable, Iterator
 
 from . import _strict_json
 from ._envelope import check_document, to_json, unreadable
 
-# Lines per task sent to a worker process, and tasks in flight per worker: enough to
-# keep every worker busy, few enough that memory does not grow with the input.
+# Lines per task sent to a worker process (at most CHUNK_LINES, and at most CHUNK_BYTES of
+# them unless one line alone is larger), and tasks in flight per worker: enough to keep every
+# worker busy, few enough that memory does not grow with the input, even of 1 MB lines.
 CHUNK_LINES = 256
+CHUNK_BYTES = 4 << 20
 TASKS_PER_WORKER = 2
+# What JSON and bytes.strip() count as blank: a line of only these is skipped (text or bytes alike).
+_BLANK = " \t\n\r\x0b\x0c"
 
 
 def check_line(raw: bytes | str, number: int) -> tuple[bool, str]:
     """Line ``number`` (1-based) of the input: whether its report passes, and its envelope as JSON text."""
     if isinstance(raw, str):
-        raw = raw.encode("utf-8", "surrogatepass")
+        try:  # text read with errors="surrogateescape" (dask.bag.read_text can) gets its own bytes back
+            raw = raw.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # other lone surrogates: refused below as not UTF-8, as in a file
+            raw = raw.encode("utf-8", "surrogatepass")
     try:
         # Without its line break, so that an unclosed bracket is reported on this line, not the next.
         envelope = check_document(_strict_json.decode_utf8(raw.rstrip(b"\r\n")))
@@ -41,7 +48,7 @@ def check_line(raw: bytes | str, number: int) -> tuple[bool, str]:
 def checked_lines(lines: Iterable[bytes | str], start: int = 1) -> Iterator[tuple[bool, str]]:
     """``(passed, envelope text)`` for each non-blank line, numbered from ``start``."""
     for number, raw in enumerate(lines, start):
-        if raw.strip():
+        if raw.strip(_BLANK if isinstance(raw, str) else None):  # the same lines blank as text and as bytes
             yield check_line(raw, number)
 
 
@@ -49,28 +56,47 @@ def check_lines(lines: Iterable[bytes | str], start: int = 1) -> Iterator[str]:
     """One envelope (JSON text, no line break) for each non-blank input line, in order.
 
     ``lines`` may be bytes (as a file opened in binary gives them) or text (as
-    ``dask.bag.read_text`` gives them), with or without their line breaks.
+    ``dask.bag.read_text`` gives them), with or without their line breaks. Text gives the
+    envelopes the bytes would when it was split at "\n" only and decoded with
+    ``errors="surrogateescape"`` (a bare "\r" is JSON whitespace inside a line, and a line
+    that is not UTF-8 gets its own error envelope).
     """
     for _, text in checked_lines(lines, start):
         yield text
 
 
-def _check_chunk(task: tuple[int, list]) -> tuple[bool, str]:
-    """A worker's task: consecutive lines from ``start``; their envelopes, one per line."""
+def _check_chunk(task: tuple[int, list]) -> tuple[bool, str, int]:
+    """A worker's task: consecutive lines from ``start``; whether all passed, their envelopes
+    (one per line) and how many there are."""
     start, lines = task
     results = list(checked_lines(lines, start))
-    return all(passed for passed, _ in results), "".join(text + "\n" for _, text in results)
+    return all(passed for passed, _ in results), "".join(text + "\n" for _, text in results), len(results)
 
 
 def _chunks(lines: Iterable[bytes | str]) -> Iterator[tuple[int, list]]:
-    iterator = iter(lines)
-    start = 1
-    while True:
-        chunk = list(islice(iterator, CHUNK_LINES))
-        if not chunk:
-            return
+    """Consecutive lines, at most CHUNK_LINES and (but for a single larger line) CHUNK_BYTES."""
+    start, chunk, size = 1, [], 0
+    try:
+        for line in lines:
+            length = len(line)
+            if chunk and (len(chunk) == CHUNK_LINES or size + length > CHUNK_BYTES):
+                yield start, chunk
+                start, chunk, size = start + len(chunk), [], 0
+            chunk.append(line)
+            size += length
+    except Exception:  # the input stopped (a line too large): the lines read before it are checked first
+        if chunk:
+            yield start, chunk
+        raise
+    if chunk:
         yield start, chunk
-        start += len(chunk)
+
+
+def _ignore_interrupts() -> None:
+    """A worker's start: Ctrl+C is for the parent, which stops the run (and the workers) itself."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def worker_count(jobs: int) -> int:
@@ -98,22 +124,49 @@ def write_checked(lines: Iterable[bytes | str], out: IO[str], jobs: int = 1, pro
         return all_passed
     from concurrent.futures import ProcessPoolExecutor  # only when asked for: it costs start-up time
 
+    pool = _started_pool(ProcessPoolExecutor, jobs)
     all_passed = True
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    try:
         pending: deque = deque()
         for start, chunk in _chunks(lines):
-            pending.append((len(chunk), pool.submit(_check_chunk, (start, chunk))))
+            pending.append(pool.submit(_check_chunk, (start, chunk)))
             if len(pending) >= jobs * TASKS_PER_WORKER:  # wait for the oldest: order kept, memory bounded
                 all_passed = _drain(pending.popleft(), out, meter) and all_passed
         while pending:
             all_passed = _drain(pending.popleft(), out, meter) and all_passed
+    except KeyboardInterrupt:  # Ctrl+C: drop what has not started, let the running chunks end
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    except BaseException:  # the input stopped (a line too large) or the reader went away: what was checked is written
+        try:
+            while pending:
+                all_passed = _drain(pending.popleft(), out, meter) and all_passed
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
     meter.finish()
     return all_passed
 
 
-def _drain(entry: tuple, out: IO[str], meter: "_Progress") -> bool:
-    count, future = entry
-    passed, text = future.result()
+def _started_pool(executor, jobs: int):
+    """A pool whose ``jobs`` workers are all running, started with Ctrl+C held back so that
+    none can get it before it ignores it (a worker that did printed a traceback, and the
+    parent then waited for it for good)."""
+    hold = hasattr(signal, "pthread_sigmask")
+    if hold:
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        pool = executor(max_workers=jobs, initializer=_ignore_interrupts)
+        pool.submit(int).result()  # forked workers all start with the first task
+    finally:
+        if hold:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+    return pool
+
+
+def _drain(future, out: IO[str], meter: "_Progress") -> bool:
+    passed, text, count = future.result()
     out.write(text)
     meter.advance(count)
     return passed
@@ -137,10 +190,10 @@ class _Progress:
         if now - self.started >= 1.0 and now - self.shown >= 0.25:
             self.shown = now
             rate = self.count / (now - self.started)
-            self.stream.write(f"\rcontext-budget: {self.count:,} lines checked ({rate:,.0f}/s)")
+            self.stream.write(f"\rcontext-budget: {self.count:,} lines checked ({rate:,.0f}/s)\x1b[K")
             self.stream.flush()
 
     def finish(self) -> None:
-        if self.stream is not None and self.shown:
-            self.stream.write(f"\rcontext-budget: {self.count:,} lines checked\n")
+        if self.stream is not None and self.shown:  # \x1b[K: clear what the longer line before left
+            self.stream.write(f"\rcontext-budget: {self.count:,} lines checked\x1b[K\n")
             self.stream.flush()

@@ -145,7 +145,7 @@ def _parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
     check.add_argument("--indent", type=_bounded_int(0, MAX_INDENT, "--indent"), default=None, metavar="N", help=f"pretty-print the JSON output with N spaces (0 to {MAX_INDENT})")
     check.add_argument("--jsonl", action="store_true", help="one JSON input per line in, one envelope per line out (streaming)")
     check.add_argument(
-        "--jobs", type=_bounded_int(0, MAX_JOBS, "--jobs"), default=1, metavar="N",
+        "--jobs", type=_bounded_int(0, MAX_JOBS, "--jobs"), default=None, metavar="N",
         help="with --jsonl: check the lines in N processes (0: one per core); envelopes stay in input order",
     )
     check.add_argument(
@@ -337,10 +337,10 @@ def _output_format(arguments: argparse.Namespace, stdout: IO[str]) -> str:
 
 def _check(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[str]) -> int:
     output = _output_format(arguments, stdout)
-    if arguments.jobs != 1 and not arguments.jsonl:
+    if arguments.jobs is not None and not arguments.jsonl:  # even --jobs 1, the default: it says --jsonl was meant
         raise UsageError("check: --jobs spreads the lines of --jsonl over processes; add --jsonl")
     if arguments.jsonl:
-        return _check_lines(arguments.file, stdin, stdout, stderr, arguments.jobs)
+        return _check_lines(arguments.file, stdin, stdout, stderr, 1 if arguments.jobs is None else arguments.jobs)
     data = _read_input(arguments.file, stdin)
     try:
         text = _strict_json.decode_utf8(data)
@@ -365,9 +365,10 @@ def _open_lines(name: str, stdin: IO):
         except OSError as error:
             raise UsageError(f"cannot read {name}: {error.strerror or error}") from None
     try:
-        for line in _bounded_lines(source):
-            if len(line) > MAX_INPUT_BYTES:
-                raise _too_large(name)
+        for number, line in enumerate(_bounded_lines(source), 1):
+            if len(line) > MAX_INPUT_BYTES:  # it may never end (/dev/zero): stop here, what came before is written
+                where = "standard input" if name == "-" else name
+                raise UsageError(f"cannot read line {number} of {where}: larger than {MAX_INPUT_BYTES >> 20} MiB (each input must be smaller)")
             yield line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line
     except OSError as error:
         raise UsageError(f"cannot read {what}: {error.strerror or error}") from None
@@ -393,7 +394,8 @@ def _check_lines(name: str, stdin: IO, stdout: IO[str], stderr: IO[str], jobs: i
     """
     from . import batch
 
-    progress = stderr if _is_terminal(stderr) else None
+    # On a terminal only, and not the one the envelopes go to (they would be mixed).
+    progress = stderr if _is_terminal(stderr) and not _is_terminal(stdout) else None
     out = stdout if _writes_utf8(stdout) else _AsciiJSON(stdout)
     passed = batch.write_checked(_open_lines(name, stdin), out, batch.worker_count(jobs), progress)
     return EXIT_PASS if passed else EXIT_FAIL
