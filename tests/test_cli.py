@@ -128,6 +128,30 @@ def test_fixtures_command_reports_a_mismatch_with_its_path(tmp_path):
     assert out.splitlines()[-1] == "0 passed, 2 failed"
 
 
+def test_fixtures_command_runs_one_case_file_and_names_wrong_keys(tmp_path):
+    code, out, _ = call(["fixtures", str(FIXTURES / "relevance" / "seed-000-example.json")])
+    assert (code, out) == (0, "ok   seed-000-example.json\n1 passed, 0 failed\n")
+    case = json.loads((FIXTURES / "relevance" / "seed-000-example.json").read_text())
+    (tmp_path / "extra.json").write_text(json.dumps({**case, "$schema": "x"}))
+    (tmp_path / "short.json").write_text(json.dumps({"input": case["input"]}))
+    (tmp_path / "number.json").write_text(json.dumps({**case, "description": 5}))
+    code, out, _ = call(["fixtures", str(tmp_path)])
+    assert code == 1
+    assert 'FAIL extra.json: cannot load: a fixture is an object with keys description, input, expected: unknown key "$schema"' in out
+    assert 'FAIL short.json: cannot load: a fixture is an object with keys description, input, expected: missing keys "description", "expected"' in out
+    assert "FAIL number.json: cannot load: $.description: expected a string, got 5" in out
+
+
+def test_a_case_written_as_the_readme_says_passes(tmp_path):
+    """The recipe for your own cases: expected is evaluate's report, written by Python's json."""
+    from context_budget import evaluate
+
+    data = {"budget": 7, "items": [{"id": "A", "relevance": 2.0, "tokens": 4}]}
+    case = {"description": "a float score stays a float", "input": data, "expected": evaluate(data)}
+    (tmp_path / "case.json").write_text(json.dumps(case, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert call(["fixtures", str(tmp_path)])[0] == 0
+
+
 def test_real_process_round_trip():
     process = subprocess.run(
         [sys.executable, "-m", "context_budget", "check"],

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from . import _strict_json
 from ._evaluate import evaluate
-from ._values import child_path, preview
+from ._values import child_path, json_text, preview
 
 FIXTURE_KEYS = {"description", "input", "expected"}
 
@@ -25,9 +25,16 @@ def fixture_files(directory: Path) -> list[Path]:
 def load(path: Path) -> dict:
     """A fixture file's content, or ``ValueError`` saying what is wrong with it."""
     case = _strict_json.loads(_strict_json.decode_utf8(path.read_bytes()))
-    if not isinstance(case, dict) or set(case) != FIXTURE_KEYS:
-        keys = sorted(case) if isinstance(case, dict) else preview(case)
-        raise ValueError(f"a fixture is an object with keys description, input, expected; got {keys}")
+    if not isinstance(case, dict):
+        raise ValueError(f"a fixture is an object with keys description, input, expected; got {preview(case)}")
+    unknown = [json_text(key) for key in case if key not in FIXTURE_KEYS]
+    missing = [json_text(key) for key in ("description", "input", "expected") if key not in case]
+    if unknown or missing:
+        said = [f"unknown key{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}"] if unknown else []
+        said += [f"missing key{'s' if len(missing) > 1 else ''} {', '.join(missing)}"] if missing else []
+        raise ValueError(f"a fixture is an object with keys description, input, expected: {'; '.join(said)}")
+    if not isinstance(case["description"], str):
+        raise ValueError(f"$.description: expected a string, got {preview(case['description'])}")
     return case
 
 

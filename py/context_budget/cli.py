@@ -154,8 +154,8 @@ def _parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
         "(the default on a terminal): summary, checks, kept and left-out items with reasons",
     )
 
-    fixtures = commands.add_parser("fixtures", help="run every fixture case in DIR and compare the full reports")
-    fixtures.add_argument("directory", nargs="?", default="fixtures", metavar="DIR", help="fixture directory (default: ./fixtures)")
+    fixtures = commands.add_parser("fixtures", help="run every fixture case in DIR (or one case FILE) and compare the full reports")
+    fixtures.add_argument("directory", nargs="?", default="fixtures", metavar="DIR|FILE", help="fixture directory (default: ./fixtures), or one case file")
 
     compose = commands.add_parser("compose", help="pack a blocks input, print the composed prompt and the packing report")
     compose.add_argument("file", nargs="?", default=None, metavar="FILE|-", help="a blocks input, or - for standard input (the default when input is piped)")
@@ -551,14 +551,17 @@ def _count(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO
 
 
 def _run_fixtures(directory: Path, stdout: IO[str]) -> int:
-    if directory.exists() and not directory.is_dir():
-        raise UsageError(f"{directory} is not a directory: fixtures runs every *.json case under the directory it is given")
-    if not directory.is_dir():
+    if directory.is_file():  # one case
+        files, directory = [directory], directory.parent
+    elif directory.exists():
+        if not directory.is_dir():
+            raise UsageError(f"{directory} is neither a directory nor a file: fixtures runs every *.json case under a directory, or one case file")
+        files = _fixtures.fixture_files(directory)
+        if not files:
+            raise UsageError(f"no fixture files (*.json) under {directory}")
+    else:
         where = " (run it in a context-budget checkout, or give the directory of your cases)" if str(directory) == "fixtures" else ""
         raise UsageError(f"no fixture directory at {directory}{where}")
-    files = _fixtures.fixture_files(directory)
-    if not files:
-        raise UsageError(f"no fixture files (*.json) under {directory}")
     passed = failed = 0
     for path in files:
         outcome = _fixtures.run_case(path, path.relative_to(directory).as_posix())
