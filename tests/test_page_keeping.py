@@ -1,0 +1,158 @@
+"""What a learner's own work and attention keep on the page, from a keyboard-and-screen-reader
+walkthrough: an example never silently replaces the user's input, an example that cannot be
+fetched changes nothing, focus stays in the step buttons at their ends, a failed check is
+announced, superseded checks are dropped unrun, and long or empty chat results stay readable.
+One loaded page is shared; tests wait on attributes, never on sleeps."""
+
+import json
+
+import pytest
+from playwright.sync_api import expect
+
+from test_page import DONE, loaded  # noqa: F401 (the module's one loaded page, a fixture)
+
+OWN = '{"budget": 3, "items": [{"id": "MINE", "relevance": 1, "tokens": 2}]}'
+
+
+@pytest.fixture
+def page(loaded):
+    page, _, problems = loaded
+    page.set_viewport_size({"width": 1280, "height": 800})
+    yield page
+    assert problems == [], "the page logged errors"
+
+
+def check(page, text):
+    page.fill("[data-testid=input]", text)
+    page.eval_on_selector("[data-testid=summary]", "node => { node.dataset.state = 'stale'; }")
+    page.click("[data-testid=run]")
+    page.wait_for_selector(DONE)
+
+
+def test_an_example_over_the_users_input_says_so_and_can_put_it_back(page):
+    """The menu replaced the editor's text at once (arrow keys on a closed menu do it), and the
+    editor's undo could not bring it back: the page set its value."""
+    check(page, OWN)
+    page.focus("[data-testid=example]")
+    page.keyboard.press("ArrowDown")  # a keyboard user reading the list: the first example loads
+    expect(page.locator("#share-note")).to_contain_text("The example replaced your input.")
+    assert page.input_value("[data-testid=input]") != OWN
+    page.keyboard.press("ArrowDown")  # the next one: what can be put back is still the user's own
+    expect(page.locator("[data-testid=restore-input]")).to_be_visible()
+    page.eval_on_selector("[data-testid=summary]", "node => { node.dataset.state = 'stale'; }")
+    page.click("[data-testid=restore-input]")
+    page.wait_for_selector(DONE)
+    assert page.input_value("[data-testid=input]") == OWN
+    assert page.input_value("[data-testid=example]") == ""
+    expect(page.locator("[data-testid=summary]")).to_have_text("Selected MINE within 3 tokens.")
+    # Editing an example makes the edit what is put back next time.
+    page.eval_on_selector("[data-testid=summary]", "node => { node.dataset.state = 'stale'; }")
+    page.select_option("[data-testid=example]", "0")
+    page.wait_for_selector(DONE)
+    page.fill("[data-testid=input]", OWN.replace("MINE", "EDITED"))
+    page.select_option("[data-testid=example]", "1")
+    expect(page.locator("[data-testid=restore-input]")).to_be_visible()
+    page.click("[data-testid=restore-input]")
+    assert page.input_value("[data-testid=input]") == OWN.replace("MINE", "EDITED")
+
+
+def test_an_example_that_cannot_be_fetched_changes_nothing(page, loaded):
+    """Offline after loading: the menu showed the new example, the editor kept the old text,
+    and the page threw "Failed to fetch"."""
+    problems = loaded[2]
+    check(page, OWN)
+    page.context.route("**/fixtures/**", lambda route: route.abort())
+    page.context.route("**/templates/**", lambda route: route.abort())
+    try:
+        page.select_option("[data-testid=example]", "1")
+        expect(page.locator("#share-note")).to_contain_text("The example could not be loaded")
+        expect(page.locator("#share-note")).to_contain_text("Your input is unchanged.")
+        assert page.input_value("[data-testid=example]") == ""
+        assert page.input_value("[data-testid=input]") == OWN
+    finally:
+        page.context.unroute("**/fixtures/**")
+        page.context.unroute("**/templates/**")
+    # Chromium's own line for the refused request; the page itself threw nothing.
+    problems[:] = [problem for problem in problems if problem != "Failed to load resource: net::ERR_FAILED"]
+
+
+def test_focus_stays_in_the_step_buttons_at_either_end(page):
+    """Next disabled under the focus dropped it to the page's top, and ←/→ stopped working."""
+    page.select_option("[data-testid=example]", "")
+    page.select_option("[data-testid=example]", "0")  # three decisions
+    page.wait_for_selector(DONE)
+    page.focus("#step-next")
+    for _ in range(3):
+        page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "step-prev"
+    expect(page.locator("#step-text")).to_contain_text("Step 3 of 3")
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("#step-text")).to_contain_text("Step 2 of 3")
+    page.keyboard.press("Enter")  # Previous, to the first step: focus goes back to Next
+    assert page.evaluate("document.activeElement.id") == "step-next"
+
+
+def test_a_failed_check_is_announced(page):
+    """"No result: ..." was shown but never announced: the last words stayed an earlier "Pass"."""
+    check(page, OWN)
+    page.evaluate("""() => {
+      const worker = window.pythonWorker.worker;
+      worker.realPost = worker.postMessage;
+      worker.postMessage = (message) => message.type === "check"
+        ? setTimeout(() => worker.onmessage({ data: { type: "result", id: message.id, failure: "the test broke it" } }), 0)
+        : worker.realPost(message);
+    }""")
+    try:
+        page.eval_on_selector("[data-testid=summary]", "node => { node.dataset.state = 'stale'; }")
+        page.click("[data-testid=run]")
+        page.wait_for_selector(DONE)
+        expect(page.locator("#announce")).to_have_text("No result: the test broke it")
+    finally:
+        page.evaluate("() => { const worker = window.pythonWorker.worker; worker.postMessage = worker.realPost; }")
+    check(page, OWN)
+    expect(page.locator("#announce")).to_contain_text("Pass.")
+
+
+def test_checks_asked_for_while_one_runs_are_dropped_but_the_newest(page):
+    """Ten presses of Check on a 5 MB input took 8.7 s: every one was computed in turn."""
+    check(page, OWN)
+    page.evaluate("""() => {
+      const worker = window.pythonWorker.worker;
+      window.checksSent = 0;
+      worker.realPost = worker.postMessage;
+      worker.postMessage = (message) => { if (message.type === "check") window.checksSent += 1; worker.realPost(message); };
+    }""")
+    try:
+        page.eval_on_selector("[data-testid=summary]", "node => { node.dataset.state = 'stale'; }")
+        page.evaluate("() => { for (let press = 0; press < 10; press += 1) document.getElementById('run').click(); }")
+        page.wait_for_selector(DONE)
+        assert page.evaluate("window.checksSent") == 2  # the first, then the newest of the nine after it
+        expect(page.locator("[data-testid=summary]")).to_have_text("Selected MINE within 3 tokens.")
+    finally:
+        page.evaluate("() => { const worker = window.pythonWorker.worker; worker.postMessage = worker.realPost; }")
+
+
+def test_a_long_message_is_cut_in_its_bubble_and_an_empty_result_says_nothing_is_sent(page):
+    """A 300,000-character turn made the page ~120,000 px tall; "counts 0 of 3" came with a ✓ and no word."""
+    messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "x" * 5000}, {"role": "user", "content": "next?"}]
+    check(page, json.dumps({"mode": "messages", "limit": 40, "tokenizer": "estimate", "messages": messages}))
+    bubble = page.locator("[data-testid=chat-view] [data-testid=chat-message]").nth(1)
+    assert len(bubble.locator(".bubble-text").inner_text()) < 2100
+    expect(bubble.locator(".cut-note")).to_have_text(" … 3,000 more characters not shown")
+    check(page, json.dumps({"mode": "messages", "limit": 3, "tokenizer": "estimate",
+                            "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}))
+    expect(page.locator("[data-testid=chat-view] .legend")).to_contain_text("Nothing is sent: no message is kept.")
+
+
+def test_a_turn_dropped_for_the_user_start_never_takes_a_kept_turns_colour(page):
+    """A CSS rule for every second part outranked the user-start one: a dropped turn looked kept."""
+    def message(role, content, **more):
+        return {"role": role, "content": content, **more}
+
+    messages = [message("system", "sys"), message("user", "first task, long long long long long long long long", pinned=True),
+                message("assistant", "a1 long long long long long long"), message("user", "u2 long long long long long"),
+                message("assistant", "a2"), message("user", "u3", pinned=True), message("assistant", "a3")]
+    check(page, json.dumps({"mode": "messages", "limit": 60, "tokenizer": "estimate", "messages": messages}))
+    colours = page.locator(".chat-part.user-start").evaluate_all("nodes => nodes.map(n => getComputedStyle(n).backgroundColor)")
+    kept = page.locator(".chat-part.walked:not(.user-start)").evaluate_all("nodes => nodes.map(n => getComputedStyle(n).backgroundColor)")
+    assert len(colours) >= 2 and len(set(colours)) == 1 and not set(colours) & set(kept), (colours, kept)
