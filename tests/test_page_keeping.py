@@ -156,3 +156,25 @@ def test_a_turn_dropped_for_the_user_start_never_takes_a_kept_turns_colour(page)
     colours = page.locator(".chat-part.user-start").evaluate_all("nodes => nodes.map(n => getComputedStyle(n).backgroundColor)")
     kept = page.locator(".chat-part.walked:not(.user-start)").evaluate_all("nodes => nodes.map(n => getComputedStyle(n).backgroundColor)")
     assert len(colours) >= 2 and len(set(colours)) == 1 and not set(colours) & set(kept), (colours, kept)
+
+
+def test_a_long_history_shows_the_whole_walk_and_the_slider_reaches_everything(page):
+    """Past 200 messages (the rows in hand) the lane stopped early, the sentence lost where the
+    walk stopped, the heading lost "N of M sent", and the slider's range covered 200 rows only."""
+    from context_budget._envelope import check_text
+
+    messages = [{"role": "system", "content": "Be brief."}] + [
+        {"role": "user" if turn % 2 == 0 else "assistant", "content": f"turn {turn} " + "word " * (turn % 9)} for turn in range(1999)]
+    data = {"mode": "messages", "limit": 3000, "tokenizer": "estimate", "messages": messages}
+    report = json.loads(check_text(json.dumps(data)))["result"]
+    stop = next(row for row in report["trace"] if row["reason"] == "exceeds_remaining_budget")
+    assert report["trace"].index(stop) > 200  # past the first page of rows
+    check(page, json.dumps(data))
+    view = page.locator("[data-testid=chat-view]")
+    expect(view).to_contain_text(f"{len(report['kept'])} of 2000 messages sent, oldest first.")
+    expect(view.locator(".legend")).to_contain_text(f"#{stop['index']} needed {stop['unit_tokens']} with {stop['remaining_before']} left")
+    assert view.locator(".chat-part.walked.rest").count() == 1 and view.locator(".chat-part.stop").count() == 1
+    right = view.locator(".chat-part.walked").evaluate_all("nodes => Math.max(...nodes.map(n => parseFloat(n.style.left) + parseFloat(n.style.width)))")
+    assert right > 95  # the kept turns reach the limit (they stopped at 88 % of it)
+    needed = sum(row["tokens"] for row in report["trace"]) + 3
+    assert float(page.get_attribute("#budget-slider", "max")) >= needed

@@ -234,7 +234,7 @@ async function runCheck() {
     lastEnvelopeText = report ? answer.envelope : null;
     $("copy-report").disabled = $("download-report").disabled = !report;
     showModeHelp(report);
-    updateSlider(report, text);
+    updateSlider(report, text, about);
     performance.measure("context-budget:render", "context-budget:answer");
   } catch (error) {
     if (runId !== latestRun) return;
@@ -294,7 +294,7 @@ function showModeHelp(report) {
 
 // ---------------------------------------------------------------- the budget slider
 // It edits the number in the JSON text (the JSON stays the source of truth) and re-checks.
-function updateSlider(report, text) {
+function updateSlider(report, text, about = {}) {
   const mode = report && MODES[report.mode];
   const path = mode && mode.slider.path;
   const value = path ? editor.numberAt(text, path) : null;
@@ -305,7 +305,9 @@ function updateSlider(report, text) {
   $("slider-value").textContent = String(value);
   if (sliderMoving) return;  // keep the range still under the user's finger
   let low = 0;
-  let needed = (report.trace || []).reduce((sum, row) => sum + (row.tokens ?? row.cost ?? 0), 0);
+  // Every cost (the store's sum: the trace in hand may be its first page only), so that the
+  // slider reaches "everything fits".
+  let needed = about.needed ?? (report.trace || []).reduce((sum, row) => sum + (row.tokens ?? row.cost ?? 0), 0);
   if (report.mode === "blocks") {
     const window = windowOf(text);
     low = (window.reserved_output_tokens ?? 0) + (window.fixed_prompt_tokens ?? 0);

@@ -76,7 +76,7 @@ function bubble(index, row, message, context) {
 
 // Priming, the pinned messages, then the walk: each kept unit where the walk put it, and
 // the unit that did not fit drawn past what was left.
-function budgetLane(report, rows, context) {
+function budgetLane(report, rows, context, past = null) {
   const { unit } = context;
   const limit = report.limit;
   const box = el("div", "chat-budget");
@@ -93,7 +93,10 @@ function budgetLane(report, rows, context) {
     units.set(row.unit, entry);
   });
   const walked = [...units.values()].filter((entry) => entry.reason === "fits_remaining_budget" || entry.reason === "history_must_start_with_user");
-  const stop = [...units.values()].find((entry) => entry.reason === "exceeds_remaining_budget");
+  let stop = [...units.values()].find((entry) => entry.reason === "exceeds_remaining_budget");
+  if (!stop && past && past.stop && !past.stop.onPage) {  // the walk stopped past the rows in hand
+    stop = { rows: [{ index: past.stop.index }], tokens: past.stop.tokens, before: past.stop.before, kept: false };
+  }
   const reach = Math.max(limit, pinnedTokens, stop ? limit - stop.before + stop.tokens : 0, 1);
   const part = (className, start, amount, label, step) => {
     const node = el("span", `chat-part ${className}`);
@@ -118,6 +121,11 @@ function budgetLane(report, rows, context) {
     const start = limit - entry.before;
     const label = `#${entry.rows.map((row) => row.index).sort((a, b) => a - b).join(", #")}: ${count(entry.tokens, unit)}, ${entry.kept ? "kept" : "fit, but dropped for the user start"}`;
     part(`walked${entry.kept ? "" : " user-start"}`, start, entry.tokens, label, entry.step);
+  }
+  // The walk past the rows in hand, as one part each: what it kept, and what the user start dropped.
+  for (const [key, className, what] of [["kept", "walked rest", "kept"], ["userStart", "walked user-start rest", "fit, but dropped for the user start"]]) {
+    const older = past && past[key];
+    if (older && older.tokens) part(className, limit - older.remainingBefore, older.tokens, `older turns: ${count(older.tokens, unit)}, ${what}`);
   }
   if (stop) {
     const start = limit - stop.before;
@@ -161,13 +169,15 @@ function followSteps(view, rows) {
   observer.observe(table, { subtree: true, attributes: true, attributeFilter: ["aria-current"] });
 }
 
-function render(report, context) {
+function render(report, context, about = {}) {
   const rows = Array.isArray(report.trace) ? report.trace : [];
   if (!Array.isArray(report.kept) || !rows.length) return null;
   // The trace is newest first and, for a long history, may be only its first page: the
-  // turns in hand are the newest ones, down to the last row's index.
+  // turns in hand are the newest ones, down to the last row's index. `about` (the report
+  // store's sums over every row) gives the counts and the rest of the walk.
   const total = rows[0].index + 1;
-  const whole = report.kept.length + report.dropped.length === total;
+  const whole = report.kept.length + report.dropped.length === total || about.total === total;
+  const keptCount = report.kept.length + report.dropped.length === total ? report.kept.length : about.kept;
   const messages = inputMessages(report, total);
   const byIndex = new Map(rows.map((row) => [row.index, row]));
   const view = el("section", "chat-view");
@@ -175,9 +185,9 @@ function render(report, context) {
   view.setAttribute("aria-labelledby", "chat-heading");
   const heading = el("h3", "", "The conversation");
   heading.id = "chat-heading";
-  const sent = whole ? `${report.kept.length} of ${count(total, "message")} sent, oldest first.` : `${count(total, "message")}, oldest first.`;
+  const sent = whole ? `${keptCount} of ${count(total, "message")} sent, oldest first.` : `${count(total, "message")}, oldest first.`;
   view.append(heading, el("p", "hint", `${sent} Struck-through turns are dropped; a tool call and its results are kept or dropped together.`));
-  view.append(budgetLane(report, rows, context));
+  view.append(budgetLane(report, rows, context, about.walk));
   const list = el("div", "chat");
   const first = Math.max(0, total - Math.min(MAX_BUBBLES, rows.length));
   if (first) {

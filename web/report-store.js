@@ -29,7 +29,7 @@ let flips = null;
 // lengths), the trace's first page of rows, the prompt cut to PROMPT_SHOWN characters.
 function head(pageSize) {
   const report = envelope.result;
-  const about = { total: 0, kept: 0, rest: { count: 0, amount: 0, remainingBefore: null }, promptLength: null, cut: {} };
+  const about = { total: 0, kept: 0, needed: 0, rest: { count: 0, amount: 0, remainingBefore: null }, promptLength: null, cut: {} };
   if (!report) return { envelope, about };
   const shown = cutLists(report, about.cut);
   const trace = Array.isArray(report.trace) ? report.trace : null;
@@ -37,8 +37,10 @@ function head(pageSize) {
     shown.trace = trace.slice(0, pageSize);
     about.page = marks(shown.trace);
     about.total = trace.length;
+    if (report.mode === "messages" && trace.length > pageSize) about.walk = walkPast(trace, pageSize);
     for (let index = 0; index < trace.length; index++) {
       const row = trace[index];
+      about.needed += costOf(row) || 0;  // every cost, for the slider's range
       if (!row.kept) continue;
       about.kept++;
       if (index < pageSize) continue;
@@ -53,6 +55,25 @@ function head(pageSize) {
     shown.prompt = report.prompt.slice(0, PROMPT_SHOWN);
   }
   return { envelope: { ...envelope, result: shown }, about };
+}
+
+// The messages walk past the first page of rows, for the conversation's budget lane: the
+// turns it kept (and those dropped for the user start), each as one sum with where it
+// starts, and the unit that stopped it.
+function walkPast(trace, pageSize) {
+  const walk = { kept: { tokens: 0, remainingBefore: null }, userStart: { tokens: 0, remainingBefore: null }, stop: null };
+  for (let index = 0; index < trace.length; index++) {
+    const row = trace[index];
+    if (row.reason === "exceeds_remaining_budget" && !walk.stop) {  // the unit's rows are together; its oldest is its first
+      walk.stop = { index: row.unit, tokens: row.unit_tokens, before: row.remaining_before, onPage: index < pageSize };
+    }
+    if (index < pageSize || row.pinned) continue;
+    const part = row.reason === "fits_remaining_budget" ? walk.kept : row.reason === "history_must_start_with_user" ? walk.userStart : null;
+    if (!part) continue;
+    part.tokens += row.tokens;
+    if (part.remainingBefore === null) part.remainingBefore = row.remaining_before;
+  }
+  return walk;
 }
 
 function cutLists(value, cut, path = "$") {

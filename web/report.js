@@ -84,7 +84,7 @@ export function renderReport(envelope, input) {
   renderPrompt(report, about);
   for (const view of views) {
     if (view.modes && !view.modes.includes(report.mode)) continue;
-    const node = view.render(report, shown.context);
+    const node = view.render(report, shown.context, about);
     if (node) $("mode-views").append(node);
   }
   return report;
