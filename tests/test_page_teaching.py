@@ -239,7 +239,7 @@ def test_slider_rechecks_and_edits_the_json(page):
     assert after == before.replace('"context_tokens": 850', '"context_tokens": 1000')
 
 
-@pytest.mark.parametrize("mode", ["relevance", "required", "blocks", "passages"])
+@pytest.mark.parametrize("mode", ["relevance", "required", "blocks", "passages", "messages"])
 def test_each_mode_has_a_template_and_says_how_it_decides(page, mode):
     index = next(i for i, example in enumerate(EXAMPLES) if example.get("template") == f"templates/{mode}.json")
     report = choose(page, index)
