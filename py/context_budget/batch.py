@@ -25,7 +25,7 @@ from ._envelope import check_document, to_json, unreadable
 CHUNK_LINES = 256
 CHUNK_BYTES = 4 << 20
 TASKS_PER_WORKER = 2
-# What JSON and bytes.strip() count as blank: a line of only these is skipped (text or bytes alike).
+# What bytes.strip() strips (JSON's whitespace, and \\v and \\f): a line of only these is skipped, text or bytes alike.
 _BLANK = " \t\n\r\x0b\x0c"
 
 
@@ -116,11 +116,13 @@ def write_checked(lines: Iterable[bytes | str], out: IO[str], jobs: int = 1, pro
     meter = _Progress(progress)
     if jobs == 1:
         all_passed = True
-        for passed, text in checked_lines(lines):
-            out.write(text + "\n")
-            all_passed = all_passed and passed
-            meter.advance(1)
-        meter.finish()
+        try:
+            for passed, text in checked_lines(lines):
+                out.write(text + "\n")
+                all_passed = all_passed and passed
+                meter.advance(1)
+        finally:
+            meter.finish()  # the meter's line ends before anything else is said on the terminal
         return all_passed
     from concurrent.futures import ProcessPoolExecutor  # only when asked for: it costs start-up time
 
@@ -129,39 +131,62 @@ def write_checked(lines: Iterable[bytes | str], out: IO[str], jobs: int = 1, pro
     try:
         pending: deque = deque()
         for start, chunk in _chunks(lines):
-            pending.append(pool.submit(_check_chunk, (start, chunk)))
+            pending.append(_held(pool.submit, _check_chunk, (start, chunk)))
             if len(pending) >= jobs * TASKS_PER_WORKER:  # wait for the oldest: order kept, memory bounded
                 all_passed = _drain(pending.popleft(), out, meter) and all_passed
         while pending:
             all_passed = _drain(pending.popleft(), out, meter) and all_passed
     except KeyboardInterrupt:  # Ctrl+C: drop what has not started, let the running chunks end
-        pool.shutdown(wait=True, cancel_futures=True)
+        _shut_down(pool)
         raise
     except BaseException:  # the input stopped (a line too large) or the reader went away: what was checked is written
         try:
             while pending:
                 all_passed = _drain(pending.popleft(), out, meter) and all_passed
         finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+            _shut_down(pool)
         raise
+    finally:
+        meter.finish()  # the meter's line ends before anything else is said on the terminal
     pool.shutdown(wait=True)
-    meter.finish()
     return all_passed
 
 
-def _started_pool(executor, jobs: int):
-    """A pool whose ``jobs`` workers are all running, started with Ctrl+C held back so that
-    none can get it before it ignores it (a worker that did printed a traceback, and the
-    parent then waited for it for good)."""
-    hold = hasattr(signal, "pthread_sigmask")
-    if hold:
-        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+def _held(call, *arguments):
+    """``call(*arguments)`` with Ctrl+C held back, so that a worker the pool starts meanwhile
+    (with spawn, as on macOS, workers start on demand) begins with it blocked; the worker's
+    initializer then ignores it. Windows has no signal mask: there it is only called."""
+    if not hasattr(signal, "pthread_sigmask"):
+        return call(*arguments)
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
-        pool = executor(max_workers=jobs, initializer=_ignore_interrupts)
-        pool.submit(int).result()  # forked workers all start with the first task
+        return call(*arguments)
     finally:
-        if hold:
-            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _shut_down(pool) -> None:
+    """Cancel what has not started and wait for the running chunks, deaf to another Ctrl+C: a
+    second one during the wait (Python 3.11 and 3.12) broke it and left the process and its
+    workers waiting for each other for good."""
+    import threading
+
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        pool.shutdown(wait=True, cancel_futures=True)
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _started_pool(executor, jobs: int):
+    """A pool whose workers start with Ctrl+C held back, so that none can get it before it
+    ignores it (a worker that did printed a traceback, and the parent then waited for it for
+    good). With fork every worker starts at the first task; with spawn each starts when a task
+    needs it, and every submit holds Ctrl+C back too (``_held``)."""
+    pool = _held(lambda: executor(max_workers=jobs, initializer=_ignore_interrupts))
+    _held(pool.submit, int).result()
     return pool
 
 
