@@ -178,3 +178,25 @@ def test_a_long_history_shows_the_whole_walk_and_the_slider_reaches_everything(p
     assert right > 95  # the kept turns reach the limit (they stopped at 88 % of it)
     needed = sum(row["tokens"] for row in report["trace"]) + 3
     assert float(page.get_attribute("#budget-slider", "max")) >= needed
+
+
+def test_quick_choices_end_on_the_last_one_and_the_slider_keeps_what_can_be_put_back(page):
+    """From a second read: three quick arrow presses showed the first example under the third's
+    name (each load took the others for typing), and a slider step on an example dropped the
+    user's own text that "Put it back" was keeping."""
+    check(page, OWN)
+    page.focus("[data-testid=example]")
+    page.eval_on_selector("[data-testid=summary]", "node => { node.dataset.state = 'stale'; }")
+    for _ in range(3):
+        page.keyboard.press("ArrowDown")
+    page.wait_for_selector(DONE)
+    chosen = page.input_value("[data-testid=example]")
+    expect(page.locator("#example-description")).not_to_be_empty()
+    examples = json.loads((__import__("conftest").FIXTURES.parent / "web" / "examples.json").read_text())
+    wanted = json.loads((__import__("conftest").FIXTURES / examples[int(chosen)]["fixture"]).read_text())["description"]
+    expect(page.locator("#example-description")).to_have_text(wanted)
+    page.locator("[data-testid=budget-slider]").press("ArrowRight")  # the page edits the example: not the user's typing
+    page.select_option("[data-testid=example]", "0")
+    expect(page.locator("[data-testid=restore-input]")).to_be_visible()
+    page.click("[data-testid=restore-input]")
+    assert page.input_value("[data-testid=input]") == OWN

@@ -253,6 +253,7 @@ function scheduleCheck(delay = DEBOUNCE_MS) {
 
 let debounceTimer = null;
 $("input").addEventListener("input", () => {
+  typed += 1;
   markEdited();
   inputChanged();
   scheduleCheck();
@@ -382,6 +383,10 @@ let examples = [];
 let exampleText = null;  // the example as loaded: its description shows only while unedited
 let exampleShown = "";  // the menu's value for what the editor holds ("" for the user's own input)
 let replacedOwn = null;  // the user's own text an example replaced, until it is put back or edited over
+let typed = 0;  // the user's edits so far (input events): a load that saw one is abandoned
+// `typed` when the editor last got an example: the text is the user's own once they type after it
+// (the slider's and Format's changes to an example are not). At first the page's own example is shown.
+let typedAtExample = 0;
 
 // The editor's text replaced by the page (an example, Format, the slider, a share link): no
 // "input" event fires for that, so the token view is told, and an earlier note is dropped.
@@ -399,7 +404,6 @@ function markEdited() {
   if (exampleText === null || $("input").value === exampleText) return;
   exampleText = null;
   exampleShown = "";
-  replacedOwn = null;  // the text now on screen is the user's own
   $("example").value = "";
   $("example-description").textContent = "";
   $("example-description").hidden = true;
@@ -417,23 +421,38 @@ async function loadExamples() {
   menu.append(groups.fixture, groups.template);
 }
 
+let exampleLoads = 0;  // each choice's ticket: the newest one wins (arrow keys choose several at once)
+
 async function showExample(index) {
   const example = examples[index];
-  const before = $("input").value;
+  const ticket = ++exampleLoads;
+  const typedBefore = typed;
+  // A load that is no longer wanted: a newer choice, or typing meanwhile (the typing wins);
+  // the menu goes back to what the editor holds.
+  const abandoned = () => {
+    if (ticket !== exampleLoads) return true;
+    if (typed === typedBefore) return false;
+    $("example").value = exampleShown;
+    return true;
+  };
   let text;
   try {
     const response = await fetch(example.template || `fixtures/${example.fixture}`);
     if (!response.ok) throw new Error(`the server answered ${response.status}`);
     text = await response.text();
   } catch (error) {  // offline, say: the menu goes back to what the editor holds, which is unchanged
+    if (ticket !== exampleLoads) return;
     $("example").value = exampleShown;
     $("share-note").textContent = `The example could not be loaded (${error.message}; is the page offline?). Your input is unchanged.`;
     return;
   }
+  if (abandoned()) return;
   const exampleInput = await formatted(text, "input");
-  if ($("input").value !== before) return;  // typed into meanwhile: the typing wins
-  if (exampleText === null && before.trim()) replacedOwn = before;  // the user's own text, not an example
+  if (abandoned()) return;
+  const before = $("input").value;
+  if (typed !== typedAtExample && before.trim()) replacedOwn = before;  // the user's own text, not an example
   setInput(exampleInput);
+  typedAtExample = typed;
   exampleText = $("input").value;
   exampleShown = String(index);
   $("example-description").textContent = JSON.parse(text).description;
@@ -454,6 +473,7 @@ function offerRestore(own) {
   button.addEventListener("click", () => {
     replacedOwn = null;
     setInput(own);
+    typedAtExample = -1;  // the user's own again
     exampleText = null;
     exampleShown = "";
     $("example").value = "";
@@ -545,6 +565,7 @@ listen(onWorkerMessage, onWorkerError);
 const shared = inputFromLink();
 if (shared !== null) {
   setInput(shared);
+  typedAtExample = -1;  // a link's input is the user's own, as typing is
   $("example-description").hidden = true;
 } else {
   exampleText = $("input").value;
@@ -562,6 +583,7 @@ window.addEventListener("hashchange", () => {
     return;
   }
   setInput(linked);
+  typedAtExample = -1;  // a link's input is the user's own
   linkedText = linked;
   markEdited();
   runCheck();
