@@ -26,7 +26,7 @@ from context_budget.batch import check_lines
 
 def check_shards(shards: list[str], out_dir: str) -> list[str]:
     """One envelope file per shard, in the order given (``0.jsonl``, ``1.jsonl``, ...; zero-padded
-    from ten shards on: ``00.jsonl``); their paths. Runs on the current Dask client (or Dask's
+    from eleven shards on: ``00.jsonl``); their paths. Runs on the current Dask client (or Dask's
     default scheduler).
 
     Read as the CLI reads a file: ``blocksize=None`` keeps each shard whole in one partition,
@@ -58,8 +58,12 @@ def main() -> None:
     parser.add_argument("--scheduler", help="address of a running Dask scheduler (default: a local cluster)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes of the local cluster")
     arguments = parser.parse_args()
-    missing = [shard for shard in arguments.shards if "://" not in shard and not Path(shard).is_file()]
-    if missing:  # before a cluster starts, and in one line
+    # A local path that names no file is refused before a cluster starts, in one line; a glob
+    # (read_text expands it), a URL, or any path with --scheduler (the workers may see storage
+    # this machine does not) is left to Dask.
+    local = [] if arguments.scheduler else [shard for shard in arguments.shards if "://" not in shard and not any(c in shard for c in "*?[")]
+    missing = [shard for shard in local if not Path(shard).is_file()]
+    if missing:
         parser.error(f"no such shard: {', '.join(missing)}")
     from distributed import Client, LocalCluster
 
@@ -73,7 +77,7 @@ def main() -> None:
             with LocalCluster(n_workers=arguments.workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
                     Client(cluster):
                 written = check_shards(arguments.shards, arguments.out_dir)
-    except OSError as error:  # a shard that went away, storage that cannot be written
+    except OSError as error:  # a shard that went away, a glob that matched nothing, storage that cannot be written
         raise SystemExit(f"dask_check: {error}") from None
     for path in written:
         print(path)

@@ -70,6 +70,8 @@ def test_check_rejects_bytes_that_are_not_utf8():
     assert json.loads(out) == {"ok": False, "error": "input is not valid UTF-8 (byte 0xff at offset 32) at line 1 column 33", "line": 1, "column": 33}
     code, out, _ = call(["check"], '{"budget": 1,\n "items": [{"id": "é\xff"}]}'.encode("utf-8", "surrogateescape").replace(b"\xc3\xbf", b"\xff"))
     assert json.loads(out)["line"] == 2 and json.loads(out)["column"] == 21  # characters, not bytes: "é" is one
+    code, out, _ = call(["check"], b'\xef\xbb\xbf{"a": \xff}')
+    assert json.loads(out)["column"] == 7  # a byte order mark is dropped, as for any other error: not a column
 
 
 def test_check_accepts_a_byte_order_mark():

@@ -148,6 +148,10 @@ def test_text_of_many_problems_gives_the_total():
     assert out.splitlines()[-1] == "  … and 30 more not listed (80 in all)"
     _, out, _ = call(["check", "--format", "text"], json.dumps({**data, "items": data["items"][:2]}))
     assert "more not listed" not in out
+    # The total is the detail's own tail, never words from the input (a key can say anything).
+    tricky = {"budget": 5, "items": [{"id": "a", "relevance": 1, "tokens": 1, "(and 999 more problems)": 1}, {"id": "b"}]}
+    _, out, _ = call(["check", "--format", "text"], json.dumps(tricky))
+    assert "more not listed" not in out
 
 
 def test_text_shows_summary_amounts_checks_and_every_decision():

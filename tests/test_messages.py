@@ -259,6 +259,13 @@ def test_one_message_or_a_string_is_not_read_as_a_list(given, words):
         assert str(raised.value) == f"messages must be a list of message dicts, {words}"
 
 
+def test_an_unanswered_call_of_an_invalid_message_is_named_at_its_own_place():
+    """A second read: a call without an id before it shifted the path to tool_calls[0]."""
+    calling = {"role": "assistant", "content": None, "tool_calls": [{"type": "function"}, call("b")]}
+    errors = evaluate(data(100, [{"role": "user", "content": "q"}, calling]))["errors"]
+    assert any(error["path"] == "$.messages[1].tool_calls[1].id" and 'answers the call "b"' in error["message"] for error in errors), errors
+
+
 def test_a_result_before_its_call_says_where_the_call_is():
     messages = [{"role": "user", "content": "q"}, {"role": "tool", "tool_call_id": "a", "content": "r"},
                 {"role": "assistant", "content": None, "tool_calls": [call("a")]}]

@@ -62,12 +62,14 @@ function head(pageSize) {
 // starts, and the unit that stopped it.
 function walkPast(trace, pageSize) {
   const walk = { kept: { tokens: 0, remainingBefore: null }, userStart: { tokens: 0, remainingBefore: null }, stop: null };
+  // A unit with rows on the page is drawn whole from them: its rows past the page are not counted again.
+  const onPage = new Set(trace.slice(0, pageSize).map((row) => row.unit));
   for (let index = 0; index < trace.length; index++) {
     const row = trace[index];
     if (row.reason === "exceeds_remaining_budget" && !walk.stop) {  // the unit's rows are together; its oldest is its first
       walk.stop = { index: row.unit, tokens: row.unit_tokens, before: row.remaining_before, onPage: index < pageSize };
     }
-    if (index < pageSize || row.pinned) continue;
+    if (index < pageSize || row.pinned || onPage.has(row.unit)) continue;
     const part = row.reason === "fits_remaining_budget" ? walk.kept : row.reason === "history_must_start_with_user" ? walk.userStart : null;
     if (!part) continue;
     part.tokens += row.tokens;

@@ -126,7 +126,7 @@ def _rows(rows: list, unit: str, report: dict) -> list[str]:
 def _problem_total(report: dict) -> int:
     """How many problems the input has: the input check's detail says so when more than are listed."""
     detail = report["checks"][0].get("detail", "") if report.get("checks") else ""
-    found = re.search(r"\(and (\d+) more problems?[;,)]", detail)
+    found = re.search(r"\(and (\d+) more problems?(?:, listed in errors|; the first \d+ are listed in errors)\)$", detail)  # its own tail, never the input's words
     return 1 + int(found.group(1)) if found else len(report["errors"])
 
 

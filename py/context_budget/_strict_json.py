@@ -70,6 +70,8 @@ def decode_utf8(data: bytes) -> str:
     except UnicodeDecodeError as error:
         # Line and column as for any other error: the column counts the characters before it.
         line_start = data.rfind(b"\n", 0, error.start) + 1
+        if line_start == 0 and data.startswith(b"\xef\xbb\xbf"):  # a byte order mark is not a column (it is dropped)
+            line_start = 3
         column = len(data[line_start:error.start].decode("utf-8", "replace")) + 1
         raise JSONInputError(
             f"input is not valid UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start})", data.count(b"\n", 0, error.start) + 1, column,

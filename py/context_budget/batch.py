@@ -25,7 +25,7 @@ from ._envelope import check_document, to_json, unreadable
 CHUNK_LINES = 256
 CHUNK_BYTES = 4 << 20
 TASKS_PER_WORKER = 2
-# What bytes.strip() strips (JSON's whitespace, and \\v and \\f): a line of only these is skipped, text or bytes alike.
+# What bytes.strip() strips (JSON whitespace, and \v and \f): a line of only these is skipped, text or bytes alike.
 _BLANK = " \t\n\r\x0b\x0c"
 
 

@@ -287,7 +287,10 @@ def _pair_tool_calls(read: list[dict | None], raw: list, problems: list[Problem]
             unit_of.append(index)
             if message is not None and message["call_ids"]:
                 open_unit = index
-                for position, call_id in enumerate(map(identity_key, message["call_ids"])):
+                for position, call_id in enumerate(message["call_ids"]):
+                    if call_id is None:
+                        continue
+                    call_id = identity_key(call_id)
                     made_at.setdefault(call_id, index)
                     waiting[call_id] = child_path(child_path(child_path(path_of(index), "tool_calls"), position), "id")
             continue
@@ -316,9 +319,9 @@ def _as_far_as_readable(message: object) -> dict | None:
     if role == "tool" and isinstance(message.get("tool_call_id"), str):
         return {"role": "tool", "tool_call_id": message["tool_call_id"], "call_ids": None}
     if role == "assistant" and isinstance(message.get("tool_calls"), list):
-        calls = message["tool_calls"]
-        call_ids = [call["id"] for call in calls if isinstance(call, dict) and isinstance(call.get("id"), str)]
-        return {"role": "assistant", "call_ids": call_ids or None}
+        # None for a call without a readable id: it keeps its place, so paths name the right call.
+        call_ids = [call["id"] if isinstance(call, dict) and isinstance(call.get("id"), str) else None for call in message["tool_calls"]]
+        return {"role": "assistant", "call_ids": call_ids if any(call_id is not None for call_id in call_ids) else None}
     return None
 
 
