@@ -16,6 +16,7 @@ import json
 import difflib
 import os
 import re
+import signal
 import sys
 from pathlib import Path
 from typing import IO, Mapping, Sequence
@@ -639,6 +640,9 @@ def main() -> None:
         sys.stdout.flush()
     except KeyboardInterrupt:
         code = 130
+        # Deaf to another Ctrl+C while Python finishes (it joins the --jobs pool's threads): one
+        # arriving then printed "Exception ignored in: <module 'threading'>" and a traceback.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     except BrokenPipeError:
         # The reader went away (`| head -1`): stop quietly, as other Unix tools do. Point
         # stdout at /dev/null so that the interpreter's own final flush cannot complain.
