@@ -31,6 +31,18 @@ def sample_lines(count=40):
     return lines
 
 
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.fixture
+def slow_clock(monkeypatch):
+    """Two seconds pass at every reading: the progress meter shows at once."""
+    clock = iter(range(0, 1000, 2))
+    monkeypatch.setattr(batch.time, "monotonic", lambda: next(clock))
+
+
 def test_check_lines_gives_one_envelope_per_non_blank_line_in_order():
     lines = sample_lines()
     texts = list(batch.check_lines(line + "\n" for line in lines))  # text lines with their breaks, as Dask reads them
@@ -62,13 +74,7 @@ def test_jobs_need_jsonl_and_a_sane_count():
     assert code == 2 and "--jobs must be an integer from 0 to 256, got '-1'" in err
 
 
-def test_progress_only_on_a_terminal(monkeypatch):
-    class Terminal(io.StringIO):
-        def isatty(self):
-            return True
-
-    clock = iter(range(0, 1000, 2))
-    monkeypatch.setattr(batch.time, "monotonic", lambda: next(clock))
+def test_progress_only_on_a_terminal(slow_clock):
     stdout, stderr = io.StringIO(), Terminal()
     lines = ((json.dumps(SEED_000) + "\n") * 3).encode()
     assert run(["check", "--jsonl"], io.BytesIO(lines), stdout, stderr) == 0
@@ -115,13 +121,7 @@ def test_lines_read_before_a_line_too_large_are_written_first_with_jobs(monkeypa
         assert err == "context-budget: cannot read line 4 of standard input: larger than 0 MiB (each input must be smaller)\n"
 
 
-def test_progress_counts_envelopes_clears_its_line_and_never_mixes_into_a_terminals_output(monkeypatch):
-    class Terminal(io.StringIO):
-        def isatty(self):
-            return True
-
-    clock = iter(range(0, 1000, 2))
-    monkeypatch.setattr(batch.time, "monotonic", lambda: next(clock))
+def test_progress_counts_envelopes_clears_its_line_and_never_mixes_into_a_terminals_output(slow_clock):
     lines = ((json.dumps(SEED_000) + "\n\n") * 3).encode()  # blank lines are not counted
     for jobs in ("1", "2"):
         stdout, stderr = io.StringIO(), Terminal()

@@ -9,6 +9,8 @@ import json
 import pytest
 from playwright.sync_api import expect
 
+from conftest import FIXTURES
+
 from test_page import DONE, loaded  # noqa: F401 (the module's one loaded page, a fixture)
 
 OWN = '{"budget": 3, "items": [{"id": "MINE", "relevance": 1, "tokens": 2}]}'
@@ -192,8 +194,8 @@ def test_quick_choices_end_on_the_last_one_and_the_slider_keeps_what_can_be_put_
     page.wait_for_selector(DONE)
     chosen = page.input_value("[data-testid=example]")
     expect(page.locator("#example-description")).not_to_be_empty()
-    examples = json.loads((__import__("conftest").FIXTURES.parent / "web" / "examples.json").read_text())
-    wanted = json.loads((__import__("conftest").FIXTURES / examples[int(chosen)]["fixture"]).read_text())["description"]
+    examples = json.loads((FIXTURES.parent / "web" / "examples.json").read_text())
+    wanted = json.loads((FIXTURES / examples[int(chosen)]["fixture"]).read_text())["description"]
     expect(page.locator("#example-description")).to_have_text(wanted)
     page.locator("[data-testid=budget-slider]").press("ArrowRight")  # the page edits the example: not the user's typing
     page.select_option("[data-testid=example]", "0")
