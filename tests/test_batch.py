@@ -141,7 +141,7 @@ def test_ctrl_c_with_jobs_ends_quietly_and_takes_the_workers_with_it(tmp_path):
 
     path = tmp_path / "requests.jsonl"
     path.write_text("\n".join(json.dumps(request) for request in realistic_requests(400, seed=2)) * 40 + "\n")
-    for delay in (1.0, 1.5, 2.0):  # past start-up (an interrupt while Python imports is Python's own traceback)
+    for delay in (1.0, 1.5, 2.0):  # during the run (one during start-up: test_cli_manners)
         process = subprocess.Popen([sys.executable, "-m", "context_budget", "check", "--jsonl", "--jobs", "2", str(path)],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True, cwd=ROOT)
         time.sleep(delay)

@@ -315,3 +315,42 @@ def test_no_mode_hint_when_no_other_mode_accepts_the_input():
 
     report = evaluate({"mode": "required", "budget": 7, "items": [{"id": "A", "relevance": 9}]})
     assert all(error["path"] != "$.mode" for error in report["errors"])
+
+
+# Ctrl+C arrives (as a real SIGINT) while the command's modules are still being imported:
+# the process's entry point ends it as it does one during a run, exit 130 without a traceback.
+_INTERRUPTED_IMPORT = """
+import os, signal, sys
+
+class Interrupt:
+    def find_spec(self, name, path=None, target=None):
+        if name == "context_budget._evaluate":
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, Interrupt())
+sys.argv = ["context-budget", "check", "-"]
+from context_budget._launch import main
+main()
+print("not reached")
+"""
+
+
+def test_ctrl_c_while_the_command_imports_ends_quietly():
+    done = subprocess.run([sys.executable, "-c", _INTERRUPTED_IMPORT], input="{}", capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (130, "", "")
+
+
+def test_the_package_imports_nothing_until_a_name_is_used():
+    """So that the entry point runs before the modules load; and each public name still works."""
+    probe = (
+        "import sys, context_budget as cb\n"
+        "print(sorted(m for m in sys.modules if m.startswith('context_budget.')))\n"
+        "print(cb.evaluate({'budget': 1, 'items': []})['pass'], cb.count_tokens('a b', 'estimate') > 0)\n"
+        "print(all(hasattr(cb, name) for name in cb.__all__), sorted(set(cb.__all__) - set(dir(cb))))\n"
+        "try:\n    cb.no_such_name\nexcept AttributeError as error:\n    print(error)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.stdout.splitlines() == [
+        "[]", "True True", "True []", "module 'context_budget' has no attribute 'no_such_name'",
+    ], done.stderr

@@ -72,4 +72,4 @@ print(json.dumps({
     assert facts["schemas"] == sorted(p.name for p in (ROOT / "py" / "context_budget" / "schemas").glob("*.schema.json"))
     assert facts["license"] == "MIT" and facts["license_files"] == ["LICENSE"]
     assert "Typing :: Typed" in facts["classifiers"] and facts["author"]
-    assert facts["script"] == ["context_budget.cli:main"]
+    assert facts["script"] == ["context_budget._launch:main"]

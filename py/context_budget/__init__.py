@@ -1,35 +1,45 @@
 """context-budget: choose the context that fits a token budget, explain it, and verify it."""
 
-from ._evaluate import evaluate
-from ._passages import PackError, Packed, pack_passages
-from ._tokenizer import TokenizerUnavailable, count_tokens
-
-from typing import TYPE_CHECKING
-
+# typing.TYPE_CHECKING without importing typing: type checkers read the imports below, and
+# at run time every name is imported on first use (see __getattr__).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from ._evaluate import evaluate
+    from ._passages import PackError, Packed, pack_passages
     from ._selection import Check, Decision, InputProblem, InvalidInputError, Selection, select
+    from ._tokenizer import TokenizerUnavailable, count_tokens
     from .modes.messages import MessagesError, count_messages, trim_messages
 
 __version__ = "0.1.0"
-# The typed API is imported on first use: its dataclasses pull in `dataclasses` and
-# `inspect`, tens of milliseconds at start-up that a process calling evaluate() never needs.
-_TYPED = ("select", "Selection", "Check", "Decision", "InvalidInputError", "InputProblem")
 
-
-# The messages mode's functions too: the largest mode, compiled only when it is used.
-_MESSAGES = ("trim_messages", "count_messages", "MessagesError")
+# Each public name, and the module that defines it. Nothing is imported with the package:
+# the typed API's dataclasses pull in `dataclasses` and `inspect`, the messages mode is the
+# largest, and the command line's entry point (_launch) must be running, ready for Ctrl+C,
+# before any of it loads.
+_HOMES = {
+    "evaluate": "_evaluate",
+    "pack_passages": "_passages", "Packed": "_passages", "PackError": "_passages",
+    "count_tokens": "_tokenizer", "TokenizerUnavailable": "_tokenizer",
+    **dict.fromkeys(("select", "Selection", "Check", "Decision", "InvalidInputError", "InputProblem"), "_selection"),
+    **dict.fromkeys(("trim_messages", "count_messages", "MessagesError"), "modes.messages"),
+}
 
 
 def __getattr__(name: str):
-    if name in _TYPED:
-        from . import _selection
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
 
-        return getattr(_selection, name)
-    if name in _MESSAGES:
-        from .modes import messages
+    value = getattr(import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value  # found directly from now on
+    return value
 
-        return getattr(messages, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_HOMES))
+
+
 __all__ = [
     "evaluate",
     "select", "Selection", "Check", "Decision", "InvalidInputError", "InputProblem",

@@ -1,0 +1,18 @@
+"""The process's way in (the ``context-budget`` script and ``python -m context_budget``).
+
+The command's modules take a few tens of milliseconds to import; Ctrl+C during that time
+would end the process with Python's traceback. Here it ends it as Ctrl+C during a run
+does: quietly, with exit code 130.
+"""
+
+
+
+def main() -> None:
+    try:
+        from .cli import main as run
+    except KeyboardInterrupt:
+        import signal  # not before: it imports enum, a few milliseconds more in which Ctrl+C is Python's
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # deaf to a second one while Python exits
+        raise SystemExit(130) from None
+    run()
