@@ -33,6 +33,8 @@ def test_select_says_what_the_report_says(path):
         assert isinstance(raised.value, ValueError)
         assert [(p.path, p.message) for p in raised.value.problems] == [(e["path"], e["message"]) for e in report["errors"]]
         assert str(raised.value).startswith(report["summary"] + " " + report["errors"][0]["path"] + ": ")
+        # More than one problem: a Python caller is pointed at .problems, not at the report's key.
+        assert ("listed in errors" in str(raised.value), "listed in .problems)" in str(raised.value)) == (False, len(report["errors"]) > 1)
         return
     selection = select(case["input"])
     assert selection.report == report

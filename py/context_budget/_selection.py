@@ -31,6 +31,8 @@ class InvalidInputError(ValueError):
         # The report's check detail: the first problem, and how many more there are in all
         # (``problems`` holds the first 50).
         detail = next((check.get("detail") for check in report.get("checks", ()) if not check["pass"]), None)
+        if detail and detail.endswith(" listed in errors)"):  # the report's key; here they are in .problems
+            detail = detail[: -len("errors)")] + ".problems)"
         super().__init__(f"{summary} {detail}" if detail else summary)
         self.summary = summary
         self.problems = problems
