@@ -2,6 +2,7 @@
 
 import io
 import json
+import os
 import subprocess
 import sys
 
@@ -156,3 +157,11 @@ def test_ctrl_c_with_jobs_ends_quietly_and_takes_the_workers_with_it(tmp_path):
                 os.killpg(process.pid, signal.SIGKILL)
         assert process.returncode == 130, (delay, process.returncode, err.decode()[-2000:])
         assert b"Traceback" not in err, err.decode()[-2000:]
+
+
+def test_jobs_on_windows_stay_within_its_61_workers(monkeypatch):
+    assert (batch.worker_count(3), batch.worker_count(200)) == (3, 200)
+    monkeypatch.setattr(sys, "platform", "win32")
+    assert (batch.worker_count(3), batch.worker_count(200)) == (3, 61)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(128)))
+    assert batch.worker_count(0) == 61

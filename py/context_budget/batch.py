@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
 from collections import deque
 from typing import IO, Iterable, Iterator
@@ -99,14 +100,19 @@ def _ignore_interrupts() -> None:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
+# Windows waits on at most 63 handles at once: its process pools take at most 61 workers.
+WINDOWS_MOST_WORKERS = 61
+
+
 def worker_count(jobs: int) -> int:
-    """``--jobs``: 0 means one process per core this process may use."""
-    if jobs:
-        return jobs
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+    """``--jobs``: 0 means one process per core this process may use (on Windows at most 61,
+    where a larger pool cannot start)."""
+    if not jobs:
+        try:
+            jobs = len(os.sched_getaffinity(0))
+        except AttributeError:  # not on Linux
+            jobs = os.cpu_count() or 1
+    return min(jobs, WINDOWS_MOST_WORKERS) if sys.platform == "win32" else jobs
 
 
 def write_checked(lines: Iterable[bytes | str], out: IO[str], jobs: int = 1, progress: IO[str] | None = None) -> bool:
