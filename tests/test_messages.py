@@ -573,3 +573,24 @@ def test_a_misspelt_role_gets_a_did_you_mean_like_a_misspelt_mode():
         'expected one of system, developer, user, assistant, tool, got "usr"; did you mean "user"?',
         'expected one of system, developer, user, assistant, tool, got "bot"',
     ]
+
+
+# completion.choices[0].message.model_dump() as openai 3.57.0 gives it, for a reply that calls
+# a tool (pydantic's field order; checked with the SDK's ChatCompletion.model_validate).
+SDK_TOOL_REPLY = {"content": None, "refusal": None, "role": "assistant", "annotations": [], "audio": None, "function_call": None,
+                  "tool_calls": [{"id": "call_1", "function": {"arguments": "{\"q\":1}", "name": "lookup"}, "type": "function"}]}
+
+
+def test_the_openai_sdks_reply_fields_are_named_as_such_and_the_sent_keys_pass():
+    history = [{"role": "user", "content": "Where is my order?"}, SDK_TOOL_REPLY,
+               {"role": "tool", "tool_call_id": "call_1", "content": "shipped"}]
+    report = evaluate({"mode": "messages", "limit": 500, "tokenizer": "estimate", "messages": history})
+    assert [error["path"] for error in report["errors"]] == [f"$.messages[1].{key}" for key in ("refusal", "annotations", "audio", "function_call")]
+    assert all("a field of the OpenAI SDK's reply (message.model_dump()), not of a message sent; keep only role, content, name, tool_calls, pinned"
+               in error["message"] for error in report["errors"])
+    no_calls = dict(SDK_TOOL_REPLY, content="Hi", tool_calls=None)
+    report = evaluate({"mode": "messages", "limit": 500, "tokenizer": "estimate", "messages": [history[0], no_calls]})
+    assert report["errors"][-1] == {"path": "$.messages[1].tool_calls", "message": "expected an array, got null (leave tool_calls out when there are none)"}
+    sent = [{key: value for key, value in message.items() if key in ("role", "content", "tool_calls", "tool_call_id")} for message in history]
+    report = evaluate({"mode": "messages", "limit": 500, "tokenizer": "estimate", "messages": sent})
+    assert report["pass"] and report["kept"] == [0, 1, 2]

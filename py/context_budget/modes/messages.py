@@ -43,6 +43,9 @@ NAME = "messages"
 DEFAULT_TOKENIZER = "o200k_base"
 ROLES = ("system", "developer", "user", "assistant", "tool")
 # Other names for the same roles (LangChain's, Gemini's, OpenAI's legacy "function"): suggested, never accepted.
+# What the OpenAI SDK's reply message has beyond a message one sends (openai 3.x,
+# ChatCompletionMessage.model_dump()): appended to a history as they are, they are unknown keys.
+RESPONSE_FIELDS = ("refusal", "audio", "annotations", "function_call")
 ROLE_ALIASES = {"human": "user", "ai": "assistant", "model": "assistant", "function": "tool"}
 ALWAYS_PINNED = ("system", "developer")
 # OpenAI's accounting for its chat models (the cookbook's num_tokens_from_messages).
@@ -94,7 +97,13 @@ def _unknown_keys(message: dict, path: str, role: str | None, problems: list[Pro
     for key in message:
         if key in _ALL_KEYS and key not in allowed:
             problems.append(Problem(child_path(path, key), f"a {role} message cannot have {json_text(key)} (allowed: {', '.join(allowed)})"))
-    problems.extend(unknown_key_problems({key: None for key in message if key not in _ALL_KEYS}, path, allowed))
+        elif key in RESPONSE_FIELDS:
+            problems.append(Problem(
+                child_path(path, key),
+                f"unknown key {json_text(key)}: a field of the OpenAI SDK's reply (message.model_dump()), not of a message"
+                f" sent; keep only {', '.join(allowed)} (the README shows how)",
+            ))
+    problems.extend(unknown_key_problems({key: None for key in message if key not in _ALL_KEYS and key not in RESPONSE_FIELDS}, path, allowed))
 
 
 def _read_content(value: object, path: str, problems: list[Problem]) -> list[str] | None:
@@ -143,7 +152,8 @@ def _read_tool_calls(value: object, path: str, problems: list[Problem]) -> list[
     try:
         calls = expect_array(value)
     except Invalid as error:
-        problems.append(Problem(path, str(error)))
+        hint = " (leave tool_calls out when there are none)" if value is None else ""
+        problems.append(Problem(path, f"{error}{hint}"))
         return None
     if not calls:
         problems.append(Problem(path, "expected at least one tool call (leave tool_calls out when there are none)"))
