@@ -1,5 +1,7 @@
 """Every fixture case, run through ``evaluate`` in CPython: the full report must match."""
 
+import json
+
 import pytest
 
 from conftest import FIXTURES
@@ -39,3 +41,49 @@ def test_first_difference_names_the_path():
     assert _fixtures.first_difference({"a": 1}, {"a": 1, "b 2": 2}) == '$["b 2"]: not expected, got 2'
     assert _fixtures.first_difference([1], [1, 2]) == "$: expected 1 elements, got 2"
     assert _fixtures.first_difference(expected, expected) is None
+
+
+def test_the_readmes_recipe_makes_each_of_your_cases_a_pytest_test(tmp_path):
+    """The README's code as written, in a folder of its own: one test per case file, a wrong
+    case failing with the JSON path of its first difference, and no folder no silent pass."""
+    import re
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    recipe = next(block for block in re.findall(r"```python\n(.*?)```", readme, re.S) if "context_budget.fixtures" in block)
+    (tmp_path / "test_mine.py").write_text(recipe, encoding="utf-8")
+    (tmp_path / "my-cases").mkdir()
+    namespace: dict = {}
+    exec(compile(recipe.split("@pytest.mark")[0], "recipe", "exec"), namespace)  # write_case, as a user would call it
+    namespace["write_case"](tmp_path / "my-cases" / "float-score.json", "a float score", {"budget": 7, "items": [{"id": "A", "relevance": 2.0, "tokens": 4}]})
+    namespace["write_case"](tmp_path / "my-cases" / "wrong.json", "kept here, then broken", {"budget": 7, "items": [{"id": "A", "relevance": 1, "tokens": 4}]})
+    wrong = json.loads((tmp_path / "my-cases" / "wrong.json").read_text())
+    wrong["expected"]["used"] = 5
+    (tmp_path / "my-cases" / "wrong.json").write_text(json.dumps(wrong))
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_mine.py"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert "1 failed, 1 passed" in done.stdout, done.stdout[-3000:]
+    assert "$.used: expected 5, got 4" in done.stdout and "test_case[my-cases/wrong.json]" in done.stdout
+    (tmp_path / "my-cases" / "wrong.json").unlink()
+    (tmp_path / "my-cases" / "float-score.json").unlink()
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_mine.py"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "no fixture files (*.json) under my-cases" in done.stdout, done.stdout[-3000:]
+
+
+def test_the_public_runner_checks_a_case_as_the_cli_does(tmp_path):
+    from context_budget.fixtures import case_files, check_case
+
+    assert [path.name for path in case_files(FIXTURES / "relevance")][:2] == sorted(path.name for path in (FIXTURES / "relevance").glob("*.json"))[:2]
+    one = FILES[0]
+    assert case_files(one) == [one] and check_case(one).passed and check_case(str(one)).name == str(one)
+    (tmp_path / "bad.json").write_text('{"input": {}, "expected": {}}')
+    outcome = check_case(tmp_path / "bad.json")
+    assert not outcome.passed and outcome.detail == "cannot load: a fixture is an object with keys description, input, expected: missing key \"description\""
+    for where, message in ((tmp_path / "none", "no fixture directory at"), (tmp_path, r"no fixture files \(\*\.json\) under")):
+        (tmp_path / "bad.json").unlink(missing_ok=True)
+        with pytest.raises(ValueError, match=message):
+            case_files(where)

@@ -22,6 +22,21 @@ def fixture_files(directory: Path) -> list[Path]:
     return sorted(path for path in directory.rglob("*.json") if path.is_file())
 
 
+def case_files(where: Path) -> tuple[list[Path], Path]:
+    """The case files at ``where`` (every ``*.json`` under a directory, or the one file), and the
+    directory their names are relative to; ``ValueError`` saying why when there is none."""
+    if where.is_file():
+        return [where], where.parent
+    if not where.exists():
+        raise ValueError(f"no fixture directory at {where}")
+    if not where.is_dir():
+        raise ValueError(f"{where} is neither a directory nor a file: fixtures runs every *.json case under a directory, or one case file")
+    files = fixture_files(where)
+    if not files:
+        raise ValueError(f"no fixture files (*.json) under {where}")
+    return files, where
+
+
 def load(path: Path) -> dict:
     """A fixture file's content, or ``ValueError`` saying what is wrong with it."""
     case = _strict_json.loads(_strict_json.decode_utf8(path.read_bytes()))
@@ -39,6 +54,7 @@ def load(path: Path) -> dict:
 
 
 def run_case(path: Path, name: str) -> Outcome:
+    """Load the case at ``path`` and compare the report with its ``expected``, strictly."""
     try:
         case = load(path)
     except (OSError, ValueError) as error:

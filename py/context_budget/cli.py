@@ -552,17 +552,12 @@ def _count(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO
 
 
 def _run_fixtures(directory: Path, stdout: IO[str]) -> int:
-    if directory.is_file():  # one case
-        files, directory = [directory], directory.parent
-    elif directory.exists():
-        if not directory.is_dir():
-            raise UsageError(f"{directory} is neither a directory nor a file: fixtures runs every *.json case under a directory, or one case file")
-        files = _fixtures.fixture_files(directory)
-        if not files:
-            raise UsageError(f"no fixture files (*.json) under {directory}")
-    else:
-        where = " (run it in a context-budget checkout, or give the directory of your cases)" if str(directory) == "fixtures" else ""
-        raise UsageError(f"no fixture directory at {directory}{where}")
+    try:
+        files, directory = _fixtures.case_files(directory)
+    except ValueError as error:
+        checkout = not directory.exists() and str(directory) == "fixtures"
+        where = " (run it in a context-budget checkout, or give the directory of your cases)" if checkout else ""
+        raise UsageError(f"{error}{where}") from None
     passed = failed = 0
     for path in files:
         outcome = _fixtures.run_case(path, path.relative_to(directory).as_posix())

@@ -1,0 +1,41 @@
+"""Your own fixture cases from Python: each ``{description, input, expected}`` file a test.
+
+A case is a JSON file holding an input and the full report ``evaluate`` must give for it
+(write it with Python's ``json``, which keeps ``2.0`` a float). With pytest, each case
+becomes a test of its own, named by its file::
+
+    import pytest
+    from context_budget.fixtures import case_files, check_case
+
+    @pytest.mark.parametrize("path", case_files("my-cases"), ids=str)
+    def test_case(path):
+        outcome = check_case(path)
+        assert outcome.passed, outcome.detail
+
+``context-budget fixtures DIR`` runs the same cases from the command line.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from . import _fixtures
+from ._fixtures import Outcome
+
+__all__ = ["case_files", "check_case", "Outcome"]
+
+
+def case_files(where: str | os.PathLike) -> list[Path]:
+    """Every ``*.json`` case under the directory ``where``, sorted (or ``where`` itself when it
+    is one file). ``ValueError`` when there is none, so that a mistyped folder is not a test
+    run that checked nothing."""
+    return _fixtures.case_files(Path(where))[0]
+
+
+def check_case(path: str | os.PathLike) -> Outcome:
+    """Run one case: ``Outcome(name, passed, detail)``. ``detail`` gives the JSON path and
+    both values of the first difference (strict about types: ``1`` is not ``1.0``), or why
+    the file is not a case."""
+    path = Path(path)
+    return _fixtures.run_case(path, str(path))
