@@ -5,6 +5,7 @@ import json
 import math
 from fractions import Fraction
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from context_budget import evaluate
@@ -182,6 +183,25 @@ def test_the_verification_inside_optimal_can_fail(monkeypatch):
                                                 {"id": "C", "relevance": 9, "tokens": 5}]})["optimal"]
     assert optimal["verified"] is False
     assert "costs 10 (reported 3" in optimal["detail"] and "worth 18.0, reported 99.0" in optimal["detail"]
+
+
+@pytest.mark.parametrize("selected", [["B", "B"], ["B", "Z"], ["b"]])
+@pytest.mark.parametrize("data", [
+    {"budget": 10, "items": [{"id": "A", "relevance": 10, "tokens": 6}, {"id": "B", "relevance": 9, "tokens": 5}]},
+    {"mode": "required", "budget": 10, "items": [{"id": "A", "priority": 1, "cost": 6, "required": True}, {"id": "B", "priority": 9, "cost": 4}]},
+    {"mode": "blocks", "window": {"context_tokens": 100, "reserved_output_tokens": 0, "fixed_prompt_tokens": 0}, "blocks": [
+        {"id": "A", "source": "t", "content": "a", "priority": 90, "required": True, "observed_at": "2026-03-13T12:00:00Z"},
+        {"id": "B", "source": "t", "content": "b", "priority": 10, "observed_at": "2026-03-13T12:00:00Z"}]},
+], ids=["relevance", "required", "blocks"])
+def test_the_verification_names_an_unknown_or_repeated_id(monkeypatch, data, selected):
+    from context_budget import _optimal
+
+    def lying_search(ids, costs, values, capacity, candidates=None, work_bound=0):
+        return {"exact": True, "value": 9.0, "selected": selected, "cost": 4}
+
+    monkeypatch.setattr(_optimal, "best_subset", lying_search)
+    optimal = evaluate(data)["optimal"]
+    assert (optimal["verified"], optimal["detail"]) == (False, "the best subset names an unknown id or one id twice")
 
 
 @given(ENTRIES, st.integers(0, 40))

@@ -375,14 +375,18 @@ def _dynamic_program(gains: list[int], weights: list[int], capacity: int) -> lis
     return chosen
 
 
-def report_optimal(ids: list, costs: list, values: list, capacity: int, greedy: list, candidates: list | None = None) -> dict:
+def report_optimal(ids: list, costs: list, values: list, capacity: int, greedy: list, candidates: list | None = None,
+                   where: dict | None = None) -> dict:
     """The ``optimal`` section: the best subset (or a bound) beside the greedy picks' value,
     with its own verification. ``greedy`` are the positions of the candidates the rule kept;
-    ``candidates`` are the positions that may be chosen (the optional items; all by default)."""
+    ``candidates`` are the positions that may be chosen (the optional items; all by default);
+    ``where`` maps each input id to its position (built here when not given)."""
     greedy_value = _fsum(map(values.__getitem__, greedy))
     result = best_subset(ids, costs, values, capacity, candidates)
     if result["exact"]:
-        result["verified"], problems = _verify(ids, costs, values, capacity, result, greedy_value)
+        if where is None:
+            where = dict(zip(ids, range(len(ids))))
+        result["verified"], problems = _verify(where, costs, values, capacity, result, greedy_value)
         if problems:
             result["detail"] = "; ".join(problems)
         result["value"] = as_json_number(result["value"])
@@ -392,12 +396,11 @@ def report_optimal(ids: list, costs: list, values: list, capacity: int, greedy: 
     return result
 
 
-def _verify(ids: list, costs: list, values: list, capacity: int, result: dict, greedy_value: float | None) -> tuple[bool, list]:
-    """Re-add the best subset's cost and value from the input columns, by id."""
-    chosen = set(result["selected"])
-    positions = list(compress(range(len(ids)), map(chosen.__contains__, ids)))  # ids are unique
+def _verify(where: dict, costs: list, values: list, capacity: int, result: dict, greedy_value: float | None) -> tuple[bool, list]:
+    """Re-add the best subset's cost and value from the input columns, by id (``where``: id -> position)."""
+    positions = list(map(where.get, result["selected"]))
     problems = []
-    if len(positions) != len(result["selected"]):
+    if None in positions or len(set(positions)) != len(positions):
         return False, ["the best subset names an unknown id or one id twice"]
     cost = sum(map(costs.__getitem__, positions))
     value = _fsum(map(values.__getitem__, positions))

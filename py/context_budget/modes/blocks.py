@@ -224,10 +224,11 @@ def beyond_the_rule(parsed: dict, result: dict) -> dict:
     extra: dict = {"optimal": None}
     if required_cost <= available:
         ids = [block[0] for block in blocks]
-        kept = _checks.greedy_positions(_checks.positions_of(ids), [entry["id"] for entry in result["included"]])
+        where = _checks.positions_of(ids)
+        kept = _checks.greedy_positions(where, [entry["id"] for entry in result["included"]])
         extra["optimal"] = report_optimal(
             ids, [block[6] for block in blocks], [float(block[3]) for block in blocks], available - required_cost,
-            [index for index in kept if not blocks[index][5]], [index for index, block in enumerate(blocks) if not block[5]],
+            [index for index in kept if not blocks[index][5]], [index for index, block in enumerate(blocks) if not block[5]], where,
         )
     if any(block[7] for block in blocks):
         extra["sensitivity"] = _sensitivity(parsed, result)

@@ -94,8 +94,9 @@ def select(parsed: dict) -> dict:
 
 def beyond_the_rule(parsed: dict, result: dict) -> dict:
     """What the greedy choice cost: the best relevance sum any subset within the budget reaches."""
-    greedy = _checks.greedy_positions(_checks.input_positions(parsed), result["selected"])
-    return {"optimal": report_optimal(parsed["ids"], parsed["tokens"], parsed["scores"], parsed["budget"], greedy)}
+    where = _checks.input_positions(parsed)
+    greedy = _checks.greedy_positions(where, result["selected"])
+    return {"optimal": report_optimal(parsed["ids"], parsed["tokens"], parsed["scores"], parsed["budget"], greedy, where=where)}
 
 
 def run(data: object) -> dict:

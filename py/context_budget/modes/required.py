@@ -112,12 +112,13 @@ def beyond_the_rule(parsed: dict, result: dict) -> dict:
     if result["shortfall"]:
         return {"optimal": None}
     required = parsed["required"]
-    kept = _checks.greedy_positions(_checks.input_positions(parsed), result["selected"])
+    where = _checks.input_positions(parsed)
+    kept = _checks.greedy_positions(where, result["selected"])
     greedy = list(compress(kept, map(not_, map(required.__getitem__, kept))))
     optional = list(compress(range(len(parsed["ids"])), map(not_, required)))
     return {
         "optimal": report_optimal(
-            parsed["ids"], parsed["costs"], parsed["priorities"], parsed["budget"] - result["required_cost"], greedy, optional
+            parsed["ids"], parsed["costs"], parsed["priorities"], parsed["budget"] - result["required_cost"], greedy, optional, where
         )
     }
 
