@@ -164,7 +164,7 @@ def test_share_link_round_trips(page, browser):
     text = '{"budget": 3, "items": [{"id": "ü & <x>", "relevance": 2, "tokens": 3}]}'
     check(page, text)
     page.click("[data-testid=share]")
-    expect(page).to_have_url(re.compile("#input="))
+    expect(page).to_have_url(re.compile(r"#length=\d+&input="))
     context, other, guard, problems = open_page(browser, page.url)
     try:
         assert other.input_value("[data-testid=input]") == text
@@ -172,6 +172,41 @@ def test_share_link_round_trips(page, browser):
         assert guard.foreign == [] and problems == []
     finally:
         context.close()
+
+
+def test_a_share_link_cut_short_says_so(page, browser):
+    """A link holds its input's length first: one cut between characters shows what it holds
+    (and its JSON error) and says the link was cut; one cut inside
+    an escape says so too. A link without the length (as they were first made) still opens."""
+    from urllib.parse import quote
+
+    text = '{"budget": 3, "items": [{"id": "ü & <x>", "relevance": 2, "tokens": 3}]}'
+    check(page, text)
+    page.click("[data-testid=share]")
+    expect(page).to_have_url(re.compile(f"#length={len(text)}&input="))
+    base, encoded = page.url.split("&input=")
+    page.evaluate("history.replaceState(null, '', location.pathname)")
+    for link, shown, note in (
+        (f"{base}&input={encoded[:encoded.index('%', 30)]}", None, "The link was cut short (copied or sent only in part): it holds "),
+        (f"{base}&input={encoded[:encoded.index('%C3') + 2]}", "", "The link was cut short (copied or sent only in part), so its input is incomplete; showing an example instead."),
+        (f"{base.split('#')[0]}#input={quote(text, safe='')}", text, ""),
+    ):
+        context, other, guard, problems = open_page(browser, link)
+        try:
+            expect(other.locator("#share-note")).to_have_text(re.compile("^" + re.escape(note)))
+            value = other.input_value("[data-testid=input]")
+            if shown is None:  # cut between characters: what the link holds, and the JSON error where it ends
+                assert text.startswith(value) and len(value) < len(text)
+                assert f"of its input's {len(text)} characters" in other.inner_text("#share-note")
+                expect(other.locator("[data-testid=syntax-error]")).to_contain_text("Line 1, column ")
+            elif shown:
+                assert value == shown
+                expect(other.locator("[data-testid=summary]")).to_have_text("Selected ü & <x> within 3 tokens.")
+            else:
+                assert value != text  # an example instead
+            assert guard.foreign == [] and problems == []
+        finally:
+            context.close()
 
 
 def test_each_example_loads_and_passes_or_fails_as_it_should(page):

@@ -492,9 +492,12 @@ $("example").addEventListener("change", (event) => {
 // Chromium opens URLs up to 2 MB; refuse well before, with the way out.
 const SHARE_LIMIT = 1_500_000;
 
+// The input's length goes first, so that a link cut short (a chat or a mail program that
+// wraps or truncates long addresses) is told apart from an input that ends early.
 function shareLink() {
   const url = new URL(window.location.href);
-  url.hash = `input=${encodeURIComponent($("input").value)}`;
+  const text = $("input").value;
+  url.hash = `length=${text.length}&input=${encodeURIComponent(text)}`;
   return url.href;
 }
 
@@ -544,15 +547,36 @@ $("copy-report").addEventListener("click", async () => {
 $("download-report").addEventListener("click", async () => download(await reportText(), "context-budget-report.json"));
 $("download-input").addEventListener("click", () => download($("input").value, "context-budget-input.json"));
 
+// "#length=N&input=…" (or "#input=…", as links were first made). A link cut short inside an
+// escape cannot be decoded; one cut between characters holds fewer than its N.
 function inputFromLink() {
-  const match = /^#input=(.*)$/s.exec(window.location.hash);
+  const match = /^#(?:length=(\d+)&)?input=(.*)$/s.exec(window.location.hash);
   if (!match) return null;
+  let text;
   try {
-    return decodeURIComponent(match[1]);
+    text = decodeURIComponent(match[2]);
   } catch (error) {
-    $("share-note").textContent = "The link's input could not be decoded; showing an example instead.";
+    const cut = match[1] !== undefined && /%[0-9a-f]?$/i.test(match[2]);
+    $("share-note").textContent = cut
+      ? "The link was cut short (copied or sent only in part), so its input is incomplete; showing an example instead. Ask for the whole link, or for the input as a file."
+      : "The link's input could not be decoded; showing an example instead.";
     return null;
   }
+  const length = match[1] === undefined ? text.length : Number(match[1]);
+  // Shown as far as it goes (the JSON error under the editor points at where it stops), with
+  // this note once the editor holds it.
+  linkNote = text.length < length
+    ? `The link was cut short (copied or sent only in part): it holds ${text.length.toLocaleString("en")} of its input's ${length.toLocaleString("en")} characters. Ask for the whole link, or for the input as a file.`
+    : "";
+  return text;
+}
+let linkNote = "";
+
+// A link's input in the editor, as the user's own (typing is too), with what the link said about it.
+function setLinkedInput(text) {
+  setInput(text);
+  typedAtExample = -1;
+  $("share-note").textContent = linkNote;
 }
 
 // ---------------------------------------------------------------- start
@@ -564,8 +588,7 @@ listen(onWorkerMessage, onWorkerError);
 // and whatever is typed while Python loads is kept: it is what gets checked once ready.
 const shared = inputFromLink();
 if (shared !== null) {
-  setInput(shared);
-  typedAtExample = -1;  // a link's input is the user's own, as typing is
+  setLinkedInput(shared);
   $("example-description").hidden = true;
 } else {
   exampleText = $("input").value;
@@ -582,8 +605,7 @@ window.addEventListener("hashchange", () => {
     $("share-note").textContent = "The link's input was not loaded: it would replace your edits. Reload the page to open it.";
     return;
   }
-  setInput(linked);
-  typedAtExample = -1;  // a link's input is the user's own
+  setLinkedInput(linked);
   linkedText = linked;
   markEdited();
   runCheck();
