@@ -354,3 +354,18 @@ def test_the_package_imports_nothing_until_a_name_is_used():
     assert done.stdout.splitlines() == [
         "[]", "True True", "True []", "module 'context_budget' has no attribute 'no_such_name'",
     ], done.stderr
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("argv", [
+    ["check", "examples/refund-case.json"], ["check", "--jsonl", "LINES"], ["check", "--jsonl", "--jobs", "2", "LINES"],
+    ["compose", "examples/refund-case.json"], ["count", "README.md"], ["fixtures", "fixtures/required"],
+])
+def test_a_full_disk_is_one_line_and_exit_2(argv, tmp_path):
+    """Every command printed a traceback ending in OSError: No space left on device."""
+    lines = tmp_path / "lines.jsonl"
+    lines.write_text((json.dumps(SEED_000) + "\n") * 600)
+    argv = [str(lines) if part == "LINES" else part for part in argv]
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "context_budget", *argv], stdout=full, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=120)
+    assert (done.returncode, done.stderr) == (2, "context-budget: cannot write standard output: No space left on device\n")

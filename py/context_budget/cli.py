@@ -49,6 +49,14 @@ class UsageError(Exception):
     """Bad usage: printed as one line on stderr, exit code 2."""
 
 
+class OutputFailed(Exception):
+    """Standard output could not be written (a full disk): one line on stderr, exit code 2.
+    Not an OSError, so that no handler meant for the files a command reads takes it."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(error.strerror or str(error))
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that writes to the streams given to ``run`` and never exits the process."""
 
@@ -611,9 +619,22 @@ class _InPieces:
         self._stream = stream
 
     def write(self, text: str) -> int:
-        for start in range(0, len(text), self.PIECE):
-            self._stream.write(text[start:start + self.PIECE])
+        try:
+            for start in range(0, len(text), self.PIECE):
+                self._stream.write(text[start:start + self.PIECE])
+        except BrokenPipeError:
+            raise
+        except OSError as error:  # a full disk (ENOSPC), an I/O error: not a file the command reads
+            raise OutputFailed(error) from None
         return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise OutputFailed(error) from None
 
     def __getattr__(self, name: str):  # encoding, isatty, flush, fileno: the stream's own
         return getattr(self._stream, name)
@@ -630,9 +651,16 @@ def main() -> None:
         # terminal) is written as an escape, never a UnicodeEncodeError.
         with contextlib.suppress(AttributeError, ValueError):
             stream.reconfigure(errors="backslashreplace")
+    out = _InPieces(sys.stdout)
     try:
-        code = run(sys.argv[1:], sys.stdin, _InPieces(sys.stdout), sys.stderr)
-        sys.stdout.flush()
+        code = run(sys.argv[1:], sys.stdin, out, sys.stderr)
+        out.flush()
+    except OutputFailed as error:
+        with contextlib.suppress(OSError):
+            sys.stderr.write(f"context-budget: cannot write standard output: {error}\n")
+        # What is still buffered would fail again in the interpreter's own final flush.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = EXIT_USAGE
     except KeyboardInterrupt:
         code = 130
         # Deaf to another Ctrl+C while Python finishes (it joins the --jobs pool's threads): one
