@@ -110,6 +110,28 @@ class FakeModel(http.server.BaseHTTPRequestHandler):
         """An error page that echoes the request, headers (with the key) first."""
         self._reply(500, (str(self.headers) + body.decode()).encode())
 
+    def _key(self) -> str:
+        return self.headers.get("Authorization", "").removeprefix("Bearer ")
+
+    def _echo_cut(self, body: bytes) -> None:
+        """An error body over the 4 KiB the client reads, with the key across the point where
+        a cut that drops one key's length from the end would fall (it kept all but one character)."""
+        key = self._key()
+        self._reply(500, (" " * (4097 - 2 * len(key)) + key + "x" * 500).encode())
+
+    def _echo_cut_lines(self, body: bytes) -> None:
+        """As echo-cut, the space before the key in newlines (whitespace is collapsed when shown)."""
+        key = self._key()
+        self._reply(500, ("\n" * (4096 - 3 * len(key) // 2) + key + "x" * 500).encode())
+
+    def _echo_escaped(self, body: bytes) -> None:
+        """The key as PHP's json_encode writes it (slashes escaped), and HTML-escaped, and in lower case."""
+        import html
+
+        key = self._key()
+        self._reply(500, (json.dumps({"error": "bad key " + key}).replace("/", "\\/") + " <p>" + html.escape(key) + "</p> "
+                          + key.lower()).encode())
+
     def _echo_garbage(self, body: bytes) -> None:
         self._reply(200, b"debug: Authorization: " + self.headers.get("Authorization", "").encode() + b"\n" + str(self.headers).encode())
 

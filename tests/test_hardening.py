@@ -242,6 +242,44 @@ def test_an_echoed_key_cut_at_the_edge_of_what_is_shown_is_still_redacted(models
     assert code == 1 and "kkkkkkkk" not in err
 
 
+# A key as some providers write them: base64-like characters, long.
+ODD_KEY = "sk-proj-AbC/+=Xy9_8765&<zQ-" + "Ab1_" * 20 + "TAIL"
+
+
+def leaked(key: str, text: str) -> list[str]:
+    """Every run of 8 characters of the key (in any case) found in ``text``."""
+    text = text.lower()
+    return [key[start:start + 8] for start in range(len(key) - 7) if key[start:start + 8].lower() in text]
+
+
+@pytest.mark.parametrize("behaviour", ["echo-cut", "echo-cut-lines", "echo-escaped"])
+@pytest.mark.parametrize("key", [SECRET, ODD_KEY])
+def test_no_part_of_an_echoed_key_is_shown_however_it_is_written_or_cut(models, behaviour, key):
+    """A body cut at 4 KiB through the key showed all of it but one character; a key written
+    with escaped slashes, HTML entities or in lower case was shown whole."""
+    url, _ = models.start(behaviour)
+    code, out, err = compose(model_env(url, CONTEXT_BUDGET_API_KEY=key))
+    assert code == 1 and one_line_error(err) and "answered HTTP 500" in err
+    assert leaked(key, out + err) == [], err
+    if behaviour != "echo-cut-lines":
+        assert "[redacted]" in err
+
+
+@pytest.mark.parametrize("setting, value", [
+    ("CONTEXT_BUDGET_BASE_URL", "https://x.openai.azure.com/v1?api-key={key}"),
+    ("CONTEXT_BUDGET_TEMPERATURE", "{key}"),
+    ("CONTEXT_BUDGET_CONTEXT_TOKENS", "{key}"),
+])
+def test_a_key_cut_short_in_a_settings_message_is_still_redacted(setting, value):
+    """Values are cut to 60 characters before they are shown, and the cut key no longer
+    matched; a key in a URL's query was shown even with api_key unset."""
+    for environ in ({"CONTEXT_BUDGET_API_KEY": ODD_KEY}, {}):
+        code, out, err = call(["compose", EXAMPLE], environ={**environ, setting: value.format(key=ODD_KEY)})
+        assert code == 2 and one_line_error(err) and leaked(ODD_KEY, out + err) == [], err
+        if setting == "CONTEXT_BUDGET_BASE_URL":
+            assert 'got "https://x.openai.azure.com/v1?***"' in err
+
+
 # ---------------------------------------------------------------- compose --call-model: hangs and resource use
 
 def test_the_timeout_bounds_the_whole_call_not_each_read(models):

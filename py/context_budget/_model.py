@@ -15,6 +15,7 @@ import re
 import threading
 import time
 import urllib.parse
+from itertools import compress, count
 from typing import TYPE_CHECKING, Mapping
 
 from ._strict_json import nesting_within
@@ -71,13 +72,21 @@ def printable(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
+def _shown(value: object) -> str:
+    """A setting's value for a message: a long text without spaces is described, not shown,
+    since it may be a key pasted into the wrong setting (no number or flag is that long)."""
+    if isinstance(value, str) and len(value) >= 20 and not any(char.isspace() for char in value):
+        return f"a text of {len(value)} characters (not shown: it may be a key)"
+    return preview(value)
+
+
 def _read_number(value: object, low: float, high: float) -> float:
     number = value
     if isinstance(value, str) and _ASCII_NUMBER.fullmatch(value.strip(_ASCII_BLANKS)):
         number = float(value.strip(_ASCII_BLANKS))
     if isinstance(number, (int, float)) and not isinstance(number, bool) and math.isfinite(number) and low <= number <= high:
         return float(number)
-    raise Invalid(f"expected a number from {low:g} to {high:g}, got {preview(value)}")
+    raise Invalid(f"expected a number from {low:g} to {high:g}, got {_shown(value)}")
 
 
 def _read_flag(value: object) -> bool:
@@ -85,17 +94,28 @@ def _read_flag(value: object) -> bool:
         return value
     if isinstance(value, str) and value.strip().lower() in ("true", "1", "yes", "false", "0", "no"):
         return value.strip().lower() in ("true", "1", "yes")
-    raise Invalid(f"expected true or false, got {preview(value)}")
+    raise Invalid(f"expected true or false, got {_shown(value)}")
 
 
 def _read_count_or_text(value: object) -> int:
     if isinstance(value, str) and _ASCII_COUNT.fullmatch(value.strip(_ASCII_BLANKS)):
         value = int(value.strip(_ASCII_BLANKS))
-    return read_count(value)
+    try:
+        return read_count(value)
+    except Invalid as error:
+        shown = _shown(value)
+        if shown != preview(value):
+            raise Invalid(str(error).replace(preview(value), shown)) from None
+        raise
 
 
 def redact_url(url: str) -> str:
-    """``url`` with any password (and user name) in it replaced by ``***``, for printing."""
+    """``url`` for printing: any password (and user name) in it replaced by ``***``, and any
+    ?query or #fragment by ``?***`` or ``#***`` (a key can sit there: ``?api-key=…``)."""
+    for mark in "?#":
+        head, found, _ = url.partition(mark)
+        if found:
+            url = f"{head}{mark}***"
     scheme, separator, rest = url.partition("://")
     if not separator:
         return url
@@ -108,7 +128,7 @@ def redact_url(url: str) -> str:
 def _read_url(value: object) -> str:
     if not isinstance(value, str):
         raise Invalid(f"expected an http:// or https:// URL, got {preview(value)}")
-    shown = preview(redact_url(value))
+    shown = preview(redact_url(value)) if "://" in value else _shown(value)
     if not value.isascii() or any(char <= " " or char == "\x7f" for char in value):
         raise Invalid(f"expected a URL of visible ASCII characters (write a non-ASCII host name in its xn-- form), got {shown}")
     try:
@@ -252,22 +272,79 @@ def call_model(prompt: str, settings: dict) -> str:
     address; the answer is capped at ``MAX_RESPONSE_BYTES``; every message is one line,
     with the key redacted and control characters removed.
     """
-    secrets = [settings["api_key"]]
+    # The placeholder key of a local server is no secret (and may be a word of a message).
+    secrets = [] if settings["api_key"] == DEFAULTS["api_key"] else [settings["api_key"]]
     try:
         answer = printable(strip_think(_call(prompt, settings, secrets)))
-        # A server that puts the key in its answer must not get it onto the terminal either
-        # (the placeholder key of a local server is no secret and may be a word of the answer).
-        return answer if settings["api_key"] == DEFAULTS["api_key"] else _redact(answer, secrets)
+        return _redact(answer, secrets)  # a server that puts the key in its answer must not get it onto the terminal either
     except ModelError as error:
         raise ModelError(printable(_redact(str(error), secrets)).replace("\n", " ").replace("\t", " ")) from None
 
 
-def _redact(text: str, secrets: list[str]) -> str:
-    for secret in secrets:
-        for form in {secret, json_text(secret)[1:-1], urllib.parse.quote(secret, safe="")}:
-            if form:
-                text = text.replace(form, "[redacted]")
-    return text
+# Any run of at least this many characters of a key (in any of its written forms, in any
+# case) is redacted, so that a key cut by a preview, an error body cut at 4 KiB or a message
+# cut at 200 characters leaves no recognisable part; at the very end of a text that was cut,
+# a run of at least _TAIL characters that begins the key is redacted too.
+_FRAGMENT = 8
+_TAIL = 4
+# Texts longer than this (a model's answer) are searched for the key's whole forms only.
+_FRAGMENT_SEARCH_LIMIT = 1 << 16
+
+
+def _forms(secret: str) -> set[str]:
+    """How a server or a setting may write the key: as it is, JSON-escaped (with "\\/" too, as
+    PHP writes it), percent-encoded, HTML-escaped; compared without case."""
+    import html
+
+    escaped = json_text(secret)[1:-1]
+    forms = {secret, escaped, escaped.replace("/", "\\/"), urllib.parse.quote(secret, safe=""), html.escape(secret)}
+    return {form.lower() for form in forms if form}
+
+
+def _redact(text: str, secrets: list[str], cut: bool = False) -> str:
+    """``text`` with every part of each secret replaced by ``[redacted]``: whole forms always;
+    in a text of up to 64 KiB also every run of 8 or more of a form's characters, and, when
+    the text was ``cut`` at its end, a start of a form of 4 or more characters left there."""
+    secrets = [secret for secret in secrets if secret]
+    if not secrets:
+        return text
+    lowered = text.lower()
+    spans: list[tuple[int, int]] = []
+    for form in set().union(*map(_forms, secrets)):
+        start = lowered.find(form)
+        while start >= 0:  # the whole form, at any length
+            spans.append((start, start + len(form)))
+            start = lowered.find(form, start + 1)
+        if len(text) <= _FRAGMENT_SEARCH_LIMIT and len(form) >= _FRAGMENT:
+            spans += _common_runs(lowered, form)
+        if cut:
+            for length in range(min(len(form), len(text)) - 1, _TAIL - 1, -1):
+                if lowered.endswith(form[:length]):
+                    spans.append((len(text) - length, len(text)))
+                    break
+    if not spans:
+        return text
+    pieces, done = [], 0
+    for start, end in sorted(spans):
+        if end <= done:
+            continue
+        if start > done:
+            pieces.append(text[done:start])
+            pieces.append("[redacted]")
+        elif not pieces or pieces[-1] != "[redacted]":
+            pieces.append("[redacted]")
+        done = end
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
+def _common_runs(text: str, form: str) -> list[tuple[int, int]]:
+    """The spans of ``text`` that match some part of ``form`` 8 or more characters long: the
+    text's 8-character windows that are also the form's, found in one pass at C speed
+    (their union is every such run, however the runs overlap)."""
+    pieces = {form[start:start + _FRAGMENT] for start in range(len(form) - _FRAGMENT + 1)}
+    windows = map(text.__getitem__, map(slice, range(len(text)), range(_FRAGMENT, len(text) + 1)))
+    return [(start, start + _FRAGMENT) for start in compress(count(), map(pieces.__contains__, windows))]
 
 
 def _call(prompt: str, settings: dict, secrets: list[str]) -> str:
@@ -295,7 +372,7 @@ def _call(prompt: str, settings: dict, secrets: list[str]) -> str:
             connection.request("POST", parts.path, body=body, headers=headers)
             response = connection.getresponse()
             outcome["status"] = response.status
-            outcome["body"] = _read_capped(response, url, secrets=settings["api_key"], ok=200 <= response.status < 300)
+            outcome["body"] = _read_capped(response, url, ok=200 <= response.status < 300)
         except BaseException as error:  # handed to the caller's thread
             outcome["error"] = error
 
@@ -326,14 +403,19 @@ def _call(prompt: str, settings: dict, secrets: list[str]) -> str:
     if 300 <= status < 400:
         raise ModelError(f"{url} answered HTTP {status}, a redirect: not followed, so that the key goes to no other address")
     if not 200 <= status < 300:
-        # Redacted before it is cut, so that no part of an echoed key survives the cut.
-        detail = " ".join(_redact(printable(raw.decode("utf-8", "replace")), secrets).split())
+        # Redacted before it is cut, so that no part of an echoed key survives the cut; the body
+        # itself may have been cut at _ERROR_BODY_BYTES, in the middle of a key.
+        cut = len(raw) >= _ERROR_BODY_BYTES
+        text = raw.decode("utf-8", "replace")
+        if cut:  # a character cut in two is no character
+            text = text.rstrip("\ufffd")
+        detail = " ".join(_redact(printable(text), secrets, cut=cut).split())
         detail = detail[:_ERROR_BODY_SHOWN] + ("…" if len(detail) > _ERROR_BODY_SHOWN else "")
         raise ModelError(f"{url} answered HTTP {status}{': ' + detail if detail else ''}")
     return _answer_text(raw, url, secrets)
 
 
-def _read_capped(response: http.client.HTTPResponse, url: str, secrets: str, ok: bool) -> bytes:
+def _read_capped(response: http.client.HTTPResponse, url: str, ok: bool) -> bytes:
     """The body, at most MAX_RESPONSE_BYTES of a success or a short prefix of an error."""
     limit = MAX_RESPONSE_BYTES if ok else _ERROR_BODY_BYTES
     declared = response.getheader("Content-Length")
@@ -350,8 +432,8 @@ def _read_capped(response: http.client.HTTPResponse, url: str, secrets: str, ok:
     if size > limit:
         if ok:
             raise ModelError(f"{url} answered with more than the {limit:,} bytes accepted")
-        # A cut error body may end in part of an echoed key: drop as much as a key could be.
-        raw = raw[: max(0, limit - len(secrets))]
+        # A cut error body may end in part of an echoed key: _redact(cut=True) takes care of it.
+        raw = raw[:limit]
     return raw
 
 
@@ -370,7 +452,7 @@ def _abort(connection: http.client.HTTPConnection) -> None:
 def _answer_text(raw: bytes, url: str, secrets: list[str]) -> str:
     def garbage() -> ModelError:
         # Redact a window longer than what is shown, so that a key cut at its edge is still whole.
-        window = 1000 + max(map(len, secrets))
+        window = 1000 + max(map(len, secrets), default=0)
         shown = _redact(raw[:window].decode("utf-8", "replace"), secrets)[:1000]
         return ModelError(f"{url} did not answer with an OpenAI-style chat completion: {preview(shown)}")
 
