@@ -31,8 +31,8 @@ def test_two_worker_processes_give_the_clis_envelopes(tmp_path):
     out = tmp_path / "envelopes"
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         with distributed.Client(cluster):
-            written = check_shards([str(shard) for shard in shards], str(out))
-    assert len(written) == 2
+            written, all_passed = check_shards([str(shard) for shard in shards], str(out))
+    assert len(written) == 2 and all_passed is False
     for shard, path in zip(shards, sorted(written)):
         text = open(path).read()
         assert text == cli_envelopes(shard)
@@ -57,9 +57,32 @@ def test_awkward_shards_give_the_clis_envelopes_too(tmp_path):
         paths.append(str(tmp_path / name))
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         with distributed.Client(cluster):
-            written = check_shards(paths, str(tmp_path / "out"))
+            written, all_passed = check_shards(paths, str(tmp_path / "out"))
+    assert all_passed is False
     for shard, path in zip(paths, sorted(written)):
         assert open(path, encoding="utf-8").read() == cli_envelopes(shard), shard
     assert open(sorted(written)[2]).read() == ""
     assert [json.loads(line)["ok"] for line in open(sorted(written)[0])] == [True, False, True]
     assert [json.loads(line)["input_line"] for line in open(sorted(written)[1])] == [1, 2, 3]
+
+
+def test_the_script_refuses_a_directory_with_files_and_exits_as_the_cli(tmp_path):
+    """It wrote its envelopes over 0.jsonl, 1.jsonl... of any directory, and exited 0 with bad lines."""
+    import subprocess
+
+    good = tmp_path / "good.jsonl"
+    good.write_text(json.dumps(SEED_000) + "\n")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(SEED_000) + "\n{\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "0.jsonl").write_text("precious\n")
+    script = [sys.executable, str(ROOT / "examples" / "dask_check.py"), "--workers", "1"]
+    done = subprocess.run([*script, str(out), str(good)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "is not empty: give a new or empty directory" in done.stderr
+    assert (out / "0.jsonl").read_text() == "precious\n"
+    for shard, code in ((good, 0), (bad, 1)):
+        target = tmp_path / f"out-{shard.stem}"
+        done = subprocess.run([*script, str(target), str(shard)], capture_output=True, text=True, timeout=120)
+        assert (done.returncode, done.stdout) == (code, f"{target}/0.jsonl\n"), done.stderr[-2000:]
+        assert (target / "0.jsonl").read_text() == cli_envelopes(shard)
