@@ -258,3 +258,22 @@ def test_model_failures_are_one_line_errors(chat_server, behaviour, message):
 )
 def test_strip_think(text, expected):
     assert _model.strip_think(text) == expected
+
+
+def test_compose_json_always_writes_an_envelope_whose_error_names_the_first_problem(tmp_path):
+    """--json gave the bare summary for invalid blocks, and nothing at all on stdout for
+    text that is not JSON or not a blocks object."""
+    cases = [
+        ('{"blocks": [{"id": "a"}]}', 'Each block needs id, source, content, priority 0..100 and observed_at with an offset. $.blocks[0]: missing required key "source"', None),
+        ('{"blocks": [', "input ", (1, 13)),
+        ("[1]", "compose needs a JSON object in mode blocks (see examples/refund-case.json)", None),
+    ]
+    for text, error, position in cases:
+        path = tmp_path / "input.json"
+        path.write_text(text)
+        code, out, err = call(["compose", str(path), "--json"])
+        envelope = json.loads(out)
+        assert code == 1 and envelope["ok"] is False and envelope["error"].startswith(error), envelope
+        assert err == ("" if text.startswith("{\"blocks\": [{") else f"context-budget: {envelope['error']}\n")
+        if position:
+            assert (envelope["line"], envelope["column"]) == position

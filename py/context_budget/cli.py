@@ -23,7 +23,7 @@ from typing import IO, Mapping, Sequence
 
 from . import __version__, _fixtures, _model, _strict_json, _tokenizer
 from ._evaluate import evaluate
-from ._envelope import check_document, to_json, unreadable
+from ._envelope import check_document, failure_text, to_json, unreadable
 from ._report_text import envelope_text
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -434,20 +434,28 @@ def _read_json_file(name: str, stdin: IO, what: str) -> object:
         return _strict_json.loads(_strict_json.decode_utf8(_read_input(name, stdin)))
     except _strict_json.JSONInputError as error:
         where = "standard input" if name == "-" else name
-        raise _strict_json.JSONInputError(f"{what} {where}: {error}") from None
+        said = _strict_json.JSONInputError(f"{what} {where}: {error}")  # the message has the position already
+        said.line, said.column = error.line, error.column
+        raise said from None
 
 
 def _compose(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[str], environ: Mapping[str, str]) -> int:
     # An input that cannot be read is bad usage (2); one that is not acceptable JSON or not
     # UTF-8 fails like a report that does not pass (1), as `check` does. A bad --config is a
     # settings problem (2).
+    # With --json, standard output gets an envelope whatever happens to the input, as with check.
     try:
         document = _read_json_file(arguments.file, stdin, "input")
     except _strict_json.JSONInputError as error:
         stderr.write(f"context-budget: {_one_line(error)}\n")
+        if arguments.json:
+            write_json(unreadable(error), stdout, 2)
         return EXIT_FAIL
     if not isinstance(document, dict) or document.get("mode", "blocks") != "blocks":  # the input's fault, as in check
-        stderr.write("context-budget: compose needs a JSON object in mode blocks (see examples/refund-case.json)\n")
+        message = "compose needs a JSON object in mode blocks (see examples/refund-case.json)"
+        stderr.write(f"context-budget: {message}\n")
+        if arguments.json:
+            write_json({"ok": False, "error": message}, stdout, 2)
         return EXIT_FAIL
     try:
         config = _read_json_file(arguments.config, stdin, "config") if arguments.config else None
@@ -462,7 +470,7 @@ def _compose(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: 
     window = {key: settings[key] for key in _model.WINDOW_KEYS}
     report = evaluate({**document, "mode": "blocks", "window": window})
     if arguments.json:
-        write_json({"ok": report["pass"], **({} if report["pass"] else {"error": report["summary"]}), "result": report}, stdout, 2)
+        write_json({"ok": report["pass"], **({} if report["pass"] else {"error": failure_text(report)}), "result": report}, stdout, 2)
     elif "errors" in report:
         stderr.write(f"context-budget: {report['summary']}\n")
         for error in report["errors"]:
