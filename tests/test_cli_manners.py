@@ -369,3 +369,11 @@ def test_a_full_disk_is_one_line_and_exit_2(argv, tmp_path):
     with open("/dev/full", "w") as full:
         done = subprocess.run([sys.executable, "-m", "context_budget", *argv], stdout=full, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=120)
     assert (done.returncode, done.stderr) == (2, "context-budget: cannot write standard output: No space left on device\n")
+
+
+def test_line_breaks_in_ids_cannot_forge_lines_of_the_text_report():
+    data = {"budget": 5, "items": [{"id": "A\r\nok    FAKE LINE", "relevance": 1, "tokens": 2}, {"id": "B\nC", "relevance": 0, "tokens": 9}]}
+    out = io.StringIO()
+    run(["check", "--format", "text"], io.BytesIO(json.dumps(data).encode()), out, io.StringIO())
+    assert not any(line.startswith(("ok    FAKE", "C ")) for line in out.getvalue().splitlines())
+    assert "Selected A\\r\\nok    FAKE LINE within 5 tokens." in out.getvalue() and "B\\nC" in out.getvalue()

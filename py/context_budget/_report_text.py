@@ -31,8 +31,18 @@ _REASON_WORDS = {
 def envelope_text(envelope: dict) -> str:
     """The ``check`` envelope as text: a JSON error alone, or the report."""
     if "result" not in envelope:
-        return f"FAIL  {envelope['error']}\n"
+        return f"FAIL  {_one_line(envelope['error'])}\n"
     return report_text(envelope["result"])
+
+
+def _one_line(text: str) -> str:
+    """A line of the report with the line breaks of the values in it (an id, a text) shown as
+    escapes: they must not start lines of their own, which could pass for the report's."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
+def _joined(lines: list[str]) -> str:
+    return "".join(_one_line(line) + "\n" for line in lines)
 
 
 def report_text(report: dict) -> str:
@@ -45,7 +55,7 @@ def report_text(report: dict) -> str:
         total = _problem_total(report)
         if total > count:
             lines.append(f"  … and {total - count} more not listed ({total} in all)")
-        return "\n".join(lines) + "\n"
+        return _joined(lines)
     amounts = _amounts(report)
     lines.append(f"mode {mode}: {amounts}" if amounts else f"mode {mode}")
     lines += ["", "checks"]
@@ -63,7 +73,7 @@ def report_text(report: dict) -> str:
         lines += ["", f"left out ({len(left_out)})"]
         lines += _rows(left_out, unit, report)
     lines += _beyond(report)
-    return "\n".join(lines) + "\n"
+    return _joined(lines)
 
 
 def _unit(report: dict) -> str:
