@@ -165,3 +165,13 @@ def test_jobs_on_windows_stay_within_its_61_workers(monkeypatch):
     assert (batch.worker_count(3), batch.worker_count(200)) == (3, 61)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(128)))
     assert batch.worker_count(0) == 61
+
+
+def test_check_lines_refuses_one_text_or_anything_but_lines():
+    """One JSON text was checked a character at a time (23 error envelopes); other items were an AttributeError."""
+    for lines, error in (('{"budget": 1, "items": []}', "got one str: it would be checked a character at a time"),
+                         (b"{}", "got one bytes"), ([b"{}", 1], "line 2 must be bytes or str, got int")):
+        with pytest.raises(TypeError, match=error):
+            list(batch.check_lines(lines))
+    with pytest.raises(ValueError, match="start must be a line number from 1, got 0"):
+        list(batch.check_lines([b"{}"], start=0))

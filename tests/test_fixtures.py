@@ -87,3 +87,25 @@ def test_the_public_runner_checks_a_case_as_the_cli_does(tmp_path):
         (tmp_path / "bad.json").unlink(missing_ok=True)
         with pytest.raises(ValueError, match=message):
             case_files(where)
+
+
+def test_an_empty_path_is_refused_never_the_current_directory():
+    from context_budget.fixtures import case_files, check_case
+
+    for function, said in ((case_files, "case_files needs a directory or a file name, got an empty one"), (check_case, "check_case needs a file name, got an empty one")):
+        with pytest.raises(ValueError, match=said):
+            function("")
+
+
+def test_no_report_shares_a_list_or_an_object_with_its_input():
+    """Editing a report (the messages to send, say) must not edit the caller's input."""
+    def containers(value, found):
+        if isinstance(value, (list, dict)):
+            found.add(id(value))
+            for item in value.values() if isinstance(value, dict) else value:
+                containers(item, found)
+        return found
+
+    for path in FILES:
+        data = _fixtures.load(path)["input"]
+        assert not containers(data, set()) & containers(evaluate(data), set()), path.name

@@ -131,3 +131,16 @@ def test_passages_checks_fail_on_wrong_results(tamper, failing, detail):
     checks = {check["name"]: check for check in passages_mode.verify(SEED, result)}
     assert checks[failing]["pass"] is False
     assert detail in checks[failing]["detail"]
+
+
+def test_pack_passages_refuses_shapes_it_would_misread():
+    """A {id, text} dict was unpacked by its keys (the prompt said "[id] text"), a two-letter
+    string became the pair ("a", "b"), and None was a bare TypeError."""
+    words = lambda text: len(text.split())  # noqa: E731
+    packed = pack_passages("Why?", [{"id": "a", "text": "hello"}], 100, words)  # the passages mode's own shape
+    assert packed.chosen == [("a", "hello")] and "[a] hello" in packed.prompt
+    for passages, said in ((["ab"], 'passage 0 must be an \\(id, text\\) pair, got "ab"'), (None, "passages must be a list of \\(id, text\\) pairs"),
+                           ("ab", "passages must be a list"), ([{"id": "a", "text": "x", "score": 1}], "passage 0 must be an \\(id, text\\) pair"),
+                           ([("a", "x"), ("b", "y"), ("a", "z")], "passage ids must be unique: passage 2 repeats the id 'a'")):
+        with pytest.raises(PackError, match=said):
+            pack_passages("Why?", passages, 100, words)

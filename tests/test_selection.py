@@ -124,3 +124,20 @@ def test_a_type_checker_knows_the_types(tmp_path):
     )
     errors = [line for line in process.stdout.splitlines() if ": error:" in line]
     assert len(errors) == 1 and errors[0].startswith("use.py:12:") and "[assignment]" in errors[0], process.stdout + process.stderr
+
+
+def test_the_errors_survive_pickling_so_a_process_pool_hands_them_back():
+    """They could not be rebuilt from their pickle, and one bad input broke the whole pool."""
+    import pickle
+    from concurrent.futures import ProcessPoolExecutor
+
+    from context_budget import MessagesError, trim_messages
+
+    with pytest.raises(InvalidInputError) as raised:
+        select({"budget": "x", "items": []})
+    copy = pickle.loads(pickle.dumps(raised.value))
+    assert (str(copy), copy.summary, copy.problems, copy.report) == (str(raised.value), raised.value.summary, raised.value.problems, raised.value.report)
+    with ProcessPoolExecutor(1) as pool:
+        with pytest.raises(MessagesError, match=r"\$\.messages\[0\]\.role") as raised_there:
+            pool.submit(trim_messages, [{"role": "usr", "content": "x"}], 10).result()
+    assert raised_there.value.problems[0]["path"] == "$.messages[0].role"

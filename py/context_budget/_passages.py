@@ -7,7 +7,8 @@ uses the same rendering with its built-in counters, which it can evaluate in lin
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import Callable, NamedTuple
 
 from ._ordinal import identity_key
 from ._values import JS_WHITESPACE, preview
@@ -56,12 +57,15 @@ def pack_passages(
         raise PackError(f"limit must be a non-negative integer, got {preview(limit)}")
     if not isinstance(question, str):
         raise PackError(f"question must be a string, got {preview(question)}")
+    if isinstance(passages, (str, bytes, dict)) or not hasattr(passages, "__iter__"):
+        raise PackError(f"passages must be a list of (id, text) pairs, got {preview(passages)}")
     pairs = []
     for index, passage in enumerate(passages):
-        try:
-            key, text = passage
-        except (TypeError, ValueError):
-            raise PackError(f"passage {index} must be an (id, text) pair, got {preview(passage)}") from None
+        if isinstance(passage, dict) and set(passage) == {"id", "text"}:  # the passages mode's own shape
+            passage = (passage["id"], passage["text"])
+        elif isinstance(passage, (str, bytes, dict)) or not isinstance(passage, Sequence) or len(passage) != 2:
+            raise PackError(f"passage {index} must be an (id, text) pair, got {preview(passage)}")
+        key, text = passage
         if not isinstance(key, str) or not key.strip(JS_WHITESPACE):
             raise PackError(f"passage {index} needs a non-empty string id, got {preview(key)}")
         if not isinstance(text, str):
@@ -69,7 +73,9 @@ def pack_passages(
         pairs.append((key, text))
     ids = [identity_key(key) for key, _ in pairs]  # equal by UTF-16 code units, as the contract compares ids
     if len(set(ids)) != len(ids):
-        raise PackError("passage ids must be unique")
+        seen: set = set()
+        index = next(index for index, key in enumerate(ids) if key in seen or seen.add(key))
+        raise PackError(f"passage ids must be unique: passage {index} repeats the id {pairs[index][0]!r}")
 
     def measure(prompt: str) -> int:
         units = count(prompt)

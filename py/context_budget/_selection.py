@@ -38,6 +38,9 @@ class InvalidInputError(ValueError):
         self.problems = problems
         self.report = report
 
+    def __reduce__(self):  # pickled whole (a process pool sends it back to the caller)
+        return type(self), (self.summary, self.problems, self.report)
+
 
 @dataclass(frozen=True)
 class Check:

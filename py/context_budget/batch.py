@@ -48,7 +48,14 @@ def check_line(raw: bytes | str, number: int) -> tuple[bool, str]:
 
 def checked_lines(lines: Iterable[bytes | str], start: int = 1) -> Iterator[tuple[bool, str]]:
     """``(passed, envelope text)`` for each non-blank line, numbered from ``start``."""
+    if isinstance(lines, (str, bytes, bytearray, memoryview)):
+        raise TypeError(f"lines must be an iterable of lines (a file, a list of bytes or str), got one {type(lines).__name__}: "
+                        "it would be checked a character at a time; give [text] for one input")
+    if type(start) is not int or start < 1:
+        raise ValueError(f"start must be a line number from 1, got {start!r}")
     for number, raw in enumerate(lines, start):
+        if not isinstance(raw, (str, bytes)):
+            raise TypeError(f"line {number} must be bytes or str, got {type(raw).__name__}")
         if raw.strip(_BLANK if isinstance(raw, str) else None):  # the same lines blank as text and as bytes
             yield check_line(raw, number)
 
@@ -64,6 +71,9 @@ def check_lines(lines: Iterable[bytes | str], start: int = 1) -> Iterator[str]:
     """
     for _, text in checked_lines(lines, start):
         yield text
+
+
+__all__ = ["check_lines", "checked_lines", "check_line", "write_checked", "worker_count"]
 
 
 def _check_chunk(task: tuple[int, list]) -> tuple[bool, str, int]:

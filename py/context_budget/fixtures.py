@@ -30,12 +30,21 @@ def case_files(where: str | os.PathLike) -> list[Path]:
     """Every ``*.json`` case under the directory ``where``, sorted (or ``where`` itself when it
     is one file). ``ValueError`` when there is none, so that a mistyped folder is not a test
     run that checked nothing."""
-    return _fixtures.case_files(Path(where))[0]
+    return _fixtures.case_files(_path(where, "case_files needs a directory or a file name"))[0]
 
 
 def check_case(path: str | os.PathLike) -> Outcome:
     """Run one case: ``Outcome(name, passed, detail)``. ``detail`` gives the JSON path and
     both values of the first difference (strict about types: ``1`` is not ``1.0``), or why
     the file is not a case."""
-    path = Path(path)
+    path = _path(path, "check_case needs a file name")
     return _fixtures.run_case(path, str(path))
+
+
+def _path(where: str | os.PathLike, needs: str) -> Path:
+    """``where`` as a path; an empty one is refused, never read as the current directory."""
+    if not isinstance(where, (str, os.PathLike)):
+        raise ValueError(f"{needs}, got {where!r}")
+    if not os.fspath(where):
+        raise ValueError(f"{needs}, got an empty one")
+    return Path(where)

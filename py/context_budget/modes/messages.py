@@ -82,6 +82,9 @@ class MessagesError(ValueError):
         super().__init__(message)
         self.problems = problems
 
+    def __reduce__(self):  # pickled whole (a process pool sends it back to the caller)
+        return type(self), (str(self), self.problems)
+
 
 # ---------------------------------------------------------------- reading the input
 
@@ -515,8 +518,18 @@ def select(parsed: dict) -> dict:
 
 
 def as_sent(message: dict) -> dict:
-    """The message as given, without ``pinned`` (this tool's own key, which the API would refuse)."""
-    return {key: value for key, value in message.items() if key != "pinned"}
+    """The message as given, without ``pinned`` (this tool's own key, which the API would refuse):
+    a copy down to its strings, so that changing the result never changes the caller's history."""
+    return {key: _copied(value) for key, value in message.items() if key != "pinned"}
+
+
+def _copied(value: object) -> object:
+    """A validated message value (text, text parts, tool calls) copied through its lists and objects."""
+    if isinstance(value, list):
+        return [_copied(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _copied(item) for key, item in value.items()}
+    return value
 
 
 def run(data: object) -> dict:
