@@ -1,4 +1,15 @@
-"""context-budget: choose the context that fits a token budget, explain it, and verify it."""
+"""context-budget: choose the context that fits a token budget, explain it, and verify it.
+
+- ``evaluate(input) -> dict``: the report for one JSON input (any mode); never raises.
+- ``select(input) -> Selection``: the same, typed; raises ``InvalidInputError``.
+- ``trim_messages(messages, limit)`` / ``count_messages(messages)``: chat histories.
+- ``pack_passages(question, passages, limit, count)``: passages against any counter.
+- ``count_tokens(text, tokenizer)``: OpenAI's exact counts (``o200k_base``, ``cl100k_base``).
+- ``context_budget.fixtures``: your own cases as pytest tests; ``context_budget.batch``:
+  many requests, one envelope per line.
+
+The contract (every input, field and message): docs/contract.md in the project.
+"""
 
 # typing.TYPE_CHECKING without importing typing: type checkers read the imports below, and
 # at run time every name is imported on first use (see __getattr__).
@@ -37,7 +48,7 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list:
-    return sorted(set(globals()) | set(_HOMES))
+    return sorted((set(globals()) | set(_HOMES)) - {"TYPE_CHECKING"})
 
 
 __all__ = [

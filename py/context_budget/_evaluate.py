@@ -10,7 +10,16 @@ from .modes import DEFAULT_MODE, MODES
 
 
 def evaluate(input: object) -> dict:
-    """The report for one input: never raises, never mutates ``input``."""
+    """The report for one input (a JSON value as ``json.loads`` gives it): never raises,
+    never mutates ``input``, and shares no list or object with it.
+
+    ``input["mode"]`` picks the rule: ``relevance`` (the default: ``budget``, ``items`` of
+    ``{id, relevance, tokens}``), ``required``, ``blocks``, ``passages`` or ``messages``.
+    The report has ``pass``, ``summary``, ``checks`` (independent verifications), the
+    mode's results and a ``trace`` row per decision; an invalid input gives ``errors``
+    instead, each ``{path, message}``. docs/contract.md has every field;
+    :func:`context_budget.select` is the typed way in, raising on invalid input.
+    """
     try:
         return _evaluate(input)
     except Exception as error:  # the promise is "never raises"; say what broke instead

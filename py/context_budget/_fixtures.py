@@ -13,6 +13,10 @@ FIXTURE_KEYS = {"description", "input", "expected"}
 
 
 class Outcome(NamedTuple):
+    """One case's result: its ``name``, whether it ``passed``, and the ``detail`` of a
+    failure (the JSON path and both values of the first difference, or why the file is
+    not a case)."""
+
     name: str
     passed: bool
     detail: str = ""

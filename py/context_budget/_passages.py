@@ -21,6 +21,10 @@ class PackError(ValueError):
 
 
 class Packed(NamedTuple):
+    """What ``pack_passages`` kept: ``chosen`` (id, text) pairs in retrieval order, the
+    ``skipped`` ids, the complete ``prompt`` with the chosen passages, and ``units``, the
+    counter's count of that prompt."""
+
     chosen: list[tuple[str, str]]
     skipped: list[str]
     prompt: str
@@ -48,10 +52,15 @@ def pack_passages(
 ) -> Packed:
     """Keep each passage, in retrieval order, exactly when the complete prompt with it fits ``limit``.
 
-    ``count`` is any counter of the exact model input, such as
-    ``lambda text: len(tokenizer.encode(text))``; it must return a non-negative integer.
-    Each candidate prompt is rendered whole and counted, so template and separator costs
-    are never missed (``n + 1`` calls for ``n`` passages).
+    ``passages`` are ``(id, text)`` pairs (or ``{"id", "text"}`` dicts); ``count`` is any
+    counter of the exact model input, such as ``lambda text: len(tokenizer.encode(text))``
+    or ``lambda text: count_tokens(text, "o200k_base")``; it must return a non-negative
+    integer. Each candidate prompt is rendered whole and counted, so template and separator
+    costs are never missed (``n + 1`` calls for ``n`` passages).
+
+    Raises :class:`PackError` (a ``ValueError``) for invalid input, when the prompt without
+    passages is already over ``limit``, or when ``count`` returns anything but a
+    non-negative integer.
     """
     if type(limit) is not int or limit < 0:
         raise PackError(f"limit must be a non-negative integer, got {preview(limit)}")

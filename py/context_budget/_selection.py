@@ -56,6 +56,9 @@ class Decision:
     """One candidate in the order the rule considered it (a row of the report's ``trace``).
 
     ``id`` is the candidate's id, or in mode ``messages`` the message's index in the input.
+    ``unit_cost``, in mode ``messages`` only, is what the decision weighed: the cost of the
+    message's whole unit (an assistant message with tool calls and their results are kept
+    or dropped together), which may exceed ``cost``, the message's own.
     """
 
     position: int
@@ -64,6 +67,7 @@ class Decision:
     remaining_before: int
     kept: bool
     reason: str
+    unit_cost: int | None = None
 
 
 @dataclass(frozen=True)
@@ -127,7 +131,7 @@ def select(input: Mapping[str, Any]) -> Selection:
         decisions=tuple(
             Decision(
                 row.get("position", position), row["id"] if "id" in row else row["index"],
-                row.get("tokens", row.get("cost")), row["remaining_before"], row["kept"], row["reason"],
+                row.get("tokens", row.get("cost")), row["remaining_before"], row["kept"], row["reason"], row.get("unit_tokens"),
             )
             for position, row in enumerate(report["trace"], 1)
         ),

@@ -13,7 +13,8 @@ a ``name``), and 3 more that prime the reply.
 from __future__ import annotations
 
 import json
-from typing import Callable
+from collections.abc import Mapping, Sequence
+from typing import Any, Callable
 
 from .. import _checks
 from .._ordinal import identity_key
@@ -586,6 +587,8 @@ def _parse_call(messages: object, limit: object, tokenizer: object) -> dict:
             messages = list(messages)  # a tuple or any other sequence of messages
         except TypeError:
             raise MessagesError(f"messages must be a list of message dicts, got {preview(messages)}", []) from None
+    if not all(isinstance(message, dict) for message in messages):  # another mapping reads as the dict it holds
+        messages = [dict(message) if isinstance(message, Mapping) else message for message in messages]
     try:
         return parse({"mode": NAME, "limit": limit, "tokenizer": tokenizer, "messages": messages})
     except InvalidInput as invalid:
@@ -595,14 +598,20 @@ def _parse_call(messages: object, limit: object, tokenizer: object) -> dict:
         raise MessagesError(text, [problem.as_json() for problem in invalid.problems]) from None
 
 
-def trim_messages(messages: list[dict], limit: int, tokenizer: str = DEFAULT_TOKENIZER) -> list[dict]:
+def trim_messages(messages: Sequence[Mapping[str, object]], limit: int, tokenizer: str = DEFAULT_TOKENIZER) -> list[dict[str, Any]]:
     """The newest turns of an OpenAI-format chat history that fit ``limit`` prompt tokens,
     with the system, developer and pinned messages, ready to send.
 
-    The same rule and counts as ``evaluate`` in mode ``messages`` (without the checks).
-    Raises :class:`MessagesError` (a ``ValueError``) for invalid input, naming the JSON
-    path (``$.messages[2].role``) and the value received, and when the pinned messages
-    and the reply priming alone exceed the limit.
+    ``messages``: a list (or other sequence) of message dicts, ``{role, content, name?,
+    tool_calls?, tool_call_id?, pinned?}``; ``tokenizer``: ``"o200k_base"`` (GPT-4o and
+    later), ``"cl100k_base"`` (GPT-4, GPT-3.5) or ``"estimate"``. The same rule and counts as
+    ``evaluate`` in mode ``messages`` (without the checks). The kept messages come back in
+    input order, without this tool's ``pinned`` key, as copies: changing them leaves
+    ``messages`` as it was.
+
+    Raises :class:`MessagesError` (a ``ValueError``; every problem in ``.problems``) for
+    invalid input, naming the JSON path (``$.messages[2].role``) and the value received,
+    and when the pinned messages and the reply priming alone exceed the limit.
     """
     result = select(_parse_call(messages, limit, tokenizer))
     if result["shortfall"]:
@@ -610,8 +619,11 @@ def trim_messages(messages: list[dict], limit: int, tokenizer: str = DEFAULT_TOK
     return result["messages"]
 
 
-def count_messages(messages: list[dict], tokenizer: str = DEFAULT_TOKENIZER) -> int:
-    """The prompt tokens of sending ``messages`` as they are: OpenAI's accounting, reply priming included."""
+def count_messages(messages: Sequence[Mapping[str, object]], tokenizer: str = DEFAULT_TOKENIZER) -> int:
+    """The prompt tokens of sending ``messages`` as they are: OpenAI's accounting (3 per
+    message, plus each value's count, plus 3 that prime the reply), by ``tokenizer``:
+    ``"o200k_base"``, ``"cl100k_base"`` or ``"estimate"``. Raises :class:`MessagesError`
+    for invalid input."""
     parsed = _parse_call(messages, MAX_SAFE_INTEGER, tokenizer)
     return REPLY_PRIMING + sum(parsed["costs"])
 
