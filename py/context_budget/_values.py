@@ -184,8 +184,12 @@ def describe_type(value: object) -> str:
 
 
 def got(value: object) -> str:
-    """What was received: its kind and a preview ("a string: \"7\""), or just "null"."""
-    return "null" if value is None else f"{describe_type(value)}: {preview(value)}"
+    """What was received: its kind and a preview ("a string: \"7\""), or just "null"; a value
+    that is no JSON value at all, just its kind ("a Python bytes", not twice)."""
+    if value is None:
+        return "null"
+    kind, shown = describe_type(value), preview(value)
+    return kind if shown == kind else f"{kind}: {shown}"
 
 
 def expect_object(value: object) -> dict:
