@@ -119,6 +119,10 @@ class FakeModel(http.server.BaseHTTPRequestHandler):
         key = self._key()
         self._reply(500, (" " * (4097 - 2 * len(key)) + key + "x" * 500).encode())
 
+    def _echo_tail(self, body: bytes) -> None:
+        """The key starting 6 bytes before the 4 KiB the client reads: only its start is left."""
+        self._reply(500, (" " * 4090 + self._key() + "x" * 500).encode())
+
     def _echo_cut_lines(self, body: bytes) -> None:
         """As echo-cut, the space before the key in newlines (whitespace is collapsed when shown)."""
         key = self._key()

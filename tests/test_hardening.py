@@ -265,8 +265,31 @@ def test_no_part_of_an_echoed_key_is_shown_however_it_is_written_or_cut(models, 
         assert "[redacted]" in err
 
 
+@pytest.mark.parametrize("key", [SECRET, ODD_KEY])
+def test_the_start_of_a_key_left_at_the_end_of_a_cut_body_is_redacted(models, key):
+    url, _ = models.start("echo-tail")
+    code, out, err = compose(model_env(url, CONTEXT_BUDGET_API_KEY=key))
+    assert code == 1 and "answered HTTP 500: [redacted]" in err and key[:4] not in err, err
+
+
+def test_redaction_keeps_its_place_in_any_text():
+    """Spans found in text.lower() were applied to the text: "İ" lowers to two characters,
+    so each one before the key moved the redaction right, and forty let the whole key out."""
+    from context_budget._model import _redact
+
+    key = "sk-proj-Q7ahZk3LmN9pXyZw12345abc"
+    assert _redact("İ" * 40 + " " + key + " tail", [key]) == "İ" * 40 + " [redacted] tail"
+    assert _redact(f"a {key.upper()} b {key[3:20]} c", [key]) == "a [redacted] b [redacted] c"
+    assert _redact("error: " + key[:6], [key], cut=True) == "error: [redacted]"
+    assert _redact("error: " + key[:6], [key]) == "error: " + key[:6]  # not cut: 6 characters are not the key
+    assert _redact("nothing here", [key]) == "nothing here" and _redact("any", []) == "any"
+    assert _redact("ab" * 100 + "!", ["ab" * 12]) == "[redacted]!"  # a periodic key: covered end to end
+
+
 @pytest.mark.parametrize("setting, value", [
     ("CONTEXT_BUDGET_BASE_URL", "https://x.openai.azure.com/v1?api-key={key}"),
+    ("CONTEXT_BUDGET_BASE_URL", "http://admin:{key}?x@host/v1"),
+    ("CONTEXT_BUDGET_TEMPERATURE", "Bearer {key}"),
     ("CONTEXT_BUDGET_TEMPERATURE", "{key}"),
     ("CONTEXT_BUDGET_CONTEXT_TOKENS", "{key}"),
 ])
@@ -277,7 +300,7 @@ def test_a_key_cut_short_in_a_settings_message_is_still_redacted(setting, value)
         code, out, err = call(["compose", EXAMPLE], environ={**environ, setting: value.format(key=ODD_KEY)})
         assert code == 2 and one_line_error(err) and leaked(ODD_KEY, out + err) == [], err
         if setting == "CONTEXT_BUDGET_BASE_URL":
-            assert 'got "https://x.openai.azure.com/v1?***"' in err
+            assert 'got "https://x.openai.azure.com/v1?***"' in err or 'got "http://***@host/v1"' in err
 
 
 # ---------------------------------------------------------------- compose --call-model: hangs and resource use

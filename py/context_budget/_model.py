@@ -73,11 +73,22 @@ def printable(text: str) -> str:
 
 
 def _shown(value: object) -> str:
-    """A setting's value for a message: a long text without spaces is described, not shown,
-    since it may be a key pasted into the wrong setting (no number or flag is that long)."""
-    if isinstance(value, str) and len(value) >= 20 and not any(char.isspace() for char in value):
+    """A setting's value for a message, with each word of 20 or more characters described,
+    not shown: it may be a key pasted into the wrong setting ("Bearer sk-…" too), and no
+    number, flag or host name is that long a word."""
+    if not isinstance(value, str) or not any(len(word) >= _KEY_LIKE for word in value.split()):
+        return preview(value)
+    if len(value.split()) == 1:
         return f"a text of {len(value)} characters (not shown: it may be a key)"
-    return preview(value)
+    words = [f"<{len(word)} characters>" if len(word) >= _KEY_LIKE else word for word in value.split()]
+    return f"{preview(' '.join(words))} (a long word not shown: it may be a key)"
+
+
+# A word this long in a setting that is not the key is described instead of shown.
+_KEY_LIKE = 20
+# What a base URL's host (and port and path) may look like when it is typed without its
+# scheme ("openrouter.ai/api/v1", "https//api.openai.com/v1"): shown, since it is no key.
+_HOST_LIKE = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*:?/*)?[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})+(?::[0-9]{1,5})?(?:/[^\s?#@]*)?")
 
 
 def _read_number(value: object, low: float, high: float) -> float:
@@ -110,32 +121,30 @@ def _read_count_or_text(value: object) -> int:
 
 
 def redact_url(url: str) -> str:
-    """``url`` for printing: any password (and user name) in it replaced by ``***``, and any
-    ?query or #fragment by ``?***`` or ``#***`` (a key can sit there: ``?api-key=…``)."""
-    for mark in "?#":
-        head, found, _ = url.partition(mark)
-        if found:
-            url = f"{head}{mark}***"
+    """``url`` for printing: any user name and password in it replaced by ``***`` (all that
+    comes before the last "@", even a "?" or "#" typed in a password), then any ?query or
+    #fragment by ``?***`` or ``#***`` (a key can sit there: ``?api-key=…``)."""
     scheme, separator, rest = url.partition("://")
-    if not separator:
-        return url
-    authority, slash, path = rest.partition("/")
-    if "@" in authority:
-        authority = "***@" + authority.rpartition("@")[2]
-    return f"{scheme}{separator}{authority}{slash}{path}"
+    if separator and "@" in rest:
+        rest = "***@" + rest.rpartition("@")[2]
+    for mark in "?#":
+        head, found, _ = rest.partition(mark)
+        if found:
+            rest = f"{head}{mark}***"
+    return f"{scheme}{separator}{rest}"
 
 
 def _read_url(value: object) -> str:
     if not isinstance(value, str):
         raise Invalid(f"expected an http:// or https:// URL, got {preview(value)}")
-    shown = preview(redact_url(value)) if "://" in value else _shown(value)
+    shown = preview(redact_url(value)) if "://" in value or _HOST_LIKE.fullmatch(value) else _shown(value)
     if not value.isascii() or any(char <= " " or char == "\x7f" for char in value):
         raise Invalid(f"expected a URL of visible ASCII characters (write a non-ASCII host name in its xn-- form), got {shown}")
     try:
         parts = urllib.parse.urlsplit(value)
         port = parts.port
-    except ValueError as error:
-        raise Invalid(f"not a valid URL ({error}), got {shown}") from None
+    except ValueError:  # urllib's own words can quote the password ("Port could not be cast … 's3cr3t'")
+        raise Invalid(f"not a valid URL (its host or port cannot be read), got {shown}") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise Invalid(f"expected an http:// or https:// URL with a host, got {shown}")
     if parts.username is not None or parts.password is not None:
@@ -298,7 +307,12 @@ def _forms(secret: str) -> set[str]:
 
     escaped = json_text(secret)[1:-1]
     forms = {secret, escaped, escaped.replace("/", "\\/"), urllib.parse.quote(secret, safe=""), html.escape(secret)}
-    return {form.lower() for form in forms if form}
+    return {form.translate(_ASCII_LOWER) for form in forms if form}
+
+
+# Case folded for A-Z only: str.lower() turns "İ" into two characters, which moved every
+# span found in the lowered text off the text it was applied to (and let the key through).
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
 def _redact(text: str, secrets: list[str], cut: bool = False) -> str:
@@ -308,13 +322,13 @@ def _redact(text: str, secrets: list[str], cut: bool = False) -> str:
     secrets = [secret for secret in secrets if secret]
     if not secrets:
         return text
-    lowered = text.lower()
+    lowered = text.translate(_ASCII_LOWER)  # as long as the text: a span found in one is a span of the other
     spans: list[tuple[int, int]] = []
     for form in set().union(*map(_forms, secrets)):
         start = lowered.find(form)
-        while start >= 0:  # the whole form, at any length
+        while start >= 0:  # the whole form, at any length (a periodic key must not make this quadratic)
             spans.append((start, start + len(form)))
-            start = lowered.find(form, start + 1)
+            start = lowered.find(form, start + len(form))
         if len(text) <= _FRAGMENT_SEARCH_LIMIT and len(form) >= _FRAGMENT:
             spans += _common_runs(lowered, form)
         if cut:
