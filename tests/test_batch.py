@@ -173,5 +173,9 @@ def test_check_lines_refuses_one_text_or_anything_but_lines():
                          (b"{}", "got one bytes"), ([b"{}", 1], "line 2 must be bytes or str, got int")):
         with pytest.raises(TypeError, match=error):
             list(batch.check_lines(lines))
+    with pytest.raises(TypeError, match="got one str"):
+        batch.check_lines("{}")  # at the call, not at the first envelope
     with pytest.raises(ValueError, match="start must be a line number from 1, got 0"):
-        list(batch.check_lines([b"{}"], start=0))
+        batch.check_lines([b"{}"], start=0)
+    line = json.dumps(SEED_000).encode()
+    assert list(batch.check_lines([bytearray(line), memoryview(line)])) == list(batch.check_lines([line, line]))

@@ -547,8 +547,8 @@ $("copy-report").addEventListener("click", async () => {
 $("download-report").addEventListener("click", async () => download(await reportText(), "context-budget-report.json"));
 $("download-input").addEventListener("click", () => download($("input").value, "context-budget-input.json"));
 
-// "#length=N&input=…" (or "#input=…", as links were first made). A link cut short inside an
-// escape cannot be decoded; one cut between characters holds fewer than its N.
+// "#length=N&input=…" (or "#input=…", as links were first made). A link cut short inside a
+// character cannot be decoded; one cut between characters holds fewer than its N.
 function inputFromLink() {
   const match = /^#(?:length=(\d+)&)?input=(.*)$/s.exec(window.location.hash);
   if (!match) return null;
@@ -556,7 +556,9 @@ function inputFromLink() {
   try {
     text = decodeURIComponent(match[2]);
   } catch (error) {
-    const cut = match[1] !== undefined && /%[0-9a-f]?$/i.test(match[2]);
+    // A link made with its length can fail to decode only when cut: inside an escape, or
+    // between the escapes of one character ("%E2%82" of "%E2%82%AC").
+    const cut = match[1] !== undefined;
     $("share-note").textContent = cut
       ? "The link was cut short (copied or sent only in part), so its input is incomplete; showing an example instead. Ask for the whole link, or for the input as a file."
       : "The link's input could not be decoded; showing an example instead.";

@@ -47,14 +47,21 @@ def check_line(raw: bytes | str, number: int) -> tuple[bool, str]:
 
 
 def checked_lines(lines: Iterable[bytes | str], start: int = 1) -> Iterator[tuple[bool, str]]:
-    """``(passed, envelope text)`` for each non-blank line, numbered from ``start``."""
+    """``(passed, envelope text)`` for each non-blank line, numbered from ``start``. A wrong
+    argument is refused at the call, before any line is read."""
     if isinstance(lines, (str, bytes, bytearray, memoryview)):
         raise TypeError(f"lines must be an iterable of lines (a file, a list of bytes or str), got one {type(lines).__name__}: "
                         "it would be checked a character at a time; give [text] for one input")
     if type(start) is not int or start < 1:
         raise ValueError(f"start must be a line number from 1, got {start!r}")
+    return _checked(iter(lines), start)
+
+
+def _checked(lines: Iterator[bytes | str], start: int) -> Iterator[tuple[bool, str]]:
     for number, raw in enumerate(lines, start):
-        if not isinstance(raw, (str, bytes)):
+        if isinstance(raw, (bytearray, memoryview)):
+            raw = bytes(raw)
+        elif not isinstance(raw, (str, bytes)):
             raise TypeError(f"line {number} must be bytes or str, got {type(raw).__name__}")
         if raw.strip(_BLANK if isinstance(raw, str) else None):  # the same lines blank as text and as bytes
             yield check_line(raw, number)
@@ -69,8 +76,7 @@ def check_lines(lines: Iterable[bytes | str], start: int = 1) -> Iterator[str]:
     ``errors="surrogateescape"`` (a bare "\r" is JSON whitespace inside a line, and a line
     that is not UTF-8 gets its own error envelope).
     """
-    for _, text in checked_lines(lines, start):
-        yield text
+    return (text for _, text in checked_lines(lines, start))
 
 
 __all__ = ["check_lines", "checked_lines", "check_line", "write_checked", "worker_count"]
