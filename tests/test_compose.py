@@ -277,3 +277,23 @@ def test_compose_json_always_writes_an_envelope_whose_error_names_the_first_prob
         assert err == ("" if text.startswith("{\"blocks\": [{") else f"context-budget: {envelope['error']}\n")
         if position:
             assert (envelope["line"], envelope["column"]) == position
+
+
+def test_compose_json_settles_every_ending_in_one_envelope(tmp_path, chat_server):
+    """Bad settings and a --config that is not JSON left stdout empty, and --call-model
+    appended the answer as text after the JSON."""
+    code, out, err = call(["compose", EXAMPLE, "--json"], {"CONTEXT_BUDGET_TEMPERATURE": "hot", "CONTEXT_BUDGET_TIMEOUT_SECONDS": "0"})
+    assert code == 2 and json.loads(out) == {"ok": False, "error": 'settings: CONTEXT_BUDGET_TEMPERATURE: expected a number from 0 to 2, got "hot"; '
+                                             'CONTEXT_BUDGET_TIMEOUT_SECONDS: expected a number from 0.001 to 3600, got "0"'}
+    assert err.count("\n") == 2
+    config = tmp_path / "settings.json"
+    config.write_text("{nope")
+    code, out, err = call(["compose", EXAMPLE, "--json", "--config", str(config)])
+    assert code == 2 and json.loads(out)["ok"] is False and json.loads(out)["error"].startswith(f"config {config}: invalid JSON")
+    code, out, err = call(["compose", EXAMPLE, "--json", "--call-model"], model_env(chat_server("answer")))
+    envelope = json.loads(out)  # the whole of stdout is one JSON value
+    assert code == 0 and err == "" and envelope["answer"] == "Full refund, no return shipping. [REFUND_POLICY]"
+    assert envelope["ok"] is True and envelope["result"]["pass"] is True
+    code, out, err = call(["compose", EXAMPLE, "--json", "--call-model"], {"CONTEXT_BUDGET_BASE_URL": f"http://127.0.0.1:{free_port()}/v1"})
+    envelope = json.loads(out)
+    assert code == 1 and envelope["error"].startswith("model call failed: cannot reach") and "result" in envelope

@@ -442,57 +442,69 @@ def _read_json_file(name: str, stdin: IO, what: str) -> object:
 def _compose(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[str], environ: Mapping[str, str]) -> int:
     # An input that cannot be read is bad usage (2); one that is not acceptable JSON or not
     # UTF-8 fails like a report that does not pass (1), as `check` does. A bad --config is a
-    # settings problem (2).
-    # With --json, standard output gets an envelope whatever happens to the input, as with check.
+    # settings problem (2). With --json, standard output gets one envelope whatever happens
+    # (the model's answer goes into it), as with check; the lines on stderr are as without.
+    def envelope(fields: dict) -> None:
+        if arguments.json:
+            write_json(fields, stdout, 2)
+
     try:
         document = _read_json_file(arguments.file, stdin, "input")
     except _strict_json.JSONInputError as error:
         stderr.write(f"context-budget: {_one_line(error)}\n")
-        if arguments.json:
-            write_json(unreadable(error), stdout, 2)
+        envelope(unreadable(error))
         return EXIT_FAIL
     if not isinstance(document, dict) or document.get("mode", "blocks") != "blocks":  # the input's fault, as in check
         message = "compose needs a JSON object in mode blocks (see examples/refund-case.json)"
         stderr.write(f"context-budget: {message}\n")
-        if arguments.json:
-            write_json({"ok": False, "error": message}, stdout, 2)
+        envelope({"ok": False, "error": message})
         return EXIT_FAIL
     try:
         config = _read_json_file(arguments.config, stdin, "config") if arguments.config else None
     except _strict_json.JSONInputError as error:
+        envelope(unreadable(error))
         raise UsageError(str(error)) from None
     try:
         settings = _model.effective_settings(document.get("window", _model.NO_WINDOW), config, environ)
     except _model.SettingsError as error:
-        for line in str(error).splitlines():
+        lines = str(error).splitlines()
+        for line in lines:
             stderr.write(f"context-budget: settings: {line}\n")
+        envelope({"ok": False, "error": "settings: " + "; ".join(lines)})
         return EXIT_USAGE
     window = {key: settings[key] for key in _model.WINDOW_KEYS}
     report = evaluate({**document, "mode": "blocks", "window": window})
-    if arguments.json:
-        write_json({"ok": report["pass"], **({} if report["pass"] else {"error": failure_text(report)}), "result": report}, stdout, 2)
-    elif "errors" in report:
-        stderr.write(f"context-budget: {report['summary']}\n")
-        for error in report["errors"]:
-            stderr.write(f"  {error['path']}: {error['message']}\n")
-    else:
-        stdout.write(_model.printable(_packing_text(report, window)))
+    said = {"ok": report["pass"], **({} if report["pass"] else {"error": failure_text(report)}), "result": report}
+    if not arguments.json:  # with --json, the envelope is written last, with the model's answer if it is called
+        if "errors" in report:
+            stderr.write(f"context-budget: {report['summary']}\n")
+            for error in report["errors"]:
+                stderr.write(f"  {error['path']}: {error['message']}\n")
+        else:
+            stdout.write(_model.printable(_packing_text(report, window)))
+    code = EXIT_PASS
     if "errors" in report:
-        return EXIT_FAIL
-    if not report["can_proceed"]:
+        code = EXIT_FAIL
+    elif not report["can_proceed"]:
         stderr.write(_required_overflow_advice(report, window))
-        return EXIT_FAIL
-    if not report["pass"]:
+        code = EXIT_FAIL
+    elif not report["pass"]:
         stderr.write(f"context-budget: {report['summary']}\n")
-        return EXIT_FAIL
-    if arguments.call_model or settings["call_model"]:
+        code = EXIT_FAIL
+    elif arguments.call_model or settings["call_model"]:
         try:
             answer = _model.call_model(report["prompt"], settings)
         except _model.ModelError as error:
             stderr.write(f"context-budget: model call failed: {error}\n")
-            return EXIT_FAIL
-        stdout.write(f"\n=== Model answer ({_model.printable(settings['model'])}) ===\n{answer}\n")
-    return EXIT_PASS
+            said = {"ok": False, "error": f"model call failed: {error}", "result": report}
+            code = EXIT_FAIL
+        else:
+            if arguments.json:
+                said["answer"] = answer
+            else:
+                stdout.write(f"\n=== Model answer ({_model.printable(settings['model'])}) ===\n{answer}\n")
+    envelope(said)
+    return code
 
 
 def _required_overflow_advice(report: dict, window: dict) -> str:
