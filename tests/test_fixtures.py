@@ -56,22 +56,24 @@ def test_the_readmes_recipe_makes_each_of_your_cases_a_pytest_test(tmp_path):
     recipe = next(block for block in re.findall(r"```python\n(.*?)```", readme, re.S) if "context_budget.fixtures" in block)
     (tmp_path / "test_mine.py").write_text(recipe, encoding="utf-8")
     (tmp_path / "my-cases").mkdir()
-    namespace: dict = {}
+    namespace: dict = {"__file__": str(tmp_path / "test_mine.py")}
     exec(compile(recipe.split("@pytest.mark")[0], "recipe", "exec"), namespace)  # write_case, as a user would call it
     namespace["write_case"](tmp_path / "my-cases" / "float-score.json", "a float score", {"budget": 7, "items": [{"id": "A", "relevance": 2.0, "tokens": 4}]})
     namespace["write_case"](tmp_path / "my-cases" / "wrong.json", "kept here, then broken", {"budget": 7, "items": [{"id": "A", "relevance": 1, "tokens": 4}]})
     wrong = json.loads((tmp_path / "my-cases" / "wrong.json").read_text())
     wrong["expected"]["used"] = 5
     (tmp_path / "my-cases" / "wrong.json").write_text(json.dumps(wrong))
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_mine.py"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+    elsewhere = tmp_path / "elsewhere"  # pytest run from another folder than the cases'
+    elsewhere.mkdir()
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(tmp_path / "test_mine.py")],
+                          cwd=elsewhere, capture_output=True, text=True, timeout=120)
     assert "1 failed, 1 passed" in done.stdout, done.stdout[-3000:]
-    assert "$.used: expected 5, got 4" in done.stdout and "test_case[my-cases/wrong.json]" in done.stdout
+    assert "$.used: expected 5, got 4" in done.stdout and "test_case[wrong.json]" in done.stdout
     (tmp_path / "my-cases" / "wrong.json").unlink()
     (tmp_path / "my-cases" / "float-score.json").unlink()
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_mine.py"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode != 0 and "no fixture files (*.json) under my-cases" in done.stdout, done.stdout[-3000:]
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(tmp_path / "test_mine.py")],
+                          cwd=elsewhere, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "no fixture files (*.json) under" in done.stdout, done.stdout[-3000:]
 
 
 def test_the_public_runner_checks_a_case_as_the_cli_does(tmp_path):

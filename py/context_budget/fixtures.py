@@ -4,10 +4,14 @@ A case is a JSON file holding an input and the full report ``evaluate`` must giv
 (write it with Python's ``json``, which keeps ``2.0`` a float). With pytest, each case
 becomes a test of its own, named by its file::
 
+    from pathlib import Path
+
     import pytest
     from context_budget.fixtures import case_files, check_case
 
-    @pytest.mark.parametrize("path", case_files("my-cases"), ids=str)
+    CASES = Path(__file__).parent / "my-cases"
+
+    @pytest.mark.parametrize("path", case_files(CASES), ids=lambda path: path.name)
     def test_case(path):
         outcome = check_case(path)
         assert outcome.passed, outcome.detail
