@@ -141,6 +141,6 @@ def test_pack_passages_refuses_shapes_it_would_misread():
     assert packed.chosen == [("a", "hello")] and "[a] hello" in packed.prompt
     for passages, said in ((["ab"], 'passage 0 must be an \\(id, text\\) pair, got "ab"'), (None, "passages must be a list of \\(id, text\\) pairs"),
                            ("ab", "passages must be a list"), ([{"id": "a", "text": "x", "score": 1}], "passage 0 must be an \\(id, text\\) pair"),
-                           ([("a", "x"), ("b", "y"), ("a", "z")], "passage ids must be unique: passage 2 repeats the id 'a'")):
+                           ([("a", "x"), ("b", "y"), ("a", "z")], 'passage ids must be unique: passage 2 repeats the id "a"')):
         with pytest.raises(PackError, match=said):
             pack_passages("Why?", passages, 100, words)

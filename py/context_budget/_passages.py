@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Callable, NamedTuple
 
 from ._ordinal import identity_key
-from ._values import JS_WHITESPACE, preview
+from ._values import JS_WHITESPACE, json_text, preview
 
 ANSWER_CUE = "Answer:"
 
@@ -84,7 +84,7 @@ def pack_passages(
     if len(set(ids)) != len(ids):
         seen: set = set()
         index = next(index for index, key in enumerate(ids) if key in seen or seen.add(key))
-        raise PackError(f"passage ids must be unique: passage {index} repeats the id {pairs[index][0]!r}")
+        raise PackError(f"passage ids must be unique: passage {index} repeats the id {json_text(pairs[index][0])}")
 
     def measure(prompt: str) -> int:
         units = count(prompt)
