@@ -10,7 +10,6 @@ whenever it fails.
 from __future__ import annotations
 
 import math
-import re
 from itertools import accumulate, compress, count, islice
 from operator import eq, ge, itemgetter, le, lt, mul, not_, sub
 from typing import Iterable
@@ -18,8 +17,6 @@ from typing import Iterable
 from ._values import JS_WHITESPACE
 
 _SPACES = {ord(char): " " for char in JS_WHITESPACE}
-# ASCII characters str.split() takes for whitespace and JavaScript does not.
-_NOT_JS_SPACE = re.compile("[\x1c-\x1f]")
 
 
 # Why no order or replay can be checked: an item missing from the trace, unknown, or listed twice.
@@ -202,9 +199,10 @@ def listing_problems(trace: Trace, selected: list, omitted: list, input_ids: lis
 
 def estimate_parts(text: str) -> tuple[int, int, int]:
     """UTF-16 code units, words and newlines of ``text``, counted another way than ``_estimate``."""
-    if text.isascii() and _NOT_JS_SPACE.search(text) is None:
-        # ASCII without U+001C..U+001F: str.split()'s whitespace is JavaScript's here.
-        return len(text), len(text.split()), text.count("\n")
+    if text.isascii():
+        # bytes.split() splits at exactly JavaScript's ASCII whitespace (str.split() would
+        # also split at U+001C..U+001F, which JavaScript does not count as whitespace).
+        return len(text), len(text.encode("ascii").split()), text.count("\n")
     units = len(text.encode("utf-16-le", "surrogatepass")) // 2
     parts = text.translate(_SPACES).split(" ")
     words = len(parts) - parts.count("")  # the non-empty parts, counted in C

@@ -249,13 +249,21 @@ def _sensitivity(parsed: dict, result: dict) -> dict:
     by_id = {block[0]: block for block in parsed["blocks"]}
     order = [by_id[row["id"]] for row in result["trace"]]  # costs do not enter the order
     base = [row["kept"] for row in result["trace"]]
+    given = [block[6] for block in order]
+    estimated = [block[7] for block in order]
     scenarios = {}
-    for name, scale in (("larger", lambda cost: math.ceil(cost * (1 + margin))), ("smaller", lambda cost: math.floor(cost * (1 - margin)))):
-        costs = [scale(block[6]) if block[7] else block[6] for block in order]
+    for name, rounding, factor in (("larger", math.ceil, 1 + margin), ("smaller", math.floor, 1 - margin)):
+        # rounding(cost * factor) for each estimated cost, at C speed (the same doubles as one at a time)
+        scaled = map(rounding, map(factor.__rmul__, given))
+        costs = [new if flag else cost for new, cost, flag in zip(scaled, given, estimated)]
         remaining, kept = available, []
-        for cost in costs:
-            kept.append(cost <= remaining)
-            remaining -= cost if kept[-1] else 0
+        keep = kept.append
+        for cost in costs:  # a plain loop: CPython runs it faster than accumulate() with a callback
+            if cost <= remaining:
+                remaining -= cost
+                keep(True)
+            else:
+                keep(False)
         required_cost = sum(cost for block, cost in zip(order, costs) if block[5])
         scenarios[name] = {
             "flips": [block[0] for block, now, before in zip(order, kept, base) if now != before],
