@@ -110,6 +110,26 @@ def test_blocks_order_check_catches_ties_broken_by_input_order(monkeypatch):
     assert "ranks before it" in verdicts["deterministic packing order"]["detail"]
 
 
+@pytest.mark.parametrize("first, second", [
+    ({"required": True}, {"required": False, "priority": 100}),          # required first, whatever the priority
+    ({"priority": 90}, {"priority": 89, "observed_at": "2099-01-01T00:00:00Z"}),  # then priority, whatever the time
+    ({"observed_at": "2026-03-01T00:00:01Z"}, {"observed_at": "2026-03-01T00:00:00Z"}),  # then the newest
+    ({"observed_at": "0001-01-01T00:00:00.000000002Z"}, {"observed_at": "0001-01-01T00:00:00.000000001Z"}),
+])
+def test_blocks_order_check_catches_each_part_of_the_rank_out_of_order(monkeypatch, first, second):
+    """Two blocks that differ in one part of the rank, packed the wrong way round (the one that
+    ranks first has the later id, so a check that missed that part would take them for a tie
+    rightly broken by id)."""
+    base = {"source": "s", "content": "x", "priority": 50, "observed_at": "2026-03-01T00:00:00Z", "required": False}
+    data = {"mode": "blocks", "window": {"context_tokens": 1000, "reserved_output_tokens": 0, "fixed_prompt_tokens": 0},
+            "blocks": [dict(base, id="a", **second), dict(base, id="z", **first)]}
+    assert [row["id"] for row in blocks.run(data)["trace"]] == ["z", "a"]
+    monkeypatch.setattr(blocks, "_packing_order", lambda records: list(range(len(records))))  # input order
+    verdicts = {verdict["name"]: verdict for verdict in blocks.verify(data, blocks.run(data))}
+    assert verdicts["deterministic packing order"] == {"name": "deterministic packing order", "pass": False,
+                                                       "detail": "'z' was considered after 'a' but ranks before it"}
+
+
 def test_a_failed_check_fails_the_report(monkeypatch):
     from context_budget import evaluate
 
