@@ -149,3 +149,26 @@ def test_sharing_integers_leaves_every_report_unchanged(monkeypatch, make):
     unshared = evaluate(data)
     assert shared == unshared and shared["pass"]
     assert to_json(shared) == to_json(unshared)  # 3 and 3.0, 0.0 and -0.0 written as given
+
+
+def test_evaluate_gives_the_garbage_collector_back_as_it_found_it(monkeypatch):
+    """evaluate pauses the cyclic collector while it runs (a report has no cycles); it must
+    leave it as it was, also when the mode breaks (the internal-error report)."""
+    import gc
+
+    from context_budget import evaluate
+    from context_budget.modes import relevance
+
+    seen = []
+    honest = relevance.select
+    monkeypatch.setattr(relevance, "select", lambda parsed: seen.append(gc.isenabled()) or honest(parsed))
+    assert gc.isenabled()
+    assert evaluate({"budget": 1, "items": []})["pass"] and gc.isenabled() and seen == [False]
+    monkeypatch.setattr(relevance, "select", lambda parsed: 1 / 0)
+    assert evaluate({"budget": 1, "items": []})["checks"][0]["name"] == "internal error" and gc.isenabled()
+    gc.disable()
+    try:
+        evaluate({"budget": 1, "items": []})
+        assert not gc.isenabled()  # a caller's own choice is kept
+    finally:
+        gc.enable()

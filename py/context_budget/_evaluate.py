@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 from ._counted import with_counts
 from ._tokenizer import TOKENIZERS
 from ._shape import InvalidInput
@@ -20,6 +22,13 @@ def evaluate(input: object) -> dict:
     instead, each ``{path, message}``. docs/contract.md has every field;
     :func:`context_budget.select` is the typed way in, raising on invalid input.
     """
+    # The cyclic garbage collector is paused while evaluate runs: a report is a tree (no
+    # cycle for it to find), and on a large input its full passes over the input's objects
+    # were ~5 % of the time at 100,000 items. Reference counting frees everything as always;
+    # a collection a caller would have had meanwhile runs at the next allocations after.
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
     try:
         return _evaluate(input)
     except Exception as error:  # the promise is "never raises"; say what broke instead
@@ -29,6 +38,9 @@ def evaluate(input: object) -> dict:
             "checks": [{"name": "internal error", "pass": False, "detail": f"{type(error).__name__}: {error}"[:300]}],
             "mode": None,
         }
+    finally:
+        if paused:
+            gc.enable()
 
 
 def _evaluate(data: object) -> dict:
