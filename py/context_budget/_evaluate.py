@@ -25,7 +25,8 @@ def evaluate(input: object) -> dict:
     # The cyclic garbage collector is paused while evaluate runs: a report is a tree (no
     # cycle for it to find), and on a large input its full passes over the input's objects
     # were ~5 % of the time at 100,000 items. Reference counting frees everything as always;
-    # a collection a caller would have had meanwhile runs at the next allocations after.
+    # a collection a caller (or another thread) would have had meanwhile runs at the next
+    # allocations after.
     paused = gc.isenabled()
     if paused:
         gc.disable()
