@@ -6,7 +6,6 @@ does: quietly, with exit code 130.
 """
 
 
-
 def main() -> None:
     try:
         from .cli import main as run

@@ -20,6 +20,8 @@ from typing import IO, Iterable, Iterator
 from . import _strict_json
 from ._envelope import check_document, to_json, unreadable
 
+__all__ = ["check_lines", "checked_lines", "check_line", "write_checked", "worker_count"]
+
 # Lines per task sent to a worker process (at most CHUNK_LINES, and at most CHUNK_BYTES of
 # them unless one line alone is larger), and tasks in flight per worker: enough to keep every
 # worker busy, few enough that memory does not grow with the input, even of 1 MB lines.
@@ -77,9 +79,6 @@ def check_lines(lines: Iterable[bytes | str], start: int = 1) -> Iterator[str]:
     that is not UTF-8 gets its own error envelope).
     """
     return (text for _, text in checked_lines(lines, start))
-
-
-__all__ = ["check_lines", "checked_lines", "check_line", "write_checked", "worker_count"]
 
 
 def _check_chunk(task: tuple[int, list]) -> tuple[bool, str, int]:
