@@ -210,6 +210,20 @@ def test_a_share_link_cut_short_says_so(page, browser):
             context.close()
 
 
+def test_a_cut_link_opened_in_the_same_tab_leaves_the_editor_as_it_was(page):
+    """It said "showing an example instead" while the editor kept its text."""
+    text = '{"budget": 2, "items": []}'
+    check(page, text)
+    try:
+        page.evaluate("window.location.hash = 'length=30&input=%7B%22budget%2'")
+        expect(page.locator("#share-note")).to_have_text(
+            "The link was cut short (copied or sent only in part), so its input is incomplete; the editor keeps what it holds. "
+            "Ask for the whole link, or for the input as a file.")
+        assert page.input_value("[data-testid=input]") == text
+    finally:
+        page.evaluate("history.replaceState(null, '', location.pathname)")
+
+
 def test_each_example_loads_and_passes_or_fails_as_it_should(page):
     examples = json.loads((FIXTURES.parent / "web" / "examples.json").read_text())
     assert len(examples) >= 5

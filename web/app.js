@@ -549,7 +549,7 @@ $("download-input").addEventListener("click", () => download($("input").value, "
 
 // "#length=N&input=…" (or "#input=…", as links were first made). A link cut short inside a
 // character cannot be decoded; one cut between characters holds fewer than its N.
-function inputFromLink() {
+function inputFromLink(instead = "showing an example instead") {
   const match = /^#(?:length=(\d+)&)?input=(.*)$/s.exec(window.location.hash);
   if (!match) return null;
   let text;
@@ -560,8 +560,8 @@ function inputFromLink() {
     // between the escapes of one character ("%E2%82" of "%E2%82%AC").
     const cut = match[1] !== undefined;
     $("share-note").textContent = cut
-      ? "The link was cut short (copied or sent only in part), so its input is incomplete; showing an example instead. Ask for the whole link, or for the input as a file."
-      : "The link's input could not be decoded; showing an example instead.";
+      ? `The link was cut short (copied or sent only in part), so its input is incomplete; ${instead}. Ask for the whole link, or for the input as a file.`
+      : `The link's input could not be decoded; ${instead}.`;
     return null;
   }
   const length = match[1] === undefined ? text.length : Number(match[1]);
@@ -600,7 +600,7 @@ runCheck();
 // Never over the user's own edits: only an input the page itself put there (an example, a link) is replaced.
 let linkedText = shared;
 window.addEventListener("hashchange", () => {
-  const linked = inputFromLink();
+  const linked = inputFromLink("the editor keeps what it holds");
   if (linked === null || linked === $("input").value) return;
   const current = $("input").value;
   if (current !== exampleText && current !== linkedText) {
