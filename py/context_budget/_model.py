@@ -76,12 +76,13 @@ def _shown(value: object) -> str:
     """A setting's value for a message, with each word of 20 or more characters described,
     not shown: it may be a key pasted into the wrong setting ("Bearer sk-…" too), and no
     number, flag or host name is that long a word."""
-    if not isinstance(value, str) or not any(len(word) >= _KEY_LIKE for word in value.split()):
+    words = value.split() if isinstance(value, str) else []
+    if not any(len(word) >= _KEY_LIKE for word in words):
         return preview(value)
-    if len(value.split()) == 1:
+    if len(words) == 1:
         return f"a text of {len(value)} characters (not shown: it may be a key)"
-    words = [f"<{len(word)} characters>" if len(word) >= _KEY_LIKE else word for word in value.split()]
-    return f"{preview(' '.join(words))} (a long word not shown: it may be a key)"
+    described = [f"<{len(word)} characters>" if len(word) >= _KEY_LIKE else word for word in words]
+    return f"{preview(' '.join(described))} (a long word not shown: it may be a key)"
 
 
 # A word this long in a setting that is not the key is described instead of shown.
@@ -342,11 +343,8 @@ def _redact(text: str, secrets: list[str], cut: bool = False) -> str:
     for start, end in sorted(spans):
         if end <= done:
             continue
-        if start > done:
-            pieces.append(text[done:start])
-            pieces.append("[redacted]")
-        elif not pieces or pieces[-1] != "[redacted]":
-            pieces.append("[redacted]")
+        if start > done or not pieces:  # a new span (one that overlaps the last extends it)
+            pieces += [text[done:start], "[redacted]"]
         done = end
     pieces.append(text[done:])
     return "".join(pieces)
