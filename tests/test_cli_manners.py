@@ -92,6 +92,12 @@ def test_compose_on_a_terminal_without_a_file_is_refused_too():
         (["check", "--format", "txt", "x.json"], "did you mean 'text'?"),
         (["check", "a.json", "b.json"], "unexpected argument 'b.json'"),
         (["compose", "x.json", "--jsno"], "unknown option --jsno (did you mean --json?)"),
+        # before the command, options are the program's own: they once gave "required: COMMAND",
+        # or a guess among the command's options (--verison as --jsonl)
+        (["--verison"], "unknown option --verison (did you mean --version?)"),
+        (["--helpp"], "unknown option --helpp (did you mean --help?)"),
+        (["--verison", "check", "x.json"], "unknown option --verison (did you mean --version?)"),
+        (["--jsonl", "check", "x.json"], "--jsonl is an option of check: write it after the command (check --jsonl ...)"),
     ],
 )
 def test_bad_usage_names_the_closest_option(argv, expected):

@@ -109,6 +109,61 @@ def test_the_inputs_window_is_validated_like_any_setting(tmp_path, window, expec
     assert err.startswith(f"context-budget: settings: {expected}"), err
 
 
+@pytest.mark.parametrize("window, config, expected", [
+    ({"context_tokens": "1000"}, None, '$.window: context_tokens: expected an integer from 0 to 2^53-1, got "1000" (a JSON text: write it without the quotes)'),
+    ({"context_tokens": " 1000 "}, None, '$.window: context_tokens: expected an integer'),
+    ({}, {"call_model": "yes"}, 'config: call_model: expected true or false, got "yes" (a JSON text: write it without the quotes)'),
+    ({}, {"temperature": "0.5"}, 'config: temperature: expected a number from 0 to 2, got "0.5" (a JSON'),
+    ({}, {"fixed_prompt_tokens": "  200\n"}, 'config: fixed_prompt_tokens: expected an integer'),
+    ({}, {"timeout_seconds": "hot"}, 'config: timeout_seconds: expected a number from 0.001 to 3600, got "hot"'),
+])
+def test_json_settings_take_json_numbers_and_flags_not_texts(tmp_path, window, config, expected):
+    """The input's window and a config file are JSON, held to the input's rules: "1000" is a
+    text there (``check`` refuses the same window). Only environment variables are text."""
+    data = json.loads((ROOT / "examples" / "refund-case.json").read_text())
+    data["window"] = window
+    path = tmp_path / "input.json"
+    path.write_text(json.dumps(data))
+    argv = ["compose", str(path)]
+    if config is not None:
+        (tmp_path / "config.json").write_text(json.dumps(config))
+        argv += ["--config", str(tmp_path / "config.json")]
+    code, out, err = call(argv)
+    assert code == 2 and out == ""
+    assert err.startswith(f"context-budget: settings: {expected}"), err
+
+
+def test_environment_variables_are_read_as_the_numbers_and_flags_they_spell(tmp_path):
+    environ = {"CONTEXT_BUDGET_CONTEXT_TOKENS": " 1200 ", "CONTEXT_BUDGET_TEMPERATURE": "0.5", "CONTEXT_BUDGET_CALL_MODEL": "No",
+               "CONTEXT_BUDGET_TIMEOUT_SECONDS": "1e1"}
+    settings = _model.effective_settings({}, None, environ)
+    assert (settings["context_tokens"], settings["temperature"], settings["call_model"], settings["timeout_seconds"]) == (1200, 0.5, False, 10.0)
+    code, out, err = call(["compose", EXAMPLE], {"CONTEXT_BUDGET_TEMPERATURE": "1e400", "CONTEXT_BUDGET_CONTEXT_TOKENS": "1_000"})
+    assert code == 2
+    assert 'CONTEXT_BUDGET_TEMPERATURE: expected a number from 0 to 2, got "1e400"' in err  # as written, not as inf
+    assert 'CONTEXT_BUDGET_CONTEXT_TOKENS: expected an integer from 0 to 2^53-1, got "1_000"' in err
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("CONTEXT_BUDGET_CONTEXT_TOKEN", "CONTEXT_BUDGET_CONTEXT_TOKEN: no such setting (did you mean CONTEXT_BUDGET_CONTEXT_TOKENS?)"),
+    ("CONTEXT_BUDGET_context_tokens", "CONTEXT_BUDGET_context_tokens: no such setting (did you mean CONTEXT_BUDGET_CONTEXT_TOKENS?)"),
+    ("CONTEXT_BUDGET_FOO", "CONTEXT_BUDGET_FOO: no such setting (known: CONTEXT_BUDGET_<CONTEXT_TOKENS|RESERVED_OUTPUT_TOKENS|"),
+])
+def test_a_misspelt_environment_variable_is_a_settings_error(name, expected):
+    """It once left the setting at its default without a word; the project's other variables are no error."""
+    code, out, err = call(["compose", EXAMPLE], {name: "2000", "CONTEXT_BUDGET_TOKENIZER_DATA": "/nowhere", "CONTEXT_BUDGET_CHROMIUM": "x"})
+    assert code == 2 and out == ""
+    assert err.startswith(f"context-budget: settings: {expected}"), err
+    assert err.count("\n") == 1  # the other two variables are the project's
+
+
+def test_an_empty_config_name_is_refused_not_skipped():
+    """``--config "$UNSET"`` once ran with the defaults as if no config had been asked for."""
+    assert call(["compose", EXAMPLE, "--config", ""]) == (2, "", "context-budget: compose --config needs a file name, got an empty one\n")
+    code, out, err = call(["compose", EXAMPLE, "--config", "", "--json"])
+    assert code == 2 and json.loads(out) == {"ok": False, "error": "compose --config needs a file name, got an empty one"}
+
+
 def test_an_input_without_a_window_uses_the_defaults(tmp_path):
     data = json.loads((ROOT / "examples" / "refund-case.json").read_text())
     del data["window"]

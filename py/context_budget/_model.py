@@ -19,12 +19,14 @@ from itertools import compress, count
 from typing import TYPE_CHECKING, Mapping
 
 from ._strict_json import nesting_within
-from ._values import Invalid, got, json_text, preview, read_count, unknown_key_problems
+from ._values import Invalid, closest_name, got, json_text, preview, read_count, unknown_key_problems
 
 if TYPE_CHECKING:  # for the annotations only: imported where a model is called
     import http.client
 
 ENV_PREFIX = "CONTEXT_BUDGET_"
+# The project's environment variables that are not compose settings.
+OTHER_VARIABLES = ("CONTEXT_BUDGET_TOKENIZER_DATA", "CONTEXT_BUDGET_CHROMIUM")
 WINDOW_KEYS = ("context_tokens", "reserved_output_tokens", "fixed_prompt_tokens")
 DEFAULTS = {
     "context_tokens": 850,
@@ -63,6 +65,7 @@ _TOKEN = re.compile(r"[\x21-\x7e]{1,4096}")
 # Control characters (C0, DEL, C1) other than newline and tab: a terminal would act on them.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
+_VARIABLE = re.compile(r"[A-Za-z0-9_]{1,64}")
 _URL_CREDENTIALS = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s\"]*@")
 
 
@@ -93,25 +96,18 @@ _HOST_LIKE = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*:?/*)?[A-Za-z0-9-]{1,63}(?:\
 
 
 def _read_number(value: object, low: float, high: float) -> float:
-    number = value
-    if isinstance(value, str) and _ASCII_NUMBER.fullmatch(value.strip(_ASCII_BLANKS)):
-        number = float(value.strip(_ASCII_BLANKS))
-    if isinstance(number, (int, float)) and not isinstance(number, bool) and math.isfinite(number) and low <= number <= high:
-        return float(number)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and low <= value <= high:
+        return float(value)
     raise Invalid(f"expected a number from {low:g} to {high:g}, got {_shown(value)}")
 
 
 def _read_flag(value: object) -> bool:
     if isinstance(value, bool):
         return value
-    if isinstance(value, str) and value.strip().lower() in ("true", "1", "yes", "false", "0", "no"):
-        return value.strip().lower() in ("true", "1", "yes")
     raise Invalid(f"expected true or false, got {_shown(value)}")
 
 
-def _read_count_or_text(value: object) -> int:
-    if isinstance(value, str) and _ASCII_COUNT.fullmatch(value.strip(_ASCII_BLANKS)):
-        value = int(value.strip(_ASCII_BLANKS))
+def _read_count(value: object) -> int:
     try:
         return read_count(value)
     except Invalid as error:
@@ -119,6 +115,24 @@ def _read_count_or_text(value: object) -> int:
         if shown != preview(value):
             raise Invalid(str(error).replace(preview(value), shown)) from None
         raise
+
+
+_FLAG_WORDS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
+
+
+def _from_text(key: str, text: str) -> object:
+    """An environment variable's text as the JSON value it stands for: a number or a flag for
+    the settings that take one, when it is written as one in ASCII; anything else is left as
+    text, which the setting's reader refuses by name. (The input's ``window`` and a config
+    file are JSON: "1000" there is a text, refused like any other.)"""
+    stripped = text.strip(_ASCII_BLANKS)
+    if key in WINDOW_KEYS and _ASCII_COUNT.fullmatch(stripped):
+        return int(stripped)
+    if key in ("temperature", "timeout_seconds") and _ASCII_NUMBER.fullmatch(stripped) and math.isfinite(float(stripped)):
+        return float(stripped)
+    if key == "call_model" and stripped.lower() in _FLAG_WORDS:
+        return _FLAG_WORDS[stripped.lower()]
+    return text
 
 
 def redact_url(url: str) -> str:
@@ -181,9 +195,9 @@ def _read_api_key(value: object) -> str:
 
 
 READERS = {
-    "context_tokens": _read_count_or_text,
-    "reserved_output_tokens": _read_count_or_text,
-    "fixed_prompt_tokens": _read_count_or_text,
+    "context_tokens": _read_count,
+    "reserved_output_tokens": _read_count,
+    "fixed_prompt_tokens": _read_count,
     "base_url": _read_url,
     "api_key": _read_api_key,
     "model": _read_string,
@@ -192,6 +206,8 @@ READERS = {
     "timeout_seconds": lambda value: _read_number(value, 0.001, 3600),
 }
 
+
+_SETTING_NAMES = {key.upper() for key in DEFAULTS}
 
 # effective_settings' window when the input has none (an explicit null is an error, like any non-object).
 NO_WINDOW = object()
@@ -217,7 +233,13 @@ def effective_settings(window: object, config: object, environ: Mapping[str, str
             unknown = [key for key in config if key not in DEFAULTS]
             problems += [f"config: unknown setting {json.dumps(key)} (known: {', '.join(DEFAULTS)})" for key in unknown]
             layers.append(("config", {key: value for key, value in config.items() if key in DEFAULTS}))
-    layers.append(("env", {key: environ[ENV_PREFIX + key.upper()] for key in DEFAULTS if ENV_PREFIX + key.upper() in environ}))
+    for name in sorted(environ):  # a misspelt variable would leave the setting at its default unsaid
+        if name.startswith(ENV_PREFIX) and name[len(ENV_PREFIX):] not in _SETTING_NAMES and name not in OTHER_VARIABLES:
+            known = tuple(key.upper() for key in DEFAULTS) + tuple(other[len(ENV_PREFIX):] for other in OTHER_VARIABLES)
+            near = closest_name(name[len(ENV_PREFIX):].upper(), known)
+            shown = name if _VARIABLE.fullmatch(name) else f"{preview(name[:40] + '…')} ({len(name)} characters)"
+            problems.append(f"{shown}: no such setting" + (f" (did you mean {ENV_PREFIX}{near}?)" if near else f" (known: {ENV_PREFIX}<{'|'.join(known)}>)"))
+    layers.append(("env", {key: _from_text(key, environ[ENV_PREFIX + key.upper()]) for key in DEFAULTS if ENV_PREFIX + key.upper() in environ}))
     settings: dict = {}
     origin: dict = {}
     for key, value in DEFAULTS.items():
@@ -229,8 +251,16 @@ def effective_settings(window: object, config: object, environ: Mapping[str, str
         try:
             settings[key] = read(settings[key])
         except Invalid as error:
-            where = ENV_PREFIX + key.upper() if origin[key] == "env" else f"{origin[key]}: {key}"
-            problems.append(f"{where}: {error}")
+            if origin[key] == "env":  # shown as written: the reader refuses every text
+                name = ENV_PREFIX + key.upper()
+                try:
+                    read(environ[name])
+                except Invalid as as_written:
+                    error = as_written
+                problems.append(f"{name}: {error}")
+            else:  # JSON: a number or flag written in quotes is a text
+                unquote = " (a JSON text: write it without the quotes)" if isinstance(settings[key], str) and _from_text(key, settings[key]) is not settings[key] else ""
+                problems.append(f"{origin[key]}: {key}: {error}{unquote}")
     if not problems:
         available = settings["context_tokens"] - settings["reserved_output_tokens"] - settings["fixed_prompt_tokens"]
         if available <= 0:

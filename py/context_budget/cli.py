@@ -241,18 +241,36 @@ def _one_line(message: object) -> str:
 
 def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
     """parse_args, but an unknown option gets the closest known one named, not "unrecognized arguments"."""
+    for word in argv:  # the options before the command are the program's own (--help, --version)
+        if not word.startswith("-") or word == "-":
+            break
+        name = word.split("=", 1)[0]
+        owners = [command for command, sub in _subparsers(parser).items() if name in _options(sub)] if name not in _options(parser) else []
+        if owners:
+            parser.error(f"{name} is an option of {' and '.join(owners)}: write it after the command ({owners[0]} {name} ...)")
+        _refuse_unknown(parser, name)
     arguments, extras = parser.parse_known_args(argv)
     if not extras:
         return arguments
     subparser = _subparsers(parser).get(arguments.command, parser)
-    options = [option for action in subparser._actions for option in action.option_strings]
     unknown = next((extra for extra in extras if extra.startswith("-") and extra != "-"), None)
     if unknown is not None:
-        name = unknown.split("=", 1)[0]
-        guess = difflib.get_close_matches(name, options, n=1)
-        hint = f" (did you mean {guess[0]}?)" if guess else f" (known: {', '.join(options)})"
-        subparser.error(f"unknown option {name}{hint}")
+        _refuse_unknown(subparser, unknown.split("=", 1)[0])
     subparser.error(f"unexpected argument {extras[0]!r}")
+
+
+def _refuse_unknown(parser: argparse.ArgumentParser, name: str) -> None:
+    """Stop on ``name`` unless it is one of ``parser``'s options, naming the closest one."""
+    options = _options(parser)
+    if name in options:
+        return
+    guess = difflib.get_close_matches(name, options, n=1)
+    hint = f" (did you mean {guess[0]}?)" if guess else f" (known: {', '.join(options)})"
+    parser.error(f"unknown option {name}{hint}")
+
+
+def _options(parser: argparse.ArgumentParser) -> list[str]:
+    return [option for action in parser._actions for option in action.option_strings]
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -448,6 +466,10 @@ def _compose(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: 
         if arguments.json:
             write_json(fields, stdout, 2)
 
+    if arguments.config == "":  # an unset variable, say: a config asked for is never skipped unsaid
+        message = "compose --config needs a file name, got an empty one"
+        envelope({"ok": False, "error": message})
+        raise UsageError(message)
     try:
         document = _read_json_file(arguments.file, stdin, "input")
     except _strict_json.JSONInputError as error:
@@ -460,7 +482,7 @@ def _compose(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: 
         envelope({"ok": False, "error": message})
         return EXIT_FAIL
     try:
-        config = _read_json_file(arguments.config, stdin, "config") if arguments.config else None
+        config = _read_json_file(arguments.config, stdin, "config") if arguments.config is not None else None
     except _strict_json.JSONInputError as error:
         envelope(unreadable(error))
         raise UsageError(str(error)) from None
