@@ -80,6 +80,16 @@ def test_advice_says_when_one_number_alone_cannot_free_enough():
     assert "lower fixed_prompt_tokens from 460 to at most 386" in err
 
 
+def test_advice_never_names_a_context_past_the_largest_setting():
+    """At context_tokens 2^53-1 the advice once said to raise it to 2^53+3, which is refused."""
+    top = 2**53 - 1
+    code, _, err = call(["compose", EXAMPLE], {"CONTEXT_BUDGET_CONTEXT_TOKENS": str(top), "CONTEXT_BUDGET_RESERVED_OUTPUT_TOKENS": str(top - 600),
+                                               "CONTEXT_BUDGET_FIXED_PROMPT_TOKENS": "500"})
+    assert code == 1
+    assert f"raise context_tokens (now {top}; it alone cannot free 4 within 2^53-1)" in err
+    assert f"lower reserved_output_tokens from {top - 600} to at most {top - 604}" in err
+
+
 def test_settings_are_validated_before_anything_runs(tmp_path):
     config = tmp_path / "settings.json"
     config.write_text(json.dumps({"context_token": 10, "base_url": "localhost:1234"}))

@@ -174,8 +174,9 @@ def test_environment_directory_comes_first_and_a_wrong_hash_is_refused(monkeypat
     (tmp_path / "cl100k_base.tiktoken").write_bytes(b"IQ== 0\n")
     monkeypatch.setenv(_tokenizer.DATA_ENV, str(tmp_path))
     encoding = _tokenizer.Encoding("cl100k_base")
-    with pytest.raises(_tokenizer.TokenizerUnavailable, match="SHA-256 [0-9a-f]{64}, not the published 2239"):
+    with pytest.raises(_tokenizer.TokenizerUnavailable, match="SHA-256 [0-9a-f]{64}, not the published 2239") as raised:
         encoding.count("x")
+    assert f"cl100k_base's rank file {tmp_path / 'cl100k_base.tiktoken'} has SHA-256" in str(raised.value)  # which copy is bad
 
 
 def test_environment_directory_without_the_file_falls_back_to_the_checkout(monkeypatch, tmp_path):

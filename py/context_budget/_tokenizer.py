@@ -235,15 +235,17 @@ def rank_file(tokenizer: str) -> str:
     )
 
 
-def parse_ranks(data: bytes, tokenizer: str) -> dict[bytes, int]:
-    """The verified contents of a ``.tiktoken`` file: one ``base64-token rank`` per line."""
+def parse_ranks(data: bytes, tokenizer: str, where: str | None = None) -> dict[bytes, int]:
+    """The verified contents of a ``.tiktoken`` file (read from ``where``, when it is a file):
+    one ``base64-token rank`` per line."""
     import hashlib  # here, not at import: loading OpenSSL's hashes is a cost the page's start-up need not pay
 
     expected = RANK_FILES[tokenizer].sha256
     actual = hashlib.sha256(data).hexdigest()
     if actual != expected:
         raise TokenizerUnavailable(
-            f"{tokenizer}'s rank file has SHA-256 {actual}, not the published {expected}; {INSTALL_HINT}"
+            f"{tokenizer}'s rank file{f' {where}' if where else ''} has SHA-256 {actual}, not the published {expected}; {INSTALL_HINT}"
+            + (", or correct or remove it there" if where else "")
         )
     decode = binascii.a2b_base64
     ranks = {}
@@ -274,7 +276,7 @@ class Encoding:
                     data = handle.read()
             except OSError as error:
                 raise TokenizerUnavailable(f"cannot read {path}: {error.strerror or error}; {INSTALL_HINT}") from None
-            self._ranks = parse_ranks(data, self.name)
+            self._ranks = parse_ranks(data, self.name, path)
         return self._ranks
 
     def load(self) -> None:

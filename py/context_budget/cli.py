@@ -25,6 +25,7 @@ from . import __version__, _fixtures, _model, _strict_json, _tokenizer
 from ._evaluate import evaluate
 from ._envelope import check_document, failure_text, to_json, unreadable
 from ._report_text import envelope_text
+from ._values import MAX_SAFE_INTEGER
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -534,7 +535,10 @@ def _required_overflow_advice(report: dict, window: dict) -> str:
     need = sum(row["tokens"] for row in report["trace"] if row["required"])
     short = need - report["available"]
     context, reserved, fixed = (window[key] for key in _model.WINDOW_KEYS)
-    ways = [f"raise context_tokens from {context} to at least {context + short}"]
+    if context + short <= MAX_SAFE_INTEGER:
+        ways = [f"raise context_tokens from {context} to at least {context + short}"]
+    else:  # past the largest count a setting takes
+        ways = [f"raise context_tokens (now {context}; it alone cannot free {short} within 2^53-1)"]
     for key, value in (("reserved_output_tokens", reserved), ("fixed_prompt_tokens", fixed)):
         if value >= short:
             ways.append(f"lower {key} from {value} to at most {value - short}")
