@@ -110,7 +110,7 @@ case(Q, "zero-budget-zero-cost-required", "A zero-cost required item fits a zero
      {"mode": "required", "budget": 0, "items": [req("free", 0, 0, True), req("paid", 1, 5)]}, **{"pass": True, "selected": ["free"], "omitted": ["paid"]})
 case(Q, "zero-budget-required-overflow", "A one-token required item does not fit a zero budget: 1 token short.",
      {"mode": "required", "budget": 0, "items": [req("must", 1, 0, True)]},
-     **{"pass": False, "shortfall": 1, "summary": "Required items must need 1 token but the budget is 0: 1 token short."})
+     **{"pass": False, "shortfall": 1, "summary": "Required item must needs 1 token but the budget is 0: 1 token short."})
 case(Q, "priority-tie-astral-id", "Equal priority: the astral-plane id comes first in UTF-16 order.",
      {"mode": "required", "budget": 1, "items": [req("\uff5e", 1, 2), req("\U0001F600", 1, 2)]}, **{"selected": ["\U0001F600"]})
 case(Q, "float-cost", "4.0 is the integer 4.", {"mode": "required", "budget": 4, "items": [req("x", 4.0, 1, True)]}, **{"selected": ["x"], "used": 4})

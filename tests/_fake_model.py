@@ -147,7 +147,7 @@ class FakeModel(http.server.BaseHTTPRequestHandler):
         self._reply(200, b'{"choices": ' + b"[" * depth + b"]" * depth + b"}")
 
     def _escapes(self, body: bytes) -> None:
-        self._reply(200, completion("\x1b]0;pwned\x07\x1b[2JFull refund.\r\nSecond line\tend\x9b"))
+        self._reply(200, completion("\x1b]0;pwned\x07\x1b[2J\x1b[1;31mFull\x1b[0m refund.\r\nSecond line\tend\x9b"))
 
     def _error_escapes(self, body: bytes) -> None:
         self._reply(503, b"\x1b[2Joverloaded\rretry later")

@@ -254,7 +254,7 @@ def test_the_envelope_error_names_the_first_located_problem():
 def test_the_envelope_error_of_a_failed_selection_is_its_summary():
     document = {"mode": "required", "budget": 1, "items": [{"id": "a", "cost": 2, "priority": 0, "required": True}]}
     _, out, _ = call(["check"], json.dumps(document))
-    assert json.loads(out)["error"] == "Required items a need 2 tokens but the budget is 1: 1 token short."
+    assert json.loads(out)["error"] == "Required item a needs 2 tokens but the budget is 1: 1 token short."
 
 
 def test_a_real_terminal_gets_text(tmp_path):

@@ -335,6 +335,8 @@ def test_control_characters_from_the_server_never_reach_the_terminal(models):
     answer = out.split("=== Model answer", 1)[1]
     assert "\x1b" not in answer and "\x07" not in answer and "\x9b" not in answer and "\r" not in answer
     assert answer.endswith("Full refund.\nSecond line\tend\n")
+    # whole sequences go, not only their control characters ("[2J", "[1;31m" and the title once stayed)
+    assert answer.split("\n", 1)[1] == "Full refund.\nSecond line\tend\n", answer
     url, _ = models.start("error-escapes")
     code, _, err = compose(model_env(url))
     assert code == 1 and one_line_error(err) and "\x1b" not in err and "\r" not in err and "overloaded" in err
@@ -556,6 +558,9 @@ def test_an_endless_input_is_refused_at_the_size_limit(monkeypatch, tmp_path):
         (tmp_path / "in.json").write_text("{}")
         code, _, err = call(argv, stdin)
         assert code == 2 and one_line_error(err) and "larger than" in err, (argv, err)
+        # the advice fits the command: only check's input is split into JSONL lines
+        advice = "count a smaller file" if argv[0] == "count" else "a config holds a few settings" if "--config" in argv else "check --jsonl"
+        assert advice in err or "each input must be smaller" in err, (argv, err)
 
 
 def test_tool_call_ids_equal_as_utf16_match_and_collide():

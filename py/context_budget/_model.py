@@ -65,6 +65,14 @@ _TOKEN = re.compile(r"[\x21-\x7e]{1,4096}")
 # Control characters (C0, DEL, C1) other than newline and tab: a terminal would act on them.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
+# A terminal escape sequence whole (a model's colours, a title): CSI (ESC [ or U+009B) with
+# its parameters and final byte, OSC/DCS/APC/PM/SOS strings up to BEL or ESC \ (an unended
+# one loses only its opening, never the rest of the answer; a scan stops at the next opening,
+# so it stays linear), and two-character escapes. Dropping only the control characters
+# would leave "[31m" in the text.
+_ESCAPE_SEQUENCE = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x90\x98\x9c-\x9f]*(?:\x07|\x1b\\|\x9c)|\x1b[ -~]"
+)
 _VARIABLE = re.compile(r"[A-Za-z0-9_]{1,64}")
 _URL_CREDENTIALS = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s\"]*@")
 
@@ -315,7 +323,7 @@ def call_model(prompt: str, settings: dict) -> str:
     # The placeholder key of a local server is no secret (and may be a word of a message).
     secrets = [] if settings["api_key"] == DEFAULTS["api_key"] else [settings["api_key"]]
     try:
-        answer = printable(strip_think(_call(prompt, settings, secrets)))
+        answer = printable(_ESCAPE_SEQUENCE.sub("", strip_think(_call(prompt, settings, secrets))))
         return _redact(answer, secrets)  # a server that puts the key in its answer must not get it onto the terminal either
     except ModelError as error:
         raise ModelError(printable(_redact(str(error), secrets)).replace("\n", " ").replace("\t", " ")) from None

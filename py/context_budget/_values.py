@@ -92,13 +92,13 @@ def _preview(value: object, depth: int) -> str:
         return json_text(value)
     if isinstance(value, (list, tuple)):
         if depth >= 2:
-            return f"[…{len(value)} items]"
+            return f"[…{plural(len(value), 'item')}]"
         inner = ", ".join(_preview(item, depth + 1) for item in value[:4])
         more = ", …" if len(value) > 4 else ""
         return f"[{inner}{more}]"
     if isinstance(value, dict):
         if depth >= 2:
-            return f"{{…{len(value)} keys}}"
+            return f"{{…{plural(len(value), 'key')}}}"
         parts = []
         for key, item in list(value.items())[:4]:
             shown_key = json_text(key) if isinstance(key, str) else _preview(key, depth + 1)

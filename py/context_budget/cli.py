@@ -327,12 +327,12 @@ def _standard_input(stdin: IO | None) -> IO:
 MAX_INPUT_BYTES = 256 * 1024 * 1024
 
 
-def _too_large(name: str) -> UsageError:
+def _too_large(name: str, hint: str) -> UsageError:
     what = "standard input" if name == "-" else name
-    return UsageError(f"cannot read {what}: larger than {MAX_INPUT_BYTES >> 20} MiB (split it into one input per line for check --jsonl)")
+    return UsageError(f"cannot read {what}: larger than {MAX_INPUT_BYTES >> 20} MiB ({hint})")
 
 
-def _read_input(name: str, stdin: IO) -> bytes:
+def _read_input(name: str, stdin: IO, too_large_hint: str = "split it into one input per line for check --jsonl") -> bytes:
     if name == "-":
         try:
             data = _standard_input(stdin).read(MAX_INPUT_BYTES + 1)
@@ -346,7 +346,7 @@ def _read_input(name: str, stdin: IO) -> bytes:
         except OSError as error:
             raise UsageError(f"cannot read {name}: {error.strerror or error}") from None
     if len(data) > MAX_INPUT_BYTES:
-        raise _too_large(name)
+        raise _too_large(name, too_large_hint)
     return data
 
 
@@ -450,7 +450,8 @@ def _read_json_file(name: str, stdin: IO, what: str) -> object:
     UsageError; text that is not acceptable JSON or not UTF-8 is JSONInputError, its message
     saying which input (``what``) it came from."""
     try:
-        return _strict_json.loads(_strict_json.decode_utf8(_read_input(name, stdin)))
+        data = _read_input(name, stdin, "a config holds a few settings") if what == "config" else _read_input(name, stdin)
+        return _strict_json.loads(_strict_json.decode_utf8(data))
     except _strict_json.JSONInputError as error:
         where = "standard input" if name == "-" else name
         said = _strict_json.JSONInputError(f"{what} {where}: {error}")  # the message has the position already
@@ -590,7 +591,7 @@ def _packing_text(report: dict, window: dict) -> str:
 
 def _count(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[str]) -> int:
     """The token count of the file's text exactly as it is (line endings and a BOM included)."""
-    data = _read_input(arguments.file, stdin)
+    data = _read_input(arguments.file, stdin, "count a smaller file")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:

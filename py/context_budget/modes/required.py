@@ -133,9 +133,10 @@ def succeeded(result: dict) -> bool:
 
 def summarize(result: dict) -> str:
     if result["shortfall"]:
-        names = ", ".join(row["id"] for row in result["trace"] if row["required"])
+        names = [row["id"] for row in result["trace"] if row["required"]]
+        which = f"Required items {', '.join(names)} need" if len(names) > 1 else f"Required item {names[0]} needs"
         return (
-            f"Required items {names} need {plural(result['required_cost'], 'token')} but the budget is "
+            f"{which} {plural(result['required_cost'], 'token')} but the budget is "
             f"{result['budget']}: {plural(result['shortfall'], 'token')} short."
         )
     return f"Selected {', '.join(result['selected']) or 'nothing'} using {result['used']} of {plural(result['budget'], 'token')}."
