@@ -120,8 +120,8 @@ def test_the_inputs_window_is_validated_like_any_setting(tmp_path, window, expec
 
 
 @pytest.mark.parametrize("window, config, expected", [
-    ({"context_tokens": "1000"}, None, '$.window: context_tokens: expected an integer from 0 to 2^53-1, got "1000" (a JSON text: write it without the quotes)'),
-    ({"context_tokens": " 1000 "}, None, '$.window: context_tokens: expected an integer'),
+    ({"context_tokens": "1000"}, None, '$.window.context_tokens: expected an integer from 0 to 2^53-1, got "1000" (a JSON text: write it without the quotes)'),
+    ({"context_tokens": " 1000 "}, None, '$.window.context_tokens: expected an integer'),
     ({}, {"call_model": "yes"}, 'config: call_model: expected true or false, got "yes" (a JSON text: write it without the quotes)'),
     ({}, {"temperature": "0.5"}, 'config: temperature: expected a number from 0 to 2, got "0.5" (a JSON'),
     ({}, {"fixed_prompt_tokens": "  200\n"}, 'config: fixed_prompt_tokens: expected an integer'),
@@ -172,6 +172,19 @@ def test_an_empty_config_name_is_refused_not_skipped():
     assert call(["compose", EXAMPLE, "--config", ""]) == (2, "", "context-budget: compose --config needs a file name, got an empty one\n")
     code, out, err = call(["compose", EXAMPLE, "--config", "", "--json"])
     assert code == 2 and json.loads(out) == {"ok": False, "error": "compose --config needs a file name, got an empty one"}
+
+
+@pytest.mark.parametrize("argv, error", [
+    (["compose", "--json", "nope.json"], "cannot read nope.json: No such file or directory"),
+    (["compose", "--json", EXAMPLE, "--config", "nope.json"], "cannot read nope.json: No such file or directory"),
+    (["compose", "--json", EXAMPLE, "--config", str(ROOT / "examples")], f"cannot read {ROOT / 'examples'}: Is a directory"),
+    (["compose", "--json", "-", "--config", "-"], "compose cannot read both the input and --config from standard input: give one of them as a file"),
+])
+def test_compose_json_writes_an_envelope_when_a_file_cannot_be_read(argv, error):
+    """A file that could not be read left standard output empty, against "one envelope however the run ends"."""
+    code, out, err = call(argv)
+    assert code == 2 and json.loads(out) == {"ok": False, "error": error}
+    assert err == f"context-budget: {error}\n"
 
 
 def test_an_input_without_a_window_uses_the_defaults(tmp_path):

@@ -268,7 +268,8 @@ def effective_settings(window: object, config: object, environ: Mapping[str, str
                 problems.append(f"{name}: {error}")
             else:  # JSON: a number or flag written in quotes is a text
                 unquote = " (a JSON text: write it without the quotes)" if isinstance(settings[key], str) and _from_text(key, settings[key]) is not settings[key] else ""
-                problems.append(f"{origin[key]}: {key}: {error}{unquote}")
+                where = f"$.window.{key}" if origin[key] == "$.window" else f"{origin[key]}: {key}"
+                problems.append(f"{where}: {error}{unquote}")
     if not problems:
         available = settings["context_tokens"] - settings["reserved_output_tokens"] - settings["fixed_prompt_tokens"]
         if available <= 0:

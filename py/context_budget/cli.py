@@ -468,12 +468,18 @@ def _compose(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: 
         if arguments.json:
             write_json(fields, stdout, 2)
 
-    if arguments.config == "":  # an unset variable, say: a config asked for is never skipped unsaid
-        message = "compose --config needs a file name, got an empty one"
+    def refuse(message: str) -> UsageError:  # exit 2, with --json in an envelope too
         envelope({"ok": False, "error": message})
-        raise UsageError(message)
+        return UsageError(message)
+
+    if arguments.config == "":  # an unset variable, say: a config asked for is never skipped unsaid
+        raise refuse("compose --config needs a file name, got an empty one")
+    if arguments.config == "-" and arguments.file == "-":
+        raise refuse("compose cannot read both the input and --config from standard input: give one of them as a file")
     try:
         document = _read_json_file(arguments.file, stdin, "input")
+    except UsageError as error:  # a file that cannot be read
+        raise refuse(str(error)) from None
     except _strict_json.JSONInputError as error:
         stderr.write(f"context-budget: {_one_line(error)}\n")
         envelope(unreadable(error))
@@ -485,6 +491,8 @@ def _compose(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: 
         return EXIT_FAIL
     try:
         config = _read_json_file(arguments.config, stdin, "config") if arguments.config is not None else None
+    except UsageError as error:
+        raise refuse(str(error)) from None
     except _strict_json.JSONInputError as error:
         envelope(unreadable(error))
         raise UsageError(str(error)) from None
