@@ -123,6 +123,39 @@ def test_files_an_earlier_build_wrote_are_removed_only_if_unchanged(tmp_path, sm
     assert (site / "edited.js").read_text() == "// the user's now"
 
 
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, lambda: OSError(28, "No space left on device")])
+@pytest.mark.parametrize("earlier", [False, True])
+@pytest.mark.parametrize("written", [0, 2, 5])
+def test_a_build_cut_short_is_finished_by_the_next(monkeypatch, tmp_path, small_root, stop, earlier, written):
+    """A build stopped by Ctrl+C or a full disk left files and no manifest: the rerun said the
+    folder "holds no earlier site of this tool" and asked for --force. Cut after `written` files,
+    into an empty folder or over an earlier site (with a file the new one drops)."""
+    site = tmp_path / "site"
+    (small_root / "web" / "dropped.js").write_text("// old")
+    if earlier:
+        _site.build_site(site, small_root)
+        (site / "notes.txt").write_text("mine")
+    (small_root / "web" / "dropped.js").unlink()
+    (small_root / "web" / "index.html").write_text("<!doctype html>v2")
+    replace, calls = _site._replace_file, []
+
+    def failing(directory, url_path, data):
+        calls.append(url_path)
+        if len(calls) > written + 1:  # the manifest is the first write
+            raise stop()
+        replace(directory, url_path, data)
+
+    monkeypatch.setattr(_site, "_replace_file", failing)
+    with pytest.raises((KeyboardInterrupt, _site.TargetError)):
+        _site.build_site(site, small_root)
+    monkeypatch.setattr(_site, "_replace_file", replace)
+    _site.build_site(site, small_root)  # no --force needed
+    clean = tmp_path / "clean"
+    _site.build_site(clean, small_root)
+    mine = {"notes.txt": (False, b"mine")} if earlier else {}
+    assert snapshot(site) == {**snapshot(clean), **mine}
+
+
 def test_a_manifest_listing_paths_outside_the_site_is_not_trusted(tmp_path, small_root):
     outside = tmp_path / "precious.txt"
     outside.write_text("keep me")

@@ -249,20 +249,26 @@ def build_site(directory: Path, root: Path | None = None, force: bool = False, s
         if directory.resolve().is_relative_to((source / folder).resolve()):
             raise TargetError(f"{directory} is inside the page's own sources ({source / folder}): the next build would copy the site into itself")
     previous = _plan_target(directory, files, force)
-    digests = {}
+    digests = {url_path: hashlib.sha256(content_of(entry)).hexdigest() for url_path, entry in files.items()}
     try:
         directory.mkdir(parents=True, exist_ok=True)
+        # The manifest first: a build cut short (Ctrl+C, a full disk) leaves a site that the
+        # next build recognises and finishes. Each file it lists holds what it records (the
+        # earlier site's content) or, once written, the new content; both may be replaced.
+        _write_manifest(directory, {**digests, **{name: digest for name, digest in previous.items() if name != MANIFEST}})
         for url_path, entry in files.items():
-            data = content_of(entry)
-            _replace_file(directory, url_path, data)
-            digests[url_path] = hashlib.sha256(data).hexdigest()
+            _replace_file(directory, url_path, content_of(entry))
         for url_path in sorted(set(previous) - set(files) - {MANIFEST}):
             _remove_stale(directory, url_path, previous[url_path])
-        manifest = {"generator": GENERATOR, "files": digests}
-        _replace_file(directory, MANIFEST, (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode())
+        _write_manifest(directory, digests)
     except OSError as error:
         raise TargetError(f"cannot write the site into {directory}: {error.strerror or error}") from None
     return digests
+
+
+def _write_manifest(directory: Path, digests: dict[str, str]) -> None:
+    manifest = {"generator": GENERATOR, "files": digests}
+    _replace_file(directory, MANIFEST, (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode())
 
 
 def _plan_target(directory: Path, files: dict, force: bool) -> dict[str, str]:
