@@ -377,6 +377,19 @@ def test_a_full_disk_is_one_line_and_exit_2(argv, tmp_path):
     assert (done.returncode, done.stderr) == (2, "context-budget: cannot write standard output: No space left on device\n")
 
 
+@pytest.mark.skipif(not __import__("os").path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("argv, code", [
+    (["check", "nope.json"], 2), (["chek"], 2), (["compose", "examples/refund-case.json", "--config", "nope.json"], 2),
+    (["check", "-"], 1), (["check", "examples/refund-case.json"], 0),
+])
+def test_a_standard_error_that_cannot_be_written_keeps_the_exit_code(argv, code):
+    """A failed write of the error line raised out of the command: exit 1 (Python's) for every failure."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "context_budget", *argv], input="{", stdout=subprocess.PIPE, stderr=full,
+                              text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == code
+
+
 def test_line_breaks_in_ids_cannot_forge_lines_of_the_text_report():
     data = {"budget": 5, "items": [{"id": "A\r\nok    FAKE LINE", "relevance": 1, "tokens": 2}, {"id": "B\nC", "relevance": 0, "tokens": 9}]}
     out = io.StringIO()

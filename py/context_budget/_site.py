@@ -511,7 +511,8 @@ class _Server(http.server.ThreadingHTTPServer):
         error = sys.exc_info()[1]
         if isinstance(error, (ConnectionError, TimeoutError)):
             return
-        sys.stderr.write(f"context-budget serve: a request from {client_address[0]} failed: {type(error).__name__}: {error}\n")
+        with contextlib.suppress(OSError):  # standard error itself may be what fails (`2>/dev/full`)
+            sys.stderr.write(f"context-budget serve: a request from {client_address[0]} failed: {type(error).__name__}: {error}\n")
 
 
 def make_server(

@@ -695,11 +695,32 @@ class _InPieces:
         return getattr(self._stream, name)
 
 
+class _Unfailing:
+    """Standard error as the last place to say anything: a write that fails there (`2>/dev/full`)
+    is dropped, so that the command's own exit code stands (the failure made it 1)."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        with contextlib.suppress(OSError):
+            self._stream.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        with contextlib.suppress(OSError):
+            self._stream.flush()
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
 def main() -> None:
     if sys.stderr is None:  # `2>&-`: errors have nowhere to go, but must not become a crash either
         sys.stderr = open(os.devnull, "w")
     if sys.stdout is None:  # `>&-`
-        sys.stderr.write("context-budget: cannot write standard output: it is closed\n")
+        with contextlib.suppress(OSError):
+            sys.stderr.write("context-budget: cannot write standard output: it is closed\n")
         sys.exit(EXIT_USAGE)
     for stream in (sys.stdout, sys.stderr):
         # A character the output's encoding lacks (an id with an emoji on an ASCII or Latin-1
@@ -708,7 +729,7 @@ def main() -> None:
             stream.reconfigure(errors="backslashreplace")
     out = _InPieces(sys.stdout)
     try:
-        code = run(sys.argv[1:], sys.stdin, out, sys.stderr)
+        code = run(sys.argv[1:], sys.stdin, out, _Unfailing(sys.stderr))
         out.flush()
     except OutputFailed as error:
         with contextlib.suppress(OSError):
