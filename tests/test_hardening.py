@@ -325,15 +325,35 @@ def test_redaction_keeps_its_place_in_any_text():
     ("CONTEXT_BUDGET_TEMPERATURE", "Bearer {key}"),
     ("CONTEXT_BUDGET_TEMPERATURE", "{key}"),
     ("CONTEXT_BUDGET_CONTEXT_TOKENS", "{key}"),
+    # a key pasted into the URL itself (with api_key unset, a plain key is described: the test below)
+    ("CONTEXT_BUDGET_BASE_URL", "http://127.0.0.1:99999/{key}"),
+    ("CONTEXT_BUDGET_BASE_URL", "{key}.example.com"),
+    ("CONTEXT_BUDGET_BASE_URL", "http://[{key}]/v1"),
 ])
 def test_a_key_cut_short_in_a_settings_message_is_still_redacted(setting, value):
     """Values are cut to 60 characters before they are shown, and the cut key no longer
     matched; a key in a URL's query was shown even with api_key unset."""
-    for environ in ({"CONTEXT_BUDGET_API_KEY": ODD_KEY}, {}):
+    in_the_url = setting == "CONTEXT_BUDGET_BASE_URL" and "?" not in value
+    for environ in ({"CONTEXT_BUDGET_API_KEY": ODD_KEY}, *([] if in_the_url else [{}])):
         code, out, err = call(["compose", EXAMPLE], environ={**environ, setting: value.format(key=ODD_KEY)})
         assert code == 2 and one_line_error(err) and leaked(ODD_KEY, out + err) == [], err
-        if setting == "CONTEXT_BUDGET_BASE_URL":
+        if setting == "CONTEXT_BUDGET_BASE_URL" and "?" in value:
             assert 'got "https://x.openai.azure.com/v1?***"' in err or 'got "http://***@host/v1"' in err
+
+
+def test_a_key_like_run_in_a_url_is_described_but_a_long_host_name_is_shown():
+    for key in ("sk-test-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", "Ab3" * 10, "0123456789abcdef" * 2):
+        code, _, err = call(["compose", EXAMPLE], environ={"CONTEXT_BUDGET_BASE_URL": f"http://x:99999/{key}"})
+        assert code == 2 and key not in err and f"<{len(key)} characters: may be a key>" in err, err
+    host = "http://my-resource-name-eastus.openai.azure.com:0/v1"
+    code, _, err = call(["compose", EXAMPLE], environ={"CONTEXT_BUDGET_BASE_URL": host})
+    assert code == 2 and f'got "{host}"' in err  # a long lower-case label is a host, shown as typed
+
+
+def test_an_unknown_config_key_that_may_be_a_key_is_not_shown(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps({ODD_KEY: 1}))
+    code, out, err = call(["compose", EXAMPLE, "--config", str(tmp_path / "config.json")])
+    assert code == 2 and leaked(ODD_KEY, out + err) == [] and "config: unknown setting a text of" in err, err
 
 
 # ---------------------------------------------------------------- compose --call-model: hangs and resource use

@@ -157,10 +157,20 @@ def redact_url(url: str) -> str:
     return f"{scheme}{separator}{rest}"
 
 
+# A run in a URL that looks like a key pasted into it (a path segment, a host label): 20 or
+# more letters, digits, "-" and "_" in both cases with a digit, or starting "sk-"; or 32 or
+# more hexadecimal digits (Azure's keys). Host names are lower case and rarely that long.
+_KEY_IN_URL = re.compile(r"sk-[A-Za-z0-9_-]{17,}|(?=[A-Za-z0-9_-]{0,200}[A-Z])(?=[A-Za-z0-9_-]{0,200}[a-z])(?=[A-Za-z0-9_-]{0,200}[0-9])[A-Za-z0-9_-]{20,}|[0-9a-fA-F]{32,}")
+
+
+def _described(found: re.Match) -> str:
+    return f"<{len(found.group())} characters: may be a key>"
+
+
 def _read_url(value: object) -> str:
     if not isinstance(value, str):
         raise Invalid(f"expected an http:// or https:// URL, got {preview(value)}")
-    shown = preview(redact_url(value)) if "://" in value or _HOST_LIKE.fullmatch(value) else _shown(value)
+    shown = preview(_KEY_IN_URL.sub(_described, redact_url(value))) if "://" in value or _HOST_LIKE.fullmatch(value) else _shown(value)
     if not value.isascii() or any(char <= " " or char == "\x7f" for char in value):
         raise Invalid(f"expected a URL of visible ASCII characters (write a non-ASCII host name in its xn-- form), got {shown}")
     try:
@@ -239,7 +249,7 @@ def effective_settings(window: object, config: object, environ: Mapping[str, str
             problems.append(f"config: expected an object, got {preview(config)}")
         else:
             unknown = [key for key in config if key not in DEFAULTS]
-            problems += [f"config: unknown setting {json.dumps(key)} (known: {', '.join(DEFAULTS)})" for key in unknown]
+            problems += [f"config: unknown setting {_shown(key)} (known: {', '.join(DEFAULTS)})" for key in unknown]
             layers.append(("config", {key: value for key, value in config.items() if key in DEFAULTS}))
     for name in sorted(environ):  # a misspelt variable would leave the setting at its default unsaid
         if name.startswith(ENV_PREFIX) and name[len(ENV_PREFIX):] not in _SETTING_NAMES and name not in OTHER_VARIABLES:
