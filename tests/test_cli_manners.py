@@ -396,3 +396,38 @@ def test_line_breaks_in_ids_cannot_forge_lines_of_the_text_report():
     run(["check", "--format", "text"], io.BytesIO(json.dumps(data).encode()), out, io.StringIO())
     assert not any(line.startswith(("ok    FAKE", "C ")) for line in out.getvalue().splitlines())
     assert "Selected A\\r\\nok    FAKE LINE within 5 tokens." in out.getvalue() and "B\\nC" in out.getvalue()
+
+
+# ---------------------------------------------------------------- slow work is never silent
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("argv, slow, what", [
+    (["count", "README.md"], "context_budget._tokenizer.count_tokens", "counting the tokens of"),
+    (["check", "examples/refund-case.json"], "context_budget.cli.check_document", "checking"),
+    (["check", "examples/refund-case.json"], "context_budget.cli.envelope_text", "writing the report"),
+])
+def test_a_slow_step_shows_its_seconds_on_a_terminal_and_wipes_them(monkeypatch, argv, slow, what):
+    """A 67 MB check (12 s) or a 26 MB count (19 s) printed nothing until done; so did a model
+    that kept compose waiting up to its timeout."""
+    module_name, _, name = slow.rpartition(".")
+    module = sys.modules[module_name]
+    real = getattr(module, name)
+
+    def slowly(*args, **kwargs):
+        __import__("time").sleep(1.3)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, slowly)
+    for stderr_class, shown in ((Terminal, True), (io.StringIO, False)):
+        stdout, stderr = Terminal(), stderr_class()
+        code = run(argv, io.BytesIO(), stdout, stderr)
+        assert code in (0, 1) and stdout.getvalue()
+        said = stderr.getvalue()
+        if shown:
+            assert said.startswith(f"\rcontext-budget: {what}") and ": 1 s\x1b[K" in said and said.endswith("\r\x1b[K"), said
+        else:
+            assert said == ""

@@ -167,6 +167,12 @@ def _described(found: re.Match) -> str:
     return f"<{len(found.group())} characters: may be a key>"
 
 
+def shown_url(settings: dict) -> str:
+    """The settings' base URL for a message: no user info, query or key-like run, and never the key."""
+    secrets = [] if settings["api_key"] == DEFAULTS["api_key"] else [settings["api_key"]]
+    return _redact(_KEY_IN_URL.sub(_described, redact_url(settings["base_url"])), secrets)
+
+
 def _read_url(value: object) -> str:
     if not isinstance(value, str):
         raise Invalid(f"expected an http:// or https:// URL, got {preview(value)}")

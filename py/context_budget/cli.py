@@ -301,8 +301,12 @@ def _default_input(stdin: IO, command: str) -> str:
 
 
 def write_json(value: object, stream: IO[str], indent: int | None = None) -> None:
+    stream.write(_json_line(value, stream, indent))
+
+
+def _json_line(value: object, stream: IO[str], indent: int | None = None) -> str:
     # JSON escapes (\u00e9) where the output cannot carry UTF-8 (PYTHONIOENCODING=ascii, a Latin-1 locale).
-    stream.write(to_json(value, indent, ascii_only=not _writes_utf8(stream)) + "\n")
+    return to_json(value, indent, ascii_only=not _writes_utf8(stream)) + "\n"
 
 
 def _writes_utf8(stream: object) -> bool:
@@ -375,11 +379,11 @@ def _check(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO
     except _strict_json.JSONInputError as error:
         envelope = unreadable(error)
     else:
-        envelope = check_document(text)
-    if output == "text":
-        stdout.write(_model.printable(envelope_text(envelope)))  # ids from the input must not drive the terminal
-    else:
-        write_json(envelope, stdout, arguments.indent)
+        with _Ticker(stderr, f"checking {_size(len(data))}"):
+            envelope = check_document(text)
+    with _Ticker(stderr, "writing the report"):  # the text is made first, then written: the ticker is gone by then
+        said = _model.printable(envelope_text(envelope)) if output == "text" else _json_line(envelope, stdout, arguments.indent)
+    stdout.write(said)  # ids from the input must not drive the terminal: printable() above
     return EXIT_PASS if envelope["ok"] else EXIT_FAIL
 
 
@@ -525,7 +529,8 @@ def _compose(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: 
         code = EXIT_FAIL
     elif arguments.call_model or settings["call_model"]:
         try:
-            answer = _model.call_model(report["prompt"], settings)
+            with _Ticker(stderr, f"waiting for the model at {_model.shown_url(settings)} (up to {settings['timeout_seconds']:g} s)"):
+                answer = _model.call_model(report["prompt"], settings)
         except _model.ModelError as error:
             stderr.write(f"context-budget: model call failed: {error}\n")
             said = {"ok": False, "error": f"model call failed: {error}", "result": report}
@@ -606,7 +611,8 @@ def _count(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO
         what = "standard input" if arguments.file == "-" else arguments.file
         raise UsageError(f"cannot read {what}: not UTF-8 text (byte 0x{data[error.start]:02x} at offset {error.start})") from None
     try:
-        tokens = _tokenizer.count_tokens(text, arguments.tokenizer)
+        with _Ticker(stderr, f"counting the tokens of {_size(len(data))}"):
+            tokens = _tokenizer.count_tokens(text, arguments.tokenizer)
     except _tokenizer.TokenizerUnavailable as error:
         stderr.write(f"context-budget: {error}\n")
         return EXIT_FAIL
@@ -693,6 +699,47 @@ class _InPieces:
 
     def __getattr__(self, name: str):  # encoding, isatty, flush, fileno: the stream's own
         return getattr(self._stream, name)
+
+
+class _Ticker:
+    """Slow work is never silent: on a terminal's standard error, once a step has run for a
+    second, "context-budget: WHAT: N s" rewritten in place each second, and wiped when the
+    step ends (before anything else is written). Nothing when standard error is not a terminal."""
+
+    def __init__(self, stderr: IO[str], what: str) -> None:
+        self._stderr, self._what = stderr, what
+        self._thread = None
+        self._shown = False
+
+    def __enter__(self) -> "_Ticker":
+        if _is_terminal(self._stderr):
+            import threading  # here: a pipeline (no terminal) never pays for it
+
+            self._done = threading.Event()
+            self._thread = threading.Thread(target=self._tick, name="context-budget ticker", daemon=True)
+            self._thread.start()
+        return self
+
+    def _tick(self) -> None:
+        import time
+
+        started = time.monotonic()
+        while not self._done.wait(1.0):
+            self._stderr.write(f"\rcontext-budget: {self._what}: {time.monotonic() - started:.0f} s\x1b[K")
+            self._stderr.flush()
+            self._shown = True
+
+    def __exit__(self, *exception: object) -> None:
+        if self._thread is not None:
+            self._done.set()
+            self._thread.join()
+            if self._shown:
+                self._stderr.write("\r\x1b[K")
+                self._stderr.flush()
+
+
+def _size(count: int) -> str:
+    return f"{count / 2**20:,.1f} MiB" if count >= 2**20 else f"{count:,} bytes"
 
 
 class _Unfailing:
