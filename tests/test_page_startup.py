@@ -21,6 +21,7 @@ from test_page import open_page as open_shared_page
 
 SAVED = "[data-testid=snapshot-note][data-state=saved]"
 SAVING = "[data-testid=snapshot-note][data-state=saving]"
+OFFER = "[data-testid=snapshot-note][data-state=offer]"
 CACHE = "context-budget-snapshot"
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,6 +46,12 @@ def reload(page):
     page.wait_for_selector(READY, timeout=LOAD_TIMEOUT)
     page.wait_for_selector(DONE, timeout=LOAD_TIMEOUT)
     return startup(page)["snapshot"]
+
+
+def keep_a_copy(page):
+    """Nothing is stored until the user asks: wait for the offer and take it."""
+    page.wait_for_selector(OFFER, timeout=LOAD_TIMEOUT)
+    page.click("[data-testid=keep-snapshot]")
 
 
 def cached_keys(page):
@@ -104,6 +111,7 @@ def visited(browser, site_url):
     """One browser context for the kept-snapshot tests (the prebuilt one cannot be fetched
     there), after its first visit booted normally and kept a snapshot."""
     context, page, guard, problems = open_page(browser, site_url, prebuilt="block")
+    keep_a_copy(page)
     page.wait_for_selector(SAVED, timeout=LOAD_TIMEOUT)
     yield page, problems
     assert guard.foreign == []
@@ -120,7 +128,7 @@ def test_first_visit_boots_normally_and_keeps_one_snapshot_under_the_sources_has
     assert startup(page)["snapshot"] == "normal"
     # Ready first; only then was the snapshot started (so it cannot have delayed the start).
     states = page.evaluate("window.__states")
-    assert states.index("status:ready") < states.index("snapshot-note:saving") < states.index("snapshot-note:saved")
+    assert states.index("status:ready") < states.index("snapshot-note:offer") < states.index("snapshot-note:saving") < states.index("snapshot-note:saved")
     config = boot_config(site_url)
     key = f"{site_url}snapshot/pyodide-{config['pyodide']['version']}/{config['package']['sources_sha256']}.bin"
     assert cached_keys(page) == [key]
@@ -219,8 +227,28 @@ def test_the_snapshot_can_be_removed_from_the_page(visited):
     page.click("[data-testid=forget-snapshot]")
     expect(page.locator("[data-testid=snapshot-note]")).to_have_attribute("data-state", "cleared")
     assert page.evaluate(f"caches.has({CACHE!r})") is False
-    assert reload(page) == "normal"  # and the next visit starts normally
+    assert reload(page) == "normal"  # and the next visit starts normally, and keeps nothing unasked
+    page.wait_for_selector(OFFER, timeout=LOAD_TIMEOUT)
+    assert page.evaluate(f"caches.has({CACHE!r})") is False
     assert problems == []
+
+
+def test_nothing_is_stored_unless_the_user_asks(browser, site_url):
+    """A site without a prebuilt snapshot had the page keep ~6 MB in Cache Storage unasked."""
+    context, page, guard, problems = open_page(browser, site_url, prebuilt="block")
+    try:
+        assert startup(page)["snapshot"] == "normal"
+        page.wait_for_selector(OFFER, timeout=LOAD_TIMEOUT)
+        expect(page.locator("[data-testid=keep-snapshot]")).to_be_visible()
+        expect(page.locator("[data-testid=forget-snapshot]")).to_be_hidden()
+        check(page, '{"budget": 3, "items": [{"id": "x", "relevance": 1, "tokens": 2}]}')  # the first answer once started the maker
+        page.wait_for_timeout(2500)  # past the old idle delay (1 s)
+        assert page.get_attribute("[data-testid=snapshot-note]", "data-state") == "offer"
+        assert page.evaluate("caches.keys()") == []
+        assert reload(page) == "normal"
+        assert guard.foreign == [] and problems == []
+    finally:
+        context.close()
 
 
 def test_the_page_is_usable_while_the_snapshot_is_made_and_a_reload_then_leaves_nothing(browser, site_url):
@@ -228,6 +256,7 @@ def test_the_page_is_usable_while_the_snapshot_is_made_and_a_reload_then_leaves_
     context, page, guard, problems = open_page(browser, site_url, prebuilt="block", routes=maker.routes)
     try:
         assert startup(page)["snapshot"] == "normal"
+        keep_a_copy(page)
         page.wait_for_selector(SAVING, timeout=LOAD_TIMEOUT)
         check(page, '{"budget": 3, "items": [{"id": "x", "relevance": 1, "tokens": 2}]}')
         expect(page.locator("[data-testid=summary]")).to_have_text("Selected x within 3 tokens.")
@@ -237,6 +266,7 @@ def test_the_page_is_usable_while_the_snapshot_is_made_and_a_reload_then_leaves_
         # Reloaded before the snapshot was stored: nothing half-made is left, the next start is normal.
         assert reload(page) == "normal"
         assert page.evaluate(f"caches.has({CACHE!r})") is False
+        keep_a_copy(page)  # nothing was stored, so the reloaded page asks again
         page.wait_for_selector(SAVING, timeout=LOAD_TIMEOUT)
         maker.release()
         page.wait_for_selector(SAVED, timeout=LOAD_TIMEOUT)
@@ -251,6 +281,7 @@ def test_remove_it_while_the_snapshot_is_made_stops_it_and_keeps_nothing(browser
     maker = HeldMaker()
     context, page, guard, problems = open_page(browser, site_url, prebuilt="block", routes=maker.routes)
     try:
+        keep_a_copy(page)
         page.wait_for_selector(SAVING, timeout=LOAD_TIMEOUT)
         page.click("[data-testid=forget-snapshot]")
         expect(page.locator("[data-testid=snapshot-note]")).to_have_attribute("data-state", "cleared")
@@ -286,6 +317,7 @@ def test_a_damaged_prebuilt_snapshot_means_a_normal_boot_the_same_results_and_a_
     try:
         assert startup(page)["snapshot"] == "normal"
         assert_same_results_as_cpython(page, count=20)
+        keep_a_copy(page)
         page.wait_for_selector(SAVED, timeout=LOAD_TIMEOUT)
         assert reload(page) == "used"  # the kept one comes first from now on
         assert problems == []

@@ -57,17 +57,23 @@ const SNAPSHOT_NOTES = {
   prebuilt: "This start used the site's prebuilt copy; nothing is kept.",
   saving: "Keeping a copy for the next visit…",
   saved: "A copy is kept for the next visit.",
-  cleared: "Removed: the next visit starts from scratch (and keeps a new copy).",
+  cleared: "Removed: nothing is kept; the next visit starts from scratch.",
   none: "No copy is kept.",
+  offer: "Nothing is kept. To start faster next time, this browser can keep a copy of the started checker (a few MB; never your input).",
 };
 
 function noteSnapshot(state) {
   $("snapshot-note").dataset.state = state;
   $("snapshot-note").textContent = SNAPSHOT_NOTES[state] || "";
   $("forget-snapshot").hidden = !["used", "saving", "saved"].includes(state);  // only a kept copy can be removed
+  $("keep-snapshot").hidden = state !== "offer";  // stored only when asked
 }
 
 $("forget-snapshot").addEventListener("click", () => worker.postMessage({ type: "forget-snapshot" }));
+$("keep-snapshot").addEventListener("click", () => {
+  $("keep-snapshot").hidden = true;
+  worker.postMessage({ type: "keep-snapshot" });
+});
 
 function onWorkerMessage(event) {
   const message = event.data;

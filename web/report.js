@@ -40,7 +40,29 @@ export function setSummary(state, pass, text) {
   const summary = $("summary");
   summary.dataset.state = state;
   summary.dataset.pass = pass;
-  summary.textContent = text;
+  const short = shortened(text);
+  summary.textContent = short;
+  if (short !== text) {  // the whole sentence is one press away, never lost
+    const all = el("button", `show all ${text.length.toLocaleString("en")} characters`, "link-button");
+    all.type = "button";
+    all.dataset.testid = "summary-all";
+    all.addEventListener("click", () => { summary.textContent = text; });
+    summary.append(" ", all);
+  }
+}
+
+// A summary names every kept id ("Selected a, b, … within N tokens."): with thousands of items
+// that is a wall of text above the decisions (62,000 px on a phone). Past SUMMARY_SHOWN
+// characters the middle of its list is left out: the first ids, how many more, the last id and
+// the rest of the sentence.
+const SUMMARY_SHOWN = 320;
+export function shortened(text) {
+  if (text.length <= SUMMARY_SHOWN) return text;
+  const head = text.lastIndexOf(", ", 200);
+  const tail = text.lastIndexOf(", ");
+  if (head <= 0 || tail <= head || text.length - tail > 200) return `${text.slice(0, 200)} … ${text.slice(-100)}`;
+  const hidden = text.slice(head + 2, tail).split(", ").length;
+  return `${text.slice(0, head)}, … ${hidden.toLocaleString("en")} more …, ${text.slice(tail + 2)}`;
 }
 
 export function clearReport() {
@@ -73,7 +95,7 @@ export function renderReport(envelope, input) {
   const about = input.about;
   setSummary("done", String(report.pass), report.summary);
   const failedChecks = report.checks.filter((check) => !check.pass).length;
-  $("announce").textContent = `${report.pass ? "Pass" : "Fail"}. ${report.summary} ${report.checks.length - failedChecks} of ${count(report.checks.length, "check")} pass.`;
+  $("announce").textContent = `${report.pass ? "Pass" : "Fail"}. ${shortened(report.summary)} ${report.checks.length - failedChecks} of ${count(report.checks.length, "check")} pass.`;
   renderChecks(report.checks);
   renderErrors(report.errors || [], input.onPath);
   if (mode && Array.isArray(report.trace)) {
@@ -140,10 +162,16 @@ function renderErrors(errors, onPath) {
 // sensible scores distinct.
 const score = (value) => (typeof value === "number" ? String(Number(value.toPrecision(15))) : String(value));
 
+const LISTED = 20;
+
 // `cut` gives the full length of each list report-store.js shortened.
 function renderOptimal(optimal, sensitivity, cut) {
   const parts = [];
-  const list = (ids, path) => ids.join(", ") + (cut[path] ? ` … (${cut[path].toLocaleString("en")} in all)` : "");
+  // At most LISTED ids in a sentence; the items below mark every one of them.
+  const list = (ids, path) => {
+    const total = cut[path] || ids.length;
+    return ids.slice(0, LISTED).join(", ") + (total > LISTED ? ` … (${total.toLocaleString("en")} in all)` : "");
+  };
   if (optimal) {
     if (optimal.exact) {
       const best = list(optimal.selected, "$.optimal.selected") || "nothing";
@@ -334,13 +362,18 @@ function renderPrompt(report, about) {
 }
 
 // ---------------------------------------------------------------- stepping through
+const ID_IN_STEP = 60;
+
 function stepText(step) {
   const text = $("step-text");
   if (step === null) {
     text.textContent = `${count(shown.total, "decision")}. Press Next or Play to go through them one at a time.`;
   } else {
     const row = shown.rows[step - shown.page];
-    text.textContent = `Step ${step + 1} of ${shown.total}: ${reasonText(row, shown.context, "sentence")}`;
+    // A long id is shortened here (the row below shows it whole), so that the panel stuck
+    // above the rows never grows over the decision it explains.
+    const said = typeof row.id === "string" && row.id.length > ID_IN_STEP ? { ...row, id: `${row.id.slice(0, ID_IN_STEP - 13)}…${row.id.slice(-12)}` } : row;
+    text.textContent = `Step ${step + 1} of ${shown.total}: ${reasonText(said, shown.context, "sentence")}`;
   }
   setPair($("step-prev"), step === null || step === 0, $("step-next"), step !== null && step >= shown.total - 1);
 }
@@ -355,13 +388,15 @@ export async function setStep(step, { smooth = true } = {}) {
   const previous = $("items").querySelector("tr[aria-current]");
   if (previous) previous.removeAttribute("aria-current");
   shown.step = step;
-  if (step !== null) {
-    const row = $("items").tBodies[0].rows[step - shown.page];
-    row.setAttribute("aria-current", "step");
-    row.scrollIntoView({ block: "nearest", behavior: smooth ? "smooth" : "auto" });
-  }
   $("items").classList.toggle("stepping", step !== null);
   $("steps-block").classList.toggle("active", step !== null);
   showStep($("budget-block"), step);
   stepText(step);
+  if (step !== null) {
+    const row = $("items").tBodies[0].rows[step - shown.page];
+    row.setAttribute("aria-current", "step");
+    // Clear of the step panel stuck above it, however many lines its sentence takes.
+    row.style.scrollMarginTop = `${$("steps-block").offsetHeight + 12}px`;
+    row.scrollIntoView({ block: "nearest", behavior: smooth ? "smooth" : "auto" });
+  }
 }

@@ -222,10 +222,11 @@ async function readSnapshot(response) {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-// The copy for the next visit, made by a second Pyodide in snapshot-maker.js once this one
-// is ready and idle: the page never waits for it, and can be used while it is made.
-// "Remove it" stops a maker at work (nothing is stored) and none starts again on this visit.
-const keeping = { maker: null, start: null, cancelled: false };
+// The copy for the next visit, made by a second Pyodide in snapshot-maker.js when the user
+// asks (or, once asked, to replace a copy that could not be used, when this one is ready and
+// idle): the page never waits for it, and can be used while it is made. "Remove it" stops a
+// maker at work (nothing is stored) and none starts again on this visit.
+const keeping = { maker: null, start: null, cancelled: false, offer: null };
 
 function keepSnapshotLater(job) {
   const timer = setTimeout(() => keeping.start(), IDLE_MS);
@@ -360,12 +361,18 @@ async function boot() {
   mark("ready");
   markDownloads();
   postMessage({ type: "ready", version, ms: performance.now() - started, snapshot: "normal", steps });
-  if (storage) {
-    keepSnapshotLater({
-      indexURL, bundle, sourcesSha256: config.package.sources_sha256, cacheName: SNAPSHOT_CACHE, key: snapshotKey(config),
-    });
-  } else {
+  if (!storage) {
     postMessage({ type: "snapshot", state: "none" });
+    return;
+  }
+  const job = { indexURL, bundle, sourcesSha256: config.package.sources_sha256, cacheName: SNAPSHOT_CACHE, key: snapshotKey(config) };
+  // Nothing is stored unless the user asks ("Keep a copy"). Once asked, the cache exists until
+  // "Remove it": a copy that could not be used (damaged, stale, for other sources) is replaced.
+  if (await caches.has(SNAPSHOT_CACHE).catch(() => false)) {
+    keepSnapshotLater(job);
+  } else {
+    keeping.offer = job;
+    postMessage({ type: "snapshot", state: "offer" });
   }
 }
 
@@ -430,7 +437,18 @@ async function ensureTokenizers(text) {
 
 onmessage = async (event) => {
   const { type, id, text, key } = event.data;
+  if (type === "keep-snapshot") {  // asked for: made now, on its own thread
+    const job = keeping.offer;
+    keeping.offer = null;
+    if (job && !keeping.maker) {
+      keeping.cancelled = false;
+      keepSnapshotLater(job);
+      keeping.start();
+    }
+    return;
+  }
   if (type === "forget-snapshot") {
+    keeping.offer = null;
     const stopped = stopKeeping();
     const removed = typeof caches !== "undefined" && await caches.delete(SNAPSHOT_CACHE).catch(() => false);
     postMessage({ type: "snapshot", state: removed || stopped ? "cleared" : "none" });
