@@ -376,6 +376,55 @@ def test_large_input_is_shown_a_page_at_a_time(loaded):
     assert problems == []
 
 
+def test_a_long_summary_is_shortened_above_the_decisions_and_shown_whole_on_request(loaded):
+    """5,000 kept items: the summary named every id, 62,000 px tall on a phone, with the checks
+    and the steps below it; the screen reader's region got all 58,000 characters too."""
+    page, _, problems = loaded
+    page.set_viewport_size(SIZES["phone"])
+    items = [{"id": f"item-{i:05d}", "relevance": (i * 7919) % 1000, "tokens": 1 + (i * 31) % 40} for i in range(5_000)]
+    text = json.dumps({"budget": 100_000, "items": items})
+    expected = json.loads(check_text(text))["result"]
+    check(page, text)
+    summary = page.locator("[data-testid=summary]")
+    shown = summary.inner_text()
+    assert len(expected["summary"]) > 50_000 and len(shown) < 420, len(shown)
+    kept = expected["selected"]
+    assert shown.startswith(f"Selected {kept[0]}, {kept[1]}") and f"{len(kept) - 1 - shown.count(', item')} more" not in shown
+    assert f", {kept[-1]} within 100000 tokens." in shown and f"more …, {kept[-1]}" in shown
+    assert len(page.inner_text("#announce")) < 500
+    assert page.locator("#steps-block").bounding_box()["y"] < 3 * 844  # the decisions are near the top
+    optimal = page.inner_text("#optimal-block")
+    assert optimal.count("item-") <= 20
+    page.click("[data-testid=summary-all]")
+    expect(summary).to_have_text(expected["summary"])
+    check(page, '{"budget": 0, "items": []}')
+    assert problems == []
+
+
+def test_a_long_id_is_shortened_in_the_step_sentence_and_the_row_stays_in_view(loaded):
+    """2,000-character ids made the sticky step panel taller than the phone's screen, over the row it explains."""
+    page, _, problems = loaded
+    page.set_viewport_size(SIZES["phone"])
+    long_a, long_b = "B" * 2000 + "1", "B" * 2000 + "2"
+    check(page, json.dumps({"budget": 10, "items": [{"id": long_a, "relevance": 3, "tokens": 4}, {"id": long_b, "relevance": 2, "tokens": 8},
+                                                    {"id": "short", "relevance": 1, "tokens": 3}]}))
+    for step in range(2):
+        page.click("[data-testid=step-next]")
+        said = page.locator("[data-testid=step-text]")
+        expect(said).to_contain_text(f"Step {step + 1} of 3")
+        assert "…" in said.inner_text() and len(said.inner_text()) < 300
+        current = page.locator("[data-testid=items] tbody tr[aria-current=step]")
+        expect(current).to_have_attribute("data-id", [long_a, long_b][step])
+        page.wait_for_timeout(800)  # the smooth scroll
+        panel_bottom, panel_height, row_top = page.evaluate("""() => {
+            const panel = document.getElementById('steps-block').getBoundingClientRect();
+            return [panel.bottom, panel.height, document.querySelector('#items tbody tr[aria-current=step]').getBoundingClientRect().top]; }""")
+        assert panel_height <= 0.4 * 844 + 1
+        assert panel_bottom - 1 <= row_top < 844, (panel_bottom, row_top)  # in view, not under the panel
+    check(page, '{"budget": 0, "items": []}')
+    assert problems == []
+
+
 def test_share_link_over_the_limit_is_refused(loaded):
     page, _, problems = loaded
     text = json.dumps({"budget": 1, "items": [{"id": "x" * 1_600_000, "relevance": 1, "tokens": 1}]})
