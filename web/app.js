@@ -215,7 +215,7 @@ function windowOf(text) {
 
 async function runCheck() {
   const runId = ++latestRun;
-  const text = $("input").value;
+  const text = sliderText ?? $("input").value;
   setSummary("running", "", ready ? "Checking…" : "Waiting for the runtime…");
   setBusy(true);
   stopPlay();
@@ -327,19 +327,44 @@ function updateSlider(report, text, about = {}) {
   slider.value = String(value);
 }
 
+// A large input is not rewritten in the editor at every step of the slider: replacing a
+// textarea's text makes the browser lay all of it out again (1.3 s for 1.7 MB), which froze
+// the page per step. Its text with the slider's number is checked at once and put in the
+// editor when the slider has been still for a moment.
+const LARGE_EDIT = 200_000;
+let sliderText = null;
+let sliderTimer = null;
+
+function settleSlider() {
+  clearTimeout(sliderTimer);
+  if (sliderText === null) return;
+  const text = sliderText;
+  sliderText = null;
+  setInput(text);
+}
+
 $("budget-slider").addEventListener("input", () => {
   const report = shown.report;
   const mode = report && MODES[report.mode];
   if (!mode) return;
-  const text = editor.withNumber($("input").value, mode.slider.path, $("budget-slider").value);
+  const text = editor.withNumber(sliderText ?? $("input").value, mode.slider.path, $("budget-slider").value);
   if (text === null) return;
   sliderMoving = true;
-  setInput(text);
+  if (text.length > LARGE_EDIT) {
+    sliderText = text;
+    clearTimeout(sliderTimer);
+    sliderTimer = setTimeout(settleSlider, 800);
+  } else {
+    setInput(text);
+  }
   $("slider-value").textContent = $("budget-slider").value;
   markEdited();
-  scheduleCheck(text.length > 200_000 ? DEBOUNCE_MS : 20);
+  scheduleCheck(text.length > LARGE_EDIT ? DEBOUNCE_MS : 20);
 });
 $("budget-slider").addEventListener("change", () => { sliderMoving = false; });
+for (const kind of ["pointerdown", "keydown"]) {  // anything done elsewhere sees the slider's number in the editor first
+  document.addEventListener(kind, (event) => { if (event.target !== $("budget-slider")) settleSlider(); }, true);
+}
 
 // ---------------------------------------------------------------- stepping through
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
