@@ -132,3 +132,15 @@ def test_integral_floats_count_as_integers_and_are_reported_as_integers():
     report = evaluate({"budget": 7.0, "items": [{"id": "a", "relevance": 1, "tokens": 4.0}]})
     assert report["budget"] == 7 and type(report["budget"]) is int
     assert type(report["trace"][0]["tokens"]) is int
+
+
+def test_messages_show_other_scripts_as_written_and_what_cannot_be_seen_as_escapes():
+    """Every non-ASCII character was a JSON escape: "\\u00e9lev\\u00e9", a CJK id unreadable."""
+    report = evaluate({"budget": 7, "items": [{"id": "東京", "relevance": "élevé", "tokens": 1}, {"id": "東京", "relevance": 1, "tokens": 1},
+                                              {"id": "c", "relevance": "\ud800", "tokens": "a\u00a0b\u202e\u200b\u3000"}]})
+    messages = {error["path"]: error["message"] for error in report["errors"]}
+    assert messages["$.items[0].relevance"] == 'expected a number, got "élevé"'
+    assert messages["$.items[1].id"] == 'duplicate id "東京" (first used at $.items[0])'
+    assert messages["$.items[2].relevance"] == 'expected a number, got "\\ud800"'  # an unpaired surrogate
+    # a no-break space, a direction override, a zero-width space and an ideographic space: escapes
+    assert messages["$.items[2].tokens"] == 'expected an integer from 0 to 2^53-1, got "a\\u00a0b\\u202e\\u200b\\u3000"'

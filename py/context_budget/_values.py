@@ -54,9 +54,20 @@ def child_path(path: str, key: str | int) -> str:
     return f"{path}[{json_text(key)}]"
 
 
+# Escaped in a message: what a reader could not see or tell apart from something else (control
+# characters, every space but U+0020, zero-width and direction marks, variation selectors,
+# private use, unpaired surrogates, tags). A fixed list, not unicodedata: CPython 3.11 and the
+# page's Python 3.14 know different Unicode versions, and a message must read the same in both.
+_HIDDEN = re.compile(
+    "[\x7f-\xa0\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2000-\u200f\u2028-\u202f\u205f-\u206f"
+    "\u3000\u3164\ud800-\udfff\ue000-\uf8ff\ufe00-\ufe0f\ufeff\uffa0\ufff0-\uffff\U000e0000-\U000e0fff\U000f0000-\U0010ffff]"
+)
+
+
 def json_text(value: str) -> str:
-    """A string as a JSON literal, safe for any Python string (lone surrogates too)."""
-    return json.dumps(value, ensure_ascii=True)
+    """A string as a JSON literal for a message: other scripts as they are written ("élevé",
+    "東京"), anything a reader could not see as a JSON escape; safe for any Python string."""
+    return _HIDDEN.sub(lambda found: json.dumps(found.group())[1:-1], json.dumps(value, ensure_ascii=False))
 
 
 def preview(value: object, limit: int = 60) -> str:
