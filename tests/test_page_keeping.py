@@ -58,6 +58,34 @@ def test_an_example_over_the_users_input_says_so_and_can_put_it_back(page):
     assert page.input_value("[data-testid=input]") == OWN.replace("MINE", "EDITED")
 
 
+def test_the_offer_to_put_it_back_outlives_the_pages_own_changes_and_the_menu_can_take_it(page):
+    """Moving the slider or pressing Format dropped "Put it back" (the user's text was then lost),
+    and choosing "Your own input" in the menu did nothing."""
+    check(page, OWN)
+    page.eval_on_selector("[data-testid=summary]", "node => { node.dataset.state = 'stale'; }")
+    page.select_option("[data-testid=example]", "0")
+    page.wait_for_selector(DONE)
+    expect(page.locator("[data-testid=restore-input]")).to_be_visible()
+    page.locator("[data-testid=budget-slider]").fill("9")
+    page.click("#format")
+    expect(page.locator("[data-testid=restore-input]")).to_be_visible()
+    page.eval_on_selector("[data-testid=summary]", "node => { node.dataset.state = 'stale'; }")
+    page.select_option("[data-testid=example]", "")  # "Your own input"
+    page.wait_for_selector(DONE)
+    assert page.input_value("[data-testid=input]") == OWN
+    expect(page.locator("[data-testid=summary]")).to_have_text("Selected MINE within 3 tokens.")
+    expect(page.locator("[data-testid=restore-input]")).to_have_count(0)
+    # With nothing to put back, "Your own input" makes the example in the editor the user's own.
+    page.eval_on_selector("[data-testid=summary]", "node => { node.dataset.state = 'stale'; }")
+    page.select_option("[data-testid=example]", "0")
+    page.wait_for_selector(DONE)
+    page.fill("[data-testid=input]", page.input_value("[data-testid=input]"))  # typed over: the offer goes
+    expect(page.locator("[data-testid=restore-input]")).to_have_count(0)
+    page.select_option("[data-testid=example]", "")
+    expect(page.locator("#example-description")).to_be_hidden()
+    assert page.input_value("[data-testid=example]") == ""
+
+
 def test_an_example_that_cannot_be_fetched_changes_nothing(page, loaded):
     """Offline after loading: the menu showed the new example, the editor kept the old text,
     and the page threw "Failed to fetch"."""

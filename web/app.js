@@ -259,6 +259,7 @@ function scheduleCheck(delay = DEBOUNCE_MS) {
 
 let debounceTimer = null;
 $("input").addEventListener("input", () => {
+  replacedOwn = null;  // edited over: "Put it back" would now lose these edits
   typed += 1;
   markEdited();
   inputChanged();
@@ -428,6 +429,7 @@ function setInput(text) {
 
 function inputChanged() {
   $("share-note").textContent = "";  // "Report copied." and the like are about an earlier input
+  if (replacedOwn !== null) offerRestore(replacedOwn);  // but the page's own changes (slider, Format) keep the offer
   window.dispatchEvent(new Event("context-budget:input"));
 }
 
@@ -501,22 +503,31 @@ function offerRestore(own) {
   button.type = "button";
   button.dataset.testid = "restore-input";
   button.textContent = "Put it back";
-  button.addEventListener("click", () => {
-    replacedOwn = null;
-    setInput(own);
-    typedAtExample = -1;  // the user's own again
-    exampleText = null;
-    exampleShown = "";
-    $("example").value = "";
-    $("example-description").textContent = "";
-    $("example-description").hidden = true;
-    runCheck();
-  });
+  button.addEventListener("click", () => putBack(own));
   note.replaceChildren("The example replaced your input. ", button);
+}
+
+function putBack(own) {
+  replacedOwn = null;
+  setInput(own);
+  makeOwn();
+  runCheck();
+}
+
+// What the editor holds is the user's own from now on: no example's description, the menu says so.
+function makeOwn() {
+  typedAtExample = -1;
+  exampleText = null;
+  exampleShown = "";
+  $("example").value = "";
+  $("example-description").textContent = "";
+  $("example-description").hidden = true;
 }
 
 $("example").addEventListener("change", (event) => {
   if (event.target.value !== "") showExample(Number(event.target.value));
+  else if (replacedOwn !== null) putBack(replacedOwn);  // "Your own input": the text an example replaced
+  else makeOwn();  // the example in the editor becomes the user's to edit
 });
 
 // ---------------------------------------------------------------- sharing and saving
