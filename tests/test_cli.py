@@ -44,7 +44,7 @@ def test_check_invalid_input_prints_error_envelope_and_exits_1():
         ('{"budget": NaN}', "NaN is not a JSON number at line 1 column 12"),
         ('{"budget": -Infinity}', "Infinity is not a JSON number at line 1 column 12"),
         ('{"budget": 1,,}', "invalid JSON: expected an object key in double quotes at line 1 column 14"),
-        ("", "invalid JSON: unexpected end of input at line 1 column 1"),
+        ("", "invalid JSON: the input holds no JSON value (it is empty or only whitespace) at line 1 column 1"),
         ("[" * 100_000, "JSON nests arrays and objects more than 512 levels deep at line 1 column 513"),
         ('{"s": "[[\\"[",\n "x": ' + "[" * 600, "JSON nests arrays and objects more than 512 levels deep at line 2 column 518"),  # the object is level 1
         ("[" * 512 + "]" * 512, None),

@@ -233,3 +233,26 @@ def test_quick_choices_end_on_the_last_one_and_the_slider_keeps_what_can_be_put_
     expect(page.locator("[data-testid=restore-input]")).to_be_visible()
     page.click("[data-testid=restore-input]")
     assert page.input_value("[data-testid=input]") == OWN
+
+
+def test_share_links_say_what_is_wrong_and_never_outlive_the_input_they_hold(page):
+    """A hand-mangled link was ignored without a word; an input with half an emoji got
+    "URI malformed"; after Copy share link the address bar kept the old input through later
+    edits, so a reload silently brought that back."""
+    check(page, OWN)
+    page.evaluate("() => { window.location.hash = '#length=abc&input=x'; }")
+    expect(page.locator("#share-note")).to_contain_text("not a share link this page can read")
+    assert page.input_value("[data-testid=input]") == OWN  # the editor keeps what it holds
+    page.evaluate("() => history.replaceState(null, '', location.pathname)")
+    page.evaluate("""() => { const input = document.getElementById('input');
+        input.value = '{"budget": 3,\\n "items": [], "x": "a\\uDC00"}'; input.dispatchEvent(new Event('input')); }""")
+    page.click("#share")
+    expect(page.locator("#share-note")).to_contain_text("half of a character (an unpaired surrogate) at line 2, column 22")
+    check(page, OWN)
+    page.click("#share")
+    expect(page.locator("#share-note")).to_contain_text("Share link")  # copied, or in the address bar
+    assert page.evaluate("location.hash").startswith("#length=")
+    page.locator("[data-testid=input]").press("End")
+    page.keyboard.type(" ")
+    expect(page).not_to_have_url(__import__("re").compile("#length="))
+    page.evaluate("() => history.replaceState(null, '', location.pathname)")

@@ -429,6 +429,10 @@ function setInput(text) {
 
 function inputChanged() {
   $("share-note").textContent = "";  // "Report copied." and the like are about an earlier input
+  // A share link in the address bar is about an earlier input: a reload would bring that back.
+  if (/^#(?:length|input)=/.test(window.location.hash) && $("input").value !== addressText) {
+    history.replaceState(null, "", window.location.pathname + window.location.search);
+  }
   if (replacedOwn !== null) offerRestore(replacedOwn);  // but the page's own changes (slider, Format) keep the offer
   window.dispatchEvent(new Event("context-budget:input"));
 }
@@ -548,7 +552,17 @@ $("share").addEventListener("click", async () => {
   try {
     link = shareLink();
   } catch (error) {
-    $("share-note").textContent = `This input cannot be put in a link: ${error.message}`;
+    // encodeURIComponent refuses only an unpaired surrogate (half of an emoji, say): say where.
+    const text = $("input").value;
+    const at = text.search(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+    if (at >= 0) {
+      const before = text.slice(0, at);
+      const line = before.split("\n").length;
+      const column = [...before.slice(before.lastIndexOf("\n") + 1)].length + 1;
+      $("share-note").textContent = `This input cannot be put in a link: it holds half of a character (an unpaired surrogate) at line ${line}, column ${column}. Remove it, or use “Download input”.`;
+    } else {
+      $("share-note").textContent = `This input cannot be put in a link: ${error.message}`;
+    }
     return;
   }
   if (link.length > SHARE_LIMIT) {
@@ -557,6 +571,7 @@ $("share").addEventListener("click", async () => {
     return;
   }
   history.replaceState(null, "", link);
+  addressText = $("input").value;
   try {
     await navigator.clipboard.writeText(link);
     $("share-note").textContent = "Share link copied; the input travels in the link itself and is not sent anywhere.";
@@ -593,7 +608,13 @@ $("download-input").addEventListener("click", () => download($("input").value, "
 // character cannot be decoded; one cut between characters holds fewer than its N.
 function inputFromLink(instead = "showing an example instead") {
   const match = /^#(?:length=(\d+)&)?input=(.*)$/s.exec(window.location.hash);
-  if (!match) return null;
+  if (!match) {
+    // A hash that starts like a share link but is not one (edited by hand, mangled in a chat) is said, not ignored.
+    if (/^#(?:length|input)=/.test(window.location.hash)) {
+      $("share-note").textContent = `The link is not a share link this page can read (it should end in #length=N&input=…); ${instead}.`;
+    }
+    return null;
+  }
   let text;
   try {
     text = decodeURIComponent(match[2]);
@@ -615,9 +636,12 @@ function inputFromLink(instead = "showing an example instead") {
   return text;
 }
 let linkNote = "";
+let linkedText = null;  // the input a link put in the editor (replaced by another link, unlike the user's edits)
+let addressText = null;  // the input the address bar's share link holds
 
 // A link's input in the editor, as the user's own (typing is too), with what the link said about it.
 function setLinkedInput(text) {
+  linkedText = addressText = text;
   setInput(text);
   typedAtExample = -1;
   $("share-note").textContent = linkNote;
@@ -640,7 +664,6 @@ if (shared !== null) {
 runCheck();
 // A share link opened in a tab that already shows the page changes only the hash: load it too.
 // Never over the user's own edits: only an input the page itself put there (an example, a link) is replaced.
-let linkedText = shared;
 window.addEventListener("hashchange", () => {
   const linked = inputFromLink("the editor keeps what it holds");
   if (linked === null || linked === $("input").value) return;
@@ -650,7 +673,6 @@ window.addEventListener("hashchange", () => {
     return;
   }
   setLinkedInput(linked);
-  linkedText = linked;
   markEdited();
   runCheck();
 });

@@ -147,7 +147,7 @@ export const HEADINGS = {
   id: "id",
   remaining_before: "left before it ({unit}s)",
   units_with: "prompt with it ({unit}s)",
-  tokens: "needs (tokens)",
+  tokens: "needs ({unit}s)",
   cost: "needs ({unit}s)",
   observed_at: "observed at",
   estimated: "estimated count",

@@ -146,7 +146,9 @@ def first_syntax_error(text: str) -> tuple[str | None, int]:
         while index < end and text[index] in " \t\n\r":
             index += 1
         if index == end:
-            return (None, 0) if expect == "end" else ("unexpected end of input", index)
+            if expect == "end":
+                return None, 0
+            return ("unexpected end of input" if stack or expect != "value" else "the input holds no JSON value (it is empty or only whitespace)"), index
         char = text[index]
         if expect == "end":
             return "extra data after the JSON value", index
