@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from conftest import FIXTURES
 
-from test_page import DONE, loaded  # noqa: F401 (the module's one loaded page, a fixture)
+from test_page import DONE, loaded, open_page  # noqa: F401 (loaded: the module's one loaded page, a fixture)
 
 OWN = '{"budget": 3, "items": [{"id": "MINE", "relevance": 1, "tokens": 2}]}'
 
@@ -86,24 +86,39 @@ def test_the_offer_to_put_it_back_outlives_the_pages_own_changes_and_the_menu_ca
     assert page.input_value("[data-testid=example]") == ""
 
 
-def test_an_example_that_cannot_be_fetched_changes_nothing(page, loaded):
-    """Offline after loading: the menu showed the new example, the editor kept the old text,
-    and the page threw "Failed to fetch"."""
-    problems = loaded[2]
-    check(page, OWN)
-    page.context.route("**/fixtures/**", lambda route: route.abort())
-    page.context.route("**/templates/**", lambda route: route.abort())
+def test_an_example_that_cannot_be_fetched_changes_nothing(browser, site_url):
+    """The server refuses the examples (they are fetched once the page is ready): the menu
+    showed the new example, the editor kept the old text, and the page threw "Failed to fetch"."""
+    refuse = [(pattern, lambda route: route.abort()) for pattern in ("**/fixtures/**", "**/templates/**")]
+    context, page, guard, problems = open_page(browser, site_url, routes=refuse)
     try:
+        check(page, OWN)
         page.select_option("[data-testid=example]", "1")
         expect(page.locator("#share-note")).to_contain_text("The example could not be loaded")
         expect(page.locator("#share-note")).to_contain_text("Your input is unchanged.")
         assert page.input_value("[data-testid=example]") == ""
         assert page.input_value("[data-testid=input]") == OWN
+        # Chromium's own lines for the refused requests; the page itself threw nothing.
+        assert [problem for problem in problems if problem != "Failed to load resource: net::ERR_FAILED"] == []
+        assert guard.foreign == []
     finally:
-        page.context.unroute("**/fixtures/**")
-        page.context.unroute("**/templates/**")
-    # Chromium's own line for the refused request; the page itself threw nothing.
-    problems[:] = [problem for problem in problems if problem != "Failed to load resource: net::ERR_FAILED"]
+        context.close()
+
+
+def test_the_examples_still_load_when_the_connection_goes_away(page, loaded):
+    """Offline after loading, only the examples already chosen could be shown: each was fetched when chosen."""
+    check(page, OWN)
+    page.context.set_offline(True)
+    try:
+        for index in ("3", "1"):
+            page.eval_on_selector("[data-testid=summary]", "node => { node.dataset.state = 'stale'; }")
+            page.select_option("[data-testid=example]", index)
+            page.wait_for_selector(DONE)
+            assert page.input_value("[data-testid=input]") != OWN
+            expect(page.locator("#share-note")).not_to_contain_text("could not be loaded")
+    finally:
+        page.context.set_offline(False)
+    check(page, OWN)
 
 
 def test_focus_stays_in_the_step_buttons_at_either_end(page):

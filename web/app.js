@@ -92,6 +92,7 @@ function onWorkerMessage(event) {
   } else if (message.type === "ready") {
     clearTimeout(loadTimer);
     ready = true;
+    prefetchExamples();
     setProgress("done", 1, 1);
     if (message.snapshot !== "normal") noteSnapshot(message.snapshot);  // after a normal start, "snapshot" messages say
     readyText = `Ready: context_budget ${message.version}, loaded in ${(message.ms / 1000).toFixed(1)} s.`;
@@ -458,7 +459,31 @@ async function loadExamples() {
   menu.append(groups.fixture, groups.template);
 }
 
+// Once the page is ready (not while Python's files download) and the menu is filled.
+let prefetched = false;
+function prefetchExamples() {
+  if (prefetched || !ready || !examples.length) return;
+  prefetched = true;
+  for (const example of examples) fetchExample(example).catch(() => {});
+}
+
 let exampleLoads = 0;  // each choice's ticket: the newest one wins (arrow keys choose several at once)
+
+// Each example's text, fetched once. All of them (a few KB each) are fetched once the page is
+// ready, so that the menu still works when the connection goes away later ("runs offline").
+const exampleTexts = new Map();
+function fetchExample(example) {
+  const url = example.template || `fixtures/${example.fixture}`;
+  if (!exampleTexts.has(url)) {
+    const loading = fetch(url).then((response) => {
+      if (!response.ok) throw new Error(`the server answered ${response.status}`);
+      return response.text();
+    });
+    loading.catch(() => exampleTexts.delete(url));  // a failed fetch is tried again next time
+    exampleTexts.set(url, loading);
+  }
+  return exampleTexts.get(url);
+}
 
 async function showExample(index) {
   const example = examples[index];
@@ -474,9 +499,7 @@ async function showExample(index) {
   };
   let text;
   try {
-    const response = await fetch(example.template || `fixtures/${example.fixture}`);
-    if (!response.ok) throw new Error(`the server answered ${response.status}`);
-    text = await response.text();
+    text = await fetchExample(example);
   } catch (error) {  // offline, say: the menu goes back to what the editor holds, which is unchanged
     if (ticket !== exampleLoads) return;
     $("example").value = exampleShown;
@@ -677,4 +700,5 @@ window.addEventListener("hashchange", () => {
   runCheck();
 });
 await loadExamples();
+prefetchExamples();
 if (exampleText !== null && $("input").value === exampleText) $("example").value = exampleShown = "0";
