@@ -172,6 +172,20 @@ def test_text_shows_summary_amounts_checks_and_every_decision():
     assert "best possible relevance: 16 (A, C); this selection: 16" in out
 
 
+def test_text_shortens_a_summary_that_names_thousands_of_ids_as_the_page_does():
+    items = [{"id": f"item-{i:05d}", "relevance": i % 97, "tokens": 1 + i % 40} for i in range(5_000)]
+    code, out, _ = call(["check", "--format", "text"], json.dumps({"budget": 100_000, "items": items}).encode())
+    first = out.splitlines()[0]
+    from context_budget import evaluate
+
+    kept = evaluate({"budget": 100_000, "items": items})["selected"]
+    assert code == 0 and len(first) < 330, len(first)
+    shown = first.count("item-")
+    assert first.startswith(f"PASS  Selected {kept[0]}, {kept[1]}, ") and f", … {len(kept) - shown:,} more …, {kept[-1]} within 100000 tokens." in first
+    assert evaluate({"budget": 7, "items": [{"id": "A", "relevance": 1, "tokens": 2}]})["summary"] in call(
+        ["check", "--format", "text"], b'{"budget": 7, "items": [{"id": "A", "relevance": 1, "tokens": 2}]}')[1]  # short ones whole
+
+
 def test_text_says_why_sums_past_the_float_range_are_missing():
     """It printed Python's None: "at most None; this selection: None"."""
     items = [{"id": name, "relevance": 1e308, "tokens": 1} for name in "abc"]

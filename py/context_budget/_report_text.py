@@ -45,8 +45,24 @@ def _joined(lines: list[str]) -> str:
     return "".join(_one_line(line) + "\n" for line in lines)
 
 
+# A summary names every kept id: past this many characters the middle of its list is left
+# out (the first ids, how many more, the last id and the rest of the sentence), as the page does.
+SUMMARY_SHOWN = 320
+
+
+def shortened(summary: str) -> str:
+    if len(summary) <= SUMMARY_SHOWN:
+        return summary
+    head = summary.rfind(", ", 0, 202)  # starting at index 200 at the latest, as the page's lastIndexOf(", ", 200)
+    tail = summary.rfind(", ")
+    if head <= 0 or tail <= head or len(summary) - tail > 200:
+        return f"{summary[:200]} … {summary[-100:]}"
+    hidden = summary[head + 2:tail].count(", ") + 1
+    return f"{summary[:head]}, … {hidden:,} more …, {summary[tail + 2:]}"
+
+
 def report_text(report: dict) -> str:
-    lines = [f"{'PASS' if report['pass'] else 'FAIL'}  {report['summary']}"]
+    lines = [f"{'PASS' if report['pass'] else 'FAIL'}  {shortened(report['summary'])}"]
     mode = report.get("mode")
     if "errors" in report:
         count = len(report["errors"])
