@@ -420,6 +420,7 @@ class Terminal(io.StringIO):
 
 
 @pytest.mark.parametrize("argv, slow, what", [
+    (["compose", "examples/refund-case.json", "--call-model"], "context_budget._model.call_model", "waiting for the model at http://localhost:12"),
     (["count", "README.md"], "context_budget._tokenizer.count_tokens", "counting the tokens of"),
     (["check", "examples/refund-case.json"], "context_budget.cli.check_document", "checking"),
     (["check", "examples/refund-case.json"], "context_budget.cli.envelope_text", "writing the report"),
@@ -433,7 +434,7 @@ def test_a_slow_step_shows_its_seconds_on_a_terminal_and_wipes_them(monkeypatch,
 
     def slowly(*args, **kwargs):
         __import__("time").sleep(1.3)
-        return real(*args, **kwargs)
+        return "The answer." if name == "call_model" else real(*args, **kwargs)  # no model server here
 
     monkeypatch.setattr(module, name, slowly)
     for stderr_class, shown in ((Terminal, True), (io.StringIO, False)):
@@ -442,6 +443,8 @@ def test_a_slow_step_shows_its_seconds_on_a_terminal_and_wipes_them(monkeypatch,
         assert code in (0, 1) and stdout.getvalue()
         said = stderr.getvalue()
         if shown:
-            assert said.startswith(f"\rcontext-budget: {what}") and ": 1 s\x1b[K" in said and said.endswith("\r\x1b[K"), said
+            assert said.startswith(f"\rcontext-budget: {what}") and ": 1 s" in said and "\x1b" not in said, said
+            last = said.rstrip("\r").rsplit("\r", 2)
+            assert said.endswith("\r") and set(last[-1]) == {" "} and len(last[-1]) == len(last[-2]), said  # wiped with spaces
         else:
             assert said == ""

@@ -120,9 +120,9 @@ def test_the_inputs_window_is_validated_like_any_setting(tmp_path, window, expec
 
 
 @pytest.mark.parametrize("window, config, expected", [
-    ({"context_tokens": "1000"}, None, '$.window.context_tokens: expected an integer from 0 to 2^53-1, got "1000" (a JSON text: write it without the quotes)'),
+    ({"context_tokens": "1000"}, None, '$.window.context_tokens: expected an integer from 0 to 2^53-1, got "1000" (a JSON text: write the number without quotes)'),
     ({"context_tokens": " 1000 "}, None, '$.window.context_tokens: expected an integer'),
-    ({}, {"call_model": "yes"}, 'config: call_model: expected true or false, got "yes" (a JSON text: write it without the quotes)'),
+    ({}, {"call_model": "yes"}, 'config: call_model: expected true or false, got "yes" (a JSON text: write true, without quotes)'),
     ({}, {"temperature": "0.5"}, 'config: temperature: expected a number from 0 to 2, got "0.5" (a JSON'),
     ({}, {"fixed_prompt_tokens": "  200\n"}, 'config: fixed_prompt_tokens: expected an integer'),
     ({}, {"timeout_seconds": "hot"}, 'config: timeout_seconds: expected a number from 0.001 to 3600, got "hot"'),

@@ -126,10 +126,12 @@ def test_files_an_earlier_build_wrote_are_removed_only_if_unchanged(tmp_path, sm
 @pytest.mark.parametrize("stop", [KeyboardInterrupt, lambda: OSError(28, "No space left on device")])
 @pytest.mark.parametrize("earlier", [False, True])
 @pytest.mark.parametrize("written", [0, 2, 5])
-def test_a_build_cut_short_is_finished_by_the_next(monkeypatch, tmp_path, small_root, stop, earlier, written):
+@pytest.mark.parametrize("changed", [False, True])
+def test_a_build_cut_short_is_finished_by_the_next(monkeypatch, tmp_path, small_root, stop, earlier, written, changed):
     """A build stopped by Ctrl+C or a full disk left files and no manifest: the rerun said the
     folder "holds no earlier site of this tool" and asked for --force. Cut after `written` files,
-    into an empty folder or over an earlier site (with a file the new one drops)."""
+    into an empty folder or over an earlier site (with a file the new one drops); the next build
+    from the same sources or from changed ones."""
     site = tmp_path / "site"
     (small_root / "web" / "dropped.js").write_text("// old")
     if earlier:
@@ -149,6 +151,9 @@ def test_a_build_cut_short_is_finished_by_the_next(monkeypatch, tmp_path, small_
     with pytest.raises((KeyboardInterrupt, _site.TargetError)):
         _site.build_site(site, small_root)
     monkeypatch.setattr(_site, "_replace_file", replace)
+    if changed:
+        (small_root / "web" / "index.html").write_text("<!doctype html>v3")
+        (small_root / "web" / "app.js").write_text("// app v3")
     _site.build_site(site, small_root)  # no --force needed
     clean = tmp_path / "clean"
     _site.build_site(clean, small_root)
@@ -348,6 +353,24 @@ def test_a_key_like_run_in_a_url_is_described_but_a_long_host_name_is_shown():
     host = "http://my-resource-name-eastus.openai.azure.com:0/v1"
     code, _, err = call(["compose", EXAMPLE], environ={"CONTEXT_BUDGET_BASE_URL": host})
     assert code == 2 and f'got "{host}"' in err  # a long lower-case label is a host, shown as typed
+
+
+def test_a_key_like_run_in_the_url_stays_hidden_in_model_call_errors_and_a_placeholder_key_hides_nothing():
+    run_in_path = "AbCdEfGhIjKlMnOpQrStUvWx0123"
+    code, out, err = call(["compose", EXAMPLE, "--call-model", "--json"], environ={"CONTEXT_BUDGET_BASE_URL": f"http://127.0.0.1:9/v1/{run_in_path}"})
+    assert code == 1 and run_in_path not in out + err and "cannot reach http://127.0.0.1:9/v1/<28 characters: may be a key>/chat/completions" in err, err
+    # "ollama" or "local" as api_key is a placeholder: it once cut words out of the address ("[redacted]host")
+    code, _, err = call(["compose", EXAMPLE, "--call-model"], environ={"CONTEXT_BUDGET_BASE_URL": "http://localhost:9/v1", "CONTEXT_BUDGET_API_KEY": "local"})
+    assert code == 1 and "cannot reach http://localhost:9/v1/chat/completions" in err and "[redacted]" not in err, err
+
+
+def test_names_of_settings_and_variables_are_shown_unless_they_hold_a_key(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps({"reserved_output_token": 1}))
+    code, _, err = call(["compose", EXAMPLE, "--config", str(tmp_path / "config.json")])
+    assert code == 2 and 'config: unknown setting "reserved_output_token" (did you mean "reserved_output_tokens"?)' in err, err
+    name = "CONTEXT_BUDGET_API_KEYsk_proj_AbCdEf0123456789xyzXYZ"
+    code, _, err = call(["compose", EXAMPLE], environ={name: "1"})
+    assert code == 2 and "AbCdEf0123" not in err and "CONTEXT_BUDGET_<37 characters: may be a key>: no such setting" in err, err
 
 
 def test_an_unknown_config_key_that_may_be_a_key_is_not_shown(tmp_path):

@@ -271,3 +271,25 @@ def test_share_links_say_what_is_wrong_and_never_outlive_the_input_they_hold(pag
     page.keyboard.type(" ")
     expect(page).not_to_have_url(__import__("re").compile("#length="))
     page.evaluate("() => history.replaceState(null, '', location.pathname)")
+
+
+def test_a_link_in_the_address_bar_stays_while_it_is_what_the_editor_holds_or_was_refused(page):
+    """A link whose input has CRLF line ends was dropped from the address bar at once (the
+    editor holds LF); one refused over the user's edits ("reload to open it") was dropped by Format."""
+    page.select_option("[data-testid=example]", "")
+    page.select_option("[data-testid=example]", "0")
+    page.wait_for_selector(DONE)
+    crlf = '{"budget": 3,\r\n "items": [{"id": "L", "relevance": 1, "tokens": 2}]}'
+    page.evaluate("text => { location.hash = `length=${text.length}&input=${encodeURIComponent(text)}`; }", crlf)
+    expect(page.locator("[data-testid=summary]")).to_have_text("Selected L within 3 tokens.")
+    assert page.evaluate("location.hash").startswith("#length=")
+    check(page, OWN)  # the user's own edits (typed: the link is dropped from the address bar)
+    assert page.evaluate("location.hash") == ""
+    other = '{"budget": 3, "items": [{"id": "OTHER", "relevance": 1, "tokens": 2}]}'
+    page.evaluate("text => { location.hash = `length=${text.length}&input=${encodeURIComponent(text)}`; }", other)
+    expect(page.locator("#share-note")).to_contain_text("Reload the page to open it")
+    page.click("#format")
+    page.wait_for_timeout(300)
+    assert page.evaluate("location.hash").startswith("#length=")  # reloading still opens it
+    assert '"MINE"' in page.input_value("[data-testid=input]")
+    page.evaluate("() => history.replaceState(null, '', location.pathname)")

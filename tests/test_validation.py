@@ -144,3 +144,7 @@ def test_messages_show_other_scripts_as_written_and_what_cannot_be_seen_as_escap
     assert messages["$.items[2].relevance"] == 'expected a number, got "\\ud800"'  # an unpaired surrogate
     # a no-break space, a direction override, a zero-width space and an ideographic space: escapes
     assert messages["$.items[2].tokens"] == 'expected an integer from 0 to 2^53-1, got "a\\u00a0b\\u202e\\u200b\\u3000"'
+    # a Cyrillic letter among ASCII ones passes for one: escaped, or "іtems" reads as "items"
+    lookalike = evaluate({"budget": 7, "\u0456tems": []})["errors"][0]["message"]
+    assert lookalike.startswith('unknown key "\\u0456tems" (did you mean "items"?'), lookalike
+    assert evaluate({"budget": 7, "items": [{"id": "a", "relevance": "Москва", "tokens": 1}]})["errors"][0]["message"] == 'expected a number, got "Москва"'

@@ -364,7 +364,9 @@ $("budget-slider").addEventListener("input", () => {
   scheduleCheck(text.length > LARGE_EDIT ? DEBOUNCE_MS : 20);
 });
 $("budget-slider").addEventListener("change", () => { sliderMoving = false; });
-for (const kind of ["pointerdown", "keydown"]) {  // anything done elsewhere sees the slider's number in the editor first
+// Anything done elsewhere sees the slider's number in the editor first; "beforeinput" also
+// catches what reaches the editor without a key or a click (a drop, dictation, an IME, a menu's paste).
+for (const kind of ["pointerdown", "keydown", "focusin", "beforeinput"]) {
   document.addEventListener(kind, (event) => { if (event.target !== $("budget-slider")) settleSlider(); }, true);
 }
 
@@ -424,6 +426,10 @@ let typedAtExample = 0;
 // The editor's text replaced by the page (an example, Format, the slider, a share link): no
 // "input" event fires for that, so the token view is told, and an earlier note is dropped.
 function setInput(text) {
+  if (text !== sliderText) {  // the page replaces the input: a slider's number not yet in it is moot
+    sliderText = null;
+    clearTimeout(sliderTimer);
+  }
   $("input").value = text;
   inputChanged();
 }
@@ -431,7 +437,8 @@ function setInput(text) {
 function inputChanged() {
   $("share-note").textContent = "";  // "Report copied." and the like are about an earlier input
   // A share link in the address bar is about an earlier input: a reload would bring that back.
-  if (/^#(?:length|input)=/.test(window.location.hash) && $("input").value !== addressText) {
+  // (Not one the page refused to open over the user's edits: it said to reload to open it.)
+  if (!addressRefused && /^#(?:length|input)=/.test(window.location.hash) && $("input").value !== asInEditor(addressText)) {
     history.replaceState(null, "", window.location.pathname + window.location.search);
   }
   if (replacedOwn !== null) offerRestore(replacedOwn);  // but the page's own changes (slider, Format) keep the offer
@@ -595,6 +602,7 @@ $("share").addEventListener("click", async () => {
   }
   history.replaceState(null, "", link);
   addressText = $("input").value;
+  addressRefused = false;
   try {
     await navigator.clipboard.writeText(link);
     $("share-note").textContent = "Share link copied; the input travels in the link itself and is not sent anywhere.";
@@ -661,10 +669,14 @@ function inputFromLink(instead = "showing an example instead") {
 let linkNote = "";
 let linkedText = null;  // the input a link put in the editor (replaced by another link, unlike the user's edits)
 let addressText = null;  // the input the address bar's share link holds
+let addressRefused = false;  // the address bar holds a link the page did not open over the user's edits
+// A text as the editor holds it: a textarea turns "\r\n" and "\r" into "\n".
+const asInEditor = (text) => (text === null ? null : text.replace(/\r\n?/g, "\n"));
 
 // A link's input in the editor, as the user's own (typing is too), with what the link said about it.
 function setLinkedInput(text) {
   linkedText = addressText = text;
+  addressRefused = false;
   setInput(text);
   typedAtExample = -1;
   $("share-note").textContent = linkNote;
@@ -688,11 +700,13 @@ runCheck();
 // A share link opened in a tab that already shows the page changes only the hash: load it too.
 // Never over the user's own edits: only an input the page itself put there (an example, a link) is replaced.
 window.addEventListener("hashchange", () => {
+  settleSlider();  // the editor as the user left it, the slider's number in it
   const linked = inputFromLink("the editor keeps what it holds");
   if (linked === null || linked === $("input").value) return;
   const current = $("input").value;
   if (current !== exampleText && current !== linkedText) {
     $("share-note").textContent = "The link's input was not loaded: it would replace your edits. Reload the page to open it.";
+    addressRefused = true;
     return;
   }
   setLinkedInput(linked);

@@ -60,7 +60,11 @@ export function shortened(text) {
   if (text.length <= SUMMARY_SHOWN) return text;
   const head = text.lastIndexOf(", ", 200);
   const tail = text.lastIndexOf(", ");
-  if (head <= 0 || tail <= head || text.length - tail > 200) return `${text.slice(0, 200)} … ${text.slice(-100)}`;
+  if (head <= 0 || tail <= head || text.length - tail > 200) {
+    // Cut between characters, never between the two halves of one (an emoji).
+    const low = (at) => (/[\uDC00-\uDFFF]/.test(text[at]) ? at + 1 : at);
+    return `${text.slice(0, low(200))} … ${text.slice(low(text.length - 100))}`;
+  }
   const hidden = text.slice(head + 2, tail).split(", ").length;
   return `${text.slice(0, head)}, … ${hidden.toLocaleString("en")} more …, ${text.slice(tail + 2)}`;
 }

@@ -20,7 +20,14 @@ onmessage = async (event) => {
     // whole snapshot, so a damaged copy is refused before Pyodide sees a byte of it.
     const gzipped = await new Response(new Blob([bytes]).stream().pipeThrough(new CompressionStream("gzip"))).blob();
     const cache = await caches.open(cacheName);
-    await cache.put(key, new Response(gzipped, { headers: { "Content-Type": "application/gzip" } }));
+    try {
+      await cache.put(key, new Response(gzipped, { headers: { "Content-Type": "application/gzip" } }));
+    } catch (error) {
+      // Over the quota, say. An empty cache left behind would read as "the user asked to keep
+      // a copy" on every later visit (worker.js keeps one unasked then): remove it.
+      if ((await cache.keys()).length === 0) await caches.delete(cacheName);
+      throw error;
+    }
     for (const request of await cache.keys()) {
       if (request.url !== key) await cache.delete(request);  // stale: another Pyodide or other sources
     }

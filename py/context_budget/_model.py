@@ -88,16 +88,18 @@ def _shown(value: object) -> str:
     not shown: it may be a key pasted into the wrong setting ("Bearer sk-…" too), and no
     number, flag or host name is that long a word."""
     words = value.split() if isinstance(value, str) else []
-    if not any(len(word) >= _KEY_LIKE for word in words):
+    if not any(len(word) >= _KEY_LIKE and not _NUMBER_WORD.fullmatch(word) for word in words):
         return preview(value)
     if len(words) == 1:
         return f"a text of {len(value)} characters (not shown: it may be a key)"
-    described = [f"<{len(word)} characters>" if len(word) >= _KEY_LIKE else word for word in words]
+    described = [f"<{len(word)} characters>" if len(word) >= _KEY_LIKE and not _NUMBER_WORD.fullmatch(word) else word for word in words]
     return f"{preview(' '.join(described))} (a long word not shown: it may be a key)"
 
 
-# A word this long in a setting that is not the key is described instead of shown.
+# A word this long in a setting that is not the key is described instead of shown, unless it
+# is a number (digits, a sign, a point, an exponent): no key looks like one.
 _KEY_LIKE = 20
+_NUMBER_WORD = re.compile(r"[-+0-9.eE]+")
 # What a base URL's host (and port and path) may look like when it is typed without its
 # scheme ("openrouter.ai/api/v1", "https//api.openai.com/v1"): shown, since it is no key.
 _HOST_LIKE = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*:?/*)?[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})+(?::[0-9]{1,5})?(?:/[^\s?#@]*)?")
@@ -167,31 +169,49 @@ def _described(found: re.Match) -> str:
     return f"<{len(found.group())} characters: may be a key>"
 
 
+# A key shorter than this is a placeholder ("ollama", "local"), not a secret: redacting it
+# would cut words out of host names and messages ("[redacted]host").
+MIN_SECRET = 8
+
+
+def secrets_of(key: object) -> list[str]:
+    """What messages must never show: the API key, unless it is the default or a placeholder."""
+    return [key] if isinstance(key, str) and len(key) >= MIN_SECRET and key != DEFAULTS["api_key"] else []
+
+
 def shown_url(settings: dict) -> str:
     """The settings' base URL for a message: no user info, query or key-like run, and never the key."""
-    secrets = [] if settings["api_key"] == DEFAULTS["api_key"] else [settings["api_key"]]
-    return _redact(_KEY_IN_URL.sub(_described, redact_url(settings["base_url"])), secrets)
+    url = redact_url(settings["base_url"])
+    url = url if len(url) <= 300 else url[:299] + "…"  # a message, not a copy of a very long value
+    return _redact(_KEY_IN_URL.sub(_described, url), secrets_of(settings["api_key"]))
+
+
+def _url_for_message(value: str) -> str:
+    """A base_url as a message shows it (worked out only for a message: a valid URL never pays
+    for it; a message shows 60 characters, so only the first ones are looked at)."""
+    if "://" in value or _HOST_LIKE.fullmatch(value[:2000]):
+        return preview(_KEY_IN_URL.sub(_described, redact_url(value)[:300]))
+    return _shown(value)
 
 
 def _read_url(value: object) -> str:
     if not isinstance(value, str):
         raise Invalid(f"expected an http:// or https:// URL, got {preview(value)}")
-    shown = preview(_KEY_IN_URL.sub(_described, redact_url(value))) if "://" in value or _HOST_LIKE.fullmatch(value) else _shown(value)
     if not value.isascii() or any(char <= " " or char == "\x7f" for char in value):
-        raise Invalid(f"expected a URL of visible ASCII characters (write a non-ASCII host name in its xn-- form), got {shown}")
+        raise Invalid(f"expected a URL of visible ASCII characters (write a non-ASCII host name in its xn-- form), got {_url_for_message(value)}")
     try:
         parts = urllib.parse.urlsplit(value)
         port = parts.port
     except ValueError:  # urllib's own words can quote the password ("Port could not be cast … 's3cr3t'")
-        raise Invalid(f"not a valid URL (its host or port cannot be read), got {shown}") from None
+        raise Invalid(f"not a valid URL (its host or port cannot be read), got {_url_for_message(value)}") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise Invalid(f"expected an http:// or https:// URL with a host, got {shown}")
+        raise Invalid(f"expected an http:// or https:// URL with a host, got {_url_for_message(value)}")
     if parts.username is not None or parts.password is not None:
-        raise Invalid(f"expected a URL without a user name or password (put the key in api_key), got {shown}")
+        raise Invalid(f"expected a URL without a user name or password (put the key in api_key), got {_url_for_message(value)}")
     if parts.query or parts.fragment or "?" in value or "#" in value:
-        raise Invalid(f"expected a base URL without ?query or #fragment (/chat/completions is added to it), got {shown}")
+        raise Invalid(f"expected a base URL without ?query or #fragment (/chat/completions is added to it), got {_url_for_message(value)}")
     if port == 0:
-        raise Invalid(f"expected a port from 1 to 65535, got {shown}")
+        raise Invalid(f"expected a port from 1 to 65535, got {_url_for_message(value)}")
     return value.rstrip("/")
 
 
@@ -255,13 +275,20 @@ def effective_settings(window: object, config: object, environ: Mapping[str, str
             problems.append(f"config: expected an object, got {preview(config)}")
         else:
             unknown = [key for key in config if key not in DEFAULTS]
-            problems += [f"config: unknown setting {_shown(key)} (known: {', '.join(DEFAULTS)})" for key in unknown]
+            for key in unknown:  # a misspelt name is shown with the closest one; a key pasted as a name is not
+                near = closest_name(key, tuple(DEFAULTS))
+                hint = f"did you mean {json_text(near)}?" if near else f"known: {', '.join(DEFAULTS)}"
+                problems.append(f"config: unknown setting {preview(key) if near else _shown(key)} ({hint})")
             layers.append(("config", {key: value for key, value in config.items() if key in DEFAULTS}))
     for name in sorted(environ):  # a misspelt variable would leave the setting at its default unsaid
         if name.startswith(ENV_PREFIX) and name[len(ENV_PREFIX):] not in _SETTING_NAMES and name not in OTHER_VARIABLES:
             known = tuple(key.upper() for key in DEFAULTS) + tuple(other[len(ENV_PREFIX):] for other in OTHER_VARIABLES)
             near = closest_name(name[len(ENV_PREFIX):].upper(), known)
-            shown = name if _VARIABLE.fullmatch(name) else f"{preview(name[:40] + '…')} ({len(name)} characters)"
+            hidden = _KEY_IN_URL.sub(_described, name[len(ENV_PREFIX):])  # a key pasted into the name is not shown either
+            if hidden != name[len(ENV_PREFIX):]:
+                shown = ENV_PREFIX + hidden
+            else:
+                shown = name if _VARIABLE.fullmatch(name) else f"{preview(name[:40] + '…')} ({len(name)} characters)"
             problems.append(f"{shown}: no such setting" + (f" (did you mean {ENV_PREFIX}{near}?)" if near else f" (known: {ENV_PREFIX}<{'|'.join(known)}>)"))
     layers.append(("env", {key: _from_text(key, environ[ENV_PREFIX + key.upper()]) for key in DEFAULTS if ENV_PREFIX + key.upper() in environ}))
     settings: dict = {}
@@ -283,7 +310,10 @@ def effective_settings(window: object, config: object, environ: Mapping[str, str
                     error = as_written
                 problems.append(f"{name}: {error}")
             else:  # JSON: a number or flag written in quotes is a text
-                unquote = " (a JSON text: write it without the quotes)" if isinstance(settings[key], str) and _from_text(key, settings[key]) is not settings[key] else ""
+                unquote = ""
+                if isinstance(settings[key], str) and _from_text(key, settings[key]) is not settings[key]:
+                    meant = _from_text(key, settings[key])
+                    unquote = f" (a JSON text: write {json.dumps(meant)}, without quotes)" if isinstance(meant, bool) else " (a JSON text: write the number without quotes)"
                 where = f"$.window.{key}" if origin[key] == "$.window" else f"{origin[key]}: {key}"
                 problems.append(f"{where}: {error}{unquote}")
     if not problems:
@@ -297,7 +327,7 @@ def effective_settings(window: object, config: object, environ: Mapping[str, str
     if problems:
         # A URL with a password, or the API key, may sit in any setting by mistake: none is echoed.
         key = settings["api_key"]
-        secrets = [key] if isinstance(key, str) and len(key) >= 6 and key != DEFAULTS["api_key"] else []
+        secrets = secrets_of(key)
         raise SettingsError("\n".join(_redact(_URL_CREDENTIALS.sub(r"\1***@", problem), secrets) for problem in problems))
     return settings
 
@@ -337,8 +367,7 @@ def call_model(prompt: str, settings: dict) -> str:
     address; the answer is capped at ``MAX_RESPONSE_BYTES``; every message is one line,
     with the key redacted and control characters removed.
     """
-    # The placeholder key of a local server is no secret (and may be a word of a message).
-    secrets = [] if settings["api_key"] == DEFAULTS["api_key"] else [settings["api_key"]]
+    secrets = secrets_of(settings["api_key"])
     try:
         answer = printable(_ESCAPE_SEQUENCE.sub("", strip_think(_call(prompt, settings, secrets))))
         return _redact(answer, secrets)  # a server that puts the key in its answer must not get it onto the terminal either
@@ -432,6 +461,7 @@ def _call(prompt: str, settings: dict, secrets: list[str]) -> str:
     # The port always given: http.client would read "::1" as host "::" and port 1.
     port = parts.port or (443 if parts.scheme == "https" else 80)
     connection = connection_class(parts.hostname, port, timeout=timeout)
+    url = shown_url(settings) + "/chat/completions"  # from here on, for messages only: a key-like run described
     outcome: dict = {}
 
     def exchange() -> None:

@@ -253,9 +253,12 @@ def build_site(directory: Path, root: Path | None = None, force: bool = False, s
     try:
         directory.mkdir(parents=True, exist_ok=True)
         # The manifest first: a build cut short (Ctrl+C, a full disk) leaves a site that the
-        # next build recognises and finishes. Each file it lists holds what it records (the
-        # earlier site's content) or, once written, the new content; both may be replaced.
-        _write_manifest(directory, {**digests, **{name: digest for name, digest in previous.items() if name != MANIFEST}})
+        # next build recognises and finishes, even from other sources. A file the earlier site
+        # had is listed with both digests (it holds one or the other, a rename being atomic).
+        interim: dict = {name: digest for name, digest in previous.items() if name != MANIFEST}
+        for name, digest in digests.items():
+            interim[name] = sorted({*_as_list(interim[name]), digest}) if name in interim else digest
+        _write_manifest(directory, interim)
         for url_path, entry in files.items():
             _replace_file(directory, url_path, content_of(entry))
         for url_path in sorted(set(previous) - set(files) - {MANIFEST}):
@@ -266,12 +269,19 @@ def build_site(directory: Path, root: Path | None = None, force: bool = False, s
     return digests
 
 
-def _write_manifest(directory: Path, digests: dict[str, str]) -> None:
+def _as_list(recorded: str | list[str] | None) -> list[str]:
+    """A manifest's digests for a file: one, or (in the manifest of a build cut short) two."""
+    if recorded is None:
+        return []
+    return [recorded] if isinstance(recorded, str) else list(recorded)
+
+
+def _write_manifest(directory: Path, digests: dict) -> None:
     manifest = {"generator": GENERATOR, "files": digests}
     _replace_file(directory, MANIFEST, (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode())
 
 
-def _plan_target(directory: Path, files: dict, force: bool) -> dict[str, str]:
+def _plan_target(directory: Path, files: dict, force: bool) -> dict[str, str | list[str]]:
     """Refuse a directory that cannot be used; return the earlier site's digests (empty if none)."""
     if directory.is_symlink():
         raise TargetError(f"{directory} is a symbolic link: give the real directory")
@@ -315,7 +325,7 @@ def _plan_target(directory: Path, files: dict, force: bool) -> dict[str, str]:
     return previous
 
 
-def _earlier_site(directory: Path) -> dict[str, str] | None:
+def _earlier_site(directory: Path) -> dict[str, str | list[str]] | None:
     """The file digests of the earlier site in ``directory``, or None if its manifest is not ours."""
     manifest = directory / MANIFEST
     if manifest.is_symlink() or not manifest.is_file():
@@ -327,7 +337,10 @@ def _earlier_site(directory: Path) -> dict[str, str] | None:
     if not isinstance(value, dict) or value.get("generator") != GENERATOR or not isinstance(value.get("files"), dict):
         return None
     listed = value["files"]
-    if not all(isinstance(name, str) and isinstance(digest, str) and _inside(name) for name, digest in listed.items()):
+    def digests_ok(digest: object) -> bool:
+        return isinstance(digest, str) or (isinstance(digest, list) and 0 < len(digest) <= 2 and all(isinstance(one, str) for one in digest))
+
+    if not all(isinstance(name, str) and digests_ok(digest) and _inside(name) for name, digest in listed.items()):
         return None
     return listed
 
@@ -348,12 +361,12 @@ def _digest_of(path: Path) -> str | None:
     return digest.hexdigest()
 
 
-def _written_by_us(target: Path, recorded: str | None, entry: Path | bytes) -> bool:
+def _written_by_us(target: Path, recorded: str | list[str] | None, entry: Path | bytes) -> bool:
     """Whether overwriting ``target`` loses nothing: it holds what our manifest recorded, or the new content already."""
     current = _digest_of(target)
     if current is None:
         return False
-    return current == recorded or current == hashlib.sha256(content_of(entry)).hexdigest()
+    return current in _as_list(recorded) or current == hashlib.sha256(content_of(entry)).hexdigest()
 
 
 def _replace_file(directory: Path, url_path: str, data: bytes) -> None:
@@ -372,12 +385,12 @@ def _replace_file(directory: Path, url_path: str, data: bytes) -> None:
         raise
 
 
-def _remove_stale(directory: Path, url_path: str, recorded: str) -> None:
+def _remove_stale(directory: Path, url_path: str, recorded: str | list[str]) -> None:
     """Remove a file an earlier build wrote and a newer site no longer has, if it still holds what was written."""
     target = directory / url_path
     if any((directory / parent).is_symlink() for parent in Path(url_path).parents):
         return
-    if _digest_of(target) != recorded:
+    if _digest_of(target) not in _as_list(recorded):
         return
     target.unlink()
     for parent in Path(url_path).parents[:-1]:

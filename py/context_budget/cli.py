@@ -709,11 +709,11 @@ class _Ticker:
     def __init__(self, stderr: IO[str], what: str) -> None:
         self._stderr, self._what = stderr, what
         self._thread = None
-        self._shown = False
+        self._shown = 0  # the length of the line shown, to wipe it
 
     def __enter__(self) -> "_Ticker":
         if _is_terminal(self._stderr):
-            import threading  # here: a pipeline (no terminal) never pays for it
+            import threading
 
             self._done = threading.Event()
             self._thread = threading.Thread(target=self._tick, name="context-budget ticker", daemon=True)
@@ -725,16 +725,21 @@ class _Ticker:
 
         started = time.monotonic()
         while not self._done.wait(1.0):
-            self._stderr.write(f"\rcontext-budget: {self._what}: {time.monotonic() - started:.0f} s\x1b[K")
+            # Only a carriage return and spaces (no escape sequences): a dumb terminal and an
+            # old Windows console show those as they are meant. The line only grows.
+            line = f"context-budget: {self._what}: {time.monotonic() - started:.0f} s"
+            if len(line) > 79:  # one row of a terminal 80 wide: a wrapped line could not be wiped by \r
+                line = f"{line[:60]}…{line[-18:]}"
+            self._stderr.write(f"\r{line}")
             self._stderr.flush()
-            self._shown = True
+            self._shown = len(line)
 
     def __exit__(self, *exception: object) -> None:
         if self._thread is not None:
             self._done.set()
             self._thread.join()
             if self._shown:
-                self._stderr.write("\r\x1b[K")
+                self._stderr.write(f"\r{' ' * self._shown}\r")
                 self._stderr.flush()
 
 
