@@ -70,9 +70,9 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]")
 # one loses only its opening, never the rest of the answer; a scan stops at the next opening,
 # so it stays linear), and two-character escapes. Dropping only the control characters
 # would leave "[31m" in the text.
-_ESCAPE_SEQUENCE = re.compile(
-    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x90\x98\x9c-\x9f]*(?:\x07|\x1b\\|\x9c)|\x1b[ -~]"
-)
+# (Patterns used only on the way to a message are kept as text: re compiles and caches them on
+# first use, so that no process, nor the page's start-up, pays for them at import.)
+_ESCAPE_SEQUENCE = r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x90\x98\x9c-\x9f]*(?:\x07|\x1b\\|\x9c)|\x1b[ -~]"
 _VARIABLE = re.compile(r"[A-Za-z0-9_]{1,64}")
 _URL_CREDENTIALS = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s\"]*@")
 
@@ -162,7 +162,7 @@ def redact_url(url: str) -> str:
 # A run in a URL that looks like a key pasted into it (a path segment, a host label): 20 or
 # more letters, digits, "-" and "_" in both cases with a digit, or starting "sk-"; or 32 or
 # more hexadecimal digits (Azure's keys). Host names are lower case and rarely that long.
-_KEY_IN_URL = re.compile(r"sk-[A-Za-z0-9_-]{17,}|(?=[A-Za-z0-9_-]{0,200}[A-Z])(?=[A-Za-z0-9_-]{0,200}[a-z])(?=[A-Za-z0-9_-]{0,200}[0-9])[A-Za-z0-9_-]{20,}|[0-9a-fA-F]{32,}")
+_KEY_IN_URL = r"sk-[A-Za-z0-9_-]{17,}|(?=[A-Za-z0-9_-]{0,200}[A-Z])(?=[A-Za-z0-9_-]{0,200}[a-z])(?=[A-Za-z0-9_-]{0,200}[0-9])[A-Za-z0-9_-]{20,}|[0-9a-fA-F]{32,}"
 
 
 def _described(found: re.Match) -> str:
@@ -183,14 +183,14 @@ def shown_url(settings: dict) -> str:
     """The settings' base URL for a message: no user info, query or key-like run, and never the key."""
     url = redact_url(settings["base_url"])
     url = url if len(url) <= 300 else url[:299] + "…"  # a message, not a copy of a very long value
-    return _redact(_KEY_IN_URL.sub(_described, url), secrets_of(settings["api_key"]))
+    return _redact(re.sub(_KEY_IN_URL, _described, url), secrets_of(settings["api_key"]))
 
 
 def _url_for_message(value: str) -> str:
     """A base_url as a message shows it (worked out only for a message: a valid URL never pays
     for it; a message shows 60 characters, so only the first ones are looked at)."""
     if "://" in value or _HOST_LIKE.fullmatch(value[:2000]):
-        return preview(_KEY_IN_URL.sub(_described, redact_url(value)[:300]))
+        return preview(re.sub(_KEY_IN_URL, _described, redact_url(value)[:300]))
     return _shown(value)
 
 
@@ -284,7 +284,7 @@ def effective_settings(window: object, config: object, environ: Mapping[str, str
         if name.startswith(ENV_PREFIX) and name[len(ENV_PREFIX):] not in _SETTING_NAMES and name not in OTHER_VARIABLES:
             known = tuple(key.upper() for key in DEFAULTS) + tuple(other[len(ENV_PREFIX):] for other in OTHER_VARIABLES)
             near = closest_name(name[len(ENV_PREFIX):].upper(), known)
-            hidden = _KEY_IN_URL.sub(_described, name[len(ENV_PREFIX):])  # a key pasted into the name is not shown either
+            hidden = re.sub(_KEY_IN_URL, _described, name[len(ENV_PREFIX):])  # a key pasted into the name is not shown either
             if hidden != name[len(ENV_PREFIX):]:
                 shown = ENV_PREFIX + hidden
             else:
@@ -369,7 +369,7 @@ def call_model(prompt: str, settings: dict) -> str:
     """
     secrets = secrets_of(settings["api_key"])
     try:
-        answer = printable(_ESCAPE_SEQUENCE.sub("", strip_think(_call(prompt, settings, secrets))))
+        answer = printable(re.sub(_ESCAPE_SEQUENCE, "", strip_think(_call(prompt, settings, secrets))))
         return _redact(answer, secrets)  # a server that puts the key in its answer must not get it onto the terminal either
     except ModelError as error:
         raise ModelError(printable(_redact(str(error), secrets)).replace("\n", " ").replace("\t", " ")) from None

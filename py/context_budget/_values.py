@@ -58,15 +58,21 @@ def child_path(path: str, key: str | int) -> str:
 # characters, every space but U+0020, zero-width and direction marks, variation selectors,
 # private use, unpaired surrogates, tags). A fixed list, not unicodedata: CPython 3.11 and the
 # page's Python 3.14 know different Unicode versions, and a message must read the same in both.
-_HIDDEN = re.compile(
-    "[\x7f-\xa0\xad\u034f\u061c\u115f\u1160\u1680\u17b4\u17b5\u180b-\u180f\u2000-\u200f\u2028-\u202f\u205f-\u206f"
-    "\u2800\u3000\u3164\ud800-\udfff\ue000-\uf8ff\ufe00-\ufe0f\ufeff\uffa0\ufff0-\uffff"
-    "\U00013430-\U0001345f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff\U000f0000-\U0010ffff]"
-)
+# Compiled on first use (a message about a string), not at import: the patterns cost ~2 ms to
+# compile, and every process and the page's start-up would pay for them.
+@functools.cache
+def _hidden() -> re.Pattern:
+    return re.compile(
+        "[\x7f-\xa0\xad\u034f\u061c\u115f\u1160\u1680\u17b4\u17b5\u180b-\u180f\u2000-\u200f\u2028-\u202f\u205f-\u206f"
+        "\u2800\u3000\u3164\ud800-\udfff\ue000-\uf8ff\ufe00-\ufe0f\ufeff\uffa0\ufff0-\uffff"
+        "\U00013430-\U0001345f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff\U000f0000-\U0010ffff]"
+    )
+
+
 # Letters that pass for ASCII ones (Greek, Cyrillic, full-width Latin): escaped too when the
 # text also has ASCII letters, so that "іtems" (a Cyrillic і) never reads as "items".
-_LOOKALIKE = re.compile("[\u0370-\u03ff\u0400-\u052f\uff01-\uff5e]")
-_ASCII_LETTER = re.compile("[A-Za-z]")
+_LOOKALIKE = "[\u0370-\u03ff\u0400-\u052f\uff01-\uff5e]"
+_ASCII_LETTER = "[A-Za-z]"
 
 
 def _escaped(found: re.Match) -> str:
@@ -76,9 +82,9 @@ def _escaped(found: re.Match) -> str:
 def json_text(value: str) -> str:
     """A string as a JSON literal for a message: other scripts as they are written ("élevé",
     "東京"), anything a reader could not see as a JSON escape; safe for any Python string."""
-    text = _HIDDEN.sub(_escaped, json.dumps(value, ensure_ascii=False))
-    if _ASCII_LETTER.search(value) and _LOOKALIKE.search(text):
-        text = _LOOKALIKE.sub(_escaped, text)
+    text = _hidden().sub(_escaped, json.dumps(value, ensure_ascii=False))
+    if re.search(_ASCII_LETTER, value) and re.search(_LOOKALIKE, text):  # re caches the compiled patterns
+        text = re.sub(_LOOKALIKE, _escaped, text)
     return text
 
 
