@@ -283,6 +283,10 @@ def test_a_link_in_the_address_bar_stays_while_it_is_what_the_editor_holds_or_wa
     page.evaluate("text => { location.hash = `length=${text.length}&input=${encodeURIComponent(text)}`; }", crlf)
     expect(page.locator("[data-testid=summary]")).to_have_text("Selected L within 3 tokens.")
     assert page.evaluate("location.hash").startswith("#length=")
+    # another link opens over it: the editor still holds the first link's input (as LF), no edit of the user's
+    second = '{"budget": 3, "items": [{"id": "L2", "relevance": 1, "tokens": 2}]}'
+    page.evaluate("text => { location.hash = `length=${text.length}&input=${encodeURIComponent(text)}`; }", second)
+    expect(page.locator("[data-testid=summary]")).to_have_text("Selected L2 within 3 tokens.")
     check(page, OWN)  # the user's own edits (typed: the link is dropped from the address bar)
     assert page.evaluate("location.hash") == ""
     other = '{"budget": 3, "items": [{"id": "OTHER", "relevance": 1, "tokens": 2}]}'

@@ -702,9 +702,9 @@ runCheck();
 window.addEventListener("hashchange", () => {
   settleSlider();  // the editor as the user left it, the slider's number in it
   const linked = inputFromLink("the editor keeps what it holds");
-  if (linked === null || linked === $("input").value) return;
+  if (linked === null || asInEditor(linked) === $("input").value) return;
   const current = $("input").value;
-  if (current !== exampleText && current !== linkedText) {
+  if (current !== exampleText && current !== asInEditor(linkedText)) {
     $("share-note").textContent = "The link's input was not loaded: it would replace your edits. Reload the page to open it.";
     addressRefused = true;
     return;
