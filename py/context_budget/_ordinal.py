@@ -72,12 +72,21 @@ def ranked_order(ids: list[str], ranks: list, descending: bool = False, position
         return order
     keys = ordinal_keys(ids)
     by_id = keys.__getitem__
+
+    def put_in_id_order(start: int, end: int) -> None:
+        if end == start + 1:  # most runs are a pair: one comparison, not a sort
+            first, second = order[start], order[end]
+            if keys[second] < keys[first]:
+                order[start], order[end] = second, first
+        else:
+            order[start : end + 1] = sorted(order[start : end + 1], key=by_id)
+
     end = ties[0]
     start = end - 1
     for index in islice(ties, 1, None):
-        if index != end + 1:  # a new run begins: sort the one that ended
-            order[start : end + 1] = sorted(order[start : end + 1], key=by_id)
+        if index != end + 1:  # a new run begins: order the one that ended
+            put_in_id_order(start, end)
             start = index - 1
         end = index
-    order[start : end + 1] = sorted(order[start : end + 1], key=by_id)
+    put_in_id_order(start, end)
     return order
