@@ -186,6 +186,14 @@ def test_text_shortens_a_summary_that_names_thousands_of_ids_as_the_page_does():
         ["check", "--format", "text"], b'{"budget": 7, "items": [{"id": "A", "relevance": 1, "tokens": 2}]}')[1]  # short ones whole
 
 
+def test_a_jsonl_file_given_to_check_without_jsonl_says_so():
+    lines = b'{"budget": 1, "items": []}\n{"budget": 2, "items": []}\n'
+    code, out, _ = call(["check", "-"], lines)
+    assert code == 1 and json.loads(out)["error"].endswith("at line 2 column 1 (one JSON input per line? check --jsonl reads them)")
+    code, out, _ = call(["check", "-"], b'{"budget": 1, "items": []} 5')  # extra data on the same line: no such guess
+    assert code == 1 and "--jsonl" not in out
+
+
 def test_text_says_why_sums_past_the_float_range_are_missing():
     """It printed Python's None: "at most None; this selection: None"."""
     items = [{"id": name, "relevance": 1e308, "tokens": 1} for name in "abc"]

@@ -44,8 +44,10 @@ def test_first_difference_names_the_path():
 
 
 def test_the_readmes_recipe_makes_each_of_your_cases_a_pytest_test(tmp_path):
-    """The README's code as written, in a folder of its own: one test per case file, a wrong
-    case failing with the JSON path of its first difference, and no folder no silent pass."""
+    """The README's two files as written, in a folder of their own: the script writes a case
+    (the test module could not: importing it fails while the folder is empty), the tests run
+    one per case from another folder, a wrong case fails with the JSON path of its first
+    difference, and no case is no silent pass."""
     import re
     import subprocess
     import sys
@@ -53,26 +55,30 @@ def test_the_readmes_recipe_makes_each_of_your_cases_a_pytest_test(tmp_path):
     from conftest import ROOT
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    recipe = next(block for block in re.findall(r"```python\n(.*?)```", readme, re.S) if "context_budget.fixtures" in block)
-    (tmp_path / "test_mine.py").write_text(recipe, encoding="utf-8")
-    (tmp_path / "my-cases").mkdir()
-    namespace: dict = {"__file__": str(tmp_path / "test_mine.py")}
-    exec(compile(recipe.split("@pytest.mark")[0], "recipe", "exec"), namespace)  # write_case, as a user would call it
-    namespace["write_case"](tmp_path / "my-cases" / "float-score.json", "a float score", {"budget": 7, "items": [{"id": "A", "relevance": 2.0, "tokens": 4}]})
-    namespace["write_case"](tmp_path / "my-cases" / "wrong.json", "kept here, then broken", {"budget": 7, "items": [{"id": "A", "relevance": 1, "tokens": 4}]})
-    wrong = json.loads((tmp_path / "my-cases" / "wrong.json").read_text())
-    wrong["expected"]["used"] = 5
-    (tmp_path / "my-cases" / "wrong.json").write_text(json.dumps(wrong))
-    elsewhere = tmp_path / "elsewhere"  # pytest run from another folder than the cases'
+    blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
+    maker = next(block for block in blocks if block.startswith("# make_cases.py"))
+    tests = next(block for block in blocks if block.startswith("# test_my_cases.py"))
+    (tmp_path / "make_cases.py").write_text(maker, encoding="utf-8")
+    (tmp_path / "test_my_cases.py").write_text(tests, encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"  # both run from another folder than the cases'
     elsewhere.mkdir()
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(tmp_path / "test_mine.py")],
-                          cwd=elsewhere, capture_output=True, text=True, timeout=120)
+    made = subprocess.run([sys.executable, str(tmp_path / "make_cases.py")], cwd=elsewhere, capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0 and (tmp_path / "my-cases" / "two-fit.json").is_file(), made.stderr
+    case = json.loads((tmp_path / "my-cases" / "two-fit.json").read_text())
+    assert case["expected"]["selected"] == ["A", "C"] and case["input"]["items"][0]["relevance"] == 0.9
+    wrong = dict(case, expected=dict(case["expected"], used=5))
+    (tmp_path / "my-cases" / "wrong.json").write_text(json.dumps(wrong))
+
+    def run_tests():
+        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(tmp_path / "test_my_cases.py")],
+                              cwd=elsewhere, capture_output=True, text=True, timeout=120)
+
+    done = run_tests()
     assert "1 failed, 1 passed" in done.stdout, done.stdout[-3000:]
-    assert "$.used: expected 5, got 4" in done.stdout and "test_case[wrong.json]" in done.stdout
+    assert "$.used: expected 5, got 7" in done.stdout and "test_case[wrong.json]" in done.stdout
     (tmp_path / "my-cases" / "wrong.json").unlink()
-    (tmp_path / "my-cases" / "float-score.json").unlink()
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(tmp_path / "test_mine.py")],
-                          cwd=elsewhere, capture_output=True, text=True, timeout=120)
+    (tmp_path / "my-cases" / "two-fit.json").unlink()
+    done = run_tests()
     assert done.returncode != 0 and "no fixture files (*.json) under" in done.stdout, done.stdout[-3000:]
 
 

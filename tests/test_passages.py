@@ -109,6 +109,13 @@ def test_library_api_rejects_invalid_input(args, message):
         pack_passages(*args, lambda text: len(text.split()))
 
 
+@pytest.mark.parametrize("count", [None, "o200k_base", 3])
+def test_a_count_that_is_not_a_function_is_a_pack_error(count):
+    """It was a bare TypeError ("'NoneType' object is not callable") from deep inside."""
+    with pytest.raises(PackError, match="count must be a function from a text to its number of tokens"):
+        pack_passages("q", [("a", "x")], 99, count)
+
+
 SEED = {"mode": "passages", "question": "why", "limit": 9, "counter": "words",
         "passages": [{"id": "a", "text": "one two"}, {"id": "b", "text": "one two three four five"}, {"id": "c", "text": "six"}]}
 

@@ -66,6 +66,8 @@ def pack_passages(
         raise PackError(f"limit must be a non-negative integer, got {preview(limit)}")
     if not isinstance(question, str):
         raise PackError(f"question must be a string, got {preview(question)}")
+    if not callable(count):
+        raise PackError(f"count must be a function from a text to its number of tokens, got {preview(count)}")
     if isinstance(passages, (str, bytes, dict)) or not hasattr(passages, "__iter__"):
         raise PackError(f"passages must be a list of (id, text) pairs, got {preview(passages)}")
     pairs = []

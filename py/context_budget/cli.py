@@ -381,6 +381,9 @@ def _check(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO
     else:
         with _Ticker(stderr, f"checking {_size(len(data))}"):
             envelope = check_document(text)
+    if envelope.get("column") == 1 and "extra data after the JSON value" in envelope["error"]:
+        # A second value at the start of a line: a JSONL file, most likely.
+        envelope["error"] += " (one JSON input per line? check --jsonl reads them)"
     with _Ticker(stderr, "writing the report"):  # the text is made first, then written: the ticker is gone by then
         said = _model.printable(envelope_text(envelope)) if output == "text" else _json_line(envelope, stdout, arguments.indent)
     stdout.write(said)  # ids from the input must not drive the terminal: printable() above
@@ -519,6 +522,7 @@ def _compose(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: 
         else:
             stdout.write(_model.printable(_packing_text(report, window)))
     code = EXIT_PASS
+    wanted = arguments.call_model or settings["call_model"]
     if "errors" in report:
         code = EXIT_FAIL
     elif not report["can_proceed"]:
@@ -527,7 +531,7 @@ def _compose(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: 
     elif not report["pass"]:
         stderr.write(f"context-budget: {report['summary']}\n")
         code = EXIT_FAIL
-    elif arguments.call_model or settings["call_model"]:
+    elif wanted:
         try:
             with _Ticker(stderr, f"waiting for the model at {_model.shown_url(settings)} (up to {settings['timeout_seconds']:g} s)"):
                 answer = _model.call_model(report["prompt"], settings)
@@ -540,6 +544,8 @@ def _compose(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: 
                 said["answer"] = answer
             else:
                 stdout.write(f"\n=== Model answer ({_model.printable(settings['model'])}) ===\n{answer}\n")
+    if wanted and code == EXIT_FAIL and "model call failed" not in said.get("error", ""):  # asked for, never made
+        stderr.write("context-budget: the model was not called: the prompt did not pass its checks\n")
     envelope(said)
     return code
 
