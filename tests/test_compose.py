@@ -187,6 +187,16 @@ def test_compose_json_writes_an_envelope_when_a_file_cannot_be_read(argv, error)
     assert err == f"context-budget: {error}\n"
 
 
+def test_another_modes_input_is_named_for_what_it_is():
+    """A relevance input got three lines of unknown and missing keys in mode blocks."""
+    message = ("compose needs an input in mode blocks; this is a valid relevance input "
+               "(check it with `context-budget check`; see examples/refund-case.json for compose)")
+    code, out, err = call(["compose", str(ROOT / "examples" / "relevance.json")])
+    assert (code, out, err) == (1, "", f"context-budget: {message}\n")
+    code, out, _ = call(["compose", str(ROOT / "examples" / "relevance.json"), "--json"])
+    assert code == 1 and json.loads(out) == {"ok": False, "error": message}
+
+
 def test_an_input_without_a_window_uses_the_defaults(tmp_path):
     data = json.loads((ROOT / "examples" / "refund-case.json").read_text())
     del data["window"]

@@ -496,6 +496,14 @@ def _compose(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: 
         stderr.write(f"context-budget: {message}\n")
         envelope({"ok": False, "error": message})
         return EXIT_FAIL
+    if "mode" not in document and "blocks" not in document and "errors" not in (other := evaluate(document)):
+        # Another mode's input without its "mode" (a relevance one, say): say what it is, not
+        # only that every key of it is unknown in mode blocks.
+        message = (f"compose needs an input in mode blocks; this is a valid {other['mode']} input "
+                   "(check it with `context-budget check`; see examples/refund-case.json for compose)")
+        stderr.write(f"context-budget: {message}\n")
+        envelope({"ok": False, "error": message})
+        return EXIT_FAIL
     try:
         config = _read_json_file(arguments.config, stdin, "config") if arguments.config is not None else None
     except UsageError as error:
