@@ -82,6 +82,15 @@ def test_the_readmes_recipe_makes_each_of_your_cases_a_pytest_test(tmp_path):
     assert done.returncode != 0 and "no fixture files (*.json) under" in done.stdout, done.stdout[-3000:]
 
 
+def test_an_input_given_as_a_case_is_named_for_what_it_is(tmp_path):
+    (tmp_path / "input.json").write_text('{"budget": 7, "items": []}')
+    outcome = _fixtures.run_case(tmp_path / "input.json", "input.json")
+    assert not outcome.passed and outcome.detail.endswith(
+        "this looks like an input for `context-budget check`, not a case (a case holds an input and its expected report)")
+    (tmp_path / "input.json").write_text('{"description": "x", "input": {}}')  # a case missing a key: no such guess
+    assert "looks like an input" not in _fixtures.run_case(tmp_path / "input.json", "input.json").detail
+
+
 def test_the_public_runner_checks_a_case_as_the_cli_does(tmp_path):
     from context_budget.fixtures import case_files, check_case
 

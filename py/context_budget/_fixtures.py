@@ -41,6 +41,10 @@ def case_files(where: Path) -> tuple[list[Path], Path]:
     return files, where
 
 
+# Keys only an input has (every mode's own): a file with them and no "input" was given by mistake.
+_INPUT_KEYS = ("mode", "budget", "items", "blocks", "passages", "messages", "limit")
+
+
 def load(path: Path) -> dict:
     """A fixture file's content, or ``ValueError`` saying what is wrong with it."""
     case = _strict_json.loads(_strict_json.decode_utf8(path.read_bytes()))
@@ -51,6 +55,8 @@ def load(path: Path) -> dict:
     if unknown or missing:
         said = [f"unknown key{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}"] if unknown else []
         said += [f"missing key{'s' if len(missing) > 1 else ''} {', '.join(missing)}"] if missing else []
+        if "input" not in case and "expected" not in case and any(key in case for key in _INPUT_KEYS):
+            said.append("this looks like an input for `context-budget check`, not a case (a case holds an input and its expected report)")
         raise ValueError(f"a fixture is an object with keys description, input, expected: {'; '.join(said)}")
     if not isinstance(case["description"], str):
         raise ValueError(f"$.description: expected a string, got {preview(case['description'])}")
