@@ -338,11 +338,7 @@ let sliderText = null;
 let sliderTimer = null;
 
 function settleSlider() {
-  clearTimeout(sliderTimer);
-  if (sliderText === null) return;
-  const text = sliderText;
-  sliderText = null;
-  setInput(text);
+  if (sliderText !== null) setInput(sliderText);  // which drops sliderText and its timer
 }
 
 $("budget-slider").addEventListener("input", () => {
@@ -426,10 +422,8 @@ let typedAtExample = 0;
 // The editor's text replaced by the page (an example, Format, the slider, a share link): no
 // "input" event fires for that, so the token view is told, and an earlier note is dropped.
 function setInput(text) {
-  if (text !== sliderText) {  // the page replaces the input: a slider's number not yet in it is moot
-    sliderText = null;
-    clearTimeout(sliderTimer);
-  }
+  sliderText = null;  // the slider's number is in the text now, or moot: the page replaced the input
+  clearTimeout(sliderTimer);
   $("input").value = text;
   inputChanged();
 }

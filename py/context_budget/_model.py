@@ -88,11 +88,11 @@ def _shown(value: object) -> str:
     not shown: it may be a key pasted into the wrong setting ("Bearer sk-…" too), and no
     number, flag or host name is that long a word."""
     words = value.split() if isinstance(value, str) else []
-    if not any(len(word) >= _KEY_LIKE and not _NUMBER_WORD.fullmatch(word) for word in words):
+    if not any(map(_key_like, words)):
         return preview(value)
     if len(words) == 1:
         return f"a text of {len(value)} characters (not shown: it may be a key)"
-    described = [f"<{len(word)} characters>" if len(word) >= _KEY_LIKE and not _NUMBER_WORD.fullmatch(word) else word for word in words]
+    described = [f"<{len(word)} characters>" if _key_like(word) else word for word in words]
     return f"{preview(' '.join(described))} (a long word not shown: it may be a key)"
 
 
@@ -100,6 +100,10 @@ def _shown(value: object) -> str:
 # is a number (digits, a sign, a point, an exponent): no key looks like one.
 _KEY_LIKE = 20
 _NUMBER_WORD = re.compile(r"[-+0-9.eE]+")
+
+
+def _key_like(word: str) -> bool:
+    return len(word) >= _KEY_LIKE and not _NUMBER_WORD.fullmatch(word)
 # What a base URL's host (and port and path) may look like when it is typed without its
 # scheme ("openrouter.ai/api/v1", "https//api.openai.com/v1"): shown, since it is no key.
 _HOST_LIKE = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*:?/*)?[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})+(?::[0-9]{1,5})?(?:/[^\s?#@]*)?")
@@ -311,8 +315,8 @@ def effective_settings(window: object, config: object, environ: Mapping[str, str
                 problems.append(f"{name}: {error}")
             else:  # JSON: a number or flag written in quotes is a text
                 unquote = ""
-                if isinstance(settings[key], str) and _from_text(key, settings[key]) is not settings[key]:
-                    meant = _from_text(key, settings[key])
+                meant = _from_text(key, settings[key]) if isinstance(settings[key], str) else settings[key]
+                if meant is not settings[key]:
                     unquote = f" (a JSON text: write {json.dumps(meant)}, without quotes)" if isinstance(meant, bool) else " (a JSON text: write the number without quotes)"
                 where = f"$.window.{key}" if origin[key] == "$.window" else f"{origin[key]}: {key}"
                 problems.append(f"{where}: {error}{unquote}")

@@ -19,13 +19,16 @@ import re
 import signal
 import sys
 from pathlib import Path
-from typing import IO, Mapping, Sequence
+from typing import IO, TYPE_CHECKING, Mapping, Sequence
 
 from . import __version__, _fixtures, _model, _strict_json, _tokenizer
 from ._evaluate import evaluate
 from ._envelope import check_document, failure_text, to_json, unreadable
 from ._report_text import envelope_text
 from ._values import MAX_SAFE_INTEGER
+
+if TYPE_CHECKING:  # for an annotation: threading is imported where a ticker starts
+    import threading
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -722,7 +725,7 @@ class _Ticker:
 
     def __init__(self, stderr: IO[str], what: str) -> None:
         self._stderr, self._what = stderr, what
-        self._thread = None
+        self._thread: threading.Thread | None = None
         self._shown = 0  # the length of the line shown, to wipe it
 
     def __enter__(self) -> "_Ticker":
