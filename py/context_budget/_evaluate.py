@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import gc
-
 from ._counted import with_counts
 from ._tokenizer import TOKENIZERS
-from ._shape import InvalidInput
+from ._shape import InputShape, InvalidInput
 from ._values import MAX_PROBLEMS, Problem, closest_name, json_text, preview
 from .modes import DEFAULT_MODE, MODES
+from .modes.protocol import Mode
 
 
 def evaluate(input: object) -> dict:
@@ -22,14 +21,6 @@ def evaluate(input: object) -> dict:
     instead, each ``{path, message}``. docs/contract.md has every field;
     :func:`context_budget.select` is the typed way in, raising on invalid input.
     """
-    # The cyclic garbage collector is paused while evaluate runs: a report is a tree (no
-    # cycle for it to find), and on a large input its full passes over the input's objects
-    # were ~5 % of the time at 100,000 items. Reference counting frees everything as always;
-    # a collection a caller (or another thread) would have had meanwhile runs at the next
-    # allocations after.
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()
     try:
         return _evaluate(input)
     except Exception as error:  # the promise is "never raises"; say what broke instead
@@ -39,9 +30,6 @@ def evaluate(input: object) -> dict:
             "checks": [{"name": "internal error", "pass": False, "detail": f"{type(error).__name__}: {error}"[:300]}],
             "mode": None,
         }
-    finally:
-        if paused:
-            gc.enable()
 
 
 def _evaluate(data: object) -> dict:
@@ -50,7 +38,7 @@ def _evaluate(data: object) -> dict:
     if mode is None:
         return _unknown_mode(mode_name)
     counting = None
-    cost_key = getattr(mode, "COUNTED_COST", None)  # modes whose items may give content for a tokenizer to count
+    cost_key = mode.COUNTED_COST  # modes whose items may give content for a tokenizer to count
     given = data
     if cost_key is not None and isinstance(data, dict) and "tokenizer" in data:
         try:
@@ -63,14 +51,12 @@ def _evaluate(data: object) -> dict:
     except InvalidInput as invalid:
         if cost_key is not None and counting is None:
             invalid = _with_content_hint(data, cost_key, invalid)
-        return _invalid_report(mode.NAME, _with_mode_hint(given, mode.NAME, _unavailable_tokenizer(given, invalid, getattr(mode, "DEFAULT_TOKENIZER", None))))
+        return _invalid_report(mode.NAME, _with_mode_hint(given, mode.NAME, _unavailable_tokenizer(given, invalid, mode.DEFAULT_TOKENIZER)))
     result = mode.select(parsed)
     if counting is not None:
         result.update(counting)
     checks = mode.verify(data, result, parsed)
-    beyond = getattr(mode, "beyond_the_rule", None)
-    if beyond is not None:
-        result.update(beyond(parsed, result))
+    result.update(mode.beyond_the_rule(parsed, result))
     all_passed = mode.succeeded(result) and all(check["pass"] for check in checks)
     summary = mode.summarize(result)
     if mode.succeeded(result) and not all_passed:
@@ -104,11 +90,11 @@ def _with_mode_hint(data: object, mode_name: str, invalid: InvalidInput) -> Inva
     if not isinstance(data, dict):
         return invalid
     for other_name, other in MODES.items():
-        if other_name == mode_name or not _could_fit(data, getattr(other, "SHAPE", None)):
+        if other_name == mode_name or not _could_fit(data, other.SHAPE):
             continue
         candidate = {**data, "mode": other_name}
         try:
-            if "tokenizer" in data and getattr(other, "COUNTED_COST", None) is not None:  # counted as that mode would
+            if "tokenizer" in data and other.COUNTED_COST is not None:  # counted as that mode would
                 candidate = with_counts(candidate, other.COUNTED_COST, other.INPUT_SUMMARY)[0]
             other.parse(candidate)
         except InvalidInput:
@@ -121,12 +107,12 @@ def _with_mode_hint(data: object, mode_name: str, invalid: InvalidInput) -> Inva
     return invalid
 
 
-def _and_the_rest(mode: object, data: dict, cost_key: str, invalid: InvalidInput) -> InvalidInput:
+def _and_the_rest(mode: Mode, data: dict, cost_key: str, invalid: InvalidInput) -> InvalidInput:
     """A tokenizer that cannot be used, and every other problem of the input after it (read as
     if it had no tokenizer, minus the counts that the tokenizer would have made)."""
     rest = {key: value for key, value in data.items() if key != "tokenizer"}
     try:
-        mode.parse(rest)  # type: ignore[attr-defined]
+        mode.parse(rest)
         return invalid
     except InvalidInput as more:
         items = rest.get("items")
@@ -176,7 +162,7 @@ def _item_index(path: str) -> int | None:
     return None
 
 
-def _could_fit(data: dict, shape: object) -> bool:
+def _could_fit(data: dict, shape: InputShape | None) -> bool:
     """A cheap look before a full parse: the list is there and its first element has only declared keys."""
     if shape is None:  # a mode without a declarative shape: let its parser decide
         return True

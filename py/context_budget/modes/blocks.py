@@ -21,6 +21,8 @@ from .._shape import Field, InputShape, read_input, read_object
 from .._values import DEFAULT_MARGIN, Invalid, Problem, plural, preview, read_bool, read_count, read_id, read_margin, read_text
 
 NAME = "blocks"
+COUNTED_COST = None
+DEFAULT_TOKENIZER = None
 INPUT_SUMMARY = "Input needs a window with a positive context budget and a blocks array."
 BLOCK_SUMMARY = "Each block needs id, source, content, priority 0..100 and observed_at with an offset."
 

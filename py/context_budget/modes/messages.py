@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from .. import _checks
 from .._ordinal import identity_key
-from .._shape import InvalidInput
+from .._shape import InputShape, InvalidInput
 from .._tokenizer import TOKENIZERS, count_tokens
 from .._values import (
     MAX_SAFE_INTEGER,
@@ -42,6 +42,8 @@ from .._values import (
 
 NAME = "messages"
 DEFAULT_TOKENIZER = "o200k_base"
+COUNTED_COST = None
+SHAPE = None  # its own reader: a history is no list of records
 ROLES = ("system", "developer", "user", "assistant", "tool")
 # Other names for the same roles (LangChain's, Gemini's, OpenAI's legacy "function"): suggested, never accepted.
 # What the OpenAI SDK's reply message has beyond a message one sends (openai 3.x,
@@ -531,6 +533,11 @@ def _copied(value: object) -> object:
     if isinstance(value, dict):
         return {key: _copied(item) for key, item in value.items()}
     return value
+
+
+def beyond_the_rule(parsed: dict, result: dict) -> dict:
+    """Nothing: the walk keeps the newest turns, and no other choice is weighed against it."""
+    return {}
 
 
 def run(data: object) -> dict:

@@ -21,6 +21,8 @@ from .._tokenizer import EXACT, count_tokens, read_tokenizer
 from .._values import DEFAULT_MARGIN, Problem, read_count, read_id, read_margin, read_text
 
 NAME = "passages"
+COUNTED_COST = None
+DEFAULT_TOKENIZER = None
 COUNTERS = ("words", "estimate") + EXACT
 UNIT_NAMES = {"words": "words", "estimate": "estimated tokens", **{name: "tokens" for name in EXACT}}
 INPUT_SUMMARY = (

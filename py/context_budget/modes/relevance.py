@@ -12,6 +12,7 @@ from .._shape import Field, InputShape, read_input
 from .._values import plural, read_count, read_id, read_score, read_text
 
 NAME = "relevance"
+DEFAULT_TOKENIZER = None
 COUNTED_COST = "tokens"  # with a top-level tokenizer, an item may give content instead
 INPUT_SUMMARY = "Input needs a non-negative integer budget and items array."
 ITEM_SUMMARY = "Each item needs id, numeric relevance, and non-negative integer tokens."

@@ -12,6 +12,7 @@ from .._shape import Field, InputShape, read_input
 from .._values import plural, read_bool, read_count, read_id, read_score, read_text
 
 NAME = "required"
+DEFAULT_TOKENIZER = None
 COUNTED_COST = "cost"  # with a top-level tokenizer, an item may give content instead
 INPUT_SUMMARY = "Input needs a non-negative integer budget and items array."
 ITEM_SUMMARY = "Each item needs id, numeric priority, and non-negative integer cost."

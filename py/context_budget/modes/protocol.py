@@ -1,0 +1,58 @@
+"""What a mode provides: the interface ``evaluate`` relies on, checked by mypy (tests/test_modes_protocol.py).
+
+A mode is a module; a module satisfies this protocol when it defines every member below
+with a compatible type (the constants are read-only, so a module's own narrower type fits). The optional capabilities are explicit members with a neutral value
+(``None``, or a ``beyond_the_rule`` that returns ``{}``), so ``evaluate`` never probes for them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from .._shape import InputShape
+
+
+class Mode(Protocol):
+    @property
+    def NAME(self) -> str:
+        """The value of the input's ``mode`` key."""
+
+    @property
+    def INPUT_SUMMARY(self) -> str:
+        """The report's summary for an input whose top level is wrong."""
+
+    @property
+    def SHAPE(self) -> InputShape | None:
+        """The declarative input shape, or None for a mode with its own reader; ``evaluate``
+        uses it to tell whether an input meant for another mode fits this one."""
+
+    @property
+    def COUNTED_COST(self) -> str | None:
+        """The item key a top-level ``tokenizer`` fills from an item's ``content``; None when
+        the mode takes no such tokenizer."""
+
+    @property
+    def DEFAULT_TOKENIZER(self) -> str | None:
+        """The tokenizer used when the input names none; None when the input must name one (or needs none)."""
+
+    def parse(self, data: object) -> Any:
+        """The validated input, or raise ``InvalidInput`` with every problem."""
+
+    def select(self, parsed: Any) -> dict[str, Any]:
+        """The rule's result: the report's mode-specific keys, with a ``trace``."""
+
+    def run(self, data: object) -> dict[str, Any]:
+        """``select(parse(data))``."""
+
+    def succeeded(self, result: dict[str, Any]) -> bool:
+        """Whether the rule could succeed (required items that do not fit: it could not)."""
+
+    def summarize(self, result: dict[str, Any]) -> str:
+        """The report's one-sentence summary."""
+
+    def verify(self, data: Any, result: dict[str, Any], parsed: Any = None) -> list[dict[str, Any]]:
+        """The independent checks, each ``{name, pass, detail?}``: never calls the rule."""
+
+    def beyond_the_rule(self, parsed: Any, result: dict[str, Any]) -> dict[str, Any]:
+        """What the rule's choice cost (``optimal``, ``sensitivity``), added to the report;
+        ``{}`` when the mode reports nothing beyond its rule. Never changes the selection."""
