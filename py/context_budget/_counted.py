@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ._shape import InvalidInput
 from ._tokenizer import counter, read_tokenizer
-from ._values import Invalid, Problem, Unavailable
+from ._values import Invalid, problem_from
 
 
 def with_counts(data: dict, cost_key: str, input_summary: str) -> tuple[dict, str, list[str]]:
@@ -18,7 +18,7 @@ def with_counts(data: dict, cost_key: str, input_summary: str) -> tuple[dict, st
     try:
         tokenizer = read_tokenizer(data["tokenizer"])
     except Invalid as error:
-        raise InvalidInput([Problem("$.tokenizer", str(error), isinstance(error, Unavailable))], "input shape", input_summary) from None
+        raise InvalidInput([problem_from(error, ("tokenizer",))], "input shape", input_summary) from None
     count = counter(tokenizer)
     items = data.get("items")
     counted: list[str] = []

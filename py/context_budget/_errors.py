@@ -1,10 +1,34 @@
-"""The root of every exception the package raises on purpose.
+"""The root of every exception the package raises on purpose, and the one shape of invalid input.
 
 ``except context_budget.ContextBudgetError`` catches them all; each subclass also derives from
 the built-in exception that says what kind of failure it is (``ValueError`` for bad input), so
 callers who catch those keep working.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
 
 class ContextBudgetError(Exception):
     """Any failure this package reports on purpose (never a bug)."""
+
+
+class InvalidInputError(ContextBudgetError, ValueError):
+    """Input that breaks the contract, from ``select``, ``trim_messages`` or ``pack_passages``.
+
+    ``problems``: every problem found (at most 50 from ``select``), each an ``InputProblem``
+    with ``path`` (``$.items[2].tokens``), ``message``, ``code`` (``missing_key``...) and
+    ``at`` (the path as keys and indices). ``summary``: one sentence; ``report``: the
+    report ``evaluate`` gave, for ``select``.
+    """
+
+    def __init__(self, message: str, problems: Iterable[Any] = (), summary: str | None = None, report: dict | None = None) -> None:
+        super().__init__(message)
+        self.problems = tuple(problems)
+        self.summary = message if summary is None else summary
+        self.report = report
+
+    def __reduce__(self):  # pickled whole (a process pool sends it back to the caller)
+        return type(self), (str(self), self.problems, self.summary, self.report)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from ._counted import with_counts
 from ._tokenizer import TOKENIZERS
-from ._shape import InputShape, InvalidInput
-from ._values import MAX_PROBLEMS, Problem, closest_name, json_text, preview
+from ._shape import InputShape, InvalidInput, missing_key
+from ._values import MAX_PROBLEMS, MISSING_KEY, TOKENIZER_UNAVAILABLE, UNKNOWN_MODE, WRONG_MODE, Problem, closest_name, json_text, preview
 from .modes import DEFAULT_MODE, MODES
 from .modes.protocol import Mode
 
@@ -21,6 +21,11 @@ def evaluate(input: object) -> dict:
     instead, each ``{path, message}``. docs/contract.md has every field;
     :func:`context_budget.select` is the typed way in, raising on invalid input.
     """
+    return evaluate_with_problems(input)[0]
+
+
+def evaluate_with_problems(input: object) -> tuple[dict, list[Problem] | None]:
+    """The report, and for an invalid input every problem found (the report lists at most 50)."""
     try:
         return _evaluate(input)
     except Exception as error:  # the promise is "never raises"; say what broke instead
@@ -29,10 +34,10 @@ def evaluate(input: object) -> dict:
             "summary": "The checker failed on this input; please report it.",
             "checks": [{"name": "internal error", "pass": False, "detail": f"{type(error).__name__}: {error}"[:300]}],
             "mode": None,
-        }
+        }, None
 
 
-def _evaluate(data: object) -> dict:
+def _evaluate(data: object) -> tuple[dict, list[Problem] | None]:
     mode_name = data.get("mode", DEFAULT_MODE) if isinstance(data, dict) else DEFAULT_MODE
     mode = MODES.get(mode_name) if isinstance(mode_name, str) else None
     if mode is None:
@@ -62,10 +67,10 @@ def _evaluate(data: object) -> dict:
     if mode.succeeded(result) and not all_passed:
         names = ", ".join(check["name"] for check in checks if not check["pass"])
         summary = f"{summary} But a check failed: {names}."
-    return {"pass": all_passed, "summary": summary, "checks": checks, "mode": mode.NAME, **result}
+    return {"pass": all_passed, "summary": summary, "checks": checks, "mode": mode.NAME, **result}, None
 
 
-def _invalid_report(mode_name: str, invalid: InvalidInput) -> dict:
+def _invalid_report(mode_name: str | None, invalid: InvalidInput) -> tuple[dict, list[Problem]]:
     problems = invalid.problems
     listed = problems[:MAX_PROBLEMS]
     detail = f"{problems[0].path}: {problems[0].message}"
@@ -78,7 +83,7 @@ def _invalid_report(mode_name: str, invalid: InvalidInput) -> dict:
         "checks": [{"name": invalid.check, "pass": False, "detail": detail}],
         "mode": mode_name,
         "errors": [problem.as_json() for problem in listed],
-    }
+    }, problems
 
 
 def _with_mode_hint(data: object, mode_name: str, invalid: InvalidInput) -> InvalidInput:
@@ -100,11 +105,20 @@ def _with_mode_hint(data: object, mode_name: str, invalid: InvalidInput) -> Inva
         except InvalidInput:
             continue
         if "mode" in data:
-            hint = Problem("$.mode", f"this input is valid in mode {json_text(other_name)}, not {json_text(mode_name)}: set \"mode\": {json_text(other_name)}")
+            hint = Problem(("mode",), WRONG_MODE, f"this input is valid in mode {json_text(other_name)}, not {json_text(mode_name)}: set \"mode\": {json_text(other_name)}", other_name)
         else:
-            hint = Problem("$", f"this input is valid in mode {json_text(other_name)}; without a \"mode\" key it is read as {json_text(mode_name)}: add \"mode\": {json_text(other_name)}")
+            hint = Problem((), WRONG_MODE, f"this input is valid in mode {json_text(other_name)}; without a \"mode\" key it is read as {json_text(mode_name)}: add \"mode\": {json_text(other_name)}", other_name)
         return InvalidInput([hint, *invalid.problems], invalid.check, invalid.summary)
     return invalid
+
+
+def _counted_content(problem: Problem, items: object, cost_key: str) -> bool:
+    """Whether the problem is an item's missing ``cost_key`` where the item gives ``content``
+    (which a top-level tokenizer counts)."""
+    at = problem.at
+    return (problem.code == MISSING_KEY and problem.about == cost_key and len(at) == 2 and at[0] == "items"
+            and isinstance(at[1], int) and isinstance(items, list) and at[1] < len(items)
+            and isinstance(items[at[1]], dict) and isinstance(items[at[1]].get("content"), str))
 
 
 def _and_the_rest(mode: Mode, data: dict, cost_key: str, invalid: InvalidInput) -> InvalidInput:
@@ -116,14 +130,8 @@ def _and_the_rest(mode: Mode, data: dict, cost_key: str, invalid: InvalidInput) 
         return invalid
     except InvalidInput as more:
         items = rest.get("items")
-        missing = f"missing required key {json_text(cost_key)}"
-
-        def counted(problem: Problem) -> bool:
-            index = _item_index(problem.path)
-            return (problem.message == missing and isinstance(items, list) and index is not None and index < len(items)
-                    and isinstance(items[index], dict) and isinstance(items[index].get("content"), str))
-
-        return InvalidInput([*invalid.problems, *(problem for problem in more.problems if not counted(problem))], invalid.check, invalid.summary)
+        kept = [problem for problem in more.problems if not _counted_content(problem, items, cost_key)]
+        return InvalidInput([*invalid.problems, *kept], invalid.check, invalid.summary)
 
 
 def _unavailable_tokenizer(data: object, invalid: InvalidInput, default: str | None = None) -> InvalidInput:
@@ -132,9 +140,9 @@ def _unavailable_tokenizer(data: object, invalid: InvalidInput, default: str | N
     the input is fine, the installation is not. ``default``: the mode's tokenizer when the
     input names none."""
     problems = invalid.problems
-    if not problems or not all(problem.unavailable for problem in problems) or not isinstance(data, dict):
+    if not problems or not all(problem.code == TOKENIZER_UNAVAILABLE for problem in problems) or not isinstance(data, dict):
         return invalid
-    name = data.get(problems[0].path[2:], default)  # $.tokenizer or $.counter: the name, read from the input
+    name = data.get(problems[0].at[0], default)  # $.tokenizer or $.counter: the name, read from the input
     return InvalidInput(problems, invalid.check, f"The {name} tokenizer is not available here." if isinstance(name, str) else invalid.summary)
 
 
@@ -143,23 +151,11 @@ def _with_content_hint(data: object, cost_key: str, invalid: InvalidInput) -> In
     items = data.get("items") if isinstance(data, dict) else None
     if not isinstance(items, list):
         return invalid
-    missing = f"missing required key {json_text(cost_key)}"
     names = ", ".join(json_text(name) for name in TOKENIZERS)
-    problems = []
-    for problem in invalid.problems:
-        index = _item_index(problem.path)
-        if problem.message == missing and index is not None and index < len(items) and isinstance(items[index], dict) \
-                and isinstance(items[index].get("content"), str):
-            problem = Problem(problem.path, f"{missing} (the item has \"content\": a top-level \"tokenizer\" ({names}) counts it instead)")
-        problems.append(problem)
+    hint = f" (the item has \"content\": a top-level \"tokenizer\" ({names}) counts it instead)"
+    problems = [missing_key(problem.at, cost_key, hint) if _counted_content(problem, items, cost_key) else problem
+                for problem in invalid.problems]
     return InvalidInput(problems, invalid.check, invalid.summary)
-
-
-def _item_index(path: str) -> int | None:
-    """``$.items[3]`` -> 3; None for any other path."""
-    if path.startswith("$.items[") and path.endswith("]") and path[8:-1].isdigit():
-        return int(path[8:-1])
-    return None
 
 
 def _could_fit(data: dict, shape: InputShape | None) -> bool:
@@ -172,9 +168,9 @@ def _could_fit(data: dict, shape: InputShape | None) -> bool:
     return not elements or not isinstance(elements[0], dict) or set(elements[0]) <= {field.name for field in shape.item}
 
 
-def _unknown_mode(mode_name: object) -> dict:
+def _unknown_mode(mode_name: object) -> tuple[dict, list[Problem]]:
     guess = closest_name(mode_name, tuple(MODES)) if isinstance(mode_name, str) else None
     hint = f"; did you mean {json_text(guess)}?" if guess else ""
     message = f"expected one of {', '.join(MODES)}, got {preview(mode_name)}{hint}"
     summary = f"Unknown mode: {message}" + ("" if message.endswith("?") else ".")
-    return _invalid_report(None, InvalidInput([Problem("$.mode", message)], "input shape", summary))
+    return _invalid_report(None, InvalidInput([Problem(("mode",), UNKNOWN_MODE, message)], "input shape", summary))

@@ -6,7 +6,7 @@ import re
 from typing import NamedTuple
 from datetime import date
 
-from ._values import Invalid, preview
+from ._values import WRONG_TYPE, Invalid, preview
 
 # [0-9], not \d: in Python \d also matches full-width and Arabic-Indic digits, which the
 # schema's pattern (and a JavaScript port) refuses.
@@ -40,7 +40,7 @@ _MONTH_DAYS = (0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 def read_instant(value: object) -> Instant:
     if not isinstance(value, str):
-        raise Invalid(f"expected an ISO-8601 date-time with an offset or Z, got {preview(value)}")
+        raise Invalid(f"expected an ISO-8601 date-time with an offset or Z, got {preview(value)}", WRONG_TYPE)
     match = _DATE_TIME.match(value)
     if match is None:
         raise Invalid(f"expected an ISO-8601 date-time with an offset or Z (like 2026-03-13T13:18:00Z), got {preview(value)}")

@@ -10,14 +10,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Callable, NamedTuple
 
-from ._ordinal import identity_key
-from ._values import JS_WHITESPACE, json_text, preview
+from ._errors import InvalidInputError
+from ._shape import Field, read_records
+from ._values import DUPLICATE_ID, INVALID_VALUE, OVER_LIMIT, WRONG_TYPE, Key, Problem, json_text, preview, read_id, read_text
 
 ANSWER_CUE = "Answer:"
+# A passage, as the passages mode reads it and pack_passages too.
+PASSAGE_FIELDS = (Field("id", read_id), Field("text", read_text))
 
 
-class PackError(ValueError):
-    """Invalid input for ``pack_passages``, or a counter that broke its contract."""
+class PackError(InvalidInputError):
+    """Invalid input for ``pack_passages`` (its problem in ``.problems``), or a counter that
+    broke its contract (no problems: the input was fine)."""
+
+
+def _refused(message: str, at: tuple[Key, ...] = (), code: str = INVALID_VALUE) -> PackError:
+    from ._selection import input_problems  # the typed API's dataclasses: loaded only to raise
+
+    return PackError(message, input_problems([Problem(at, code, message)]))
 
 
 class Packed(NamedTuple):
@@ -63,30 +73,12 @@ def pack_passages(
     non-negative integer.
     """
     if type(limit) is not int or limit < 0:
-        raise PackError(f"limit must be a non-negative integer, got {preview(limit)}")
+        raise _refused(f"limit must be a non-negative integer, got {preview(limit)}", ("limit",))
     if not isinstance(question, str):
-        raise PackError(f"question must be a string, got {preview(question)}")
+        raise _refused(f"question must be a string, got {preview(question)}", ("question",), WRONG_TYPE)
     if not callable(count):
-        raise PackError(f"count must be a function from a text to its number of tokens, got {preview(count)}")
-    if isinstance(passages, (str, bytes, dict)) or not hasattr(passages, "__iter__"):
-        raise PackError(f"passages must be a list of (id, text) pairs, got {preview(passages)}")
-    pairs = []
-    for index, passage in enumerate(passages):
-        if isinstance(passage, dict) and set(passage) == {"id", "text"}:  # the passages mode's own shape
-            passage = (passage["id"], passage["text"])
-        elif isinstance(passage, (str, bytes, dict)) or not isinstance(passage, Sequence) or len(passage) != 2:
-            raise PackError(f"passage {index} must be an (id, text) pair, got {preview(passage)}")
-        key, text = passage
-        if not isinstance(key, str) or not key.strip(JS_WHITESPACE):
-            raise PackError(f"passage {index} needs a non-empty string id, got {preview(key)}")
-        if not isinstance(text, str):
-            raise PackError(f"passage {key!r} needs a string text, got {preview(text)}")
-        pairs.append((key, text))
-    ids = [identity_key(key) for key, _ in pairs]  # equal by UTF-16 code units, as the contract compares ids
-    if len(set(ids)) != len(ids):
-        seen: set = set()
-        index = next(index for index, key in enumerate(ids) if key in seen or seen.add(key))
-        raise PackError(f"passage ids must be unique: passage {index} repeats the id {json_text(pairs[index][0])}")
+        raise _refused(f"count must be a function from a text to its number of tokens, got {preview(count)}", ("count",), WRONG_TYPE)
+    pairs = _read_passages(passages)
 
     def measure(prompt: str) -> int:
         units = count(prompt)
@@ -97,7 +89,7 @@ def pack_passages(
     prefix = prompt_prefix(question)
     units = measure(prefix + ANSWER_CUE)
     if units > limit:
-        raise PackError(f"the prompt without passages counts {units}, over the limit of {limit}")
+        raise _refused(f"the prompt without passages counts {units}, over the limit of {limit}", ("limit",), OVER_LIMIT)
     chosen: list[tuple[str, str]] = []
     lines: list[str] = []
     skipped: list[str] = []
@@ -111,3 +103,45 @@ def pack_passages(
         else:
             skipped.append(key)
     return Packed(chosen, skipped, prefix + "".join(lines) + ANSWER_CUE, units)
+
+
+def _read_passages(passages: object) -> list[tuple[str, str]]:
+    """The (id, text) pairs, read by the passages mode's fields; the first problem raised as a
+    ``PackError`` (a passage's own problem before any repeated id)."""
+    if isinstance(passages, (str, bytes, dict)) or not hasattr(passages, "__iter__"):
+        raise _refused(f"passages must be a list of (id, text) pairs, got {preview(passages)}", ("passages",), WRONG_TYPE)
+    records: list[dict] = []
+    not_a_pair = None
+    for index, passage in enumerate(passages):
+        if isinstance(passage, dict) and set(passage) == {"id", "text"}:  # the passages mode's own shape
+            records.append(passage)
+        elif isinstance(passage, (str, bytes, dict)) or not isinstance(passage, Sequence) or len(passage) != 2:
+            not_a_pair = (index, passage)
+            break
+        else:
+            records.append({"id": passage[0], "text": passage[1]})
+    problems: list[Problem] = []
+    read = read_records(records, ("passages",), PASSAGE_FIELDS, problems)
+    own = [problem for problem in problems if problem.code != DUPLICATE_ID]
+    if own:
+        index, field = own[0].at[1], own[0].at[2]
+        value = records[index][field]
+        if field == "id":
+            message = f"passage {index} needs a non-empty string id, got {preview(value)}"
+        else:
+            message = f"passage {records[index]['id']!r} needs a string text, got {preview(value)}"
+        raise PackError(message, _as_raised(own[0], message))
+    if not_a_pair is not None:
+        index, passage = not_a_pair
+        raise _refused(f"passage {index} must be an (id, text) pair, got {preview(passage)}", ("passages", index), WRONG_TYPE)
+    if problems:
+        index = problems[0].at[1]
+        message = f"passage ids must be unique: passage {index} repeats the id {json_text(records[index]['id'])}"
+        raise PackError(message, _as_raised(problems[0], message))
+    return [(key, text) for key, text in read or ()]
+
+
+def _as_raised(problem: Problem, message: str) -> tuple:
+    from ._selection import input_problems
+
+    return input_problems([problem._replace(message=message)])

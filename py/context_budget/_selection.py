@@ -9,37 +9,47 @@ Both read the same report: ``Selection.report`` is exactly what ``evaluate`` ret
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from ._evaluate import evaluate
+from ._errors import InvalidInputError
+from ._evaluate import evaluate_with_problems
+from ._values import MAX_PROBLEMS, Problem
 
 
 @dataclass(frozen=True)
 class InputProblem:
-    """One thing wrong with the input: where (a JSON path such as ``$.items[2].tokens``) and what."""
+    """One thing wrong with the input: where (a JSON path such as ``$.items[2].tokens``) and what.
+
+    ``code`` says what kind of problem it is (``missing_key``, ``unknown_key``, ``wrong_type``,
+    ``invalid_value``, ``duplicate_id``, ``tokenizer_unavailable``...: ``_values.py`` lists
+    them) and ``at`` is the path as data (``("items", 2, "tokens")``), for code to branch on.
+    ``problem["path"]`` and ``problem["message"]`` read as the report's ``{path, message}``.
+    """
 
     path: str
     message: str
+    code: str = field(default="", repr=False)
+    at: tuple[str | int, ...] = field(default=(), repr=False)
+
+    def __getitem__(self, key: str) -> str:
+        if key not in ("path", "message"):
+            raise KeyError(key)
+        return self.path if key == "path" else self.message
 
 
-class InvalidInputError(ValueError):
-    """The input breaks the contract; ``problems`` lists every problem found (at most 50)."""
+def input_problems(problems: Iterable[Problem]) -> tuple[InputProblem, ...]:
+    return tuple(InputProblem(problem.path, problem.message, problem.code, problem.at) for problem in problems)
 
-    def __init__(self, summary: str, problems: tuple[InputProblem, ...], report: dict) -> None:
-        # The report's check detail: the first problem, and how many more there are in all
-        # (``problems`` holds the first 50).
-        detail = next((check.get("detail") for check in report.get("checks", ()) if not check["pass"]), None)
-        if detail and detail.endswith(" listed in errors)"):  # the report's key; here they are in .problems
-            detail = detail[: -len("errors)")] + ".problems)"
-        super().__init__(f"{summary} {detail}" if detail else summary)
-        self.summary = summary
-        self.problems = problems
-        self.report = report
 
-    def __reduce__(self):  # pickled whole (a process pool sends it back to the caller)
-        return type(self), (self.summary, self.problems, self.report)
+def _invalid_input_error(summary: str, problems: tuple[InputProblem, ...], report: dict) -> InvalidInputError:
+    # The report's check detail: the first problem, and how many more there are in all
+    # (``problems`` holds the first 50).
+    detail = next((check.get("detail") for check in report.get("checks", ()) if not check["pass"]), None)
+    if detail and detail.endswith(" listed in errors)"):  # the report's key; here they are in .problems
+        detail = detail[: -len("errors)")] + ".problems)"
+    return InvalidInputError(f"{summary} {detail}" if detail else summary, problems, summary, report)
 
 
 @dataclass(frozen=True)
@@ -110,10 +120,9 @@ def select(input: Mapping[str, Any]) -> Selection:
 
     Never changes ``input``. Raises ``RuntimeError`` only if the checker itself broke.
     """
-    report = evaluate(dict(input) if isinstance(input, Mapping) and not isinstance(input, dict) else input)
-    if "errors" in report:
-        problems = tuple(InputProblem(error["path"], error["message"]) for error in report["errors"])
-        raise InvalidInputError(report["summary"], problems, report)
+    report, invalid = evaluate_with_problems(dict(input) if isinstance(input, Mapping) and not isinstance(input, dict) else input)
+    if invalid is not None:
+        raise _invalid_input_error(report["summary"], input_problems(invalid[:MAX_PROBLEMS]), report)
     if report["mode"] not in _RESULT_KEYS:  # the "internal error" report: evaluate caught a bug
         raise RuntimeError(f"{report['summary']} {report['checks'][0].get('detail', '')}".strip())
     kept_key, left_out_key, used_key, limit_key = _RESULT_KEYS[report["mode"]]

@@ -7,23 +7,27 @@ from typing import Callable, NamedTuple
 from itertools import repeat
 from operator import itemgetter
 
+from ._errors import ContextBudgetError
 from ._ordinal import has_surrogate, identity_key
 from ._values import (
+    DUPLICATE_ID,
     JS_WHITESPACE,
     MAX_SAFE_INTEGER,
+    MISSING_KEY,
     Invalid,
+    Key,
     Problem,
-    Unavailable,
-    child_path,
     expect_array,
     expect_object,
     json_text,
+    path_text,
+    problem_from,
     read_bool,
     read_count,
     read_id,
     read_score,
     read_text,
-    unknown_key_problems,
+    unknown_keys,
 )
 
 _MISSING = object()
@@ -41,7 +45,7 @@ class Field(NamedTuple):
     column: Callable[[list], list | None] | None = None
 
 
-class InvalidInput(Exception):
+class InvalidInput(ContextBudgetError, ValueError):
     """Raised by a mode's parser with every problem found and how to summarise them."""
 
     def __init__(self, problems: list[Problem], check: str, summary: str) -> None:
@@ -51,36 +55,40 @@ class InvalidInput(Exception):
         self.summary = summary
 
 
-def read_fields(obj: dict, path: str, fields: tuple[Field, ...], problems: list[Problem]) -> list:
+def read_fields(obj: dict, at: tuple[Key, ...], fields: tuple[Field, ...], problems: list[Problem]) -> list:
     """The fields' values in declaration order; a bad or missing one becomes None and a problem."""
     values = []
     for field in fields:
         raw = obj.get(field.name, _MISSING)
         if raw is _MISSING:
             if not field.optional:
-                problems.append(Problem(path, f"missing required key {json_text(field.name)}"))
+                problems.append(missing_key(at, field.name))
             values.append(field.default)
             continue
         try:
             values.append(field.read(raw))
         except Invalid as error:
-            problems.append(Problem(child_path(path, field.name), str(error), isinstance(error, Unavailable)))
+            problems.append(problem_from(error, (*at, field.name)))
             values.append(None)
     return values
 
 
-def read_object(value: object, path: str, fields: tuple[Field, ...], problems: list[Problem]) -> list | None:
+def missing_key(at: tuple[Key, ...], key: str, hint: str = "") -> Problem:
+    return Problem(at, MISSING_KEY, f"missing required key {json_text(key)}{hint}", key)
+
+
+def read_object(value: object, at: tuple[Key, ...], fields: tuple[Field, ...], problems: list[Problem]) -> list | None:
     """An object with exactly the declared keys; None when it is not an object at all."""
     try:
         obj = expect_object(value)
     except Invalid as error:
-        problems.append(Problem(path, str(error)))
+        problems.append(problem_from(error, at))
         return None
-    problems.extend(unknown_key_problems(obj, path, tuple(field.name for field in fields)))
-    return read_fields(obj, path, fields, problems)
+    problems.extend(unknown_keys(obj, at, tuple(field.name for field in fields)))
+    return read_fields(obj, at, fields, problems)
 
 
-def read_records(value: object, path: str, fields: tuple[Field, ...], problems: list[Problem]) -> list[list] | None:
+def read_records(value: object, at: tuple[Key, ...], fields: tuple[Field, ...], problems: list[Problem]) -> list[list] | None:
     """An array of objects whose first field is a unique id.
 
     Returns one list of field values per element (None for an element that is not an
@@ -90,7 +98,7 @@ def read_records(value: object, path: str, fields: tuple[Field, ...], problems: 
     try:
         elements = expect_array(value)
     except Invalid as error:
-        problems.append(Problem(path, str(error)))
+        problems.append(problem_from(error, at))
         return None
     id_field = fields[0]
     assert id_field.read is read_id
@@ -98,8 +106,8 @@ def read_records(value: object, path: str, fields: tuple[Field, ...], problems: 
     first_seen: dict[str, int] = {}
     first_text: dict[str, str] = {}
     for index, element in enumerate(elements):
-        element_path = child_path(path, index)
-        record = read_object(element, element_path, fields, problems)
+        element_at = (*at, index)
+        record = read_object(element, element_at, fields, problems)
         records.append(record)
         if record is None or record[0] is None:
             continue
@@ -112,11 +120,9 @@ def read_records(value: object, path: str, fields: tuple[Field, ...], problems: 
                 "; ids compare by UTF-16 code units, so a surrogate pair given as two code points"
                 " is the same id as the character it encodes"
             )
+            first = path_text((*at, earlier))
             problems.append(
-                Problem(
-                    child_path(element_path, id_field.name),
-                    f"duplicate id {json_text(item_id)} (first used at {child_path(path, earlier)}{same_units})",
-                )
+                Problem((*element_at, id_field.name), DUPLICATE_ID, f"duplicate id {json_text(item_id)} (first used at {first}{same_units})", first)
             )
     return records
 
@@ -241,6 +247,11 @@ def fast_columns(elements: object, fields: tuple[Field, ...]) -> list[list] | No
     return columns
 
 
+def in_element(problem: Problem, list_key: str) -> bool:
+    """Whether the problem is inside an element of the top-level array ``list_key``."""
+    return len(problem.at) >= 2 and problem.at[0] == list_key and isinstance(problem.at[1], int)
+
+
 class InputShape(NamedTuple):
     """A mode's input: top-level fields, one of which (``list_key``) is an array of objects."""
 
@@ -260,7 +271,7 @@ def read_input(data: object, shape: InputShape, more_checks: Callable[[list, lis
     ``shape.item_check``, any other as ``input shape``.
     """
     problems: list[Problem] = []
-    top = read_object(data, "$", shape.top, problems)
+    top = read_object(data, (), shape.top, problems)
     if top is None:
         raise InvalidInput(problems, "input shape", shape.input_summary)
     if more_checks is not None:
@@ -270,12 +281,11 @@ def read_input(data: object, shape: InputShape, more_checks: Callable[[list, lis
         elements = data[shape.list_key]
         columns = fast_columns(elements, shape.item)
         if columns is None:
-            records = read_records(elements, child_path("$", shape.list_key), shape.item, problems)
+            records = read_records(elements, (shape.list_key,), shape.item, problems)
             if not problems:
                 columns = [list(column) for column in zip(*records)] if records else [[] for _ in shape.item]
     if problems:
-        element_prefix = child_path("$", shape.list_key) + "["
-        if all(problem.path.startswith(element_prefix) for problem in problems):
+        if all(in_element(problem, shape.list_key) for problem in problems):
             raise InvalidInput(problems, shape.item_check, shape.item_summary)
         raise InvalidInput(problems, "input shape", shape.input_summary)
     return top, columns

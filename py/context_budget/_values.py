@@ -14,6 +14,8 @@ import math
 import re
 from typing import NamedTuple
 
+from ._errors import ContextBudgetError
+
 MAX_SAFE_INTEGER = 2**53 - 1
 MAX_PROBLEMS = 50
 
@@ -28,21 +30,76 @@ JS_WHITESPACE = (
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
-class Invalid(ValueError):
-    """A value that breaks a rule; the message names the rule and the value."""
+class Invalid(ContextBudgetError, ValueError):
+    """A value that breaks a rule; the message names the rule and the value, ``code`` the kind
+    of problem (``wrong_type`` or ``invalid_value``)."""
+
+    def __init__(self, message: str, code: str = "invalid_value") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class Unavailable(Invalid):
     """A valid value this installation cannot use: an exact tokenizer whose rank file is missing or altered."""
 
+    def __init__(self, message: str) -> None:
+        super().__init__(message, TOKENIZER_UNAVAILABLE)
+
+
+# A problem's ``code``: what kind of problem it is, for code to branch on (never on its message).
+MISSING_KEY = "missing_key"  # ``about``: the key
+UNKNOWN_KEY = "unknown_key"  # ``about``: the key
+KEY_NOT_ALLOWED = "key_not_allowed"  # a known key this kind of object cannot have (a tool_call_id on a user message)
+WRONG_TYPE = "wrong_type"  # not a string, number, object... as the field needs
+INVALID_VALUE = "invalid_value"  # the right type, but outside what the field accepts
+EMPTY = "empty"  # an array that must have an element
+DUPLICATE_ID = "duplicate_id"  # ``about``: the path of the first use
+TOKENIZER_UNAVAILABLE = "tokenizer_unavailable"  # the input is fine; this installation lacks the rank file
+UNKNOWN_MODE = "unknown_mode"
+WRONG_MODE = "wrong_mode"  # valid in another mode; ``about``: that mode
+OVER_LIMIT = "over_limit"  # fixed parts alone exceed the budget (a window, a prompt without passages)
+LIMIT_TOO_LOW = "limit_too_low"  # what must be kept (pinned messages) exceeds the limit
+NOT_TEXT = "not_text"  # a content part that is no text
+TOOL_CALL_UNANSWERED = "tool_call_unanswered"
+TOOL_RESULT_MISPLACED = "tool_result_misplaced"  # answers a call, but not right after it
+TOOL_RESULT_UNMATCHED = "tool_result_unmatched"  # answers no call, or one answered already
+
+Key = str | int  # a key of an object, or an index of an array
+
 
 class Problem(NamedTuple):
-    path: str
+    """One thing wrong with the input: where (``at``, the keys and indices from the top, read
+    as a JSON path ``path``), what kind (``code``) and what, in words (``message``)."""
+
+    at: tuple[Key, ...]
+    code: str
     message: str
-    unavailable: bool = False  # the input is fine; this installation lacks what it names (see Unavailable)
+    about: object = None  # what the code is about, where it needs saying (see the codes)
+    root: str = "$"  # the path ``at`` starts from
+
+    @property
+    def path(self) -> str:
+        return path_text(self.at, self.root)
+
+    @property
+    def unavailable(self) -> bool:
+        return self.code == TOKENIZER_UNAVAILABLE
 
     def as_json(self) -> dict:
         return {"path": self.path, "message": self.message}
+
+
+def problem_from(error: Invalid, at: tuple[Key, ...]) -> Problem:
+    """The problem a reader's refusal makes at ``at``."""
+    return Problem(at, error.code, str(error))
+
+
+def path_text(at: tuple[Key, ...], root: str = "$") -> str:
+    """``("items", 2, "tokens")`` -> ``$.items[2].tokens``."""
+    path = root
+    for key in at:
+        path = child_path(path, key)
+    return path
 
 
 def child_path(path: str, key: str | int) -> str:
@@ -162,13 +219,13 @@ def read_score(value: object) -> int | float:
         if finite:
             return value
         raise Invalid(f"expected a number that is finite as a 64-bit float, got {preview(value)}")
-    raise Invalid(f"expected a number, got {preview(value)}")
+    raise Invalid(f"expected a number, got {preview(value)}", WRONG_TYPE)
 
 
 def read_id(value: object) -> str:
     """An id: a string that is not empty after JavaScript's trim."""
     if not isinstance(value, str):
-        raise Invalid(f"expected a non-empty string id, got {preview(value)}")
+        raise Invalid(f"expected a non-empty string id, got {preview(value)}", WRONG_TYPE)
     if not value.strip(JS_WHITESPACE):
         raise Invalid(f"expected an id that is not empty after trimming whitespace, got {preview(value)}")
     return value
@@ -176,7 +233,7 @@ def read_id(value: object) -> str:
 
 def read_text(value: object) -> str:
     if not isinstance(value, str):
-        raise Invalid(f"expected a string, got {preview(value)}")
+        raise Invalid(f"expected a string, got {preview(value)}", WRONG_TYPE)
     return value
 
 
@@ -192,7 +249,7 @@ def read_margin(value: object) -> float:
 
 def read_bool(value: object) -> bool:
     if not isinstance(value, bool):
-        raise Invalid(f"expected true or false, got {preview(value)}")
+        raise Invalid(f"expected true or false, got {preview(value)}", WRONG_TYPE)
     return value
 
 
@@ -223,17 +280,17 @@ def got(value: object) -> str:
 
 def expect_object(value: object) -> dict:
     if not isinstance(value, dict):
-        raise Invalid(f"expected an object, got {got(value)}")
+        raise Invalid(f"expected an object, got {got(value)}", WRONG_TYPE)
     return value
 
 
 def expect_array(value: object) -> list:
     if not isinstance(value, list):
-        raise Invalid(f"expected an array, got {got(value)}")
+        raise Invalid(f"expected an array, got {got(value)}", WRONG_TYPE)
     return value
 
 
-def unknown_key_problems(obj: dict, path: str, known: tuple[str, ...]) -> list[Problem]:
+def unknown_keys(obj: dict, at: tuple[Key, ...], known: tuple[str, ...], root: str = "$") -> list[Problem]:
     """One problem per key the mode does not declare, so a typo is never ignored."""
     problems = []
     for key in obj:
@@ -241,13 +298,15 @@ def unknown_key_problems(obj: dict, path: str, known: tuple[str, ...]) -> list[P
             shown = json_text(key) if isinstance(key, str) else preview(key)
             guess = closest_name(key, known) if isinstance(key, str) else None
             hint = f"did you mean {json_text(guess)}? " if guess else ""
-            problems.append(
-                Problem(
-                    child_path(path, key) if isinstance(key, str) else path,
-                    f"unknown key {shown} ({hint}expected {', '.join(known)})",
-                )
-            )
+            # A key that is no string (from a Python caller) has no path of its own: its object's.
+            where = (*at, key) if isinstance(key, str) else at
+            problems.append(Problem(where, UNKNOWN_KEY, f"unknown key {shown} ({hint}expected {', '.join(known)})", key, root))
     return problems
+
+
+def unknown_key_problems(obj: dict, path: str, known: tuple[str, ...]) -> list[Problem]:
+    """``unknown_keys`` under a path given as text (the model command's window)."""
+    return unknown_keys(obj, (), known, root=path)
 
 
 # Cached: an input with 100,000 items can repeat the same typo in every one of them.

@@ -18,7 +18,7 @@ from .._instant import read_instant
 from .._optimal import report_optimal
 from .._ordinal import ordinal_keys
 from .._shape import Field, InputShape, read_input, read_object
-from .._values import DEFAULT_MARGIN, Invalid, Problem, plural, preview, read_bool, read_count, read_id, read_margin, read_text
+from .._values import DEFAULT_MARGIN, OVER_LIMIT, Invalid, Problem, plural, preview, read_bool, read_count, read_id, read_margin, read_text
 
 NAME = "blocks"
 COUNTED_COST = None
@@ -92,7 +92,7 @@ def parse(data: object) -> dict:
     def window_leaves_a_budget(top: list, problems: list[Problem]) -> None:
         if "window" not in data:
             return
-        values = read_object(top[1], "$.window", _WINDOW, problems)
+        values = read_object(top[1], ("window",), _WINDOW, problems)
         if values is None or None in values:
             return
         window.extend(values)
@@ -100,7 +100,8 @@ def parse(data: object) -> dict:
         if context - reserved - fixed <= 0:
             problems.append(
                 Problem(
-                    "$.window",
+                    ("window",),
+                    OVER_LIMIT,
                     f"no context budget: context_tokens {context} - reserved_output_tokens {reserved} - "
                     f"fixed_prompt_tokens {fixed} = {context - reserved - fixed}; raise context_tokens or lower "
                     "reserved_output_tokens or fixed_prompt_tokens",

@@ -15,10 +15,10 @@ import math
 
 from .. import _checks
 from .._estimate import estimate_from_stats, utf16_length, word_count
-from .._passages import ANSWER_CUE, passage_line, prompt_prefix, render
+from .._passages import ANSWER_CUE, PASSAGE_FIELDS, passage_line, prompt_prefix, render
 from .._shape import Field, InputShape, read_input
 from .._tokenizer import EXACT, count_tokens, read_tokenizer
-from .._values import DEFAULT_MARGIN, Problem, read_count, read_id, read_margin, read_text
+from .._values import DEFAULT_MARGIN, OVER_LIMIT, Problem, read_count, read_margin, read_text
 
 NAME = "passages"
 COUNTED_COST = None
@@ -44,7 +44,7 @@ _TOP = (
     Field("passages", lambda value: value),
     Field("margin", read_margin, optional=True, default=DEFAULT_MARGIN),
 )
-_PASSAGE = (Field("id", read_id), Field("text", read_text))
+_PASSAGE = PASSAGE_FIELDS
 SHAPE = InputShape(_TOP, "passages", _PASSAGE, INPUT_SUMMARY, "passage shape", PASSAGE_SUMMARY)
 
 
@@ -131,7 +131,7 @@ def parse(data: object) -> dict:
         if question is not None and limit is not None and counter is not None:
             total = _fresh_tally({"question": question, "counter": counter}).total
             if total > limit:
-                problems.append(Problem("$.limit", f"the prompt without passages counts {total} {UNIT_NAMES[counter]}, over the limit of {limit}"))
+                problems.append(Problem(("limit",), OVER_LIMIT, f"the prompt without passages counts {total} {UNIT_NAMES[counter]}, over the limit of {limit}"))
 
     (_, question, limit, counter, _, margin), (ids, texts) = read_input(data, SHAPE, base_prompt_fits)
     passages = list(zip(ids, texts))

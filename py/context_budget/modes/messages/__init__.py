@@ -1,0 +1,57 @@
+"""Mode ``messages``: which turns of an OpenAI-format chat history still fit the prompt.
+
+Every ``system`` and ``developer`` message and every message marked ``pinned`` is kept.
+An assistant message that calls tools and the tool messages answering it form one
+unit. From the newest unit to the oldest, a unit is kept while it fits what is left;
+the first one that does not fit stops the walk, so the kept history has no holes.
+Kept unpinned units before the first kept unpinned ``user`` message are then
+dropped, so the kept history starts with a user turn. Costs follow OpenAI's published accounting
+for its chat models: 3 tokens per message, the count of each value it has (plus 1 for
+a ``name``), and 3 more that prime the reply.
+
+The parts: ``reading`` (the chat format, its problems, the costs), ``rule`` (the walk and
+the report), ``checks`` (the independent verifications), ``api`` (``trim_messages``,
+``count_messages``, ``MessagesError``). This module is the mode (``modes/protocol.py``).
+"""
+
+from __future__ import annotations
+
+from ..._tokenizer import TOKENIZERS, count_tokens
+from .api import MessagesError, count_messages, trim_messages
+from .checks import verify
+from .reading import (
+    ALWAYS_PINNED,
+    DEFAULT_TOKENIZER,
+    INPUT_SUMMARY,
+    MESSAGE_SUMMARY,
+    PER_MESSAGE,
+    PER_NAME,
+    REPLY_PRIMING,
+    ROLES,
+    message_cost,
+    parse,
+    tool_calls_text,
+)
+from .rule import as_sent, select, succeeded, summarize
+
+NAME = "messages"
+COUNTED_COST = None
+SHAPE = None  # its own reader: a chat history is no list of records with ids
+
+
+def beyond_the_rule(parsed: dict, result: dict) -> dict:
+    """Nothing: the walk keeps the newest turns, and no other choice is weighed against it."""
+    return {}
+
+
+def run(data: object) -> dict:
+    return select(parse(data))
+
+
+__all__ = [
+    "NAME", "COUNTED_COST", "SHAPE", "DEFAULT_TOKENIZER", "INPUT_SUMMARY", "MESSAGE_SUMMARY",
+    "parse", "select", "run", "succeeded", "summarize", "verify", "beyond_the_rule",
+    "MessagesError", "trim_messages", "count_messages",
+    "ROLES", "ALWAYS_PINNED", "PER_MESSAGE", "PER_NAME", "REPLY_PRIMING", "TOKENIZERS",
+    "count_tokens", "message_cost", "tool_calls_text", "as_sent",
+]
