@@ -30,7 +30,7 @@ def new_letters() -> list[str]:
     import unicodedata
     from bisect import bisect_right
 
-    from context_budget import _unicode_classes as table
+    from context_budget.tokenizers import unicode_classes as table
 
     found = []
     for index, start in enumerate(table.STARTS):
@@ -135,10 +135,10 @@ def reference_encoding(name: str):
     import tiktoken.load
     from tiktoken_ext import openai_public
 
-    from context_budget import _tokenizer
+    from context_budget.tokenizers import exact
 
-    path = _tokenizer.rank_file(name)
-    ranks = tiktoken.load.load_tiktoken_bpe(str(path), _tokenizer.RANK_FILES[name].sha256)
+    path = exact.rank_file(name)
+    ranks = tiktoken.load.load_tiktoken_bpe(str(path), exact.RANK_FILES[name].sha256)
     with mock.patch.object(openai_public, "load_tiktoken_bpe", lambda *args, **kwargs: ranks):
         spec = getattr(openai_public, name)()
     return tiktoken.Encoding(**spec)

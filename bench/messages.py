@@ -25,7 +25,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent / "py"), str(HERE)]
 
 from _timing import median_time  # noqa: E402
-from context_budget import _tokenizer, count_tokens, evaluate, trim_messages  # noqa: E402
+from context_budget import count_tokens, evaluate, tokenizers, trim_messages  # noqa: E402
 from context_budget.modes import messages as mode  # noqa: E402
 
 WORDS = ("the order shipped late because the carrier lost the parcel for two days and the customer asked "
@@ -70,11 +70,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--turns", type=int, default=2000)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--tokenizer", default="o200k_base", choices=_tokenizer.TOKENIZERS)
+    parser.add_argument("--tokenizer", default="o200k_base", choices=tokenizers.TOKENIZERS)
     arguments = parser.parse_args()
     name, runs = arguments.tokenizer, arguments.runs
     messages = history(arguments.turns)
-    encoding = _tokenizer.ENCODINGS.get(name)
+    encoding = tokenizers.exact.ENCODINGS.get(name)
     if encoding is not None:
         encoding.load()
 

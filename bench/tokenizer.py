@@ -21,11 +21,11 @@ sys.path[:0] = [str(ROOT / "py"), str(ROOT / "bench")]
 import _text  # noqa: E402
 from _timing import median_time  # noqa: E402
 
-from context_budget import _tokenizer  # noqa: E402
+from context_budget.tokenizers import exact  # noqa: E402
 
 
 def cold_count(name, text):
-    encoding = _tokenizer.ENCODINGS[name]
+    encoding = exact.ENCODINGS[name]
     encoding._counts.clear()
     return encoding.count(text)
 
@@ -33,14 +33,14 @@ def cold_count(name, text):
 def main() -> None:
     text = _text.mixed_text(1_000_000)
     print(f"mixed text: {len(text):,} characters, {len(text.encode('utf-8')):,} bytes")
-    for name in _tokenizer.EXACT:
-        loaded = _tokenizer.Encoding(name)
+    for name in exact.EXACT:
+        loaded = exact.Encoding(name)
         started = time.perf_counter()
         loaded.load()
         load_time = time.perf_counter() - started
         reference = _text.reference_encoding(name)
         ours_cold, count = median_time(lambda: cold_count(name, text), 5)
-        ours_warm, _ = median_time(lambda: _tokenizer.ENCODINGS[name].count(text), 5)
+        ours_warm, _ = median_time(lambda: exact.ENCODINGS[name].count(text), 5)
         theirs, tokens = median_time(lambda: reference.encode_ordinary(text), 5)
         assert count == len(tokens), (count, len(tokens))
         print(f"\n{name}: {count:,} tokens; rank file loaded (read, SHA-256, parse) in {load_time * 1000:.0f} ms")
@@ -91,7 +91,7 @@ def page(text: str) -> None:
         tab.goto(url)
         tab.wait_for_selector("[data-testid=status][data-state=ready]", timeout=60_000)
         sample = text[:200_000]
-        for name in _tokenizer.EXACT:
+        for name in exact.EXACT:
             first, counting, count = tab.evaluate(PAGE_TIMING, [name, sample])
             cpython, expected = median_time(lambda: cold_count(name, sample), 3)
             assert count == expected, (count, expected)

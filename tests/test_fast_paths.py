@@ -6,7 +6,7 @@ import pytest
 from hypothesis import example, given, settings, strategies as st
 
 from conftest import ROOT
-from context_budget._estimate import WORD, word_count
+from context_budget.tokenizers.estimate import WORD, word_count
 from context_budget._instant import read_instant
 from context_budget._values import Invalid
 
@@ -67,7 +67,7 @@ def test_the_estimate_is_seed_001s_formula(text):
     """max(1, max(ceil(code units / 4), ceil(words * 1.2)) + newlines) on the trimmed text, 0 when blank."""
     import math
 
-    from context_budget._estimate import estimate_tokens
+    from context_budget.tokenizers.estimate import estimate_tokens
     from context_budget._values import JS_WHITESPACE
 
     trimmed = text.strip(JS_WHITESPACE)

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from context_budget import PackError, evaluate, pack_passages
-from context_budget._estimate import estimate_tokens
+from context_budget.tokenizers.estimate import estimate_tokens
 from context_budget.modes import passages as passages_mode
 
 

@@ -186,7 +186,7 @@ def seed_estimate(text):
 
 @given(st.one_of(CONTENT, st.text()))
 def test_estimate_matches_the_seed(text):
-    from context_budget._estimate import estimate_tokens
+    from context_budget.tokenizers.estimate import estimate_tokens
 
     assert estimate_tokens(text) == seed_estimate(text)
 

@@ -20,12 +20,13 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT / "bench"))
 import _text  # noqa: E402
 
-from context_budget import _tokenizer, _unicode_classes, count_tokens  # noqa: E402
+from context_budget import count_tokens  # noqa: E402
+from context_budget.tokenizers import exact, unicode_classes  # noqa: E402
 
 COUNTS = ROOT / "tests" / "data" / "token_counts.json"
 
 
-@pytest.fixture(scope="module", params=_tokenizer.EXACT)
+@pytest.fixture(scope="module", params=exact.EXACT)
 def pair(request):
     return request.param, _text.reference_encoding(request.param)
 
@@ -50,16 +51,16 @@ def test_tokens_are_tiktokens_bytes(pair):
     name, reference = pair
     for text in _text.strings(2_000, seed=12) + [_text.mixed_text(20_000)]:
         expected = [reference.decode_single_token_bytes(token) for token in reference.encode_ordinary(text)]
-        assert _tokenizer.ENCODINGS[name].tokens(text) == expected
+        assert exact.ENCODINGS[name].tokens(text) == expected
 
 
 @given(st.text(max_size=60))
 def test_differential_any_string(text):
-    for name in _tokenizer.EXACT:
+    for name in exact.EXACT:
         assert count_tokens(text, name) == len(REFERENCES[name].encode_ordinary(text))
 
 
-REFERENCES = {name: _text.reference_encoding(name) for name in _tokenizer.EXACT}
+REFERENCES = {name: _text.reference_encoding(name) for name in exact.EXACT}
 
 
 def test_special_token_text_and_surrogates_count_as_tiktoken_does():
@@ -81,15 +82,15 @@ def reference_merge(piece, ranks):
         parts[i:i + 2] = [parts[i] + parts[i + 1]]
 
 
-@pytest.mark.parametrize("name", _tokenizer.EXACT)
+@pytest.mark.parametrize("name", exact.EXACT)
 def test_scan_and_heap_merges_equal_the_plain_rule(name):
-    ranks = _tokenizer.ENCODINGS[name].ranks
+    ranks = exact.ENCODINGS[name].ranks
     rng = random.Random(5)
     for _ in range(400):
         text = "".join(_text.fragment(rng, ["\U00016100"]) for _ in range(3))
         piece = text.encode("utf-8", "replace")[:80]
         expected = [len(part) for part in reference_merge(piece, ranks)]
-        for merge in (_tokenizer.merge, _tokenizer.merge_with_heap):
+        for merge in (exact.merge, exact.merge_with_heap):
             bounds = merge(piece, ranks)
             assert [b - a for a, b in zip(bounds, bounds[1:])] == expected
 
@@ -105,7 +106,7 @@ def test_class_table_agrees_with_running_unicodedata():
     white = {0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029,
              0x202F, 0x205F, 0x3000}
     wrong = []
-    starts, codes = _unicode_classes.STARTS, _unicode_classes.CODES
+    starts, codes = unicode_classes.STARTS, unicode_classes.CODES
     for code_point in range(0x110000):
         category = unicodedata.category(chr(code_point))
         if category == "Cn":
@@ -122,7 +123,7 @@ def test_class_table_is_the_generators_output():
     result = subprocess.run([sys.executable, str(ROOT / "scripts" / "make_unicode_classes.py"), "--check"],
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert _unicode_classes.UNICODE_VERSION == "16.0.0"
+    assert unicode_classes.UNICODE_VERSION == "16.0.0"
 
 
 def test_long_runs_are_not_quadratic():
@@ -136,13 +137,13 @@ def test_committed_counts_are_tiktokens():
     cases = json.loads(COUNTS.read_text(encoding="utf-8"))
     assert len(cases) >= 300
     for case in cases:
-        for name in _tokenizer.EXACT:
+        for name in exact.EXACT:
             assert case[name] == len(REFERENCES[name].encode_ordinary(case["text"]))
             assert count_tokens(case["text"], name) == case[name]
 
 
 def test_estimate_is_the_blocks_heuristic():
-    from context_budget._estimate import estimate_tokens
+    from context_budget.tokenizers.estimate import estimate_tokens
 
     assert count_tokens("Hello there, world.\nSecond line", "estimate") == estimate_tokens("Hello there, world.\nSecond line")
 
@@ -159,10 +160,10 @@ def test_text_must_be_a_string():
 
 
 def test_missing_rank_file_says_where_it_looked_and_how_to_install(monkeypatch, tmp_path):
-    monkeypatch.delenv(_tokenizer.DATA_ENV, raising=False)
-    monkeypatch.setattr(_tokenizer, "CHECKOUT_DATA", tmp_path / "nowhere")
-    encoding = _tokenizer.Encoding("o200k_base")
-    with pytest.raises(_tokenizer.TokenizerUnavailable) as caught:
+    monkeypatch.delenv(exact.DATA_ENV, raising=False)
+    monkeypatch.setattr(exact, "CHECKOUT_DATA", tmp_path / "nowhere")
+    encoding = exact.Encoding("o200k_base")
+    with pytest.raises(exact.TokenizerUnavailable) as caught:
         encoding.count("x")
     message = str(caught.value)
     assert "\n" not in message
@@ -172,13 +173,13 @@ def test_missing_rank_file_says_where_it_looked_and_how_to_install(monkeypatch, 
 
 def test_environment_directory_comes_first_and_a_wrong_hash_is_refused(monkeypatch, tmp_path):
     (tmp_path / "cl100k_base.tiktoken").write_bytes(b"IQ== 0\n")
-    monkeypatch.setenv(_tokenizer.DATA_ENV, str(tmp_path))
-    encoding = _tokenizer.Encoding("cl100k_base")
-    with pytest.raises(_tokenizer.TokenizerUnavailable, match="SHA-256 [0-9a-f]{64}, not the published 2239") as raised:
+    monkeypatch.setenv(exact.DATA_ENV, str(tmp_path))
+    encoding = exact.Encoding("cl100k_base")
+    with pytest.raises(exact.TokenizerUnavailable, match="SHA-256 [0-9a-f]{64}, not the published 2239") as raised:
         encoding.count("x")
     assert f"cl100k_base's rank file {tmp_path / 'cl100k_base.tiktoken'} has SHA-256" in str(raised.value)  # which copy is bad
 
 
 def test_environment_directory_without_the_file_falls_back_to_the_checkout(monkeypatch, tmp_path):
-    monkeypatch.setenv(_tokenizer.DATA_ENV, str(tmp_path))
-    assert _tokenizer.Encoding("cl100k_base").count("hello world") == 2
+    monkeypatch.setenv(exact.DATA_ENV, str(tmp_path))
+    assert exact.Encoding("cl100k_base").count("hello world") == 2

@@ -13,7 +13,8 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT / "bench"))
 import _text  # noqa: E402
 
-from context_budget import _tokenizer, evaluate  # noqa: E402
+from context_budget import evaluate, tokenizers  # noqa: E402
+from context_budget.tokenizers import exact  # noqa: E402
 from context_budget.cli import run  # noqa: E402
 
 REFUND = json.loads((ROOT / "examples" / "refund-case.json").read_text(encoding="utf-8"))
@@ -25,7 +26,7 @@ def cli(*argv, stdin=b""):
     return code, out.getvalue(), err.getvalue()
 
 
-@pytest.mark.parametrize("name", _tokenizer.EXACT)
+@pytest.mark.parametrize("name", exact.EXACT)
 def test_count_prints_tiktokens_count_of_a_file(tmp_path, name):
     text = _text.mixed_text(3000, seed=4) + "\r\n<|endoftext|>\n"
     path = tmp_path / "text.txt"
@@ -50,18 +51,18 @@ def test_count_unknown_tokenizer_is_a_usage_error():
 
 
 def test_count_without_rank_files_is_one_line_exit_1(monkeypatch, tmp_path):
-    monkeypatch.setattr(_tokenizer, "CHECKOUT_DATA", tmp_path / "none")
-    monkeypatch.setattr(_tokenizer, "ENCODINGS", {name: _tokenizer.Encoding(name) for name in _tokenizer.EXACT})
-    monkeypatch.delenv(_tokenizer.DATA_ENV, raising=False)
+    monkeypatch.setattr(exact, "CHECKOUT_DATA", tmp_path / "none")
+    monkeypatch.setattr(exact, "ENCODINGS", {name: exact.Encoding(name) for name in exact.EXACT})
+    monkeypatch.delenv(exact.DATA_ENV, raising=False)
     code, out, err = cli("count", "--tokenizer", "cl100k_base", stdin=b"x")
     assert (code, out) == (1, "") and err.count("\n") == 1
     assert err.startswith("context-budget: cl100k_base needs cl100k_base.tiktoken, not found in")
 
 
 def test_evaluate_without_rank_files_reports_the_path_never_raises(monkeypatch, tmp_path):
-    monkeypatch.setattr(_tokenizer, "CHECKOUT_DATA", tmp_path / "none")
-    monkeypatch.setattr(_tokenizer, "ENCODINGS", {name: _tokenizer.Encoding(name) for name in _tokenizer.EXACT})
-    monkeypatch.delenv(_tokenizer.DATA_ENV, raising=False)
+    monkeypatch.setattr(exact, "CHECKOUT_DATA", tmp_path / "none")
+    monkeypatch.setattr(exact, "ENCODINGS", {name: exact.Encoding(name) for name in exact.EXACT})
+    monkeypatch.delenv(exact.DATA_ENV, raising=False)
     cases = {
         "$.tokenizer": [
             {"budget": 5, "tokenizer": "o200k_base", "items": []},
@@ -108,7 +109,7 @@ def test_relevance_checks_fail_when_a_counted_cost_is_misreported():
     assert "deterministic relevance order" in [c["name"] for c in relevance.verify(counted, result) if not c["pass"]]
 
 
-@pytest.mark.parametrize("name", _tokenizer.EXACT)
+@pytest.mark.parametrize("name", exact.EXACT)
 def test_blocks_checks_recount_with_the_tokenizer(name):
     from context_budget.modes import blocks
 
@@ -145,13 +146,13 @@ def test_passages_check_recounts_the_prompt_with_the_tokenizer():
 def test_page_helper_names_only_what_an_input_needs(monkeypatch):
     from context_budget import _page
 
-    monkeypatch.setattr(_tokenizer, "ENCODINGS", {name: _tokenizer.Encoding(name) for name in _tokenizer.EXACT})
+    monkeypatch.setattr(exact, "ENCODINGS", {name: exact.Encoding(name) for name in exact.EXACT})
     assert _page.tokenizers_needed('{"mode": "blocks", "tokenizer": "cl100k_base"}') == ["cl100k_base"]
     assert _page.tokenizers_needed('{"mode": "passages", "counter": "o200k_base"}') == ["o200k_base"]
     assert _page.tokenizers_needed('{"mode": "messages", "limit": 9, "messages": []}') == ["o200k_base"]
     assert _page.tokenizers_needed('{"items": [{"content": "say o200k_base"}]}') == []  # in content, not a setting
     assert _page.tokenizers_needed("[" * 5000 + '"o200k_base"') == []  # deep nesting is never parsed
-    path = Path(_tokenizer.rank_file("cl100k_base"))
+    path = Path(exact.rank_file("cl100k_base"))
     assert _page.provide_ranks("cl100k_base", b"IQ== 0\n").startswith("cl100k_base's rank file has SHA-256")
     assert _page.provide_ranks("cl100k_base", path.read_bytes()) == ""
     assert _page.tokenizers_needed('{"tokenizer": "cl100k_base"}') == []
@@ -168,8 +169,8 @@ def test_token_view_segments_add_up_to_the_count():
 
     for text in ["", "plain words", "日本語のテキスト", "👨‍👩‍👧 family", "\ud800 lone", _text.mixed_text(2000, seed=9)]:
         view = json.loads(_page.token_view(text, "o200k_base"))
-        assert view["count"] == _tokenizer.count_tokens(text) == sum(s["tokens"] for s in view["segments"])
-        assert "".join(s["text"] for s in view["segments"]) == _tokenizer.without_lone_surrogates(text).replace("\ud800", "\ufffd")
+        assert view["count"] == tokenizers.count_tokens(text) == sum(s["tokens"] for s in view["segments"])
+        assert "".join(s["text"] for s in view["segments"]) == exact.without_lone_surrogates(text).replace("\ud800", "\ufffd")
 
 
 @pytest.mark.parametrize("rank_files", ["installed", "missing"])
@@ -177,9 +178,9 @@ def test_only_an_unloadable_tokenizer_gets_the_not_available_summary(monkeypatch
     """Found by a second read: an unknown "counter" key holding a tokenizer's name (or "tokenizer" in
     passages) was summarised as "The ... tokenizer is not available here." with the rank files installed."""
     if rank_files == "missing":
-        monkeypatch.setattr(_tokenizer, "CHECKOUT_DATA", tmp_path / "none")
-        monkeypatch.setattr(_tokenizer, "ENCODINGS", {name: _tokenizer.Encoding(name) for name in _tokenizer.EXACT})
-        monkeypatch.delenv(_tokenizer.DATA_ENV, raising=False)
+        monkeypatch.setattr(exact, "CHECKOUT_DATA", tmp_path / "none")
+        monkeypatch.setattr(exact, "ENCODINGS", {name: exact.Encoding(name) for name in exact.EXACT})
+        monkeypatch.delenv(exact.DATA_ENV, raising=False)
     misplaced = [
         {"budget": 5, "items": [], "counter": "cl100k_base"},
         {"mode": "passages", "question": "q", "limit": 9, "counter": "words", "tokenizer": "o200k_base", "passages": []},

@@ -12,34 +12,45 @@ Every exception raised on purpose derives from ``ContextBudgetError``. The contr
 input, field and message): docs/contract.md in the project.
 """
 
-from ._errors import ContextBudgetError
-from ._evaluate import evaluate
-from ._passages import PackError, Packed, pack_passages
-from ._tokenizer import TokenizerUnavailable, count_tokens
-from .modes.messages import MessagesError, count_messages, trim_messages
+# typing.TYPE_CHECKING without importing typing: type checkers read the imports below.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ._errors import ContextBudgetError, InvalidInputError
+    from ._evaluate import evaluate
+    from ._passages import PackError, Packed, pack_passages
+    from ._selection import Check, Decision, InputProblem, Selection, select
+    from .modes.messages import MessagesError, count_messages, trim_messages
+    from .tokenizers import TokenizerUnavailable, count_tokens
 
 __version__ = "0.1.0"
 
-# The typed API is imported on first use: its dataclasses import `dataclasses` and `inspect`,
-# ~15 ms of a process's ~20 ms start-up (python -X importtime), which `check` never needs.
-_TYPED = ("select", "Selection", "Check", "Decision", "InvalidInputError", "InputProblem")
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from ._selection import Check, Decision, InputProblem, InvalidInputError, Selection, select
+# Each public name and the module that defines it, imported when the name is first used.
+# Importing them with the package would put ~20 ms (python -X importtime; the typed API's
+# dataclasses alone ~15 ms) before the command's entry point (_launch) can catch Ctrl+C,
+# and into every process that imports only one submodule (batch workers, the page helper).
+_HOMES = {
+    "evaluate": "_evaluate",
+    "ContextBudgetError": "_errors", "InvalidInputError": "_errors",
+    "pack_passages": "_passages", "Packed": "_passages", "PackError": "_passages",
+    "count_tokens": "tokenizers", "TokenizerUnavailable": "tokenizers",
+    **dict.fromkeys(("select", "Selection", "Check", "Decision", "InputProblem"), "_selection"),
+    **dict.fromkeys(("trim_messages", "count_messages", "MessagesError"), "modes.messages"),
+}
 
 
-def __getattr__(name: str) -> object:
-    if name not in _TYPED:
+def __getattr__(name: str):
+    home = _HOMES.get(name)
+    if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from . import _selection
+    from importlib import import_module
 
-    value = getattr(_selection, name)
-    globals()[name] = value
+    value = getattr(import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value  # found directly from now on
     return value
 
 
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_TYPED))
+def __dir__() -> list:
+    return sorted((set(globals()) | set(_HOMES)) - {"TYPE_CHECKING"})
 
 
 __all__ = [

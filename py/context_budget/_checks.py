@@ -207,7 +207,7 @@ def listing_problems(trace: Trace, selected: list, omitted: list, input_ids: lis
 
 
 def estimate_parts(text: str) -> tuple[int, int, int]:
-    """UTF-16 code units, words and newlines of ``text``, counted another way than ``_estimate``."""
+    """UTF-16 code units, words and newlines of ``text``, counted another way than ``tokenizers.estimate``."""
     if text.isascii():
         # bytes.split() splits at exactly JavaScript's ASCII whitespace (str.split() would
         # also split at U+001C..U+001F, which JavaScript does not count as whitespace).

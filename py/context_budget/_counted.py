@@ -9,7 +9,7 @@ any input, so every check holds against the counted costs.
 from __future__ import annotations
 
 from ._shape import InvalidInput
-from ._tokenizer import counter, read_tokenizer
+from .tokenizers import counter, read_tokenizer
 from ._values import Invalid, problem_from
 
 

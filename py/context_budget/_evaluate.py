@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ._counted import with_counts
-from ._tokenizer import TOKENIZERS
+from .tokenizers import TOKENIZERS
 from ._shape import InputShape, InvalidInput, missing_key
 from ._values import MAX_PROBLEMS, MISSING_KEY, TOKENIZER_UNAVAILABLE, UNKNOWN_MODE, WRONG_MODE, Problem, closest_name, json_text, preview
 from .modes import DEFAULT_MODE, MODES

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 
-from . import _strict_json, _tokenizer
-from ._estimate import estimate_tokens
-from ._tokenizer import EXACT, TokenizerUnavailable
+from . import _strict_json
+from .tokenizers import EXACT, TokenizerUnavailable
+from .tokenizers import exact as _tokenizer
+from .tokenizers.estimate import estimate_tokens
 
 
 def tokenizers_needed(text: str) -> list[str]:

@@ -12,8 +12,8 @@ import math
 from itertools import compress
 
 from .. import _checks
-from .._estimate import estimate_tokens
-from .._tokenizer import EXACT, count_tokens, counter, read_tokenizer
+from ..tokenizers.estimate import estimate_tokens
+from ..tokenizers import EXACT, count_tokens, counter, read_tokenizer
 from .._instant import read_instant
 from .._optimal import report_optimal
 from .._ordinal import ordinal_keys

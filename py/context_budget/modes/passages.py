@@ -14,10 +14,10 @@ from __future__ import annotations
 import math
 
 from .. import _checks
-from .._estimate import estimate_from_stats, utf16_length, word_count
+from ..tokenizers.estimate import estimate_from_stats, utf16_length, word_count
 from .._passages import ANSWER_CUE, PASSAGE_FIELDS, passage_line, prompt_prefix, render
 from .._shape import Field, InputShape, read_input
-from .._tokenizer import EXACT, count_tokens, read_tokenizer
+from ..tokenizers import EXACT, count_tokens, read_tokenizer
 from .._values import DEFAULT_MARGIN, OVER_LIMIT, Problem, read_count, read_margin, read_text
 
 NAME = "passages"

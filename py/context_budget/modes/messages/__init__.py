@@ -16,7 +16,7 @@ the report), ``checks`` (the independent verifications), ``api`` (``trim_message
 
 from __future__ import annotations
 
-from ..._tokenizer import TOKENIZERS, count_tokens
+from ...tokenizers import TOKENIZERS, count_tokens
 from .api import MessagesError, count_messages, trim_messages
 from .checks import verify
 from .reading import (

@@ -10,7 +10,7 @@ import json
 from typing import Callable
 
 from ... import _checks
-from ..._tokenizer import count_tokens
+from ...tokenizers import count_tokens
 from .reading import ALWAYS_PINNED, DEFAULT_TOKENIZER, REPLY_PRIMING
 from .rule import FITS, OLDER, PINNED, PINNED_OVERFLOW, TOO_LARGE, USER_START
 

@@ -8,7 +8,7 @@ from typing import Callable
 
 from ..._ordinal import identity_key
 from ..._shape import Field, InvalidInput, missing_key, read_fields
-from ..._tokenizer import TOKENIZERS, count_tokens
+from ...tokenizers import TOKENIZERS, count_tokens
 from ..._values import (
     EMPTY,
     KEY_NOT_ALLOWED,
