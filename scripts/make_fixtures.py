@@ -223,7 +223,7 @@ case(P, "non-integer-limit", "The limit must be a non-negative integer.", pin(9.
 case(P, "multiline-text", "Newlines inside a passage are kept in the prompt exactly as given.",
      pin(10, pas(("a", "line one\nline two"))), **{"chosen": ["a"], "units": 9, "prompt": "Question: why\nSources:\n[a] line one\nline two\nAnswer:"})
 
-# ---------------------------------------------------------------- beyond the rule (issue 6)
+# ---------------------------------------------------------------- beyond the rule
 case(R, "greedy-counterexample", "Greedy takes A (relevance 10, 6 tokens) and then neither B nor C (9 each, 5 tokens) fits; B and C together would give 18.",
      {"budget": 10, "items": [item("A", 10, 6), item("B", 9, 5), item("C", 9, 5)]},
      **{"selected": ["A"], "omitted": ["B", "C"], "used": 6, "optimal": {"exact": True, "value": 18, "selected": ["B", "C"], "cost": 10, "greedy_value": 10, "verified": True}})
@@ -251,7 +251,7 @@ case(P, "estimate-sensitivity", "With the estimate counter, a 15% error either w
 case(P, "bad-margin", "The margin must be at least 0 and below 1.", dict(pin(16, [], counter="estimate"), margin=1.5),
      **{"pass": False, "check": ["input shape"], "error_paths": ["$.margin"]})
 
-# ---------------------------------------------------------------- messages (issue 17)
+# ---------------------------------------------------------------- messages
 M = "messages"
 
 def chat(limit, messages, tokenizer="estimate"):

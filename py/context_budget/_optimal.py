@@ -21,7 +21,7 @@ An exact 0/1 knapsack, cheap on the requests users send (a few hundred items):
    is the one a reconstruction in ordinal order would give (take each item whenever an
    optimum allows it).
 5. After ``work_bound`` search nodes, a dynamic program over the core finishes the job
-   when the whole problem has at most ``DP_CELLS`` cells (where the project was always
+   when the whole problem has at most ``DP_CELLS`` cells (so small inputs are always
    exact); beyond both, and for more than ``EXACT_ITEMS`` candidates, the report gives the
    fractional bound (``exact: false``), never a guess presented as exact.
 

@@ -116,7 +116,7 @@ def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
     """The checks, on the validated columns (never on the selector's output): the budget
     re-added, and the order proved in linear time. Every item once in the trace and each
     adjacent pair strictly ordered (relevance, then ordinal id) is the only order any
-    permutation of the input gives (../shared/SPEC.md), so no re-run on a permuted copy."""
+    permutation of the input gives, so no re-run on a permuted copy."""
     if parsed is None:
         parsed = parse(data)
     budget, costs = parsed["budget"], parsed["tokens"]
