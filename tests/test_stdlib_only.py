@@ -102,6 +102,6 @@ def test_the_registry_names_each_mode_by_its_module_and_the_package_exports_them
     from context_budget.modes import MODES
 
     assert list(MODES) == ["relevance", "required", "blocks", "passages", "messages"]
-    assert all(MODES[name].NAME == name for name in MODES) and "nope" not in MODES
+    assert all(MODES[name].NAME == name for name in MODES) and "nope" not in MODES and MODES.get("nope") is None
     assert context_budget.trim_messages is MODES["messages"].trim_messages
     assert {name: getattr(context_budget, name) for name in context_budget.__all__}
