@@ -4,7 +4,7 @@
 // prompt cut to a readable length) and asks for other pages of rows as it needs them.
 // Reads only: it computes nothing about the selection beyond sums for the budget bar.
 
-import { costOf } from "./modes.js";
+import { costOf } from "../common/modes.js";
 
 const PROMPT_SHOWN = 100_000;  // characters of the composed prompt drawn at once
 let envelope = null;
