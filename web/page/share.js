@@ -79,7 +79,7 @@ function reportText() {
   return python.formatted(state.report.envelopeText, "result").then((text) => text + "\n");
 }
 
-// "#length=N&input=…" (or "#input=…", as links were first made): {text, note}, or null when
+// "#length=N&input=…" (or "#input=…", a link without the length): {text, note}, or null when
 // the address holds no share link this page can read (a note says so). A link cut short
 // inside a character cannot be decoded; one cut between characters holds fewer than its N.
 function inputFromLink(instead) {

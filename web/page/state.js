@@ -14,6 +14,7 @@ export const state = {
   //   {kind: "own"}  the user's own edits
   // `replaced`, the origin and text an example replaced, while "Put it back" is on offer.
   // `edits` counts the user's edits (input events): an example load that saw one is abandoned.
+  // `debounce`, the timer of the check after typing.
   input: { origin: { kind: "own" }, replaced: null, edits: 0, debounce: null },
 
   // The share link in the address bar: the input it holds, and whether the page refused to

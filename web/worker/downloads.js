@@ -58,6 +58,15 @@ async function countBody(url, response) {
 
 const originalFetch = globalThis.fetch.bind(globalThis);
 
+// Pyodide's files, requested as soon as their folder is known: from the unversioned loader's
+// version, which usually arrives before boot.json, or else from boot.json. loadPyodide, called
+// once boot.json is read and the kept snapshot looked up, is handed these responses, so that
+// the .wasm's download waits neither for boot.json's round trip nor behind the page's modules.
+// Requests for a folder that boot.json does not name are aborted; once boot.json has named the
+// folder (`confirmed`), a loader arriving late changes nothing.
+const early = { indexURL: null, confirmed: false, requests: new Map(), abort: null };
+const EARLY_FILES = ["pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"];
+
 // A request whose body is counted (Pyodide's files and the bundle) when it arrives.
 async function countedFetch(url, resource, options) {
   const response = await originalFetch(resource, options);
@@ -94,15 +103,6 @@ globalThis.fetch = (resource, options) => {
   }
   return url.endsWith("/pyodide.asm.wasm") ? checkedWasm(url, response) : response;
 };
-
-// Pyodide's files, requested as soon as their folder is known: from the unversioned loader's
-// version, which usually arrives before boot.json, or else from boot.json. loadPyodide, called
-// once boot.json is read and the kept snapshot looked up, is handed these responses, so that
-// the .wasm's download waits neither for boot.json's round trip nor behind the page's modules.
-// Requests for a folder that boot.json does not name are aborted; once boot.json has named the
-// folder (`confirmed`), a loader arriving late changes nothing.
-const early = { indexURL: null, confirmed: false, requests: new Map(), abort: null };
-const EARLY_FILES = ["pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"];
 
 export function requestEarly(indexURL, confirmed) {
   if (early.confirmed) return;
