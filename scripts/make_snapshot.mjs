@@ -1,5 +1,5 @@
 // Makes the page's prebuilt memory snapshot: Pyodide (run by Node) with context_budget
-// imported, exactly as web/worker.js would import it, gzipped. Run by `serve` and
+// imported, exactly as web/worker/boot.js would import it, gzipped. Run by `serve` and
 // `build-site` (py/context_budget/_site.py) when Node is installed:
 //   node scripts/make_snapshot.mjs PYODIDE_DIR BUNDLE_JSON OUT_GZ
 // The page checks it (gunzip's CRC, Pyodide's build id, the sources' hash, a probe input's
@@ -19,7 +19,7 @@ for (const [name, text] of Object.entries(bundle.files)) {
   pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
   pyodide.FS.writeFile(path, text);
 }
-// Keep in step with importPackage in web/python-package.js.
+// Keep in step with importPackage in web/worker/python-package.js.
 pyodide.runPython(`
 import sys
 if ${JSON.stringify(PACKAGE_ROOT)} not in sys.path:

@@ -326,14 +326,14 @@ def test_a_damaged_prebuilt_snapshot_means_a_normal_boot_the_same_results_and_a_
 
 
 def test_the_prebuilt_snapshot_imports_the_package_as_the_page_does():
-    """scripts/make_snapshot.mjs (run by Node) cannot import web/python-package.js: same Python text."""
+    """scripts/make_snapshot.mjs (run by Node) cannot import web/worker/python-package.js: same Python text."""
     def python(path):
         text = (ROOT / path).read_text()
         block = re.search(r"runPython\(`(.*?)`\)", text, re.DOTALL).group(1)
         return re.sub(r"\$\{[^}]*\}", "${}", block)
 
-    assert python("scripts/make_snapshot.mjs") == python("web/python-package.js")
-    assert "import context_budget" in python("web/python-package.js")
+    assert python("scripts/make_snapshot.mjs") == python("web/worker/python-package.js")
+    assert "import context_budget" in python("web/worker/python-package.js")
 
 
 # ---------------------------------------------------------------- while loading

@@ -61,7 +61,7 @@ def test_the_typed_api_still_imports_from_the_package():
     assert set(context_budget._HOMES) == set(context_budget.__all__) - {"__version__"}
 
 
-# What the page's worker imports before it says ready (web/python-package.js): difflib (only
+# What the page's worker imports before it says ready (web/worker/python-package.js): difflib (only
 # for a typo's "did you mean") and calendar (one leap-year rule) cost Pyodide ~28 and ~25 ms.
 # Every mode is imported with the package (the registry is a plain dict of modules).
 PAGE_START_UP = """

@@ -2,7 +2,7 @@
 // left-out item (what it needed against what remained at its turn), in `blocks` the
 // whole window, and failures drawn as failures. Everything is read from the report.
 
-import { count, costOf } from "./modes.js";
+import { count, costOf } from "../common/modes.js";
 
 const MAX_GHOSTS = 12;  // ghost lanes drawn; the table lists every left-out item
 

@@ -7,7 +7,7 @@
 
 import { addView } from "./report.js";
 import { el, percent } from "./bar.js";
-import { count, reasonText } from "./modes.js";
+import { count, reasonText } from "../common/modes.js";
 
 const MAX_BUBBLES = 200;  // the newest turns; the table pages through every decision
 

@@ -1,9 +1,9 @@
 // Makes the snapshot kept for the next visit, on its own thread and after the page is
 // ready, so that a first visit never waits for it: a second Pyodide (its files come from the
 // HTTP cache the first boot filled) boots with `_makeSnapshot`, imports the package exactly
-// as worker.js does, and its memory image is gzipped into Cache Storage. Until the
+// as worker/boot.js does, and its memory image is gzipped into Cache Storage. Until the
 // `put` completes nothing is stored (Cache Storage writes an entry whole or not at all), so a
-// page closed or reloaded meanwhile leaves no entry; worker.js still checks every kept copy.
+// page closed or reloaded meanwhile leaves no entry; worker/snapshot.js still checks every kept copy.
 // {indexURL, bundle, sourcesSha256, cacheName, key} -> {ok: true} | {ok: false, message}
 import { importPackage, installPackage } from "./python-package.js";
 
@@ -24,7 +24,7 @@ onmessage = async (event) => {
       await cache.put(key, new Response(gzipped, { headers: { "Content-Type": "application/gzip" } }));
     } catch (error) {
       // Over the quota, say. An empty cache left behind would read as "the user asked to keep
-      // a copy" on every later visit (worker.js keeps one unasked then): remove it.
+      // a copy" on every later visit (worker/snapshot.js keeps one unasked then): remove it.
       if ((await cache.keys()).length === 0) await caches.delete(cacheName);
       throw error;
     }

@@ -3,7 +3,7 @@
 // choice cost, the composed prompt, and any view a mode adds (addView). Reads only.
 
 import { renderBar, showStep } from "./bar.js";
-import { HEADINGS, costOf, count, modeOf, reasonText } from "./modes.js";
+import { HEADINGS, costOf, count, modeOf, reasonText } from "../common/modes.js";
 
 // Rows drawn at once. A longer trace is shown a page at a time (the rest stays in
 // report-store.js's worker), so the page never lays out tens of thousands of rows.

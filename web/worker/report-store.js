@@ -4,30 +4,30 @@
 // prompt cut to a readable length) and asks for other pages of rows as it needs them.
 // Reads only: it computes nothing about the selection beyond sums for the budget bar.
 
-import { costOf } from "./modes.js";
+import { costOf } from "../common/modes.js";
 
 const PROMPT_SHOWN = 100_000;  // characters of the composed prompt drawn at once
-let envelope = null;
-let loaded = null;  // the id of the load that envelope came from; a page of rows names it
-
 const LIST_SHOWN = 1000;       // entries of a long list of ids passed to the page
+
+// The report held: its envelope, the id of the load it came from (a page of rows names it),
+// and the sets of ids in the better combination and of flips, made on first use.
+const held = { envelope: null, loaded: null, best: null, flips: null };
 
 // Whether each row is in the better combination or would flip, so the page needs
 // neither list whole (each can hold tens of thousands of ids).
 function marks(rows) {
-  const report = envelope.result;
+  const report = held.envelope.result;
   const optimal = report.optimal;
   const better = optimal && optimal.exact && optimal.value > optimal.greedy_value;
-  best ??= new Set(better ? optimal.selected : []);
-  flips ??= new Set(report.sensitivity ? report.sensitivity.flips || [] : []);
+  const best = held.best ??= new Set(better ? optimal.selected : []);
+  const flips = held.flips ??= new Set(report.sensitivity ? report.sensitivity.flips || [] : []);
   return { rows, best: rows.map((row) => best.has(row.id)), flips: rows.map((row) => flips.has(row.id)) };
 }
-let best = null;
-let flips = null;
 
 // The report for the page: lists longer than LIST_SHOWN cut (`about.cut` gives their
 // lengths), the trace's first page of rows, the prompt cut to PROMPT_SHOWN characters.
 function head(pageSize) {
+  const envelope = held.envelope;
   const report = envelope.result;
   const about = { total: 0, kept: 0, needed: 0, rest: { count: 0, amount: 0, remainingBefore: null }, promptLength: null, cut: {} };
   if (!report) return { envelope, about };
@@ -96,13 +96,11 @@ onmessage = (event) => {
   const { type, id, text, from, to, pageSize } = event.data;
   try {
     if (type === "load") {
-      envelope = JSON.parse(text);
-      loaded = id;
-      best = flips = null;
+      Object.assign(held, { envelope: JSON.parse(text), loaded: id, best: null, flips: null });
       postMessage({ id, answer: head(pageSize) });
     } else if (type === "rows") {
-      const trace = envelope && envelope.result && envelope.result.trace;
-      const current = event.data.of === loaded && Array.isArray(trace);
+      const trace = held.envelope && held.envelope.result && held.envelope.result.trace;
+      const current = event.data.of === held.loaded && Array.isArray(trace);
       postMessage({ id, answer: current ? marks(trace.slice(from, to)) : null });
     }
   } catch (error) {

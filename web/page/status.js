@@ -1,0 +1,107 @@
+// The status line and the progress bar while Python loads, what the worker says about the
+// snapshot kept for the next visit (and the buttons to keep or remove it), and the page's
+// side of a failed start.
+
+import { $ } from "./dom.js";
+import { state } from "./state.js";
+import { setSummary } from "./report.js";
+import * as python from "./python.js";
+
+const LOAD_TIMEOUT_MS = 30000;  // the worker fails fast on a missing runtime; this catches a silent hang
+
+const SNAPSHOT_NOTES = {
+  used: "This start used the copy kept from an earlier visit.",
+  prebuilt: "This start used the site's prebuilt copy; nothing is kept.",
+  saving: "Keeping a copy for the next visit…",
+  saved: "A copy is kept for the next visit.",
+  cleared: "Removed: nothing is kept; the next visit starts from scratch.",
+  none: "No copy is kept.",
+  offer: "Nothing is kept. To start faster next time, this browser can keep a copy of the started checker (a few MB; never your input).",
+};
+
+const megabytes = (bytes) => (bytes / 1e6).toFixed(1);
+
+export function setStatus(kind, message) {
+  const status = $("status");
+  status.dataset.state = kind;
+  status.textContent = message;
+}
+
+// The bar shows bytes downloaded of the total, then the start-up steps.
+function setProgress(phase, value, max) {
+  const bar = $("progress");
+  bar.dataset.phase = phase;
+  bar.max = Math.max(max, 1);
+  bar.value = Math.min(value, bar.max);
+  bar.hidden = phase === "done";
+}
+
+function noteSnapshot(kind) {
+  $("snapshot-note").dataset.state = kind;
+  $("snapshot-note").textContent = SNAPSHOT_NOTES[kind] || "";
+  $("forget-snapshot").hidden = !["used", "saving", "saved"].includes(kind);  // only a kept copy can be removed
+  $("keep-snapshot").hidden = kind !== "offer";  // stored only when asked
+}
+
+function fail(message) {
+  if (state.python.ready) return;
+  state.python.failed = true;
+  setProgress("done", 0, 1);
+  setStatus("error", `The Python runtime could not load: ${message}. Reload the page to try again; the page needs its local Pyodide copy (scripts/serve installs it).`);
+  setSummary("idle", "", "No result: the checker is not running.");
+  python.failed(new Error(message));
+}
+
+// `onReady` runs once Python is ready, before anything waiting for it.
+export function watchStartup({ onReady }) {
+  const loadTimer = setTimeout(() => fail(`no answer within ${LOAD_TIMEOUT_MS / 1000} s`), LOAD_TIMEOUT_MS);
+
+  $("forget-snapshot").addEventListener("click", () => python.tell({ type: "forget-snapshot" }));
+  $("keep-snapshot").addEventListener("click", () => {
+    $("keep-snapshot").hidden = true;
+    python.tell({ type: "keep-snapshot" });
+  });
+
+  function onMessage(message) {
+    if (message.type === "progress" || message.type === "status") {
+      if (state.python.ready || state.python.failed) return;  // a late progress report must not hide the outcome
+    }
+    if (message.type === "progress") {
+      setProgress("download", message.loaded, message.total);
+      if (message.loaded < message.total) setStatus("loading", `Downloading the Python runtime: ${megabytes(message.loaded)} of ${megabytes(message.total)} MB…`);
+    } else if (message.type === "status") {
+      if (message.step > 1) setProgress("start", message.step - 1, message.steps);  // step 1 is the download
+      setStatus("loading", `Loading (${message.step} of ${message.steps}): ${message.message}…`);
+    } else if (message.type === "snapshot") {
+      noteSnapshot(message.state);
+    } else if (message.type === "ready") {
+      clearTimeout(loadTimer);
+      state.python.ready = true;
+      onReady();
+      setProgress("done", 1, 1);
+      if (message.snapshot !== "normal") noteSnapshot(message.snapshot);  // after a normal start, "snapshot" messages say
+      state.python.readyText = `Ready: context_budget ${message.version}, loaded in ${(message.ms / 1000).toFixed(1)} s.`;
+      setStatus("ready", state.python.readyText);
+      // For bench/page.py: steps, the worker's milestones in ms since it started; created and
+      // page, ms since navigation when the worker was created and when the page heard it was ready.
+      window.contextBudget.startup = {
+        ms: message.ms, snapshot: message.snapshot, steps: message.steps, created: python.created, page: Math.round(performance.now()),
+      };
+      python.markReady();
+    } else if (message.type === "error") {
+      clearTimeout(loadTimer);
+      fail(message.message);
+    } else if (message.type === "tokenizer") {  // a rank file on its way: the token view shows it too
+      window.dispatchEvent(new CustomEvent("tokenizer-progress", { detail: message }));
+      if (message.loaded < message.total) setStatus("loading", `Loading the ${message.name} tokenizer: ${megabytes(message.loaded)} of ${megabytes(message.total)} MB…`);
+      else setStatus("ready", `${state.python.readyText} The ${message.name} tokenizer is loaded.`);  // the version line stays
+    }
+  }
+
+  function onError(event) {
+    clearTimeout(loadTimer);
+    fail(event.message || "the worker script failed to start");
+  }
+
+  python.listen(onMessage, onError);
+}

@@ -1,0 +1,155 @@
+// Pyodide's downloads, watched. Pyodide fetches its files itself; wrapping fetch lets the page
+// show real bytes, and lets a failed or mistyped .wasm fail at once with its reason (Pyodide
+// would wait forever). Pyodide's biggest files are also requested early, as soon as their
+// folder is known, and handed to Pyodide when it asks.
+
+const STALL_MS = 20000;  // no answer from loadPyodide by then: find out why
+
+const expected = new Map();  // absolute URL -> bytes, the files boot.json names
+const pyodideFiles = new Set();  // absolute URLs
+const arrived = new Map();  // absolute URL -> bytes of it received so far (its latest download)
+const progress = { lastReport: 0 };
+const wasm = {};
+wasm.failed = new Promise((_, reject) => { wasm.problem = reject; });
+wasm.failed.catch(() => {});
+
+// A file whose bytes count towards the progress bar (`pyodide`: one of Pyodide's own).
+export function expect(url, bytes, { pyodide = false } = {}) {
+  expected.set(url, bytes);
+  if (pyodide) pyodideFiles.add(url);
+}
+
+export function unexpect(url) {
+  expected.delete(url);
+}
+
+export function reportProgress(force) {
+  if (!expected.size) return;  // bytes may arrive before boot.json gives the total: counted, said later
+  const now = performance.now();
+  if (!force && now - progress.lastReport < 50) return;
+  progress.lastReport = now;
+  let total = 0;
+  let loaded = 0;
+  for (const [url, bytes] of expected) {
+    total += bytes;
+    loaded += Math.min(arrived.get(url) || 0, bytes);
+  }
+  postMessage({ type: "progress", loaded, total });
+}
+
+// Bytes are counted per URL and only boot.json's files count: an early request for a folder
+// boot.json does not name never shows, a failed download takes its bytes back, and a second
+// download of a file (a normal boot after a refused snapshot) starts its count again.
+async function countBody(url, response) {
+  const reader = response.body.getReader();
+  arrived.set(url, 0);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      arrived.set(url, arrived.get(url) + value.byteLength);
+      reportProgress(false);
+    }
+  } catch (error) {
+    arrived.delete(url);
+  }
+  reportProgress(true);
+}
+
+const originalFetch = globalThis.fetch.bind(globalThis);
+
+// Pyodide's files, requested as soon as their folder is known: from the unversioned loader's
+// version, which usually arrives before boot.json, or else from boot.json. loadPyodide, called
+// once boot.json is read and the kept snapshot looked up, is handed these responses, so that
+// the .wasm's download waits neither for boot.json's round trip nor behind the page's modules.
+// Requests for a folder that boot.json does not name are aborted; once boot.json has named the
+// folder (`confirmed`), a loader arriving late changes nothing.
+const early = { indexURL: null, confirmed: false, requests: new Map(), abort: null };
+const EARLY_FILES = ["pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"];
+
+// A request whose body is counted (Pyodide's files and the bundle) when it arrives.
+async function countedFetch(url, resource, options) {
+  const response = await originalFetch(resource, options);
+  if ((expected.has(url) || pyodideFiles.has(url)) && response.ok && response.body) countBody(url, response.clone()).catch(() => {});
+  return response;
+}
+
+// The .wasm handed to Pyodide, checked: a failed or mistyped one fails the start at once.
+async function checkedWasm(url, responsePromise) {
+  let response;
+  try {
+    response = await responsePromise;
+  } catch (error) {
+    wasm.problem(new Error(`cannot fetch ${url} (${error.message})`));
+    throw error;
+  }
+  const type = (response.headers.get("content-type") || "").split(";")[0].trim();
+  if (!response.ok) wasm.problem(new Error(`cannot fetch ${url} (HTTP ${response.status})`));
+  else if (type !== "application/wasm") wasm.problem(new Error(`pyodide.asm.wasm is served as "${type}"; it must be served as application/wasm`));
+  return response;
+}
+
+globalThis.fetch = (resource, options) => {
+  const url = new URL(resource instanceof Request ? resource.url : String(resource), globalThis.location.href).href;
+  // Pyodide's own files first: the page's modules, examples and the package bundle (needed
+  // only once Pyodide has started) share the browser's few connections to the server.
+  if (pyodideFiles.has(url)) options = { ...options, priority: "high" };
+  let response = early.requests.get(url);
+  if (response) {
+    early.requests.delete(url);  // a response is read once: a second fetch of it goes to the server
+    response = response.catch(() => countedFetch(url, resource, options));  // a network error: once more
+  } else {
+    response = countedFetch(url, resource, options);
+  }
+  return url.endsWith("/pyodide.asm.wasm") ? checkedWasm(url, response) : response;
+};
+
+export function requestEarly(indexURL, confirmed) {
+  if (early.confirmed) return;
+  early.confirmed = confirmed;
+  if (early.indexURL === indexURL) return;
+  if (early.abort) early.abort.abort();
+  early.requests.clear();
+  early.indexURL = indexURL;
+  early.abort = new AbortController();
+  for (const name of EARLY_FILES) {
+    const url = indexURL + name;
+    pyodideFiles.add(url);
+    const response = countedFetch(url, url, { priority: "high", signal: early.abort.signal });
+    response.catch(() => {});
+    early.requests.set(url, response);
+  }
+  // The same URL as loadPyodide's import(): the browser's module map makes it one request.
+  import(indexURL + "pyodide.asm.mjs").catch(() => {});
+}
+
+// Asked only once loading has stalled: the reason, or null when the .wasm looks right (a slow
+// machine; the page's own time limit decides).
+async function diagnoseStall(indexURL) {
+  const url = indexURL + "pyodide.asm.wasm";
+  let response;
+  try {
+    response = await originalFetch(url, { method: "HEAD", cache: "no-store" });
+  } catch (error) {
+    return `cannot fetch ${url} (${error.message})`;
+  }
+  if (!response.ok && response.status !== 405 && response.status !== 501) return `cannot fetch ${url} (HTTP ${response.status})`;
+  const type = (response.headers.get("content-type") || "").split(";")[0].trim();
+  if (response.ok && type !== "application/wasm") return `pyodide.asm.wasm is served as "${type}"; it must be served as application/wasm`;
+  return null;
+}
+
+// `promise` (Pyodide starting), failed early when the .wasm is missing or mistyped.
+export function withStallCheck(promise, indexURL) {
+  let timer;
+  const stalled = new Promise((_, reject) => {
+    timer = setTimeout(() => diagnoseStall(indexURL).then((reason) => reason && reject(new Error(reason))), STALL_MS);
+  });
+  return Promise.race([promise, stalled, wasm.failed]).finally(() => clearTimeout(timer));
+}
+
+export async function fetchOk(url, options) {
+  const response = await fetch(url, options);
+  if (!response.ok) throw new Error(`cannot load ${url} (HTTP ${response.status})`);
+  return response;
+}

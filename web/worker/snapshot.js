@@ -1,0 +1,137 @@
+// The snapshot: a gzipped memory image of "Pyodide + context_budget imported", from which
+// Pyodide starts in a fraction of a normal boot's time. Restoring one (kept in this browser's
+// Cache Storage, or the site's prebuilt copy), checked before it is trusted; and keeping one
+// for the next visit, made on another thread (snapshot-maker.js) only when the user asks.
+
+import { BOOT_URL } from "./site.js";
+import { mark, status } from "./messages.js";
+import { bindPackage, python } from "./package.js";
+
+export const SNAPSHOT_CACHE = "context-budget-snapshot";
+const IDLE_MS = 1000;  // after a normal boot, the snapshot is made once the first check is answered or after this
+
+// Looked up without opening (which would create an empty cache on every first visit).
+export const storage = typeof caches !== "undefined";
+
+// Kept under the Pyodide version and the sources' SHA-256: another of either is another key.
+function snapshotKey(config) {
+  return new URL(`snapshot/pyodide-${config.pyodide.version}/${config.package.sources_sha256}.bin`, BOOT_URL).href;
+}
+
+// ---------------------------------------------------------------- restoring
+export async function keptSnapshot(config) {
+  try {
+    return storage ? await caches.match(snapshotKey(config), { cacheName: SNAPSHOT_CACHE }) : undefined;
+  } catch (error) {
+    return undefined;  // storage disabled (private mode, policy): just boot normally
+  }
+}
+
+// A kept copy that could not be used (damaged, stale, for other sources), removed.
+export function dropKept(config) {
+  return caches.open(SNAPSHOT_CACHE).then((cache) => cache.delete(snapshotKey(config))).catch(() => {});
+}
+
+// Gzipped (see snapshot-maker.js): gunzip checks a CRC-32 and the length of the whole
+// snapshot, so a damaged copy is refused before Pyodide sees a byte of it.
+async function readSnapshot(response) {
+  const stream = response.body.pipeThrough(new DecompressionStream("gzip"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+// Pyodide started from the snapshot `responsePromise` brings, trusted only once Pyodide's
+// build, the sources' hash and the report for boot.json's probe input all match: the version line.
+export async function bootFromSnapshot(loadPyodide, indexURL, config, responsePromise, bundlePromise, pythonPackage) {
+  // gunzip fails on a damaged copy ("Failed to fetch"); Pyodide may only await the bytes
+  // later, so the failure is marked as handled here and surfaces from loadPyodide.
+  const bytes = Promise.resolve(responsePromise).then(readSnapshot).then((data) => { mark("snapshot read"); return data; }, (error) => {
+    throw new Error(`the snapshot cannot be read (${error.message})`);
+  });
+  bytes.catch(() => {});
+  const pyodide = await loadPyodide({
+    indexURL, stdout: () => {}, stderr: (line) => console.warn(line), _loadSnapshot: bytes,
+  });
+  mark("loadPyodide");
+  status("Checking the saved Python state", 2, 3);
+  (await pythonPackage).installPackage(pyodide, await bundlePromise);
+  const sources = pyodide.runPython("globals().get('_context_budget_sources')");
+  if (sources !== config.package.sources_sha256) throw new Error("the snapshot holds other sources");
+  const version = bindPackage(pyodide);
+  if (python.checkText(config.probe.input) !== config.probe.envelope) throw new Error("the snapshot gives another report for the probe input");
+  return version;
+}
+
+// ---------------------------------------------------------------- keeping
+// The copy for the next visit, made by a second Pyodide in snapshot-maker.js when the user
+// asks (or, once asked, to replace a copy that could not be used, when this one is ready and
+// idle): the page never waits for it, and can be used while it is made. "Remove it" stops a
+// maker at work (nothing is stored) and none starts again on this visit.
+const keeping = { maker: null, start: null, cancelled: false, offer: null };
+
+function keepLater(job) {
+  const timer = setTimeout(() => keeping.start(), IDLE_MS);
+  keeping.start = () => {
+    clearTimeout(timer);
+    keeping.start = null;
+    if (keeping.cancelled) return;
+    const maker = new Worker(new URL("./snapshot-maker.js", import.meta.url), { type: "module" });
+    keeping.maker = maker;
+    const finish = (state, problem) => {
+      maker.terminate();
+      if (keeping.maker !== maker) return;  // stopped by "Remove it", which answered already
+      keeping.maker = null;
+      if (problem) console.info(`context-budget: no copy kept for the next visit (${problem})`);
+      postMessage({ type: "snapshot", state });
+    };
+    maker.onmessage = (event) => finish(event.data.ok ? "saved" : "none", event.data.message);
+    maker.onerror = (event) => {
+      event.preventDefault();
+      finish("none", event.message || "the snapshot maker did not start");
+    };
+    postMessage({ type: "snapshot", state: "saving" });
+    maker.postMessage(job);
+  };
+}
+
+// After a normal boot: nothing is stored unless the user asks ("Keep a copy"). Once asked, the
+// cache exists until "Remove it": a copy that could not be used is replaced.
+export async function offerToKeep(indexURL, bundle, config) {
+  if (!storage) {
+    postMessage({ type: "snapshot", state: "none" });
+    return;
+  }
+  const job = { indexURL, bundle, sourcesSha256: config.package.sources_sha256, cacheName: SNAPSHOT_CACHE, key: snapshotKey(config) };
+  if (await caches.has(SNAPSHOT_CACHE).catch(() => false)) {
+    keepLater(job);
+  } else {
+    keeping.offer = job;
+    postMessage({ type: "snapshot", state: "offer" });
+  }
+}
+
+// "Keep a copy": made now, on its own thread.
+export function keepNow() {
+  const job = keeping.offer;
+  keeping.offer = null;
+  if (job && !keeping.maker) {
+    keeping.cancelled = false;
+    keepLater(job);
+    keeping.start();
+  }
+}
+
+// "Remove it": a copy being made is stopped, a kept one deleted.
+export async function forget() {
+  keeping.offer = null;
+  keeping.cancelled = true;
+  const maker = keeping.maker;
+  keeping.maker = null;
+  if (maker) maker.terminate();
+  const removed = storage && await caches.delete(SNAPSHOT_CACHE).catch(() => false);
+  postMessage({ type: "snapshot", state: removed || maker !== null ? "cleared" : "none" });
+}
+
+// The first answer after a normal boot: the worker is idle, now make the snapshot if it is due.
+export function answered() {
+  if (keeping.start) keeping.start();
+}
