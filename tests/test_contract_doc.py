@@ -1,11 +1,18 @@
-"""docs/contract.md shows what the package does: every example in it runs and gives the output shown."""
+"""The manual shows what the package does: every example in docs/ and the README runs and gives the
+output shown, every link inside it leads somewhere, and a fact stated once is not stated twice."""
 
 import doctest
 import re
 
+import pytest
+
 from conftest import ROOT
 
 CONTRACT = ROOT / "docs" / "contract.md"
+README = ROOT / "README.md"
+# Every page of the manual; the README's Python examples run in test_readme.py (python -m doctest README.md).
+PAGES = sorted((ROOT / "docs").glob("*.md"))
+DOCUMENTS = [README, *PAGES]
 
 
 def python_examples(text):
@@ -13,18 +20,34 @@ def python_examples(text):
     return [(text.count("\n", 0, match.start(1)), match.group(1)) for match in re.finditer(r"```python\n(.*?)```", text, re.S)]
 
 
-def test_every_python_example_gives_the_output_shown():
-    examples = python_examples(CONTRACT.read_text())
-    assert len(examples) >= 6  # one per mode at least; a lost fence would silently skip examples
+def run_python_examples(path):
+    """Run a page's ```python blocks as one doctest session (imports carry over); return how many blocks ran.
+
+    A block without >>> lines must be a file's text, starting `# name.py` (the fixture recipe, which
+    test_fixtures.py runs): anything else would be an example that silently runs nowhere."""
+    text = path.read_text()
     parser = doctest.DocTestParser()
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
-    names = {}  # one session for the whole page, as a reader would type it: imports carry over
-    for line, example in examples:
-        test = parser.get_doctest(example, names, f"contract.md line {line + 1}", str(CONTRACT), line)
-        assert test.examples, f"the example at line {line + 1} has no >>> lines"
+    names, ran = {}, 0
+    for line, example in python_examples(text):
+        test = parser.get_doctest(example, names, f"{path.name} line {line + 1}", str(path), line)
+        if not test.examples:
+            assert re.match(r"# [\w.-]+\.py\n", example), f"{path.name} line {line + 1}: a python block with no >>> lines"
+            continue
         runner.run(test, clear_globs=False)
         names = test.globs  # DocTest works on a copy
+        ran += 1
     assert runner.summarize(verbose=False).failed == 0
+    return ran
+
+
+def test_every_python_example_gives_the_output_shown():
+    assert run_python_examples(CONTRACT) >= 8  # one per mode at least; a lost fence would silently skip examples
+
+
+@pytest.mark.parametrize("page", [page for page in PAGES if page != CONTRACT], ids=lambda page: page.name)
+def test_every_python_example_of_the_other_pages_gives_the_output_shown(page):
+    run_python_examples(page)
 
 
 def _commands(block):
@@ -73,10 +96,10 @@ def run_command(command):
 
 
 def test_every_command_line_example_prints_what_is_shown():
-    examples = _all_console_examples(CONTRACT.read_text())
-    assert len(examples) >= 3
-    for line, command, expected in examples:
-        assert run_command(command) == expected, f"docs/contract.md line {line}: {command}"
+    examples = [(document, *example) for document in DOCUMENTS for example in _all_console_examples(document.read_text())]
+    assert len(examples) >= 8 and {document.name for document, *_ in examples} >= {"README.md", "contract.md", "cli.md"}
+    for document, line, command, expected in examples:
+        assert run_command(command) == expected, f"{document.relative_to(ROOT)} line {line}: {command}"
 
 
 def _all_console_examples(text):
@@ -106,8 +129,8 @@ def test_the_readme_and_the_schemas_point_to_the_contract():
 
 
 def test_links_stay_inside_the_repository():
-    """A user of the project reads these files; a link out of the checkout (../shared/…) is broken for them."""
-    for document in (ROOT / "README.md", CONTRACT):
+    """A user of the project reads these files; a link out of the checkout is broken for them."""
+    for document in DOCUMENTS:
         for target in re.findall(r"\]\(([^)\s]+)\)", document.read_text()):
             if target.startswith(("http://", "https://")):
                 continue
@@ -149,8 +172,19 @@ def test_the_readme_try_it_commands_work():
         os.chdir(here)
 
 
-def test_the_exit_codes_are_the_same_in_the_readme_and_the_contract():
+def test_the_exit_codes_are_in_the_contract_once():
+    """The table of exit codes is the contract's (`--help` points there); no other page copies it."""
     def table(path):
         return re.findall(r"(?m)^\| [0-9]+ \|.*$", path.read_text())
 
-    assert table(ROOT / "README.md") == table(CONTRACT) and len(table(CONTRACT)) == 4
+    assert len(table(CONTRACT)) == 4
+    for document in DOCUMENTS:
+        assert document == CONTRACT or not table(document), f"{document.name} repeats the exit codes"
+
+
+def test_every_failure_in_the_cli_page_ends_with_a_code_of_the_contract():
+    codes = {int(code) for code in re.findall(r"(?m)^\| ([0-9]+) \|", CONTRACT.read_text())}
+    cli = (ROOT / "docs" / "cli.md").read_text()
+    failures = cli[cli.index("## What happens when"):]
+    said = {int(code) for code in re.findall(r"[Ee]xit ([0-9]+)", failures)}
+    assert said and said <= codes, said - codes

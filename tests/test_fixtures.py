@@ -44,7 +44,7 @@ def test_first_difference_names_the_path():
 
 
 def test_the_readmes_recipe_makes_each_of_your_cases_a_pytest_test(tmp_path):
-    """The README's two files as written, in a folder of their own: the script writes a case
+    """docs/fixtures.md's two files as written, in a folder of their own: the script writes a case
     (the test module could not: importing it fails while the folder is empty), the tests run
     one per case from another folder, a wrong case fails with the JSON path of its first
     difference, and no case is no silent pass."""
@@ -54,8 +54,8 @@ def test_the_readmes_recipe_makes_each_of_your_cases_a_pytest_test(tmp_path):
 
     from conftest import ROOT
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
+    page = (ROOT / "docs" / "fixtures.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", page, re.S)
     maker = next(block for block in blocks if block.startswith("# make_cases.py"))
     tests = next(block for block in blocks if block.startswith("# test_my_cases.py"))
     (tmp_path / "make_cases.py").write_text(maker, encoding="utf-8")

@@ -8,4 +8,4 @@ from conftest import ROOT
 def test_readme_example_runs_as_shown():
     # Each example block ends with a blank line, so that its closing fence is not read as expected output.
     result = doctest.testfile(str(ROOT / "README.md"), module_relative=False)
-    assert result.attempted >= 12 and result.failed == 0
+    assert result.attempted >= 15 and result.failed == 0

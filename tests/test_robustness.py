@@ -1,7 +1,7 @@
-"""Robustness (issue 12): every command, driven as an attacker or a careless user would.
+"""Robustness: every command, driven as an attacker or a careless user would.
 
 1. A hypothesis-driven CLI fuzz over bad files, encodings, options, settings and closed
-   streams: each run ends with an exit code from the README's table, one message on
+   streams: each run ends with an exit code from the contract's table, one message on
    stderr, no traceback, no terminal escape, and no file touched outside the paths given.
 2. A fake model server on 127.0.0.1 for every misbehaviour (slow drip, redirect, garbage,
    huge body, 500 with echo, deep nesting, escapes): one line, exit 1, no secret, no hang.
@@ -31,12 +31,12 @@ from conftest import ROOT
 from context_budget._site import pyodide_version
 from context_budget.cli import run
 
-WASM_PATH = f"pyodide/{pyodide_version(ROOT / 'node_modules' / 'pyodide')}/pyodide.asm.wasm"  # versioned: issue 14
+WASM_PATH = f"pyodide/{pyodide_version(ROOT / 'node_modules' / 'pyodide')}/pyodide.asm.wasm"  # a versioned path
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
-README_EXIT_CODES = {int(code) for code in re.findall(r"^\| ([0-9]+) \| ", README, re.M)}
+CONTRACT = (ROOT / "docs" / "contract.md").read_text(encoding="utf-8")
+DOCUMENTED_EXIT_CODES = {int(code) for code in re.findall(r"^\| ([0-9]+) \| ", CONTRACT, re.M)}
 # What a run that nobody interrupted may end with: 130 is Ctrl+C's.
-RUN_EXIT_CODES = README_EXIT_CODES - {130}
+RUN_EXIT_CODES = DOCUMENTED_EXIT_CODES - {130}
 EXAMPLE = (ROOT / "examples" / "refund-case.json").read_bytes()
 SECRET = "sk-fuzz-3b8e0c7d1a9f"
 # A port nothing listens on (discard): a model call there is refused at once, on loopback.
@@ -45,8 +45,8 @@ FUZZ = settings(max_examples=int(os.environ.get("ROBUSTNESS_EXAMPLES", "150")), 
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
 
-def test_the_readme_table_has_the_exit_codes():
-    assert README_EXIT_CODES == {0, 1, 2, 130} and RUN_EXIT_CODES == {0, 1, 2}
+def test_the_contract_table_has_the_exit_codes():
+    assert DOCUMENTED_EXIT_CODES == {0, 1, 2, 130} and RUN_EXIT_CODES == {0, 1, 2}
 
 
 # ---------------------------------------------------------------- 1. the CLI fuzz
@@ -467,7 +467,7 @@ def test_the_api_key_is_not_echoed_when_it_lands_in_another_setting(tmp_path):
     (b"\xff{}", "input is not valid UTF-8"),
 ])
 def test_compose_input_that_is_not_acceptable_json_exits_1_like_check(tmp_path, content, said):
-    """Found by a newcomer's walk through the README: compose exited 2 (bad usage) where the table says 1."""
+    """Input that is not acceptable JSON is exit 1 for compose, as the exit-code table says, not 2 (bad usage)."""
     source = tmp_path / "input.json"
     source.write_bytes(content)
     stdout, stderr = io.StringIO(), io.StringIO()
@@ -506,8 +506,8 @@ def test_compose_input_that_is_not_a_blocks_object_exits_1_like_check(tmp_path, 
     (["count", ""], "count needs a file name (or - for standard input), got an empty one"),
 ])
 def test_empty_or_wrong_path_arguments_are_never_guessed(tmp_path, monkeypatch, argv, said):
-    """Found by a newcomer's walk through the README: `build-site "$OUT" --force` with OUT unset wrote into
-    the current directory (Path("") is "."). An empty DIR is refused, and nothing is written."""
+    """`build-site "$OUT" --force` with OUT unset must not write into the current directory
+    (Path("") is "."): an empty DIR is refused, and nothing is written."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "a-file.json").write_text("{}")
     (tmp_path / "index.html").write_text("mine")
