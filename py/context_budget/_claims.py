@@ -483,6 +483,7 @@ def _judge_passages(parsed: dict, claim: dict) -> list[dict]:
 
 def _judge_messages(parsed: dict, claim: dict) -> list[dict]:
     limit, costs, roles, unit_of = parsed["limit"], parsed["costs"], parsed["roles"], parsed["unit_of"]
+    unit = _message_unit(parsed)
     size = len(costs)
     failures, seen, positions = [], bytearray(size), []
     unknown: set = set()
@@ -508,23 +509,23 @@ def _judge_messages(parsed: dict, claim: dict) -> list[dict]:
     pinned_tokens = 3 + sum(compress(costs, pinned))
     tokens = 3 + sum(map(costs.__getitem__, positions)) if positions else 0
     if tokens > limit:
-        failures.append(_failure(BUDGET, f"the claimed messages and the reply priming count {plural(tokens, 'token')}, over the limit of {limit} by {tokens - limit}"))
+        failures.append(_failure(BUDGET, f"the claimed messages and the reply priming count {plural(tokens, unit)}, over the limit of {limit} by {tokens - limit}"))
     overflow = pinned_tokens > limit
     if not overflow:
         missing = [index for index in range(size) if pinned[index] and not claimed[index]]
         failures += _capped([_failure(REQUIRED, f"message {index} ({roles[index]}) is pinned{'' if parsed['pinned'][index] else ' with its tool unit'} but not claimed",
                                       index, "index") for index in missing], REQUIRED, "pinned messages not claimed")
     # A tool call and its results: all claimed or none.
-    for start, unit in members.items():
-        if len(unit) > 1:
-            flags = [claimed[index] for index in unit]
+    for start, group in members.items():
+        if len(group) > 1:
+            flags = [claimed[index] for index in group]
             if any(flags) and not all(flags):
                 if flags[0]:
-                    absent = [index for index, flag in zip(unit, flags) if not flag]
+                    absent = [index for index, flag in zip(group, flags) if not flag]
                     failures.append(_failure(PAIRED, f"message {start} calls tools, but its result{'s' if len(absent) > 1 else ''} "
                                                      f"{', '.join(map(str, absent))} {'are' if len(absent) > 1 else 'is'} not claimed", start, "index"))
                 else:
-                    answer = next(index for index, flag in zip(unit, flags) if flag)
+                    answer = next(index for index, flag in zip(group, flags) if flag)
                     failures.append(_failure(PAIRED, f"message {answer} is a tool result, but message {start}, whose call it answers, is not claimed", answer, "index"))
     # No holes: once an unpinned message is left out, nothing older (and unpinned) is kept.
     hole = None
@@ -551,17 +552,18 @@ def _messages_rule(parsed: dict, claimed: bytearray, pinned: list, members: dict
     """The walk from the newest unit to the oldest, then the start at a user turn; the first
     unit (newest first) that the claim keeps and the rule drops, or the other way round."""
     roles, costs, limit = parsed["roles"], parsed["costs"], parsed["limit"]
+    unit = _message_unit(parsed)
 
     def named(start: int) -> str:
-        unit = members[start]
-        return f"message {start}" if len(unit) == 1 else f"messages {start}-{unit[-1]} (a tool call and its results)"
+        group = members[start]
+        return f"message {start}" if len(group) == 1 else f"messages {start}-{group[-1]} (a tool call and its results)"
 
     if remaining < 0:
         unpinned = [index for index in positions if not pinned[index]]
         if not unpinned:
             return []
         newest = max(unpinned)
-        return [_failure(RULE, f"message {newest} is claimed, but the pinned messages and the reply priming need {plural(pinned_tokens, 'token')}, "
+        return [_failure(RULE, f"message {newest} is claimed, but the pinned messages and the reply priming need {plural(pinned_tokens, unit)}, "
                                f"over the limit of {limit}: the rule keeps nothing", newest, "index")]
     starts = [start for start in reversed(list(members)) if not pinned[start]]
     walk: list[tuple[int, int, str, int]] = []  # (unit start, remaining before, decision, unit cost)
@@ -588,10 +590,10 @@ def _messages_rule(parsed: dict, claimed: bytearray, pinned: list, members: dict
             continue
         subject = named(start)
         if not is_claimed:
-            detail = f"{subject} fit{'s' if len(members[start]) == 1 else ''} the {plural(left, 'token')} that {'remains' if left == 1 else 'remain'} ({'it needs' if len(members[start]) == 1 else 'they need'} {cost}) but {'is' if len(members[start]) == 1 else 'are'} not claimed"
+            detail = f"{subject} fit{'s' if len(members[start]) == 1 else ''} the {plural(left, unit)} that {'remains' if left == 1 else 'remain'} ({'it needs' if len(members[start]) == 1 else 'they need'} {cost}) but {'is' if len(members[start]) == 1 else 'are'} not claimed"
         elif decision == "too large":
             after = f"after the newer {_ranges(kept_newer)}, " if kept_newer else "after the pinned messages and the reply priming, "
-            detail = f"{subject} {'is' if len(members[start]) == 1 else 'are'} claimed, but {after}{_tokens_left(left)} and it needs {cost}"
+            detail = f"{subject} {'is' if len(members[start]) == 1 else 'are'} claimed, but {after}{_tokens_left(left, unit)} and it needs {cost}"
         elif decision == "older":
             stop, stop_left, stop_cost = stopped_at
             detail = (f"{subject} {'is' if len(members[start]) == 1 else 'are'} claimed, but the walk stopped at the newer message {stop}, "
@@ -603,6 +605,10 @@ def _messages_rule(parsed: dict, claimed: bytearray, pinned: list, members: dict
                 detail = f"{subject} {'is' if len(members[start]) == 1 else 'are'} claimed, but {because}: the history must start with a user turn, so the rule keeps none"
         return [_failure(RULE, detail, start, "index")]
     return []
+
+
+def _message_unit(parsed: dict) -> str:
+    return "estimated token" if parsed["tokenizer"] == "estimate" else "token"
 
 
 def _ranges(indices: list[int]) -> str:
