@@ -519,3 +519,23 @@ def test_the_rules_own_selection_holds_and_any_other_claim_fails(data, draw):
         assert verdict["pass"]
     else:
         assert not verdict["pass"] and len(verdict["failures"]) >= 1
+
+
+def test_the_judges_order_of_consideration_is_the_rules_with_many_ties():
+    rng = random.Random(9)
+    names = [f"id-{rng.randrange(10**6)}-{index}" for index in range(3000)] + ["\U0001F600", "\uff5e", "\U0001F600a"]
+    relevance = {"budget": 20_000, "items": [item(name, rng.randint(0, 30), rng.randint(0, 20)) for name in names]}
+    required = {"mode": "required", "budget": 20_000, "items": [req(name, rng.randint(0, 20), rng.choice([0, 1, 2.5]), rng.random() < 0.1) for name in names]}
+    blocks = {"mode": "blocks", "window": {"context_tokens": 9_000, "reserved_output_tokens": 0, "fixed_prompt_tokens": 0},
+              "blocks": [{"id": name, "source": "s", "content": "c", "priority": rng.randint(0, 3), "tokens": rng.randint(0, 9),
+                          "observed_at": rng.choice(["2026-01-01T00:00:00Z", "2026-01-01T01:00:00+01:00", "2026-02-01T00:00:00Z"]),
+                          "required": rng.random() < 0.01} for name in names]}
+    for data, key in ((relevance, "selected"), (required, "selected"), (blocks, "included")):
+        plain = evaluate(data)
+        chosen = [entry["id"] for entry in plain[key]] if key == "included" else list(plain[key])
+        rng.shuffle(chosen)
+        assert judged(data, {key: chosen})["claim"]["pass"], data.get("mode")
+        # Leaving out the last item the rule keeps is named, with the budget that remained before it.
+        last = [row for row in plain["trace"] if row["kept"] and not row.get("required")][-1]
+        found = failures(data, {key: [name for name in chosen if name != last["id"]]})
+        assert found[-1]["id"] == last["id"] and f"fits the {last['remaining_before']} tokens" in found[-1]["detail"]

@@ -19,8 +19,8 @@ also judge it (the mode protocol of ``modes/__init__.py``).
 from __future__ import annotations
 
 import math
-from itertools import compress, count, repeat
-from operator import ne
+from itertools import compress, count, islice, repeat
+from operator import eq, not_
 
 from ._ordinal import identity_key, ordinal_keys
 from ._shape import InvalidInput
@@ -205,13 +205,16 @@ def _capped(failures: list[dict], check: str, what: str) -> list[dict]:
     return failures[:MAX_LISTED] + [_failure(check, f"and {len(failures) - MAX_LISTED} more {what}")]
 
 
-def _resolve(claimed: list[str], ids: list[str]) -> tuple[list[int], list[dict]]:
+def _resolve(claimed: list[str], ids: list[str], where: dict | None = None) -> tuple[list[int], list[dict]]:
     """The input positions of the claimed ids, each once, in claim order, and the ``known ids``
     failures: ids the input does not have, ids given twice. Ids are compared by UTF-16 code
     units, as the contract compares them (a surrogate pair written as two escapes is the
-    character it encodes)."""
-    where = dict(zip(ids, range(len(ids))))
+    character it encodes). ``where``: the input's id -> position table, when already built."""
+    if where is None:
+        where = dict(zip(ids, range(len(ids))))
     found = list(map(where.get, claimed))
+    if None not in found and len(set(found)) == len(found):  # the common case, in C
+        return found, []
     if None in found:
         by_identity = {identity_key(item_id): position for item_id, position in where.items()}
         found = [by_identity.get(identity_key(item_id)) if position is None else position for item_id, position in zip(claimed, found)]
@@ -234,8 +237,8 @@ def _resolve(claimed: list[str], ids: list[str]) -> tuple[list[int], list[dict]]
 
 def _flags(positions: list[int], size: int) -> bytearray:
     flags = bytearray(size)
-    for position in positions:
-        flags[position] = 1
+    for _ in map(flags.__setitem__, positions, repeat(1)):  # in C
+        pass
     return flags
 
 
@@ -272,33 +275,28 @@ def _tokens_left(remaining: int, unit: str = "token") -> str:
 # ---------------------------------------------------------------- relevance, required, blocks
 
 def _greedy(ids: list, costs: list, order: list[int], budget: int, claim: dict, required: list | None, values: list,
-            start: str, overflow: int | None = None, render=None) -> list[dict]:
+            start: str, overflow: int | None = None, render=None, where: dict | None = None) -> list[dict]:
     """The judge of the greedy modes: ``order`` is the order of consideration (required first);
     ``start`` says what the budget is ("the budget is 7 tokens"); ``overflow``, the required
     items' cost when it exceeds the budget (the rule then selects nothing)."""
-    positions, failures = _resolve(claim["ids"], ids)
+    positions, failures = _resolve(claim["ids"], ids, where)
     claimed = _flags(positions, len(ids))
     total = sum(map(costs.__getitem__, positions))
     if total > budget:
         listed = " + ".join(f"{ids[position]} {costs[position]}" for position in positions) if len(positions) <= 6 else ""
         failures.append(_failure(BUDGET, f"the claimed items cost {plural(total, 'token')}{f' ({listed})' if listed else ''}, "
                                          f"over the budget of {budget} by {total - budget}"))
-    in_order = list(map(costs.__getitem__, order))
-    # The rule's own walk from the input: what remains before each decision, and whether it keeps it.
-    remaining, before, kept = budget, [], []
-    was, keep = before.append, kept.append
-    if overflow is None:
-        for cost in in_order:
-            was(remaining)
-            if cost <= remaining:
-                remaining -= cost
-                keep(1)
-            else:
-                keep(0)
     claimed_in_order = list(map(claimed.__getitem__, order))
     if required is not None and overflow is None:
-        missing = [ids[position] for position, rule_keeps, is_claimed in zip(order, kept, claimed_in_order)
-                   if required[position] and rule_keeps and not is_claimed]
+        # The required items come first: the rule keeps each that fits what the ones before it left.
+        missing, left = [], budget
+        for position in order:
+            if not required[position]:
+                break
+            if costs[position] <= left:
+                left -= costs[position]
+                if not claimed[position]:
+                    missing.append(ids[position])
         failures += _capped([_failure(REQUIRED, f"{item_id} is required and kept by the rule, but not claimed", item_id) for item_id in missing],
                             REQUIRED, "required items not claimed")
     if overflow is not None:
@@ -307,17 +305,28 @@ def _greedy(ids: list, costs: list, order: list[int], budget: int, claim: dict, 
             failures.append(_failure(RULE, f"{ids[first]} is claimed, but the required items need {plural(overflow, 'token')}, over the "
                                            f"budget of {budget}: the rule selects nothing", ids[first]))
     else:
-        step = next(compress(count(), map(ne, kept, claimed_in_order)), None)
-        if step is not None and not (required is not None and required[order[step]] and kept[step]):
-            position, left = order[step], before[step]
+        # The rule's walk from the input, in its order, up to the first decision the claim does not make:
+        # until then the claim and the rule agree, so what remains is the same for both.
+        remaining, step = budget, None
+        for index, cost, is_claimed in zip(count(), map(costs.__getitem__, order), claimed_in_order):
+            if cost <= remaining:
+                if not is_claimed:
+                    step = index
+                    break
+                remaining -= cost
+            elif is_claimed:
+                step = index
+                break
+        if step is not None and not (required is not None and required[order[step]] and not claimed_in_order[step]):
+            position, left = order[step], remaining
             item_id, cost = ids[position], costs[position]
-            kept_before = list(compress(order[:step], kept[:step]))
+            kept_before = list(compress(order[:step], claimed_in_order[:step]))
             if claimed_in_order[step]:
                 where = f"after {_names(ids, kept_before)} {_tokens_left(left)}" if kept_before else start
                 detail = f"{item_id} is claimed, but {where} and {item_id} needs {cost}"
             else:
                 detail = f"{item_id} fits the {plural(left, 'token')} that {'remains' if left == 1 else 'remain'} (it needs {cost}) but is not claimed"
-            detail += _better(values, positions, list(compress(order, kept)), total, budget, required, claimed)
+            detail += _better(values, positions, _rule_kept(order, costs, budget), total, budget, required, claimed)
             failures.append(_failure(RULE, detail, item_id))
     if render is not None and claim["prompt"] is not None:
         in_packing_order = list(compress(order, claimed_in_order))
@@ -325,6 +334,16 @@ def _greedy(ids: list, costs: list, order: list[int], budget: int, claim: dict, 
     if claim["used"] is not None and claim["used"] != total:
         failures.append(_failure(USED, f"the claim says used {claim['used']}, but the claimed costs add up to {total}"))
     return failures
+
+
+def _rule_kept(order: list[int], costs: list, budget: int) -> list[int]:
+    """The positions the rule keeps, walking ``order`` with nothing claimed in the way."""
+    kept, remaining = [], budget
+    for position in order:
+        if costs[position] <= remaining:
+            remaining -= costs[position]
+            kept.append(position)
+    return kept
 
 
 def _better(values: list, claimed: list[int], rule_kept: list[int], total: int, budget: int, required: list | None, flags: bytearray) -> str:
@@ -345,40 +364,64 @@ def _better(values: list, claimed: list[int], rule_kept: list[int], total: int, 
             "a better combination than the greedy rule's, but not the rule's")
 
 
-def _id_order(ids: list[str]) -> list[int]:
-    """Input positions in ordinal (UTF-16 code unit) id order."""
-    return sorted(range(len(ids)), key=ordinal_keys(ids).__getitem__)
+def _ranked(ids: list[str], keys: list, required: list | None = None) -> list[int]:
+    """Input positions in the contract's order of consideration: the required ones first (when
+    ``required`` is given), each group by ``keys`` (highest first), equal keys in ordinal
+    (UTF-16 code unit) id order. One sort by key, then each run of equal keys by id (sorting
+    every id first costs more than both: ids share long prefixes, and most runs are short)."""
+    if required is None:
+        groups = [range(len(ids))]
+    else:
+        groups = [compress(range(len(ids)), required), compress(range(len(ids)), map(not_, required))]
+    id_keys = ordinal_keys(ids).__getitem__
+    order: list[int] = []
+    for group in groups:
+        part = sorted(group, key=keys.__getitem__, reverse=True)
+        ranked = list(map(keys.__getitem__, part))
+        ties = list(compress(range(1, len(ranked)), map(eq, ranked, islice(ranked, 1, None))))  # i ties with i - 1
+        index = 0
+        while index < len(ties):
+            start = end = ties[index]
+            while index + 1 < len(ties) and ties[index + 1] == end + 1:
+                index += 1
+                end = ties[index]
+            part[start - 1:end + 1] = sorted(part[start - 1:end + 1], key=id_keys)
+            index += 1
+        order += part
+    return order
 
 
 def _judge_relevance(parsed: dict, claim: dict) -> list[dict]:
-    ids, scores, budget = parsed["ids"], parsed["scores"], parsed["budget"]
-    order = _id_order(ids)
-    order.sort(key=scores.__getitem__, reverse=True)  # stable: ties stay in id order
-    return _greedy(ids, parsed["tokens"], order, budget, claim, None, parsed["relevance"], f"the budget is {plural(budget, 'token')}")
+    ids, budget = parsed["ids"], parsed["budget"]
+    order = _ranked(ids, parsed["scores"])
+    return _greedy(ids, parsed["tokens"], order, budget, claim, None, parsed["relevance"], f"the budget is {plural(budget, 'token')}",
+                   where=parsed.get("positions"))  # the checks' id table, when they built it
 
 
 def _judge_required(parsed: dict, claim: dict) -> list[dict]:
     ids, costs, budget, required = parsed["ids"], parsed["costs"], parsed["budget"], parsed["required"]
-    order = _id_order(ids)
-    order.sort(key=parsed["priorities"].__getitem__, reverse=True)
-    order.sort(key=required.__getitem__, reverse=True)  # the required ones first
+    order = _ranked(ids, parsed["priorities"], required)
     required_cost = sum(compress(costs, required))
     overflow = required_cost if required_cost > budget else None
-    return _greedy(ids, costs, order, budget, claim, required, parsed["priority"], f"the budget is {plural(budget, 'token')}", overflow)
+    return _greedy(ids, costs, order, budget, claim, required, parsed["priority"], f"the budget is {plural(budget, 'token')}", overflow,
+                   where=parsed.get("positions"))
 
 
 def _judge_blocks(parsed: dict, claim: dict) -> list[dict]:
     blocks, available = parsed["blocks"], parsed["available"]
     ids = [block[0] for block in blocks]
-    order = _id_order(ids)
-    for column in (4, 3, 5):  # newest first, then priority, then required (each sort stable)
-        keys = [block[4].nanoseconds for block in blocks] if column == 4 else [block[column] for block in blocks]
-        order.sort(key=keys.__getitem__, reverse=True)
+    required = [block[5] for block in blocks]
+    # Priority, then the newest, as one integer: the priority above the instant's bits.
+    instants = [block[4].nanoseconds for block in blocks]
+    oldest = min(instants, default=0)
+    shift = (max(instants, default=0) - oldest).bit_length()
+    keys = [(block[3] << shift) | (instant - oldest) for block, instant in zip(blocks, instants)]
+    order = _ranked(ids, keys, required)
 
     def render(packed: list[int]) -> str:
         return _blocks_prompt(parsed["system"], parsed["task"], [blocks[position] for position in packed])
 
-    return _greedy(ids, [block[6] for block in blocks], order, available, claim, [block[5] for block in blocks],
+    return _greedy(ids, [block[6] for block in blocks], order, available, claim, required,
                    [block[3] for block in blocks], f"the window leaves {plural(available, 'token')} for blocks", render=render)
 
 
