@@ -515,6 +515,11 @@ def test_the_rules_own_selection_holds_and_any_other_claim_fails(data, draw):
     assert judged(data, {"selected": draw.draw(st.permutations(own)), "used": report["used"]})["claim"]["pass"]
     other = draw.draw(st.lists(st.sampled_from(ids + ["zz-unknown"]), max_size=12) if ids else st.just(["zz-unknown"]))
     verdict = judged(data, {"selected": other})["claim"]
+    # The judge on its own (ranking and replaying without the report's proven trace) says the same.
+    mode = data.get("mode", "relevance")
+    parsed = MODES[mode].parse(data)
+    assert _claims.judge(mode, parsed, _claims.read_claim({"selected": other}, mode)[0]) == verdict
+    assert _claims.judge(mode, parsed, _claims.read_claim({"selected": own}, mode)[0])["pass"]
     if sorted(other) == sorted(own):
         assert verdict["pass"]
     else:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from itertools import compress, count, islice, repeat
-from operator import eq, not_
+from operator import eq, itemgetter, not_
 
 from ._ordinal import identity_key, ordinal_keys
 from ._shape import InvalidInput
@@ -92,7 +92,9 @@ class _Judging:
     def verify(self, data: dict, result: dict, parsed: object = None) -> list[dict]:
         checks = self._mode.verify(data, result, parsed)
         self._failed_checks = [check["name"] for check in checks if not check["pass"]]
-        verdict = judge(self._mode.NAME, parsed, self._claim)
+        # A trace the checks all passed is the rule's order and decisions, proven from the input:
+        # the judge may take them as they are; otherwise it derives both again itself.
+        verdict = judge(self._mode.NAME, parsed, self._claim, result["trace"] if not self._failed_checks else None)
         # The verdict first among the results, right after the report's own keys.
         rest = list(result.items())
         result.clear()
@@ -185,9 +187,15 @@ def _read_list(value: object, path: str, indices: bool, problems: list[Problem])
 
 # ---------------------------------------------------------------- the verdict
 
-def judge(mode: str, parsed: dict, claim: dict) -> dict:
-    """``{"pass", "failures"}`` for ``claim`` (as :func:`read_claim` gives it) on the parsed input."""
-    failures = _JUDGES[mode](parsed, claim)
+def judge(mode: str, parsed: dict, claim: dict, proven: list | None = None) -> dict:
+    """``{"pass", "failures"}`` for ``claim`` (as :func:`read_claim` gives it) on the parsed input.
+
+    ``proven``: the report's trace when every check passed, so that its order and decisions are
+    the rule's, proven from the input by code apart from the rule's (``_checks``). The greedy
+    modes then take the order from it (ranking again costs as much as the rule's own sort) and
+    compare the claim with its decisions; any departure is still explained by a replay from
+    the input. Without it, the judge ranks and replays on its own."""
+    failures = _JUDGES[mode](parsed, claim, proven)
     return {"pass": not failures, "failures": failures}
 
 
@@ -275,7 +283,7 @@ def _tokens_left(remaining: int, unit: str = "token") -> str:
 # ---------------------------------------------------------------- relevance, required, blocks
 
 def _greedy(ids: list, costs: list, order: list[int], budget: int, claim: dict, required: list | None, values: list,
-            start: str, overflow: int | None = None, render=None, where: dict | None = None) -> list[dict]:
+            start: str, overflow: int | None = None, render=None, where: dict | None = None, rule_kept: list | None = None) -> list[dict]:
     """The judge of the greedy modes: ``order`` is the order of consideration (required first);
     ``start`` says what the budget is ("the budget is 7 tokens"); ``overflow``, the required
     items' cost when it exceeds the budget (the rule then selects nothing)."""
@@ -308,7 +316,8 @@ def _greedy(ids: list, costs: list, order: list[int], budget: int, claim: dict, 
         # The rule's walk from the input, in its order, up to the first decision the claim does not make:
         # until then the claim and the rule agree, so what remains is the same for both.
         remaining, step = budget, None
-        for index, cost, is_claimed in zip(count(), map(costs.__getitem__, order), claimed_in_order):
+        agrees = rule_kept is not None and claimed_in_order == rule_kept  # the proven decisions, compared in C
+        for index, cost, is_claimed in zip(count(), map(costs.__getitem__, order), () if agrees else claimed_in_order):
             if cost <= remaining:
                 if not is_claimed:
                     step = index
@@ -379,57 +388,84 @@ def _ranked(ids: list[str], keys: list, required: list | None = None) -> list[in
         part = sorted(group, key=keys.__getitem__, reverse=True)
         ranked = list(map(keys.__getitem__, part))
         ties = list(compress(range(1, len(ranked)), map(eq, ranked, islice(ranked, 1, None))))  # i ties with i - 1
-        index = 0
-        while index < len(ties):
-            start = end = ties[index]
-            while index + 1 < len(ties) and ties[index + 1] == end + 1:
-                index += 1
-                end = ties[index]
-            part[start - 1:end + 1] = sorted(part[start - 1:end + 1], key=id_keys)
-            index += 1
+        if ties:
+            start, end = ties[0] - 1, ties[0]
+            for index in islice(ties, 1, None):
+                if index != end + 1:  # a new run of ties begins: put the one that ended in id order
+                    _in_id_order(part, start, end, id_keys)
+                    start = index - 1
+                end = index
+            _in_id_order(part, start, end, id_keys)
         order += part
     return order
 
 
-def _judge_relevance(parsed: dict, claim: dict) -> list[dict]:
+def _in_id_order(part: list[int], start: int, end: int, id_keys) -> None:
+    if end == start + 1:  # most runs are a pair: one comparison
+        first, second = part[start], part[end]
+        if id_keys(second) < id_keys(first):
+            part[start], part[end] = second, first
+    else:
+        part[start:end + 1] = sorted(part[start:end + 1], key=id_keys)
+
+
+def _order(ids: list[str], where: dict, proven: list | None, rank) -> tuple[list[int], list | None]:
+    """The order of consideration and, from a proven trace, the rule's decisions in it."""
+    if proven is None:
+        return rank(), None
+    return list(map(where.__getitem__, map(itemgetter("id"), proven))), list(map(itemgetter("kept"), proven))
+
+
+def _judge_relevance(parsed: dict, claim: dict, proven: list | None = None) -> list[dict]:
     ids, budget = parsed["ids"], parsed["budget"]
-    order = _ranked(ids, parsed["scores"])
+    where = parsed.get("positions") or dict(zip(ids, range(len(ids))))  # the checks' id table, when they built it
+    order, kept = _order(ids, where, proven, lambda: _ranked(ids, parsed["scores"]))
     return _greedy(ids, parsed["tokens"], order, budget, claim, None, parsed["relevance"], f"the budget is {plural(budget, 'token')}",
-                   where=parsed.get("positions"))  # the checks' id table, when they built it
+                   where=where, rule_kept=kept)
 
 
-def _judge_required(parsed: dict, claim: dict) -> list[dict]:
+def _judge_required(parsed: dict, claim: dict, proven: list | None = None) -> list[dict]:
     ids, costs, budget, required = parsed["ids"], parsed["costs"], parsed["budget"], parsed["required"]
-    order = _ranked(ids, parsed["priorities"], required)
+    where = parsed.get("positions") or dict(zip(ids, range(len(ids))))
+    order, kept = _order(ids, where, proven, lambda: _ranked(ids, parsed["priorities"], required))
     required_cost = sum(compress(costs, required))
     overflow = required_cost if required_cost > budget else None
     return _greedy(ids, costs, order, budget, claim, required, parsed["priority"], f"the budget is {plural(budget, 'token')}", overflow,
-                   where=parsed.get("positions"))
+                   where=where, rule_kept=kept)
 
 
-def _judge_blocks(parsed: dict, claim: dict) -> list[dict]:
+def _judge_blocks(parsed: dict, claim: dict, proven: list | None = None) -> list[dict]:
     blocks, available = parsed["blocks"], parsed["available"]
     ids = [block[0] for block in blocks]
     required = [block[5] for block in blocks]
-    # Priority, then the newest, as one integer: the priority above the instant's bits.
-    instants = [block[4].nanoseconds for block in blocks]
-    oldest = min(instants, default=0)
-    shift = (max(instants, default=0) - oldest).bit_length()
-    keys = [(block[3] << shift) | (instant - oldest) for block, instant in zip(blocks, instants)]
-    order = _ranked(ids, keys, required)
+    where = dict(zip(ids, range(len(ids))))
+
+    def rank() -> list[int]:
+        # Priority, then the newest, as one integer: the priority above the instant's bits.
+        instants = [block[4].nanoseconds for block in blocks]
+        oldest = min(instants, default=0)
+        shift = (max(instants, default=0) - oldest).bit_length()
+        return _ranked(ids, [(block[3] << shift) | (instant - oldest) for block, instant in zip(blocks, instants)], required)
+
+    order, kept = _order(ids, where, proven, rank)
 
     def render(packed: list[int]) -> str:
         return _blocks_prompt(parsed["system"], parsed["task"], [blocks[position] for position in packed])
 
     return _greedy(ids, [block[6] for block in blocks], order, available, claim, required,
-                   [block[3] for block in blocks], f"the window leaves {plural(available, 'token')} for blocks", render=render)
+                   [block[3] for block in blocks], f"the window leaves {plural(available, 'token')} for blocks", render=render,
+                   where=where, rule_kept=kept)
 
 
 def _blocks_prompt(system: str, task: str, packed: list[tuple]) -> str:
     """The composed prompt as the contract states it, written here on its own."""
     lines = ["System:", system, "", "Task:", task, "", "Context Blocks:"]
+    written: dict = {}  # each distinct instant written once (the blocks of one document share it)
     for block_id, source, content, priority, observed, required, cost, _ in packed:
-        lines += [f"### Block {block_id}", f"Source: {source}", f"Priority: {priority}", f"ObservedAtUtc: {observed.utc_text()}",
+        utc = written.get(observed.nanoseconds)
+        if utc is None:
+            utc = written[observed.nanoseconds] = observed.utc_text()
+        lines += [f"### Block {block_id}", f"Source: {source}", f"Priority: {priority}", f"ObservedAtUtc: {utc}",
                   f"Required: {'True' if required else 'False'}", f"EstimatedTokens: {cost}", "Content:", content, ""]
     return "\n".join(lines) + "\n"
 
@@ -455,7 +491,7 @@ def _prompt_failures(claimed: str, rendered: str) -> list[dict]:
 
 # ---------------------------------------------------------------- passages
 
-def _judge_passages(parsed: dict, claim: dict) -> list[dict]:
+def _judge_passages(parsed: dict, claim: dict, proven: list | None = None) -> list[dict]:
     from ._checks import estimate_of_parts, estimate_parts  # the checks' estimator, apart from the rule's
 
     passages, limit, counter = parsed["passages"], parsed["limit"], parsed["counter"]
@@ -524,7 +560,7 @@ def _judge_passages(parsed: dict, claim: dict) -> list[dict]:
 
 # ---------------------------------------------------------------- messages
 
-def _judge_messages(parsed: dict, claim: dict) -> list[dict]:
+def _judge_messages(parsed: dict, claim: dict, proven: list | None = None) -> list[dict]:
     limit, costs, roles, unit_of = parsed["limit"], parsed["costs"], parsed["roles"], parsed["unit_of"]
     unit = _message_unit(parsed)
     size = len(costs)
