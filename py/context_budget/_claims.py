@@ -331,8 +331,8 @@ def _greedy(ids: list, costs: list, order: list[int], budget: int, claim: dict, 
             item_id, cost = ids[position], costs[position]
             kept_before = list(compress(order[:step], claimed_in_order[:step]))
             if claimed_in_order[step]:
-                where = f"after {_names(ids, kept_before)} {_tokens_left(left)}" if kept_before else start
-                detail = f"{item_id} is claimed, but {where} and {item_id} needs {cost}"
+                before = f"after {_names(ids, kept_before)} {_tokens_left(left)}" if kept_before else start
+                detail = f"{item_id} is claimed, but {before} and {item_id} needs {cost}"
             else:
                 detail = f"{item_id} fits the {plural(left, 'token')} that {'remains' if left == 1 else 'remain'} (it needs {cost}) but is not claimed"
             detail += _better(values, positions, _rule_kept(order, costs, budget), total, budget, required, claimed)
@@ -542,9 +542,9 @@ def _judge_passages(parsed: dict, claim: dict, proven: list | None = None) -> li
             if fits:
                 detail = f"{passage_id} fits the {plural(left, unit)} that {'remains' if left == 1 else 'remain'} (it adds {cost}) but is not claimed"
             else:
-                where = f"after {_names(ids, kept_before)} {_tokens_left(left, unit)}" if kept_before else \
+                context = f"after {_names(ids, kept_before)} {_tokens_left(left, unit)}" if kept_before else \
                     f"the prompt without passages leaves {plural(left, unit)}"
-                detail = f"{passage_id} is claimed, but {where} and {passage_id} adds {cost}"
+                detail = f"{passage_id} is claimed, but {context} and {passage_id} adds {cost}"
             failures.append(_failure(RULE, detail, passage_id))
             break
         if fits:
