@@ -29,6 +29,8 @@ def case(mode, name, description, input, **facts):
             got = report["errors"][0]["message"]
         elif key == "check":
             got = [c["name"] for c in report["checks"] if not c["pass"]]
+        elif key == "claim_failures":  # (check, id or index) of each failure of the claim
+            got = [(f["check"], f.get("id", f.get("index"))) for f in report["claim"]["failures"]]
         else:
             got = report.get(key)
         assert got == want, (name, key, want, got, report)
@@ -377,7 +379,6 @@ SUPPORT = [
 support = {"mode": "messages", "limit": 160, "messages": SUPPORT}
 case(M, "support-chat", "A support chat within 160 o200k_base tokens: the system message and the pinned request are kept; the newest turns and the tool call with its result fit; the pasted email does not, so the walk stops there; the assistant turn after it goes because the kept history must start with a user message.",
      support, **{"pass": True, "kept": [0, 5, 6, 7, 8, 9, 10, 11], "dropped": [1, 2, 3, 4]})
-print("wrote", len(list(ROOT.rglob("*.json"))), "fixture files")
 
 # Exact tokenizers (counts are tiktoken's: tests/test_tokenizer.py proves the tokenizer against it).
 POLICY = "The refund policy covers items damaged in transit."  # o200k_base 9, cl100k_base 9, estimate 13
@@ -423,3 +424,108 @@ case(P, "cl100k-counter", "The same passages counted by cl100k_base: the Japanes
      pin(40, PASS3, counter="cl100k_base", question="Which refund applies?"), **{"pass": True, "chosen": ["policy", "ja"], "units": 35})
 case(P, "o200k-counter-exact-fit", "A passage that brings the exact count to the limit is kept: 22 of 22.",
      pin(22, PASS3, counter="o200k_base", question="Which refund applies?"), **{"pass": True, "chosen": ["policy"], "units": 22})
+
+# ---------------------------------------------------------------- claims: a selection someone says the rule makes
+# Each case states the claim's verdict by hand: (check, id or index) of every failure, and the first one's detail.
+def claim_case(mode, name, description, input, claimed, holds, failed=(), first=None, **facts):
+    facts["claim_failures"] = list(failed)
+    if first is not None:
+        facts["summary"] = f"The claim fails: {first}" + (f" (and {len(failed) - 1} more failure{'s' if len(failed) > 2 else ''})" if len(failed) > 1 else "") \
+            + ". " + evaluate(input)["summary"]
+    elif holds:
+        facts["summary"] = "The claim holds: " + evaluate(input)["summary"]
+    case(mode, f"claim-{name}", description, {**input, "claim": claimed}, **facts)
+
+claim_case(R, "holds-in-another-order", "The seed example claimed as C, A with used 7: the order of the list is not judged, and the claim holds.",
+           SEED, {"selected": ["C", "A"], "used": 7}, True, **{"pass": True, "claim": {"pass": True, "failures": []}})
+claim_case(R, "over-budget", "Claiming A and B: they cost 9 of 7, and B does not fit the 3 tokens A leaves.",
+           SEED, {"selected": ["A", "B"]}, False, [("within budget", None), ("follows the rule", "B")],
+           "the claimed items cost 9 tokens (A 4 + B 5), over the budget of 7 by 2", **{"pass": False})
+claim_case(R, "misses-a-fitting-item", "Claiming A alone: C fits the 3 tokens that remain after A, so the rule keeps it.",
+           SEED, {"selected": ["A"]}, False, [("follows the rule", "C")], "C fits the 3 tokens that remain (it needs 3) but is not claimed")
+claim_case(R, "unknown-and-repeated-ids", "An id the input does not have, and one given twice; the used figure is not the sum either.",
+           SEED, {"selected": ["A", "C", "X", "C"], "used": 8}, False, [("known ids", "X"), ("known ids", "C"), ("used adds up", None)],
+           '"X" is not an id of the input')
+claim_case(R, "greedy-counterexample", "B and C (relevance 18 in 10 tokens) beat the rule's A (10): the claim is a better combination, but not the rule's, and the failure says both.",
+           {"budget": 10, "items": [item("A", 10, 6), item("B", 9, 5), item("C", 9, 5)]}, {"selected": ["B", "C"]}, False, [("follows the rule", "A")],
+           "A fits the 10 tokens that remain (it needs 6) but is not claimed; yet the claim, within the budget, totals relevance 18 against the rule's 10: "
+           "a better combination than the greedy rule's, but not the rule's")
+case(R, "claim-invalid-id", "A claimed id that is not a string is an input error at its path, like any other.", {**SEED, "claim": {"selected": ["A", 3]}},
+     **{"pass": False, "check": ["claim shape"], "error_paths": ["$.claim.selected[1]"], "first_error": "expected a non-empty string id, got 3"})
+case(R, "claim-in-another-modes-words", "A relevance claim that says included (the blocks word) is an unknown key that names the right one.",
+     {**SEED, "claim": {"included": ["A"]}}, **{"pass": False, "check": ["claim shape"], "error_paths": ["$.claim.included", "$.claim"]})
+
+claim_case(Q, "holds", "The required example claimed in another order, with its used figure.",
+           SEED3, {"selected": ["recent", "contract"], "used": 7}, True, **{"pass": True})
+claim_case(Q, "leaves-out-required", "A claim without the required contract: the rule always keeps it.",
+           SEED3, {"selected": ["recent", "older"]}, False, [("required kept", "contract")], "contract is required and kept by the rule, but not claimed")
+claim_case(Q, "overflow-selects-nothing", "The required items overflow: the rule selects nothing, and so does the claim, which holds (the report still fails).",
+           {"mode": "required", "budget": 5, "items": [req("policy", 3, 1, True), req("ticket", 4, 5, True), req("extra", 1, 9)]}, {"selected": []}, True,
+           **{"pass": False, "claim": {"pass": True, "failures": []}})
+claim_case(Q, "overflow-claims-items", "The required items overflow, yet the claim selects them: over the budget, and the rule selects nothing.",
+           {"mode": "required", "budget": 5, "items": [req("policy", 3, 1, True), req("ticket", 4, 5, True), req("extra", 1, 9)]}, {"selected": ["policy", "ticket"]}, False,
+           [("within budget", None), ("follows the rule", "ticket")], "the claimed items cost 7 tokens (policy 3 + ticket 4), over the budget of 5 by 2")
+claim_case(Q, "better-combination", "With the required core kept, B and C (priority 18) beat the rule's A (10) in the 10 tokens left.",
+           {"mode": "required", "budget": 12, "items": [req("core", 2, 0, True), req("A", 6, 10), req("B", 5, 9), req("C", 5, 9)]}, {"selected": ["core", "C", "B"]}, False,
+           [("follows the rule", "A")], "A fits the 10 tokens that remain (it needs 6) but is not claimed; yet the claim, within the budget, totals priority 18 "
+           "against the rule's 10: a better combination than the greedy rule's, but not the rule's")
+
+BLK = {"mode": "blocks", "window": win(100), "task": "Answer the ticket.",
+       "blocks": [blk("ticket", "The jar arrived cracked.", p=100, required=True, tokens=40), blk("policy", "Damaged items: full refund.", p=90, tokens=50),
+                  blk("history", "Customer since 2021.", p=50, tokens=30)]}
+BLK_PROMPT = evaluate(BLK)["prompt"]
+claim_case(B, "holds-with-prompt", "The blocks claimed in another order with the composed prompt and used: the prompt lists them in packing order, and the claim holds.",
+           BLK, {"included": ["policy", "ticket"], "prompt": BLK_PROMPT, "used": 90}, True, **{"pass": True})
+claim_case(B, "leaves-out-required", "A claim without the required ticket block, which fits first.",
+           BLK, {"included": ["policy", "history"]}, False, [("required kept", "ticket")], "ticket is required and kept by the rule, but not claimed")
+claim_case(B, "over-budget", "All three blocks claimed: 120 of 100 tokens, and history does not fit the 10 left.",
+           BLK, {"included": ["ticket", "policy", "history"], "used": 120}, False, [("within budget", None), ("follows the rule", "history")],
+           "the claimed items cost 120 tokens (ticket 40 + policy 50 + history 30), over the budget of 100 by 20")
+claim_case(B, "prompt-differs", "The right blocks, but a prompt whose source line has a Cyrillic і: named at the first differing character.",
+           BLK, {"included": ["ticket", "policy"], "prompt": BLK_PROMPT.replace("Source: test\nPriority: 90", "Source: tеst\nPriority: 90")}, False, [("prompt matches", None)],
+           None, **{"pass": False})
+claim_case(B, "unknown-id-and-used", "An unknown block id, and a used figure that is not the claimed costs' sum.",
+           BLK, {"included": ["ticket", "policy", "ORDER"], "used": 100}, False, [("known ids", "ORDER"), ("used adds up", None)], '"ORDER" is not an id of the input')
+
+PSG = pin(20, pas(("a", "The carrier lost the parcel for two days before it was found."), ("b", "Refunds post after the warehouse scans the return."), ("c", "Weekend.")),
+          question="Why was the refund late?")
+PSG_PROMPT = evaluate(PSG)["prompt"]
+claim_case(P, "holds-with-prompt", "The passages claimed as c, b with the rendered prompt and its count: the claim holds.",
+           PSG, {"chosen": ["c", "b"], "prompt": PSG_PROMPT, "used": 19}, True, **{"pass": True})
+claim_case(P, "skips-a-fitting-passage", "Claiming b alone: c still fits the 3 words left after b.",
+           PSG, {"chosen": ["b"]}, False, [("follows the rule", "c")], "c fits the 3 words that remain (it adds 2) but is not claimed")
+claim_case(P, "over-limit", "Claiming a and b: the prompt counts 30 words, over 20, and a (13 words) never fit the 12 the base prompt leaves.",
+           PSG, {"chosen": ["a", "b"]}, False, [("within budget", None), ("follows the rule", "a")],
+           "the prompt with the claimed passages counts 30 words, over the limit of 20 by 10")
+claim_case(P, "prompt-differs-and-used", "The right passages, a prompt that drops the final colon, and a used figure one too high.",
+           PSG, {"chosen": ["b", "c"], "prompt": PSG_PROMPT[:-1], "used": 20}, False, [("prompt matches", None), ("used adds up", None)], None, **{"pass": False})
+claim_case(P, "unknown-id", "A passage id the input does not have.", PSG, {"chosen": ["b", "c", "d"]}, False, [("known ids", "d")], '"d" is not an id of the input')
+case(P, "claim-invalid-id", "A claimed passage id that is null is an input error at its path.", {**PSG, "claim": {"chosen": [None]}},
+     **{"pass": False, "check": ["claim shape"], "error_paths": ["$.claim.chosen[0]"]})
+
+SUPPORT_CHAT = [msg("system", "You are a support agent."), msg("user", "Hi, I ordered a lamp last week."),
+                msg("assistant", "Happy to help. What is the order number?"), msg("user", "Where is my order A-1042?"),
+                {"role": "assistant", "content": None, "tool_calls": calls("call_1")},
+                {"role": "tool", "tool_call_id": "call_1", "content": "shipped 2026-11-20, arriving Tuesday"},
+                msg("assistant", "It shipped on the 20th and arrives Tuesday."), msg("user", "Thanks!")]
+SC = costs(SUPPORT_CHAT)
+SC_LIMIT = 3 + SC[0] + sum(SC[3:]) + SC[2] - 1  # message 2 misses by one token
+MSG = chat(SC_LIMIT, SUPPORT_CHAT)
+assert evaluate(MSG)["kept"] == [0, 3, 4, 5, 6, 7], evaluate(MSG)["kept"]
+claim_case(M, "holds", "The kept messages claimed newest first, with the prompt's count: the claim holds.",
+           MSG, {"kept": [7, 6, 5, 4, 3, 0], "used": 3 + SC[0] + sum(SC[3:])}, True, **{"pass": True})
+claim_case(M, "hole", "Message 6 left out while older ones are kept: a hole in the history, and 6 fits.",
+           MSG, {"kept": [0, 3, 4, 5, 7]}, False, [("no holes", 6), ("follows the rule", 6)], "message 6 is not claimed, but the older message 5 is: a hole in the history")
+claim_case(M, "tool-call-without-result", "The tool call (4) claimed without its result (5).",
+           MSG, {"kept": [0, 3, 4, 6, 7]}, False, [("tool calls paired", 4), ("no holes", 5)], "message 4 calls tools, but its result 5 is not claimed")
+claim_case(M, "starts-with-assistant", "Claiming back to message 2, an assistant turn: not a user start, one token over the limit, and message 2 did not fit.",
+           MSG, {"kept": [0, 2, 3, 4, 5, 6, 7]}, False, [("within budget", None), ("starts with user", 2), ("follows the rule", 2)],
+           f"the claimed messages and the reply priming count {SC_LIMIT + 1} estimated tokens, over the limit of {SC_LIMIT} by 1")
+claim_case(M, "leaves-out-pinned", "The system message is pinned: a claim without it fails.",
+           MSG, {"kept": [3, 4, 5, 6, 7]}, False, [("required kept", 0)], "message 0 (system) is pinned but not claimed")
+claim_case(M, "unknown-index-and-used", "An index past the history's end, and a used figure that is not the count.",
+           MSG, {"kept": [0, 3, 4, 5, 6, 7, 8], "used": 1}, False, [("known ids", 8), ("used adds up", None)], "8 is not a message index: the history has 8 messages (0-7)")
+case(M, "claim-invalid-index", "Claimed indices must be integers from 0: a text and a negative number are input errors at their paths.",
+     {**MSG, "claim": {"kept": [0, "3", -1]}}, **{"pass": False, "check": ["claim shape"], "error_paths": ["$.claim.kept[1]", "$.claim.kept[2]"]})
+
+print("wrote", len(list(ROOT.rglob("*.json"))), "fixture files")

@@ -5,6 +5,7 @@
 - ``trim_messages(messages, limit)`` / ``count_messages(messages)``: chat histories.
 - ``pack_passages(question, passages, limit, count)``: passages against any counter.
 - ``count_tokens(text, tokenizer)``: OpenAI's exact counts (``o200k_base``, ``cl100k_base``).
+- ``verify_claim(input, claim) -> ClaimVerdict``: whether a claimed selection is the rule's.
 - ``context_budget.fixtures``: your own cases as pytest tests; ``context_budget.batch``:
   many requests, one envelope per line.
 
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from ._evaluate import evaluate
     from ._passages import PackError, Packed, pack_passages
     from ._selection import Check, Decision, InputProblem, Selection, select
+    from ._verify_claim import ClaimFailure, ClaimVerdict, verify_claim
     from .modes.messages import MessagesError, count_messages, trim_messages
     from .tokenizers import TokenizerUnavailable, count_tokens
 
@@ -35,6 +37,7 @@ _HOMES = {
     "count_tokens": "tokenizers", "TokenizerUnavailable": "tokenizers",
     **dict.fromkeys(("select", "Selection", "Check", "Decision", "InputProblem"), "_selection"),
     **dict.fromkeys(("trim_messages", "count_messages", "MessagesError"), "modes.messages"),
+    **dict.fromkeys(("verify_claim", "ClaimVerdict", "ClaimFailure"), "_verify_claim"),
 }
 
 
@@ -59,6 +62,7 @@ __all__ = [
     "count_tokens", "TokenizerUnavailable",
     "pack_passages", "Packed", "PackError",
     "trim_messages", "count_messages", "MessagesError",
+    "verify_claim", "ClaimVerdict", "ClaimFailure",
     "ContextBudgetError",
     "__version__",
 ]

@@ -42,6 +42,9 @@ def _evaluate(data: object) -> tuple[dict, list[Problem] | None]:
     mode = MODES.get(mode_name) if isinstance(mode_name, str) else None
     if mode is None:
         return _unknown_mode(mode_name)
+    if isinstance(data, dict) and "claim" in data:  # someone's selection to judge too (_claims.py): the mode never sees the key
+        from ._claims import judging
+        mode, data = judging(mode, data)
     counting = None
     cost_key = mode.COUNTED_COST  # modes whose items may give content for a tokenizer to count
     given = data

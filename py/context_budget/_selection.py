@@ -43,7 +43,7 @@ def input_problems(problems: Iterable[Problem]) -> tuple[InputProblem, ...]:
     return tuple(InputProblem(problem.path, problem.message, problem.code, problem.at) for problem in problems)
 
 
-def _invalid_input_error(summary: str, problems: tuple[InputProblem, ...], report: dict) -> InvalidInputError:
+def invalid_input_error(summary: str, problems: tuple[InputProblem, ...], report: dict) -> InvalidInputError:
     # The report's check detail: the first problem, and how many more there are in all
     # (``problems`` holds the first 50).
     detail = next((check.get("detail") for check in report.get("checks", ()) if not check["pass"]), None)
@@ -122,7 +122,7 @@ def select(input: Mapping[str, Any]) -> Selection:
     """
     report, invalid = evaluate_with_problems(dict(input) if isinstance(input, Mapping) and not isinstance(input, dict) else input)
     if invalid is not None:
-        raise _invalid_input_error(report["summary"], input_problems(invalid[:MAX_PROBLEMS]), report)
+        raise invalid_input_error(report["summary"], input_problems(invalid[:MAX_PROBLEMS]), report)
     if report["mode"] not in _RESULT_KEYS:  # the "internal error" report: evaluate caught a bug
         raise RuntimeError(f"{report['summary']} {report['checks'][0].get('detail', '')}".strip())
     kept_key, left_out_key, used_key, limit_key = _RESULT_KEYS[report["mode"]]
