@@ -112,9 +112,9 @@ def test_chunks_are_capped_by_bytes_as_well_as_lines(monkeypatch):
 
 def test_lines_read_before_a_line_too_large_are_written_first_with_jobs(monkeypatch):
     """--jobs 2 wrote nothing at all; --jobs 1 wrote the envelopes before the line. Both do now."""
-    from context_budget import cli
+    from context_budget.cli import _input
 
-    monkeypatch.setattr(cli, "MAX_INPUT_BYTES", 200)
+    monkeypatch.setattr(_input, "MAX_INPUT_BYTES", 200)
     data = (json.dumps(SEED_000) + "\n") * 3 + "x" * 300 + "\n" + json.dumps(SEED_000) + "\n"
     for jobs in ("1", "2"):
         code, out, err = call(["check", "--jsonl", "--jobs", jobs], data.encode())

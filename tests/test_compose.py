@@ -12,7 +12,7 @@ import time
 import pytest
 
 from conftest import ROOT
-from context_budget import _model
+from context_budget.cli import _chat, _settings
 from context_budget.cli import run
 
 EXAMPLE = str(ROOT / "examples" / "refund-case.json")
@@ -146,7 +146,7 @@ def test_json_settings_take_json_numbers_and_flags_not_texts(tmp_path, window, c
 def test_environment_variables_are_read_as_the_numbers_and_flags_they_spell(tmp_path):
     environ = {"CONTEXT_BUDGET_CONTEXT_TOKENS": " 1200 ", "CONTEXT_BUDGET_TEMPERATURE": "0.5", "CONTEXT_BUDGET_CALL_MODEL": "No",
                "CONTEXT_BUDGET_TIMEOUT_SECONDS": "1e1"}
-    settings = _model.effective_settings({}, None, environ)
+    settings = _settings.effective_settings({}, None, environ)
     assert (settings["context_tokens"], settings["temperature"], settings["call_model"], settings["timeout_seconds"]) == (1200, 0.5, False, 10.0)
     code, out, err = call(["compose", EXAMPLE], {"CONTEXT_BUDGET_TEMPERATURE": "1e400", "CONTEXT_BUDGET_CONTEXT_TOKENS": "1_000"})
     assert code == 2
@@ -355,7 +355,7 @@ def test_model_failures_are_one_line_errors(chat_server, behaviour, message):
     ],
 )
 def test_strip_think(text, expected):
-    assert _model.strip_think(text) == expected
+    assert _chat.strip_think(text) == expected
 
 
 def test_compose_json_always_writes_an_envelope_whose_error_names_the_first_problem(tmp_path):

@@ -17,7 +17,10 @@ import pytest
 
 from _fake_model import FakeModels
 from conftest import ROOT
-from context_budget import _model, _site, evaluate
+from context_budget import evaluate
+from context_budget._site import bundle, writer
+from context_budget._site import server as site_server
+from context_budget.cli import _settings
 from context_budget.cli import run
 
 EXAMPLE = str(ROOT / "examples" / "refund-case.json")
@@ -45,7 +48,7 @@ def small_root(tmp_path):
     (root / "web" / "app.js").write_text("// app")
     pyodide = root / "node_modules" / "pyodide"
     pyodide.mkdir(parents=True)
-    for name in _site.PYODIDE_FILES:
+    for name in bundle.PYODIDE_FILES:
         (pyodide / name).write_text(name)
     (pyodide / "package.json").write_text('{"version": "314.0.7"}')
     return root
@@ -65,8 +68,8 @@ def test_a_foreign_manifest_json_does_not_make_a_directory_ours(tmp_path, small_
     (app / "manifest.json").write_text('{"manifest_version": 3, "name": "my extension"}')
     (app / "background.js").write_text("// mine")
     before = snapshot(app)
-    with pytest.raises(_site.TargetError, match="holds no earlier site"):
-        _site.build_site(app, small_root)
+    with pytest.raises(writer.TargetError, match="holds no earlier site"):
+        writer.build_site(app, small_root)
     assert snapshot(app) == before
     code, _, err = call(["build-site", str(app)])
     assert code == 2 and one_line_error(err) and snapshot(app) == before
@@ -74,26 +77,26 @@ def test_a_foreign_manifest_json_does_not_make_a_directory_ours(tmp_path, small_
 
 def test_rebuilding_keeps_files_the_user_added(tmp_path, small_root):
     site = tmp_path / "site"
-    _site.build_site(site, small_root)
+    writer.build_site(site, small_root)
     (site / "notes.txt").write_text("mine")
     (site / "pyodide" / "extra.bin").write_bytes(b"mine too")
     (small_root / "web" / "index.html").write_text("<!doctype html>v2")
-    _site.build_site(site, small_root)
+    writer.build_site(site, small_root)
     assert (site / "notes.txt").read_text() == "mine" and (site / "pyodide" / "extra.bin").read_bytes() == b"mine too"
     assert (site / "index.html").read_text() == "<!doctype html>v2"
     manifest = json.loads((site / "manifest.json").read_text())
-    assert manifest["generator"] == _site.GENERATOR and "notes.txt" not in manifest["files"]
+    assert manifest["generator"] == writer.GENERATOR and "notes.txt" not in manifest["files"]
 
 
 def test_a_site_file_changed_by_the_user_is_not_overwritten_without_force(tmp_path, small_root):
     site = tmp_path / "site"
-    _site.build_site(site, small_root)
+    writer.build_site(site, small_root)
     (site / "app.js").write_text("// edited by hand")
     (small_root / "web" / "app.js").write_text("// app v2")
-    with pytest.raises(_site.TargetError, match=r"changed since \(app\.js\).*--force"):
-        _site.build_site(site, small_root)
+    with pytest.raises(writer.TargetError, match=r"changed since \(app\.js\).*--force"):
+        writer.build_site(site, small_root)
     assert (site / "app.js").read_text() == "// edited by hand"
-    _site.build_site(site, small_root, force=True)
+    writer.build_site(site, small_root, force=True)
     assert (site / "app.js").read_text() == "// app v2"
 
 
@@ -104,7 +107,7 @@ def test_force_writes_the_site_files_and_deletes_nothing_else(tmp_path, small_ro
     (target / "index.html").write_text("my own page")
     code, _, err = call(["build-site", str(target)])
     assert code == 2 and "--force" in err and (target / "index.html").read_text() == "my own page"
-    _site.build_site(target, small_root, force=True)
+    writer.build_site(target, small_root, force=True)
     assert (target / "deep" / "keep.txt").read_text() == "mine"
     assert (target / "index.html").read_text() == "<!doctype html>v1"
 
@@ -114,11 +117,11 @@ def test_files_an_earlier_build_wrote_are_removed_only_if_unchanged(tmp_path, sm
     (small_root / "web" / "old").mkdir()
     (small_root / "web" / "old" / "gone.js").write_text("// old")
     (small_root / "web" / "edited.js").write_text("// old")
-    _site.build_site(site, small_root)
+    writer.build_site(site, small_root)
     (small_root / "web" / "old" / "gone.js").unlink()
     (small_root / "web" / "edited.js").unlink()
     (site / "edited.js").write_text("// the user's now")
-    _site.build_site(site, small_root)
+    writer.build_site(site, small_root)
     assert not (site / "old").exists()  # ours, unchanged: removed with its emptied folder
     assert (site / "edited.js").read_text() == "// the user's now"
 
@@ -135,11 +138,11 @@ def test_a_build_cut_short_is_finished_by_the_next(monkeypatch, tmp_path, small_
     site = tmp_path / "site"
     (small_root / "web" / "dropped.js").write_text("// old")
     if earlier:
-        _site.build_site(site, small_root)
+        writer.build_site(site, small_root)
         (site / "notes.txt").write_text("mine")
     (small_root / "web" / "dropped.js").unlink()
     (small_root / "web" / "index.html").write_text("<!doctype html>v2")
-    replace, calls = _site._replace_file, []
+    replace, calls = writer._replace_file, []
 
     def failing(directory, url_path, data):
         calls.append(url_path)
@@ -147,16 +150,16 @@ def test_a_build_cut_short_is_finished_by_the_next(monkeypatch, tmp_path, small_
             raise stop()
         replace(directory, url_path, data)
 
-    monkeypatch.setattr(_site, "_replace_file", failing)
-    with pytest.raises((KeyboardInterrupt, _site.TargetError)):
-        _site.build_site(site, small_root)
-    monkeypatch.setattr(_site, "_replace_file", replace)
+    monkeypatch.setattr(writer, "_replace_file", failing)
+    with pytest.raises((KeyboardInterrupt, writer.TargetError)):
+        writer.build_site(site, small_root)
+    monkeypatch.setattr(writer, "_replace_file", replace)
     if changed:
         (small_root / "web" / "index.html").write_text("<!doctype html>v3")
         (small_root / "web" / "app.js").write_text("// app v3")
-    _site.build_site(site, small_root)  # no --force needed
+    writer.build_site(site, small_root)  # no --force needed
     clean = tmp_path / "clean"
-    _site.build_site(clean, small_root)
+    writer.build_site(clean, small_root)
     mine = {"notes.txt": (False, b"mine")} if earlier else {}
     assert snapshot(site) == {**snapshot(clean), **mine}
 
@@ -167,10 +170,10 @@ def test_a_manifest_listing_paths_outside_the_site_is_not_trusted(tmp_path, smal
     site = tmp_path / "site"
     site.mkdir()
     digest = hashlib.sha256(b"keep me").hexdigest()
-    (site / "manifest.json").write_text(json.dumps({"generator": _site.GENERATOR, "files": {"../precious.txt": digest}}))
-    with pytest.raises(_site.TargetError, match="holds no earlier site"):
-        _site.build_site(site, small_root)
-    _site.build_site(site, small_root, force=True)
+    (site / "manifest.json").write_text(json.dumps({"generator": writer.GENERATOR, "files": {"../precious.txt": digest}}))
+    with pytest.raises(writer.TargetError, match="holds no earlier site"):
+        writer.build_site(site, small_root)
+    writer.build_site(site, small_root, force=True)
     assert outside.read_text() == "keep me"
 
 
@@ -178,16 +181,16 @@ def test_a_symbolic_link_inside_the_site_is_never_written_through(tmp_path, smal
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     site = tmp_path / "site"
-    _site.build_site(site, small_root)
+    writer.build_site(site, small_root)
     (site / "app.js").unlink()
     (site / "app.js").symlink_to(elsewhere / "app.js")
     (elsewhere / "app.js").write_text("outside")
-    _site.build_site(site, small_root, force=True)  # replaces the link, not what it points to
+    writer.build_site(site, small_root, force=True)  # replaces the link, not what it points to
     assert (elsewhere / "app.js").read_text() == "outside" and not (site / "app.js").is_symlink()
     shutil.rmtree(site / "pyodide")
     (site / "pyodide").symlink_to(elsewhere)
-    with pytest.raises(_site.TargetError, match="in the way"):
-        _site.build_site(site, small_root, force=True)
+    with pytest.raises(writer.TargetError, match="in the way"):
+        writer.build_site(site, small_root, force=True)
     assert sorted(path.name for path in elsewhere.iterdir()) == ["app.js"]
 
 
@@ -313,7 +316,7 @@ def test_the_start_of_a_key_left_at_the_end_of_a_cut_body_is_redacted(models, ke
 def test_redaction_keeps_its_place_in_any_text():
     """Spans found in text.lower() were applied to the text: "İ" lowers to two characters,
     so each one before the key moved the redaction right, and forty let the whole key out."""
-    from context_budget._model import _redact
+    from context_budget.cli._secrets import redact as _redact
 
     key = "sk-proj-Q7ahZk3LmN9pXyZw12345abc"
     assert _redact("İ" * 40 + " " + key + " tail", [key]) == "İ" * 40 + " [redacted] tail"
@@ -436,7 +439,7 @@ def test_settings_take_ascii_numbers_and_whole_urls_only(name, value):
 
 
 def test_ascii_numbers_and_ipv6_urls_still_work():
-    settings = _model.effective_settings(_model.NO_WINDOW, None, {
+    settings = _settings.effective_settings(_settings.NO_WINDOW, None, {
         "CONTEXT_BUDGET_CONTEXT_TOKENS": " 1200 ", "CONTEXT_BUDGET_TEMPERATURE": "0.5", "CONTEXT_BUDGET_BASE_URL": "http://[::1]:1234/v1/",
     })
     assert settings["context_tokens"] == 1200 and settings["temperature"] == 0.5 and settings["base_url"] == "http://[::1]:1234/v1"
@@ -549,9 +552,9 @@ def quick_server(monkeypatch):
     import threading
 
     calls = []
-    real_site_map = _site.site_map
-    monkeypatch.setattr(_site, "site_map", lambda root=None, *rest: calls.append(root) or real_site_map(root, *rest))
-    server = _site.make_server(0, idle_timeout=0.5)
+    real_site_map = site_server.site_map
+    monkeypatch.setattr(site_server, "site_map", lambda root=None, *rest: calls.append(root) or real_site_map(root, *rest))
+    server = site_server.make_server(0, idle_timeout=0.5)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield server, calls
     server.shutdown()
@@ -601,8 +604,8 @@ def test_nesting_depth_is_measured_in_one_pass():
 def test_build_site_refuses_a_directory_inside_the_page_sources(small_root):
     # Found while hardening: web/site would be served as part of the page and copied into itself on every build.
     for inside in ("web/site", "web", "node_modules/pyodide/site"):
-        with pytest.raises(_site.TargetError, match="inside the page's own sources"):
-            _site.build_site(small_root / inside, small_root, force=True)
+        with pytest.raises(writer.TargetError, match="inside the page's own sources"):
+            writer.build_site(small_root / inside, small_root, force=True)
     assert not (small_root / "web" / "site").exists()
 
 
@@ -624,9 +627,9 @@ def test_an_output_that_cannot_carry_utf8_gets_escapes_not_a_traceback(tmp_path,
 
 def test_an_endless_input_is_refused_at_the_size_limit(monkeypatch, tmp_path):
     # Before: `check /dev/zero` (or an endless pipe) read until memory ran out.
-    from context_budget import cli
+    from context_budget.cli import _input
 
-    monkeypatch.setattr(cli, "MAX_INPUT_BYTES", 1000)
+    monkeypatch.setattr(_input, "MAX_INPUT_BYTES", 1000)
     endless = Path("/dev/zero")
     for argv, stdin in ((["check", str(endless)], b""), (["check", "-"], b"[" * 5000), (["count", str(endless)], b""),
                         (["check", "--jsonl", str(endless)], b""), (["check", "--jsonl", "-"], b"1\n" + b" " * 5000),
@@ -661,9 +664,9 @@ def test_serve_cuts_a_client_that_reads_too_slowly(monkeypatch):
     import threading
     import urllib.request
 
-    monkeypatch.setattr(_site, "MIN_SEND_SECONDS", 1.0, raising=False)
-    monkeypatch.setattr(_site, "MIN_SEND_BYTES_PER_SECOND", 1e12, raising=False)  # so the deadline is the 1 s minimum
-    server = _site.make_server(0, idle_timeout=30, max_connections=1)
+    monkeypatch.setattr(site_server, "MIN_SEND_SECONDS", 1.0, raising=False)
+    monkeypatch.setattr(site_server, "MIN_SEND_BYTES_PER_SECOND", 1e12, raising=False)  # so the deadline is the 1 s minimum
+    server = site_server.make_server(0, idle_timeout=30, max_connections=1)
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     port = server.server_address[1]
     wasm = next(path for path in server.RequestHandlerClass.files if path.endswith("pyodide.asm.wasm"))

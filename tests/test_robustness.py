@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from _fake_model import FakeModels
 from conftest import ROOT
-from context_budget._site import pyodide_version
+from context_budget._site.bundle import pyodide_version
 from context_budget.cli import run
 
 WASM_PATH = f"pyodide/{pyodide_version(ROOT / 'node_modules' / 'pyodide')}/pyodide.asm.wasm"  # versioned: issue 14
@@ -332,7 +332,7 @@ def test_every_model_server_misbehaviour_is_one_line_and_bounded(models, tmp_pat
 def page_server():
     import threading
 
-    from context_budget import _site
+    from context_budget._site import server as _site
 
     server = _site.make_server(0, idle_timeout=0.5)
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
@@ -376,7 +376,7 @@ def test_serve_answers_any_request_bytes_and_stays_up(page_server, request_bytes
 
 SERVER_SCRIPT = """
 import sys
-from context_budget import _site
+from context_budget._site import server as _site
 server = _site.make_server(0, idle_timeout=float(sys.argv[1]), max_connections=int(sys.argv[2]))
 print(server.server_address[1], flush=True)
 server.serve_forever()
