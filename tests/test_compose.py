@@ -319,6 +319,19 @@ def test_the_model_is_not_called_when_a_check_fails_and_says_so(chat_server):
     assert code == 0 and "not called" not in err
 
 
+def test_the_model_is_not_called_on_an_invalid_input_and_the_reason_is_the_input(chat_server, tmp_path):
+    """An invalid input has no prompt: the line after its errors says so, not that a prompt failed its checks."""
+    document = json.loads((ROOT / "examples" / "refund-case.json").read_text())
+    document["blocks"][0]["priority"] = "high"
+    (tmp_path / "input.json").write_text(json.dumps(document))
+    code, out, err = call(["compose", str(tmp_path / "input.json"), "--call-model"], model_env(chat_server("answer")))
+    assert code == 1 and out == "" and ChatServer.received == []
+    lines = err.splitlines()
+    assert lines[1].startswith("  $.blocks[0].priority: ")
+    assert lines[-1] == "context-budget: the model was not called: the input is not valid"
+    assert "did not pass its checks" not in err
+
+
 def free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

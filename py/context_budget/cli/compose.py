@@ -59,7 +59,7 @@ def run(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[st
 
     wanted = arguments.call_model or settings["call_model"]
     if "errors" in report:
-        code, not_called = EXIT_FAIL, "the prompt did not pass its checks"
+        code, not_called = EXIT_FAIL, "the input is not valid"
     elif not report["can_proceed"]:
         stderr.write(_required_overflow_advice(report, window))
         code, not_called = EXIT_FAIL, "the prompt did not pass its checks"
