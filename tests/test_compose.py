@@ -311,7 +311,7 @@ def test_the_model_is_not_called_when_required_blocks_overflow(chat_server):
 
 
 def test_the_model_is_not_called_when_a_check_fails_and_says_so(chat_server):
-    """The README's 850-token window: the rendered prompt does not fit, so no call, which went unsaid."""
+    """The README's 850-token window: the rendered prompt does not fit, so no call, and stderr says so."""
     code, _, err = call(["compose", EXAMPLE, "--call-model"], model_env(chat_server("answer"), CONTEXT_BUDGET_CONTEXT_TOKENS="850"))
     assert code == 1 and ChatServer.received == []
     assert "But a check failed: rendered prompt fits window." in err and err.endswith("the model was not called: the prompt did not pass its checks\n")

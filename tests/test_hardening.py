@@ -62,7 +62,7 @@ def snapshot(directory):
 
 
 def test_a_foreign_manifest_json_does_not_make_a_directory_ours(tmp_path, small_root):
-    # Before: any file named manifest.json let build-site rmtree the whole directory.
+    # A manifest.json this tool did not write gives build-site no licence to delete anything.
     app = tmp_path / "extension"
     app.mkdir()
     (app / "manifest.json").write_text('{"manifest_version": 3, "name": "my extension"}')
@@ -242,7 +242,7 @@ def compose(environ):
 
 
 def test_a_redirect_is_not_followed_and_the_key_goes_nowhere_else(models):
-    # Before: urllib followed the 302 with the Authorization header and printed the other host's answer.
+    # A redirect is not followed: the Authorization header goes to no other host, and its answer is not printed.
     other_url, other_received = models.start("answer")
     url, received = models.start("redirect", redirect_to=other_url + "/chat/completions")
     code, out, err = compose(model_env(url))
@@ -253,7 +253,7 @@ def test_a_redirect_is_not_followed_and_the_key_goes_nowhere_else(models):
 
 @pytest.mark.parametrize("key", [SECRET + "\r\nX-Injected: 1", SECRET + "\n", "sk-ключ-" + SECRET, SECRET + " x", ""])
 def test_a_key_that_cannot_be_a_header_is_a_settings_error_that_does_not_echo_it(models, key):
-    # Before: CR/LF or non-Latin-1 keys ended in a traceback that printed the key in full.
+    # A key with CR/LF or outside Latin-1 is refused in one line, never in a traceback that would print it.
     url, received = models.start("answer")
     code, out, err = compose(model_env(url, CONTEXT_BUDGET_API_KEY=key))
     assert code == 2 and "CONTEXT_BUDGET_API_KEY" in err and "Traceback" not in err
@@ -296,8 +296,8 @@ def leaked(key: str, text: str) -> list[str]:
 @pytest.mark.parametrize("behaviour", ["echo-cut", "echo-cut-lines", "echo-escaped"])
 @pytest.mark.parametrize("key", [SECRET, ODD_KEY])
 def test_no_part_of_an_echoed_key_is_shown_however_it_is_written_or_cut(models, behaviour, key):
-    """A body cut at 4 KiB through the key showed all of it but one character; a key written
-    with escaped slashes, HTML entities or in lower case was shown whole."""
+    """A body cut at 4 KiB through the key must not show the rest of it; a key written with
+    escaped slashes, HTML entities or in lower case is redacted too."""
     url, _ = models.start(behaviour)
     code, out, err = compose(model_env(url, CONTEXT_BUDGET_API_KEY=key))
     assert code == 1 and one_line_error(err) and "answered HTTP 500" in err
@@ -314,8 +314,8 @@ def test_the_start_of_a_key_left_at_the_end_of_a_cut_body_is_redacted(models, ke
 
 
 def test_redaction_keeps_its_place_in_any_text():
-    """Spans found in text.lower() were applied to the text: "İ" lowers to two characters,
-    so each one before the key moved the redaction right, and forty let the whole key out."""
+    """Spans are found in a text as long as the original: "İ" lowers to two characters with
+    str.lower(), so each one before the key would move the redaction right, and forty let it out."""
     from context_budget.cli._secrets import redact as _redact
 
     key = "sk-proj-Q7ahZk3LmN9pXyZw12345abc"
@@ -339,8 +339,8 @@ def test_redaction_keeps_its_place_in_any_text():
     ("CONTEXT_BUDGET_BASE_URL", "http://[{key}]/v1"),
 ])
 def test_a_key_cut_short_in_a_settings_message_is_still_redacted(setting, value):
-    """Values are cut to 60 characters before they are shown, and the cut key no longer
-    matched; a key in a URL's query was shown even with api_key unset."""
+    """Values are cut to 60 characters before they are shown: the cut key must still be
+    redacted; a key in a URL's query is hidden even with api_key unset."""
     in_the_url = setting == "CONTEXT_BUDGET_BASE_URL" and "?" not in value
     for environ in ({"CONTEXT_BUDGET_API_KEY": ODD_KEY}, *([] if in_the_url else [{}])):
         code, out, err = call(["compose", EXAMPLE], environ={**environ, setting: value.format(key=ODD_KEY)})
@@ -385,7 +385,7 @@ def test_an_unknown_config_key_that_may_be_a_key_is_not_shown(tmp_path):
 # ---------------------------------------------------------------- compose --call-model: hangs and resource use
 
 def test_the_timeout_bounds_the_whole_call_not_each_read(models):
-    # Before: a byte every 0.1 s kept every read inside its timeout and the call waited ~4 s or forever.
+    # A byte every 0.1 s keeps every single read inside its timeout: only a deadline for the whole call ends it.
     url, _ = models.start("drip")
     started = time.monotonic()
     code, _, err = compose(model_env(url, CONTEXT_BUDGET_TIMEOUT_SECONDS="1"))
@@ -460,10 +460,10 @@ def cli_process(args, **options):
 
 @pytest.mark.parametrize("args", [["check", "-"], ["check", "--jsonl", "-"], ["compose", "-"]])
 def test_closed_stdin_is_a_usage_error(args):
-    # `<&-`: descriptor 0 closed before Python starts, so sys.stdin is None (before: AttributeError traceback).
+    # `<&-`: descriptor 0 closed before Python starts, so sys.stdin is None: no AttributeError traceback.
     result = cli_process(args, stdin=None, preexec_fn=lambda: os.close(0))
     assert result.returncode == 2 and result.stderr == b"context-budget: cannot read standard input: it is closed\n", result.stderr
-    # Closed after start-up: reading fails with EBADF (before: OSError traceback).
+    # Closed after start-up: reading fails with EBADF, said in one line, not an OSError traceback.
     result = subprocess.run(
         [sys.executable, "-c", "import os, sys; os.close(0); from context_budget.cli import main; sys.argv[1:] = " + repr(args) + "; main()"],
         capture_output=True, cwd=ROOT, timeout=60,
@@ -473,7 +473,7 @@ def test_closed_stdin_is_a_usage_error(args):
 
 
 def test_a_closed_stdout_ends_quietly(tmp_path):
-    # Before: `check --jsonl big | head -1` ended in a BrokenPipeError traceback.
+    # `check --jsonl big | head -1` ends without a BrokenPipeError traceback.
     big = tmp_path / "big.jsonl"
     big.write_text((json.dumps({"budget": 5, "items": [{"id": "A", "relevance": 1, "tokens": 1}]}) + "\n") * 20_000)
     process = subprocess.Popen([sys.executable, "-m", "context_budget", "check", "--jsonl", str(big)],
@@ -486,8 +486,8 @@ def test_a_closed_stdout_ends_quietly(tmp_path):
 
 
 def test_a_reader_that_goes_away_during_one_large_report_exits_1(tmp_path):
-    """One write of a 5 MB report to a pipe whose reader had gone returned a partial count, and
-    CPython's buffered writer dropped the rest without an error: exit 0, as if all was read."""
+    """One write of a 5 MB report to a pipe whose reader has gone can return a partial count,
+    and CPython's buffered writer drops the rest without an error: exit 0 would say all was read."""
     big = tmp_path / "big.json"
     big.write_text(json.dumps({"budget": 10**6, "items": [{"id": f"item-{i}", "relevance": i % 97, "tokens": 3} for i in range(30_000)]}))
     process = subprocess.Popen([sys.executable, "-m", "context_budget", "check", "--indent", "2", str(big)],
@@ -571,7 +571,7 @@ def test_serve_cuts_idle_and_half_open_connections(quick_server):
         for client in (idle, half):
             client.settimeout(5)
             started = time.monotonic()
-            assert client.recv(65536) == b""  # closed by the server (before: held open for ever)
+            assert client.recv(65536) == b""  # closed by the server, not held open for ever
             assert time.monotonic() - started < 4
 
 
@@ -594,7 +594,7 @@ def test_compose_prints_a_report_whose_costs_were_counted_exactly(tmp_path):
 
 
 def test_nesting_depth_is_measured_in_one_pass():
-    # Before: one regex pass per level, 37 s for a million levels in `check` (and in the page).
+    # A million levels in one pass: one pass per level would be quadratic, in `check` and in the page.
     deep = "[" * 1_000_000 + "]" * 1_000_000
     result = subprocess.run([sys.executable, "-m", "context_budget", "check", "-"], input=deep.encode(), capture_output=True,
                             cwd=ROOT, timeout=20)
@@ -611,7 +611,7 @@ def test_build_site_refuses_a_directory_inside_the_page_sources(small_root):
 
 @pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
 def test_an_output_that_cannot_carry_utf8_gets_escapes_not_a_traceback(tmp_path, encoding):
-    # Before: PYTHONIOENCODING=ascii and an id with "é" or an emoji ended in UnicodeEncodeError.
+    # PYTHONIOENCODING=ascii and an id with "é" or an emoji: escapes, never a UnicodeEncodeError.
     document = {"budget": 5, "items": [{"id": "é😀", "relevance": 1, "tokens": 1}]}
     (tmp_path / "in.json").write_text(json.dumps(document))
     (tmp_path / "in.jsonl").write_text(json.dumps(document) + "\n")
@@ -626,7 +626,7 @@ def test_an_output_that_cannot_carry_utf8_gets_escapes_not_a_traceback(tmp_path,
 
 
 def test_an_endless_input_is_refused_at_the_size_limit(monkeypatch, tmp_path):
-    # Before: `check /dev/zero` (or an endless pipe) read until memory ran out.
+    # `check /dev/zero` (or an endless pipe) must not read until memory runs out.
     from context_budget.cli import _input
 
     monkeypatch.setattr(_input, "MAX_INPUT_BYTES", 1000)
@@ -643,8 +643,8 @@ def test_an_endless_input_is_refused_at_the_size_limit(monkeypatch, tmp_path):
 
 
 def test_tool_call_ids_equal_as_utf16_match_and_collide():
-    # The messages mode compared tool call ids as Python strings: a result for "\ud83d\ude00"
-    # did not answer the call "😀", and two such calls were not duplicates.
+    # Tool call ids are compared as UTF-16 code units, not as Python strings: a result for
+    # "\ud83d\ude00" answers the call "😀", and two such calls are duplicates.
     def conversation(call_ids, answer_id):
         calls = [{"id": call_id, "type": "function", "function": {"name": "f", "arguments": "{}"}} for call_id in call_ids]
         return {"mode": "messages", "limit": 500, "tokenizer": "estimate", "messages": [
