@@ -1,7 +1,7 @@
 """`context-budget serve` under load on loopback: memory and threads against a baseline in the same run.
 
-The baseline is the handler `serve` used before issue 12 (each response read whole into
-memory, no idle timeout, a listen backlog of 5), built here on the same file map. Both
+The baseline is a plain handler (each response read whole into memory, no idle timeout,
+a listen backlog of 5), built here on the same file map. Both
 servers run in their own process; each gets the same clients, one after the other:
 
 1. CLIENTS downloads of the largest Pyodide file at once, none reading (a browser tab that
@@ -30,7 +30,7 @@ from context_budget._site import bundle, server as site_server
 
 if sys.argv[1] == "current":
     server = site_server.make_server(0)
-else:  # the handler before issue 12: the whole file in memory per response, no timeout, backlog 5
+else:  # the plain handler: the whole file in memory per response, no timeout, backlog 5
     files = bundle.site_map()
 
     class Handler(http.server.BaseHTTPRequestHandler):

@@ -31,17 +31,14 @@ for _byte in b"]}":
 
 
 class JSONInputError(ContextBudgetError, ValueError):
-    """JSON text that cannot be accepted; ``line`` and ``column`` are 1-based when known.
-
-    ``after_value`` says the text holds a whole JSON value and more after it (a JSONL file, often).
-    """
+    """JSON text that cannot be accepted; ``line`` and ``column`` are 1-based when known."""
 
     def __init__(self, message: str, line: int | None = None, column: int | None = None, *, after_value: bool = False) -> None:
         where = f" at line {line} column {column}" if line is not None else ""
         super().__init__(f"{message}{where}")
         self.line = line
         self.column = column
-        self.after_value = after_value
+        self.after_value = after_value  # a whole JSON value, then more text (a JSONL file, often)
 
     def within(self, what: str) -> "JSONInputError":
         """The same error, its message first saying which input (``what``) it came from."""

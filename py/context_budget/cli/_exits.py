@@ -18,11 +18,10 @@ class UsageError(ContextBudgetError):
 
 
 class OutputFailed(ContextBudgetError):
-    """Standard output could not be written (a full disk): one line on stderr, exit code 2.
-
-    Not an OSError, so that no handler meant for the files a command reads takes it."""
+    """Standard output could not be written (a full disk): one line on stderr, exit code 2."""
 
     def __init__(self, error: OSError) -> None:
+        # Not an OSError itself, so that no handler meant for the files a command reads takes it.
         super().__init__(error.strerror or str(error))
 
 

@@ -39,7 +39,11 @@ NO_WINDOW = object()
 
 
 class SettingsError(ContextBudgetError, ValueError):
-    """Every problem with the effective settings, one per line."""
+    """Every problem with the effective settings: ``problems``, one line each (the message joins them)."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
 
 
 # Numbers in settings are written in ASCII: Python's int() and float() also take "1_000",
@@ -214,7 +218,7 @@ def effective_settings(window: object, config: object, environ: Mapping[str, str
     if problems:
         # A URL with a password, or the API key, may sit in any setting by mistake: none is echoed.
         secrets = secrets_of(settings["api_key"])
-        raise SettingsError("\n".join(redact(without_url_credentials(problem), secrets) for problem in problems))
+        raise SettingsError([redact(without_url_credentials(problem), secrets) for problem in problems])
     return settings
 
 

@@ -129,8 +129,8 @@ def _settings(arguments: argparse.Namespace, document: dict, stdin: IO, environ:
     try:
         return effective_settings(document.get("window", NO_WINDOW), config, environ)
     except SettingsError as error:
-        lines = str(error).splitlines()
-        raise Refused(EXIT_USAGE, [f"settings: {line}" for line in lines], {"ok": False, "error": "settings: " + "; ".join(lines)}) from None
+        lines = [f"settings: {problem}" for problem in error.problems]
+        raise Refused(EXIT_USAGE, lines, {"ok": False, "error": "settings: " + "; ".join(error.problems)}) from None
 
 
 def _required_overflow_advice(report: dict, window: dict) -> str:
