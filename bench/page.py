@@ -35,7 +35,8 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 
 from _inputs import relevance_input  # noqa: E402
 from _timing import median_interval  # noqa: E402
-from context_budget import _site  # noqa: E402
+from context_budget._site import bundle, writer  # noqa: E402
+from context_budget._site import server as site_server  # noqa: E402
 from context_budget._envelope import check_text  # noqa: E402
 
 BARE_HTML = """<!doctype html><meta charset="utf-8"><title>bare Pyodide</title>
@@ -108,19 +109,19 @@ def main() -> None:
     parser.add_argument("--steps", action="store_true", help="also print the median start-up milestones of each row")
     arguments = parser.parse_args()
 
-    version = _site.pyodide_version(ROOT / "node_modules" / "pyodide")
+    version = bundle.pyodide_version(ROOT / "node_modules" / "pyodide")
     extra = {"bare.html": BARE_HTML.encode(), "bare.js": BARE_JS.encode(), "bare-worker.js": (BARE_WORKER % (version, version)).encode()}
     with tempfile.TemporaryDirectory() as temporary:
         bases = {}
         for name, snapshot in (("prebuilt", True), ("plain", False)):
             if arguments.server == "static":
                 site = Path(temporary) / name
-                _site.build_site(site, snapshot=snapshot)
+                writer.build_site(site, snapshot=snapshot)
                 for file_name, data in extra.items():
                     (site / file_name).write_bytes(data)
                 server = static_server(site)
             else:
-                server = _site.make_server(0, snapshot=snapshot)  # `context-budget serve`
+                server = site_server.make_server(0, snapshot=snapshot)  # `context-budget serve`
                 server.RequestHandlerClass.files.update(extra)  # plus the bare page (no-cache, as the shell)
             threading.Thread(target=server.serve_forever, daemon=True).start()
             bases[name] = (server, f"http://127.0.0.1:{server.server_address[1]}/")

@@ -1,7 +1,7 @@
 """`context-budget serve` under load on loopback: memory and threads against a baseline in the same run.
 
-The baseline is the handler `serve` used before issue 12 (each response read whole into
-memory, no idle timeout, a listen backlog of 5), built here on the same file map. Both
+The baseline is a plain handler (each response read whole into memory, no idle timeout,
+a listen backlog of 5), built here on the same file map. Both
 servers run in their own process; each gets the same clients, one after the other:
 
 1. CLIENTS downloads of the largest Pyodide file at once, none reading (a browser tab that
@@ -26,17 +26,17 @@ CLIENTS, IDLE = 100, 500
 
 SERVER = r"""
 import http.server, sys, threading
-from context_budget import _site
+from context_budget._site import bundle, server as site_server
 
 if sys.argv[1] == "current":
-    server = _site.make_server(0)
-else:  # the handler before issue 12: the whole file in memory per response, no timeout, backlog 5
-    files = _site.site_map()
+    server = site_server.make_server(0)
+else:  # the plain handler: the whole file in memory per response, no timeout, backlog 5
+    files = bundle.site_map()
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
             entry = files.get(self.path.lstrip("/"))
-            body = _site.content_of(entry) if entry is not None else b""
+            body = bundle.content_of(entry) if entry is not None else b""
             self.send_response(200 if entry is not None else 404)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
@@ -47,7 +47,7 @@ else:  # the handler before issue 12: the whole file in memory per response, no 
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-files = _site.site_map()
+files = bundle.site_map()
 largest = max((path for path, entry in files.items() if not isinstance(entry, bytes)), key=lambda path: files[path].stat().st_size)
 print(server.server_address[1], largest, files[largest].stat().st_size, flush=True)
 server.serve_forever()

@@ -79,7 +79,7 @@ def page(text: str) -> None:
 
     from playwright.sync_api import sync_playwright
 
-    from context_budget import _site
+    from context_budget._site import server as _site
 
     server = _site.make_server(0)
     threading.Thread(target=server.serve_forever, daemon=True).start()

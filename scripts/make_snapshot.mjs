@@ -1,6 +1,6 @@
 // Makes the page's prebuilt memory snapshot: Pyodide (run by Node) with context_budget
 // imported, exactly as web/worker/boot.js would import it, gzipped. Run by `serve` and
-// `build-site` (py/context_budget/_site.py) when Node is installed:
+// `build-site` (py/context_budget/_site/bundle.py) when Node is installed:
 //   node scripts/make_snapshot.mjs PYODIDE_DIR BUNDLE_JSON OUT_GZ
 // The page checks it (gunzip's CRC, Pyodide's build id, the sources' hash, a probe input's
 // report) before using it, and boots normally if anything is off.

@@ -37,7 +37,7 @@ def browser_type_launch_args(browser_type_launch_args):
 @pytest.fixture(scope="session")
 def site_url():
     """The page served by `context-budget serve` on a free port, for the whole session."""
-    from context_budget import _site
+    from context_budget._site import server as _site
 
     server = _site.make_server(0)
     thread = threading.Thread(target=server.serve_forever, daemon=True)

@@ -103,7 +103,7 @@ def test_text_and_bytes_lines_are_blank_alike_and_read_alike():
 
 
 def test_chunks_are_capped_by_bytes_as_well_as_lines(monkeypatch):
-    """1 MB lines held 256 per chunk, 512 per worker: --jobs 2 peaked at 2.4 GB against 24 MB for --jobs 1."""
+    """Chunks are capped in bytes as well as lines: 256 lines of 1 MB per chunk, two chunks per worker, would hold GBs with --jobs 2."""
     monkeypatch.setattr(batch, "CHUNK_BYTES", 10)
     lines = [b"12345\n", b"123\n", b"1234567890123\n", b"1\n", b"2\n"]
     chunks = list(batch._chunks(lines))
@@ -111,10 +111,10 @@ def test_chunks_are_capped_by_bytes_as_well_as_lines(monkeypatch):
 
 
 def test_lines_read_before_a_line_too_large_are_written_first_with_jobs(monkeypatch):
-    """--jobs 2 wrote nothing at all; --jobs 1 wrote the envelopes before the line. Both do now."""
-    from context_budget import cli
+    """With --jobs 1 and --jobs 2 alike, the envelopes of the lines before the one too large are written."""
+    from context_budget.cli import _input
 
-    monkeypatch.setattr(cli, "MAX_INPUT_BYTES", 200)
+    monkeypatch.setattr(_input, "MAX_INPUT_BYTES", 200)
     data = (json.dumps(SEED_000) + "\n") * 3 + "x" * 300 + "\n" + json.dumps(SEED_000) + "\n"
     for jobs in ("1", "2"):
         code, out, err = call(["check", "--jsonl", "--jobs", jobs], data.encode())

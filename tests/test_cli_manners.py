@@ -428,14 +428,14 @@ class Terminal(io.StringIO):
 
 
 @pytest.mark.parametrize("argv, slow, what", [
-    (["compose", "examples/refund-case.json", "--call-model"], "context_budget._model.call_model", "waiting for the model at http://localhost:12"),
-    (["count", "README.md"], "context_budget._tokenizer.count_tokens", "counting the tokens of"),
-    (["check", "examples/refund-case.json"], "context_budget.cli.check_document", "checking"),
-    (["check", "examples/refund-case.json"], "context_budget.cli.envelope_text", "writing the report"),
+    (["compose", "examples/refund-case.json", "--call-model"], "context_budget.cli._chat.call_model", "waiting for the model at http://localhost:12"),
+    (["count", "README.md"], "context_budget.tokenizers.count_tokens", "counting the tokens of"),
+    (["check", "examples/refund-case.json"], "context_budget.cli.check.evaluate", "checking"),
+    (["check", "examples/refund-case.json"], "context_budget.cli.check.envelope_text", "writing the report"),
 ])
 def test_a_slow_step_shows_its_seconds_on_a_terminal_and_wipes_them(monkeypatch, argv, slow, what):
-    """A 67 MB check (12 s) or a 26 MB count (19 s) printed nothing until done; so did a model
-    that kept compose waiting up to its timeout."""
+    """A large check or count, or a model that keeps compose waiting up to its timeout, takes
+    seconds: a terminal sees them counted, and the line wiped when the step ends."""
     module_name, _, name = slow.rpartition(".")
     module = sys.modules[module_name]
     real = getattr(module, name)

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from conftest import ROOT
-from context_budget import _model
+from context_budget.cli import _chat, _settings
 from context_budget.cli import run
 
 EXAMPLE = str(ROOT / "examples" / "refund-case.json")
@@ -146,7 +146,7 @@ def test_json_settings_take_json_numbers_and_flags_not_texts(tmp_path, window, c
 def test_environment_variables_are_read_as_the_numbers_and_flags_they_spell(tmp_path):
     environ = {"CONTEXT_BUDGET_CONTEXT_TOKENS": " 1200 ", "CONTEXT_BUDGET_TEMPERATURE": "0.5", "CONTEXT_BUDGET_CALL_MODEL": "No",
                "CONTEXT_BUDGET_TIMEOUT_SECONDS": "1e1"}
-    settings = _model.effective_settings({}, None, environ)
+    settings = _settings.effective_settings({}, None, environ)
     assert (settings["context_tokens"], settings["temperature"], settings["call_model"], settings["timeout_seconds"]) == (1200, 0.5, False, 10.0)
     code, out, err = call(["compose", EXAMPLE], {"CONTEXT_BUDGET_TEMPERATURE": "1e400", "CONTEXT_BUDGET_CONTEXT_TOKENS": "1_000"})
     assert code == 2
@@ -311,12 +311,25 @@ def test_the_model_is_not_called_when_required_blocks_overflow(chat_server):
 
 
 def test_the_model_is_not_called_when_a_check_fails_and_says_so(chat_server):
-    """The README's 850-token window: the rendered prompt does not fit, so no call, which went unsaid."""
+    """The README's 850-token window: the rendered prompt does not fit, so no call, and stderr says so."""
     code, _, err = call(["compose", EXAMPLE, "--call-model"], model_env(chat_server("answer"), CONTEXT_BUDGET_CONTEXT_TOKENS="850"))
     assert code == 1 and ChatServer.received == []
     assert "But a check failed: rendered prompt fits window." in err and err.endswith("the model was not called: the prompt did not pass its checks\n")
     code, _, err = call(["compose", EXAMPLE, "--call-model"], model_env(chat_server("answer")))
     assert code == 0 and "not called" not in err
+
+
+def test_the_model_is_not_called_on_an_invalid_input_and_the_reason_is_the_input(chat_server, tmp_path):
+    """An invalid input has no prompt: the line after its errors says so, not that a prompt failed its checks."""
+    document = json.loads((ROOT / "examples" / "refund-case.json").read_text())
+    document["blocks"][0]["priority"] = "high"
+    (tmp_path / "input.json").write_text(json.dumps(document))
+    code, out, err = call(["compose", str(tmp_path / "input.json"), "--call-model"], model_env(chat_server("answer")))
+    assert code == 1 and out == "" and ChatServer.received == []
+    lines = err.splitlines()
+    assert lines[1].startswith("  $.blocks[0].priority: ")
+    assert lines[-1] == "context-budget: the model was not called: the input is not valid"
+    assert "did not pass its checks" not in err
 
 
 def free_port():
@@ -355,7 +368,7 @@ def test_model_failures_are_one_line_errors(chat_server, behaviour, message):
     ],
 )
 def test_strip_think(text, expected):
-    assert _model.strip_think(text) == expected
+    assert _chat.strip_think(text) == expected
 
 
 def test_compose_json_always_writes_an_envelope_whose_error_names_the_first_problem(tmp_path):

@@ -17,7 +17,10 @@ import pytest
 
 from _fake_model import FakeModels
 from conftest import ROOT
-from context_budget import _model, _site, evaluate
+from context_budget import evaluate
+from context_budget._site import bundle, writer
+from context_budget._site import server as site_server
+from context_budget.cli import _settings
 from context_budget.cli import run
 
 EXAMPLE = str(ROOT / "examples" / "refund-case.json")
@@ -45,7 +48,7 @@ def small_root(tmp_path):
     (root / "web" / "app.js").write_text("// app")
     pyodide = root / "node_modules" / "pyodide"
     pyodide.mkdir(parents=True)
-    for name in _site.PYODIDE_FILES:
+    for name in bundle.PYODIDE_FILES:
         (pyodide / name).write_text(name)
     (pyodide / "package.json").write_text('{"version": "314.0.7"}')
     return root
@@ -59,14 +62,14 @@ def snapshot(directory):
 
 
 def test_a_foreign_manifest_json_does_not_make_a_directory_ours(tmp_path, small_root):
-    # Before: any file named manifest.json let build-site rmtree the whole directory.
+    # A manifest.json this tool did not write gives build-site no licence to delete anything.
     app = tmp_path / "extension"
     app.mkdir()
     (app / "manifest.json").write_text('{"manifest_version": 3, "name": "my extension"}')
     (app / "background.js").write_text("// mine")
     before = snapshot(app)
-    with pytest.raises(_site.TargetError, match="holds no earlier site"):
-        _site.build_site(app, small_root)
+    with pytest.raises(writer.TargetError, match="holds no earlier site"):
+        writer.build_site(app, small_root)
     assert snapshot(app) == before
     code, _, err = call(["build-site", str(app)])
     assert code == 2 and one_line_error(err) and snapshot(app) == before
@@ -74,26 +77,26 @@ def test_a_foreign_manifest_json_does_not_make_a_directory_ours(tmp_path, small_
 
 def test_rebuilding_keeps_files_the_user_added(tmp_path, small_root):
     site = tmp_path / "site"
-    _site.build_site(site, small_root)
+    writer.build_site(site, small_root)
     (site / "notes.txt").write_text("mine")
     (site / "pyodide" / "extra.bin").write_bytes(b"mine too")
     (small_root / "web" / "index.html").write_text("<!doctype html>v2")
-    _site.build_site(site, small_root)
+    writer.build_site(site, small_root)
     assert (site / "notes.txt").read_text() == "mine" and (site / "pyodide" / "extra.bin").read_bytes() == b"mine too"
     assert (site / "index.html").read_text() == "<!doctype html>v2"
     manifest = json.loads((site / "manifest.json").read_text())
-    assert manifest["generator"] == _site.GENERATOR and "notes.txt" not in manifest["files"]
+    assert manifest["generator"] == writer.GENERATOR and "notes.txt" not in manifest["files"]
 
 
 def test_a_site_file_changed_by_the_user_is_not_overwritten_without_force(tmp_path, small_root):
     site = tmp_path / "site"
-    _site.build_site(site, small_root)
+    writer.build_site(site, small_root)
     (site / "app.js").write_text("// edited by hand")
     (small_root / "web" / "app.js").write_text("// app v2")
-    with pytest.raises(_site.TargetError, match=r"changed since \(app\.js\).*--force"):
-        _site.build_site(site, small_root)
+    with pytest.raises(writer.TargetError, match=r"changed since \(app\.js\).*--force"):
+        writer.build_site(site, small_root)
     assert (site / "app.js").read_text() == "// edited by hand"
-    _site.build_site(site, small_root, force=True)
+    writer.build_site(site, small_root, force=True)
     assert (site / "app.js").read_text() == "// app v2"
 
 
@@ -104,7 +107,7 @@ def test_force_writes_the_site_files_and_deletes_nothing_else(tmp_path, small_ro
     (target / "index.html").write_text("my own page")
     code, _, err = call(["build-site", str(target)])
     assert code == 2 and "--force" in err and (target / "index.html").read_text() == "my own page"
-    _site.build_site(target, small_root, force=True)
+    writer.build_site(target, small_root, force=True)
     assert (target / "deep" / "keep.txt").read_text() == "mine"
     assert (target / "index.html").read_text() == "<!doctype html>v1"
 
@@ -114,11 +117,11 @@ def test_files_an_earlier_build_wrote_are_removed_only_if_unchanged(tmp_path, sm
     (small_root / "web" / "old").mkdir()
     (small_root / "web" / "old" / "gone.js").write_text("// old")
     (small_root / "web" / "edited.js").write_text("// old")
-    _site.build_site(site, small_root)
+    writer.build_site(site, small_root)
     (small_root / "web" / "old" / "gone.js").unlink()
     (small_root / "web" / "edited.js").unlink()
     (site / "edited.js").write_text("// the user's now")
-    _site.build_site(site, small_root)
+    writer.build_site(site, small_root)
     assert not (site / "old").exists()  # ours, unchanged: removed with its emptied folder
     assert (site / "edited.js").read_text() == "// the user's now"
 
@@ -135,11 +138,11 @@ def test_a_build_cut_short_is_finished_by_the_next(monkeypatch, tmp_path, small_
     site = tmp_path / "site"
     (small_root / "web" / "dropped.js").write_text("// old")
     if earlier:
-        _site.build_site(site, small_root)
+        writer.build_site(site, small_root)
         (site / "notes.txt").write_text("mine")
     (small_root / "web" / "dropped.js").unlink()
     (small_root / "web" / "index.html").write_text("<!doctype html>v2")
-    replace, calls = _site._replace_file, []
+    replace, calls = writer._replace_file, []
 
     def failing(directory, url_path, data):
         calls.append(url_path)
@@ -147,16 +150,16 @@ def test_a_build_cut_short_is_finished_by_the_next(monkeypatch, tmp_path, small_
             raise stop()
         replace(directory, url_path, data)
 
-    monkeypatch.setattr(_site, "_replace_file", failing)
-    with pytest.raises((KeyboardInterrupt, _site.TargetError)):
-        _site.build_site(site, small_root)
-    monkeypatch.setattr(_site, "_replace_file", replace)
+    monkeypatch.setattr(writer, "_replace_file", failing)
+    with pytest.raises((KeyboardInterrupt, writer.TargetError)):
+        writer.build_site(site, small_root)
+    monkeypatch.setattr(writer, "_replace_file", replace)
     if changed:
         (small_root / "web" / "index.html").write_text("<!doctype html>v3")
         (small_root / "web" / "app.js").write_text("// app v3")
-    _site.build_site(site, small_root)  # no --force needed
+    writer.build_site(site, small_root)  # no --force needed
     clean = tmp_path / "clean"
-    _site.build_site(clean, small_root)
+    writer.build_site(clean, small_root)
     mine = {"notes.txt": (False, b"mine")} if earlier else {}
     assert snapshot(site) == {**snapshot(clean), **mine}
 
@@ -167,10 +170,10 @@ def test_a_manifest_listing_paths_outside_the_site_is_not_trusted(tmp_path, smal
     site = tmp_path / "site"
     site.mkdir()
     digest = hashlib.sha256(b"keep me").hexdigest()
-    (site / "manifest.json").write_text(json.dumps({"generator": _site.GENERATOR, "files": {"../precious.txt": digest}}))
-    with pytest.raises(_site.TargetError, match="holds no earlier site"):
-        _site.build_site(site, small_root)
-    _site.build_site(site, small_root, force=True)
+    (site / "manifest.json").write_text(json.dumps({"generator": writer.GENERATOR, "files": {"../precious.txt": digest}}))
+    with pytest.raises(writer.TargetError, match="holds no earlier site"):
+        writer.build_site(site, small_root)
+    writer.build_site(site, small_root, force=True)
     assert outside.read_text() == "keep me"
 
 
@@ -178,16 +181,16 @@ def test_a_symbolic_link_inside_the_site_is_never_written_through(tmp_path, smal
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     site = tmp_path / "site"
-    _site.build_site(site, small_root)
+    writer.build_site(site, small_root)
     (site / "app.js").unlink()
     (site / "app.js").symlink_to(elsewhere / "app.js")
     (elsewhere / "app.js").write_text("outside")
-    _site.build_site(site, small_root, force=True)  # replaces the link, not what it points to
+    writer.build_site(site, small_root, force=True)  # replaces the link, not what it points to
     assert (elsewhere / "app.js").read_text() == "outside" and not (site / "app.js").is_symlink()
     shutil.rmtree(site / "pyodide")
     (site / "pyodide").symlink_to(elsewhere)
-    with pytest.raises(_site.TargetError, match="in the way"):
-        _site.build_site(site, small_root, force=True)
+    with pytest.raises(writer.TargetError, match="in the way"):
+        writer.build_site(site, small_root, force=True)
     assert sorted(path.name for path in elsewhere.iterdir()) == ["app.js"]
 
 
@@ -239,7 +242,7 @@ def compose(environ):
 
 
 def test_a_redirect_is_not_followed_and_the_key_goes_nowhere_else(models):
-    # Before: urllib followed the 302 with the Authorization header and printed the other host's answer.
+    # A redirect is not followed: the Authorization header goes to no other host, and its answer is not printed.
     other_url, other_received = models.start("answer")
     url, received = models.start("redirect", redirect_to=other_url + "/chat/completions")
     code, out, err = compose(model_env(url))
@@ -250,7 +253,7 @@ def test_a_redirect_is_not_followed_and_the_key_goes_nowhere_else(models):
 
 @pytest.mark.parametrize("key", [SECRET + "\r\nX-Injected: 1", SECRET + "\n", "sk-ключ-" + SECRET, SECRET + " x", ""])
 def test_a_key_that_cannot_be_a_header_is_a_settings_error_that_does_not_echo_it(models, key):
-    # Before: CR/LF or non-Latin-1 keys ended in a traceback that printed the key in full.
+    # A key with CR/LF or outside Latin-1 is refused in one line, never in a traceback that would print it.
     url, received = models.start("answer")
     code, out, err = compose(model_env(url, CONTEXT_BUDGET_API_KEY=key))
     assert code == 2 and "CONTEXT_BUDGET_API_KEY" in err and "Traceback" not in err
@@ -293,8 +296,8 @@ def leaked(key: str, text: str) -> list[str]:
 @pytest.mark.parametrize("behaviour", ["echo-cut", "echo-cut-lines", "echo-escaped"])
 @pytest.mark.parametrize("key", [SECRET, ODD_KEY])
 def test_no_part_of_an_echoed_key_is_shown_however_it_is_written_or_cut(models, behaviour, key):
-    """A body cut at 4 KiB through the key showed all of it but one character; a key written
-    with escaped slashes, HTML entities or in lower case was shown whole."""
+    """A body cut at 4 KiB through the key must not show the rest of it; a key written with
+    escaped slashes, HTML entities or in lower case is redacted too."""
     url, _ = models.start(behaviour)
     code, out, err = compose(model_env(url, CONTEXT_BUDGET_API_KEY=key))
     assert code == 1 and one_line_error(err) and "answered HTTP 500" in err
@@ -311,9 +314,9 @@ def test_the_start_of_a_key_left_at_the_end_of_a_cut_body_is_redacted(models, ke
 
 
 def test_redaction_keeps_its_place_in_any_text():
-    """Spans found in text.lower() were applied to the text: "İ" lowers to two characters,
-    so each one before the key moved the redaction right, and forty let the whole key out."""
-    from context_budget._model import _redact
+    """Spans are found in a text as long as the original: "İ" lowers to two characters with
+    str.lower(), so each one before the key would move the redaction right, and forty let it out."""
+    from context_budget.cli._secrets import redact as _redact
 
     key = "sk-proj-Q7ahZk3LmN9pXyZw12345abc"
     assert _redact("İ" * 40 + " " + key + " tail", [key]) == "İ" * 40 + " [redacted] tail"
@@ -336,8 +339,8 @@ def test_redaction_keeps_its_place_in_any_text():
     ("CONTEXT_BUDGET_BASE_URL", "http://[{key}]/v1"),
 ])
 def test_a_key_cut_short_in_a_settings_message_is_still_redacted(setting, value):
-    """Values are cut to 60 characters before they are shown, and the cut key no longer
-    matched; a key in a URL's query was shown even with api_key unset."""
+    """Values are cut to 60 characters before they are shown: the cut key must still be
+    redacted; a key in a URL's query is hidden even with api_key unset."""
     in_the_url = setting == "CONTEXT_BUDGET_BASE_URL" and "?" not in value
     for environ in ({"CONTEXT_BUDGET_API_KEY": ODD_KEY}, *([] if in_the_url else [{}])):
         code, out, err = call(["compose", EXAMPLE], environ={**environ, setting: value.format(key=ODD_KEY)})
@@ -382,7 +385,7 @@ def test_an_unknown_config_key_that_may_be_a_key_is_not_shown(tmp_path):
 # ---------------------------------------------------------------- compose --call-model: hangs and resource use
 
 def test_the_timeout_bounds_the_whole_call_not_each_read(models):
-    # Before: a byte every 0.1 s kept every read inside its timeout and the call waited ~4 s or forever.
+    # A byte every 0.1 s keeps every single read inside its timeout: only a deadline for the whole call ends it.
     url, _ = models.start("drip")
     started = time.monotonic()
     code, _, err = compose(model_env(url, CONTEXT_BUDGET_TIMEOUT_SECONDS="1"))
@@ -436,7 +439,7 @@ def test_settings_take_ascii_numbers_and_whole_urls_only(name, value):
 
 
 def test_ascii_numbers_and_ipv6_urls_still_work():
-    settings = _model.effective_settings(_model.NO_WINDOW, None, {
+    settings = _settings.effective_settings(_settings.NO_WINDOW, None, {
         "CONTEXT_BUDGET_CONTEXT_TOKENS": " 1200 ", "CONTEXT_BUDGET_TEMPERATURE": "0.5", "CONTEXT_BUDGET_BASE_URL": "http://[::1]:1234/v1/",
     })
     assert settings["context_tokens"] == 1200 and settings["temperature"] == 0.5 and settings["base_url"] == "http://[::1]:1234/v1"
@@ -457,10 +460,10 @@ def cli_process(args, **options):
 
 @pytest.mark.parametrize("args", [["check", "-"], ["check", "--jsonl", "-"], ["compose", "-"]])
 def test_closed_stdin_is_a_usage_error(args):
-    # `<&-`: descriptor 0 closed before Python starts, so sys.stdin is None (before: AttributeError traceback).
+    # `<&-`: descriptor 0 closed before Python starts, so sys.stdin is None: no AttributeError traceback.
     result = cli_process(args, stdin=None, preexec_fn=lambda: os.close(0))
     assert result.returncode == 2 and result.stderr == b"context-budget: cannot read standard input: it is closed\n", result.stderr
-    # Closed after start-up: reading fails with EBADF (before: OSError traceback).
+    # Closed after start-up: reading fails with EBADF, said in one line, not an OSError traceback.
     result = subprocess.run(
         [sys.executable, "-c", "import os, sys; os.close(0); from context_budget.cli import main; sys.argv[1:] = " + repr(args) + "; main()"],
         capture_output=True, cwd=ROOT, timeout=60,
@@ -470,7 +473,7 @@ def test_closed_stdin_is_a_usage_error(args):
 
 
 def test_a_closed_stdout_ends_quietly(tmp_path):
-    # Before: `check --jsonl big | head -1` ended in a BrokenPipeError traceback.
+    # `check --jsonl big | head -1` ends without a BrokenPipeError traceback.
     big = tmp_path / "big.jsonl"
     big.write_text((json.dumps({"budget": 5, "items": [{"id": "A", "relevance": 1, "tokens": 1}]}) + "\n") * 20_000)
     process = subprocess.Popen([sys.executable, "-m", "context_budget", "check", "--jsonl", str(big)],
@@ -483,8 +486,8 @@ def test_a_closed_stdout_ends_quietly(tmp_path):
 
 
 def test_a_reader_that_goes_away_during_one_large_report_exits_1(tmp_path):
-    """One write of a 5 MB report to a pipe whose reader had gone returned a partial count, and
-    CPython's buffered writer dropped the rest without an error: exit 0, as if all was read."""
+    """One write of a 5 MB report to a pipe whose reader has gone can return a partial count,
+    and CPython's buffered writer drops the rest without an error: exit 0 would say all was read."""
     big = tmp_path / "big.json"
     big.write_text(json.dumps({"budget": 10**6, "items": [{"id": f"item-{i}", "relevance": i % 97, "tokens": 3} for i in range(30_000)]}))
     process = subprocess.Popen([sys.executable, "-m", "context_budget", "check", "--indent", "2", str(big)],
@@ -549,9 +552,9 @@ def quick_server(monkeypatch):
     import threading
 
     calls = []
-    real_site_map = _site.site_map
-    monkeypatch.setattr(_site, "site_map", lambda root=None, *rest: calls.append(root) or real_site_map(root, *rest))
-    server = _site.make_server(0, idle_timeout=0.5)
+    real_site_map = site_server.site_map
+    monkeypatch.setattr(site_server, "site_map", lambda root=None, *rest: calls.append(root) or real_site_map(root, *rest))
+    server = site_server.make_server(0, idle_timeout=0.5)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield server, calls
     server.shutdown()
@@ -568,7 +571,7 @@ def test_serve_cuts_idle_and_half_open_connections(quick_server):
         for client in (idle, half):
             client.settimeout(5)
             started = time.monotonic()
-            assert client.recv(65536) == b""  # closed by the server (before: held open for ever)
+            assert client.recv(65536) == b""  # closed by the server, not held open for ever
             assert time.monotonic() - started < 4
 
 
@@ -591,7 +594,7 @@ def test_compose_prints_a_report_whose_costs_were_counted_exactly(tmp_path):
 
 
 def test_nesting_depth_is_measured_in_one_pass():
-    # Before: one regex pass per level, 37 s for a million levels in `check` (and in the page).
+    # A million levels in one pass: one pass per level would be quadratic, in `check` and in the page.
     deep = "[" * 1_000_000 + "]" * 1_000_000
     result = subprocess.run([sys.executable, "-m", "context_budget", "check", "-"], input=deep.encode(), capture_output=True,
                             cwd=ROOT, timeout=20)
@@ -601,14 +604,14 @@ def test_nesting_depth_is_measured_in_one_pass():
 def test_build_site_refuses_a_directory_inside_the_page_sources(small_root):
     # Found while hardening: web/site would be served as part of the page and copied into itself on every build.
     for inside in ("web/site", "web", "node_modules/pyodide/site"):
-        with pytest.raises(_site.TargetError, match="inside the page's own sources"):
-            _site.build_site(small_root / inside, small_root, force=True)
+        with pytest.raises(writer.TargetError, match="inside the page's own sources"):
+            writer.build_site(small_root / inside, small_root, force=True)
     assert not (small_root / "web" / "site").exists()
 
 
 @pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
 def test_an_output_that_cannot_carry_utf8_gets_escapes_not_a_traceback(tmp_path, encoding):
-    # Before: PYTHONIOENCODING=ascii and an id with "é" or an emoji ended in UnicodeEncodeError.
+    # PYTHONIOENCODING=ascii and an id with "é" or an emoji: escapes, never a UnicodeEncodeError.
     document = {"budget": 5, "items": [{"id": "é😀", "relevance": 1, "tokens": 1}]}
     (tmp_path / "in.json").write_text(json.dumps(document))
     (tmp_path / "in.jsonl").write_text(json.dumps(document) + "\n")
@@ -623,10 +626,10 @@ def test_an_output_that_cannot_carry_utf8_gets_escapes_not_a_traceback(tmp_path,
 
 
 def test_an_endless_input_is_refused_at_the_size_limit(monkeypatch, tmp_path):
-    # Before: `check /dev/zero` (or an endless pipe) read until memory ran out.
-    from context_budget import cli
+    # `check /dev/zero` (or an endless pipe) must not read until memory runs out.
+    from context_budget.cli import _input
 
-    monkeypatch.setattr(cli, "MAX_INPUT_BYTES", 1000)
+    monkeypatch.setattr(_input, "MAX_INPUT_BYTES", 1000)
     endless = Path("/dev/zero")
     for argv, stdin in ((["check", str(endless)], b""), (["check", "-"], b"[" * 5000), (["count", str(endless)], b""),
                         (["check", "--jsonl", str(endless)], b""), (["check", "--jsonl", "-"], b"1\n" + b" " * 5000),
@@ -640,8 +643,8 @@ def test_an_endless_input_is_refused_at_the_size_limit(monkeypatch, tmp_path):
 
 
 def test_tool_call_ids_equal_as_utf16_match_and_collide():
-    # The messages mode compared tool call ids as Python strings: a result for "\ud83d\ude00"
-    # did not answer the call "😀", and two such calls were not duplicates.
+    # Tool call ids are compared as UTF-16 code units, not as Python strings: a result for
+    # "\ud83d\ude00" answers the call "😀", and two such calls are duplicates.
     def conversation(call_ids, answer_id):
         calls = [{"id": call_id, "type": "function", "function": {"name": "f", "arguments": "{}"}} for call_id in call_ids]
         return {"mode": "messages", "limit": 500, "tokenizer": "estimate", "messages": [
@@ -661,9 +664,9 @@ def test_serve_cuts_a_client_that_reads_too_slowly(monkeypatch):
     import threading
     import urllib.request
 
-    monkeypatch.setattr(_site, "MIN_SEND_SECONDS", 1.0, raising=False)
-    monkeypatch.setattr(_site, "MIN_SEND_BYTES_PER_SECOND", 1e12, raising=False)  # so the deadline is the 1 s minimum
-    server = _site.make_server(0, idle_timeout=30, max_connections=1)
+    monkeypatch.setattr(site_server, "MIN_SEND_SECONDS", 1.0, raising=False)
+    monkeypatch.setattr(site_server, "MIN_SEND_BYTES_PER_SECOND", 1e12, raising=False)  # so the deadline is the 1 s minimum
+    server = site_server.make_server(0, idle_timeout=30, max_connections=1)
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     port = server.server_address[1]
     wasm = next(path for path in server.RequestHandlerClass.files if path.endswith("pyodide.asm.wasm"))

@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from _fake_model import FakeModels
 from conftest import ROOT
-from context_budget._site import pyodide_version
+from context_budget._site.bundle import pyodide_version
 from context_budget.cli import run
 
 WASM_PATH = f"pyodide/{pyodide_version(ROOT / 'node_modules' / 'pyodide')}/pyodide.asm.wasm"  # a versioned path
@@ -332,7 +332,7 @@ def test_every_model_server_misbehaviour_is_one_line_and_bounded(models, tmp_pat
 def page_server():
     import threading
 
-    from context_budget import _site
+    from context_budget._site import server as _site
 
     server = _site.make_server(0, idle_timeout=0.5)
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
@@ -376,7 +376,7 @@ def test_serve_answers_any_request_bytes_and_stays_up(page_server, request_bytes
 
 SERVER_SCRIPT = """
 import sys
-from context_budget import _site
+from context_budget._site import server as _site
 server = _site.make_server(0, idle_timeout=float(sys.argv[1]), max_connections=int(sys.argv[2]))
 print(server.server_address[1], flush=True)
 server.serve_forever()
@@ -451,7 +451,7 @@ def test_serve_under_load_keeps_memory_bounded_and_cuts_idle_clients(served):
 
 
 def test_the_api_key_is_not_echoed_when_it_lands_in_another_setting(tmp_path):
-    """Found by the fuzz above: a key pasted into CONTEXT_BUDGET_CONTEXT_TOKENS was echoed in the settings error."""
+    """A key pasted into CONTEXT_BUDGET_CONTEXT_TOKENS is not echoed in the settings error (a case the fuzz above found)."""
     source = tmp_path / "input.json"
     source.write_bytes((ROOT / "examples" / "refund-case.json").read_bytes())
     stdout, stderr = io.StringIO(), io.StringIO()
@@ -519,7 +519,7 @@ def test_empty_or_wrong_path_arguments_are_never_guessed(tmp_path, monkeypatch, 
 
 
 def test_compose_overflow_advice_is_one_message_with_indented_details(tmp_path):
-    """Found by the fuzz above: the advice for a required overflow was three messages, not one with details."""
+    """The advice for a required overflow is one message with its details, not three (a case the fuzz above found)."""
     data = json.loads((ROOT / "examples" / "refund-case.json").read_text(encoding="utf-8"))
     data["window"] = {"context_tokens": 850, "reserved_output_tokens": 300, "fixed_prompt_tokens": 470}
     source = tmp_path / "input.json"

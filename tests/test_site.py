@@ -10,7 +10,8 @@ import urllib.request
 
 import pytest
 
-from context_budget import _site
+from context_budget._site import bundle as _site
+from context_budget._site import server
 from context_budget.cli import run
 
 VERSION = _site.pyodide_version(_site.project_root() / "node_modules" / "pyodide")
@@ -195,6 +196,6 @@ def test_the_page_csp_allows_its_one_inline_script_by_hash_in_the_header_and_the
     assert len(inline) == 1 and "new Worker" in inline[0]
     digest = "'sha256-" + base64.b64encode(hashlib.sha256(inline[0].encode()).digest()).decode() + "'"
     meta = regex.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', html).group(1)
-    assert meta == _site.CONTENT_SECURITY_POLICY
-    assert digest in _site.CONTENT_SECURITY_POLICY.split("script-src ")[1].split(";")[0]
+    assert meta == server.CONTENT_SECURITY_POLICY
+    assert digest in server.CONTENT_SECURITY_POLICY.split("script-src ")[1].split(";")[0]
     assert "'unsafe-inline'" not in meta

@@ -14,7 +14,11 @@ def check_document(text: str) -> dict:
         document = _strict_json.loads(text)
     except _strict_json.JSONInputError as error:
         return unreadable(error)
-    report = evaluate(document)
+    return envelope_of(evaluate(document))
+
+
+def envelope_of(report: dict) -> dict:
+    """The envelope of a report: ``ok`` when it passes, else the one-line ``error`` too."""
     if report["pass"]:
         return {"ok": True, "result": report}
     return {"ok": False, "error": failure_text(report), "result": report}
@@ -32,16 +36,16 @@ def failure_text(report: dict) -> str:
     """Why a report does not pass, in one line: the summary, then the first located problem.
 
     For invalid input the summary is general ("Input needs ..."), so the first error's path
-    and message follow it. A selection that fails by the rule (required items overflow) is
-    located by its summary already; when a check fails on a selection that succeeded, the
-    summary names the check and its detail follows.
+    and message follow it. A selection that fails by the rule (required items overflow:
+    ``can_proceed`` false or a ``shortfall``) is located by its summary already; when a
+    check fails on a selection that succeeded, the summary names the check and its detail follows.
     """
     if report.get("errors"):  # the check's detail: the first problem, and how many more there are in all
         return f"{report['summary']} {report['checks'][0]['detail']}"
-    if "But a check failed" in report["summary"]:
-        failed = next((check for check in report["checks"] if not check["pass"] and "detail" in check), None)
-        if failed is not None:
-            return f"{report['summary']} {failed['name']}: {failed['detail']}"
+    selected = report.get("can_proceed", True) and not report.get("shortfall")
+    failed = next((check for check in report["checks"] if not check["pass"] and "detail" in check), None) if selected else None
+    if failed is not None:
+        return f"{report['summary']} {failed['name']}: {failed['detail']}"
     return report["summary"]
 
 

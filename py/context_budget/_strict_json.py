@@ -13,6 +13,8 @@ import sys
 from itertools import accumulate
 from json.decoder import scanstring
 
+from ._errors import ContextBudgetError
+
 # CPython refuses to convert integers longer than this to and from text (3.11+).
 MAX_INTEGER_DIGITS = 4300
 # CPython 3.11's parser gives up near 1,000 levels; Pyodide's overflows its stack and
@@ -28,18 +30,25 @@ for _byte in b"]}":
     _DEPTH_STEP[_byte] = -1
 
 
-class JSONInputError(ValueError):
+class JSONInputError(ContextBudgetError, ValueError):
     """JSON text that cannot be accepted; ``line`` and ``column`` are 1-based when known."""
 
-    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
+    def __init__(self, message: str, line: int | None = None, column: int | None = None, *, after_value: bool = False) -> None:
         where = f" at line {line} column {column}" if line is not None else ""
         super().__init__(f"{message}{where}")
         self.line = line
         self.column = column
+        self.after_value = after_value  # a whole JSON value, then more text (a JSONL file, often)
+
+    def within(self, what: str) -> "JSONInputError":
+        """The same error, its message first saying which input (``what``) it came from."""
+        said = JSONInputError(f"{what}: {self}", after_value=self.after_value)  # the message has the position already
+        said.line, said.column = self.line, self.column
+        return said
 
 
-class _Rejected(Exception):
-    pass
+class _Rejected(ContextBudgetError):
+    """A value the strict reader refuses (raised inside the parser's hooks, then located)."""
 
 
 def _object(pairs: list) -> dict:
@@ -95,7 +104,7 @@ def nesting_within(text: str, limit: int = MAX_DEPTH) -> bool:
     structure = structure.translate(None, _NOT_STRUCTURE)
     structure = _STRING.sub(b"", structure.replace(b'""', b""))
     # The deepest point is the largest running count of openers minus closers: one C-level
-    # pass, whatever the depth (peeling one level per pass took 37 s for a million levels).
+    # pass, whatever the depth (peeling one level per pass would be quadratic in it).
     # Unbalanced text (not valid JSON) is judged by how deep the parser would go before failing.
     return max(accumulate(map(_DEPTH_STEP.__getitem__, structure)), default=0) <= limit
 
@@ -118,7 +127,7 @@ def loads(text: str) -> object:
         message, index = first_syntax_error(text)
         if message is None:
             raise JSONInputError(f"invalid JSON: {error.msg}", error.lineno, error.colno) from None
-        raise JSONInputError(f"invalid JSON: {message}", *_position(text, index)) from None
+        raise JSONInputError(f"invalid JSON: {message}", *_position(text, index), after_value=message is EXTRA_DATA) from None
     except RecursionError:
         raise JSONInputError("JSON nests too deeply to parse") from None
     except ValueError:  # int() refused an over-long integer (JSONDecodeError is caught above)
@@ -131,6 +140,9 @@ _HEX = set("0123456789abcdefABCDEF")
 _CLOSER = {"{": "}", "[": "]"}
 # The parser accepts NaN and Infinity (the strict reader rejects them with its own message).
 _LITERALS = ("true", "false", "null", "NaN", "Infinity", "-Infinity")
+
+
+EXTRA_DATA = "extra data after the JSON value"
 
 
 def first_syntax_error(text: str) -> tuple[str | None, int]:
@@ -151,7 +163,7 @@ def first_syntax_error(text: str) -> tuple[str | None, int]:
             return ("unexpected end of input" if stack or expect != "value" else "the input holds no JSON value (it is empty or only whitespace)"), index
         char = text[index]
         if expect == "end":
-            return "extra data after the JSON value", index
+            return EXTRA_DATA, index
         if expect == "colon":
             if char != ":":
                 return "expected ':' after an object key", index

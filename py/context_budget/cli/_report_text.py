@@ -1,15 +1,17 @@
-"""A report as text a person reads in a terminal: ``check --format text``.
+"""Reports as text a person reads in a terminal: ``check --format text`` and ``compose``.
 
-Reads only the report's documented keys, so it works for every mode: the verdict and
-summary, the amounts, the checks, then the kept and the left-out candidates from the
-trace, each with its cost, what was left before it and the reason code.
+``report_text`` reads only the report's documented keys, so it works for every mode: the
+verdict and summary, the amounts, the checks, then the kept and the left-out candidates
+from the trace, each with its cost, what was left before it and the reason code.
+``packing_text`` is compose's view of a blocks report: the composed prompt, then how the
+window's budget was spent.
 """
 
 from __future__ import annotations
 
 import re
 
-from ._values import plural
+from .._values import plural
 
 # More rows than a terminal shows are cut, with a pointer to the JSON that has them all.
 MAX_ROWS = 100
@@ -178,3 +180,39 @@ def _beyond(report: dict) -> list[str]:
         flips = ", ".join(sensitivity.get("flips", [])) or "nothing"
         lines.append(f"if the estimated costs are off by {sensitivity['margin']:.0%}: {flips} would flip")
     return [""] + lines if lines else []
+
+
+def packing_text(report: dict, window: dict) -> str:
+    """A blocks report as ``compose`` prints it: the prompt (when it can be composed), the packing, the checks."""
+    lines = []
+    if report["can_proceed"]:
+        lines += ["=== Composed prompt ===", report["prompt"].rstrip("\n"), ""]
+    lines += [
+        "=== Packing report ===",
+        f"available {report['available']} = context {window['context_tokens']} - reserved output "
+        f"{window['reserved_output_tokens']} - fixed prompt {window['fixed_prompt_tokens']}",
+        f"used {report['used']}, remaining {report['remaining']}",
+        f"rendered prompt {'~' if report.get('tokenizer', 'estimate') == 'estimate' else ''}{report['rendered_tokens']} tokens"
+        f" ({report['rendered_overhead']} of them system, task, headers and metadata) "
+        f"of {window['context_tokens'] - window['reserved_output_tokens']} = context - reserved output",
+        "included, in packing order:",
+    ]
+    lines += [f"  {entry['id']}  {entry['tokens']} tokens" for entry in report["included"]] or ["  (none)"]
+    lines.append("excluded:")
+    lines += [f"  {entry['id']}  {entry['tokens']} tokens  {entry['reason']}" for entry in report["excluded"]] or ["  (none)"]
+    optimal, sensitivity = report.get("optimal"), report.get("sensitivity")
+    if optimal and optimal["exact"]:
+        lines.append(
+            f"optional priority: greedy {optimal['greedy_value']}, best possible {optimal['value']} "
+            f"({', '.join(optimal['selected']) or 'none'})"
+        )
+    if sensitivity:
+        flips = ", ".join(sensitivity["flips"]) or "nothing"
+        if "margin" in sensitivity:
+            lines.append(f"if the estimates are off by {sensitivity['margin']:.0%}: {flips} would flip; required slack {sensitivity['required_slack']}")
+        else:  # counted exactly by a tokenizer: nothing is estimated, so nothing can flip
+            lines.append(f"costs counted exactly ({sensitivity.get('tokenizer', 'tokenizer')}); required slack {sensitivity['required_slack']}")
+    lines.append("checks:")
+    lines += [f"  {'ok  ' if check['pass'] else 'FAIL'} {check['name']}{' - ' + check['detail'] if not check['pass'] else ''}" for check in report["checks"]]
+    lines.append(report["summary"])
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,177 @@
+"""The command line's grammar: argparse writing to the streams given to ``run``, never
+exiting the process, and naming the closest command or option to a mistyped one."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+from typing import IO
+
+from .. import __version__, _tokenizer
+from ._exits import EXIT_USAGE, Exit
+from ._settings import DEFAULTS
+
+# One example per command: `context-budget` alone and `--help` list them, so a newcomer
+# sees a working command line for each.
+EXAMPLES = {
+    "check": "context-budget check examples/refund-case.json",
+    "fixtures": "context-budget fixtures fixtures/",
+    "compose": "context-budget compose examples/refund-case.json",
+    "count": "context-budget count README.md --tokenizer o200k_base",
+    "serve": "context-budget serve --port 0",
+    "build-site": "context-budget build-site /tmp/context-budget-site",
+}
+
+MAX_INDENT = 16
+MAX_JOBS = 256
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that writes to the streams given to ``run`` and never exits the process."""
+
+    stderr: IO[str] = sys.stderr
+    stdout: IO[str] = sys.stdout
+
+    def __init__(self, *args, **kwargs) -> None:
+        # No abbreviations: "--forc" must not quietly mean --force (it gets a "did you mean").
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def _print_message(self, message: str, file: IO[str] | None = None) -> None:
+        if message:
+            (self.stdout if file is sys.stdout else self.stderr).write(message)
+
+    def _check_value(self, action: argparse.Action, value: object) -> None:
+        """argparse's "invalid choice" with the closest choice named."""
+        try:
+            super()._check_value(action, value)
+        except argparse.ArgumentError as error:
+            guess = difflib.get_close_matches(value, list(action.choices), n=1) if isinstance(value, str) else []
+            if guess:
+                error.message = f"{error.message}; did you mean {guess[0]!r}?"
+            raise
+
+    def exit(self, status: int = 0, message: str | None = None) -> None:
+        if message:
+            self.stderr.write(message)
+        raise Exit(status)
+
+    def error(self, message: str) -> None:
+        self.print_usage(self.stderr)
+        raise Exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _examples_text() -> str:
+    width = max(map(len, EXAMPLES))
+    lines = [f"  {name:<{width}}  {example}" for name, example in EXAMPLES.items()]
+    return "examples (one per command):\n" + "\n".join(lines) + (
+        "\n\nThe contract, every mode and the exit codes: docs/contract.md in the repository."
+    )
+
+
+def _bounded_int(low: int, high: int, what: str):
+    """An argparse type: an integer written in ASCII digits from ``low`` to ``high``."""
+
+    def read(text: str) -> int:
+        digits = text[1:] if text.startswith("-") else text
+        if not (digits.isascii() and digits.isdigit() and len(digits) <= 12) or not low <= int(text) <= high:
+            raise argparse.ArgumentTypeError(f"{what} must be an integer from {low} to {high}, got {text!r}")
+        return int(text)
+
+    return read
+
+
+def parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
+    # A class per call, so that the subcommands' parsers write to these streams too and
+    # two runs never share them.
+    parser_class = type("Parser", (_Parser,), {"stdout": stdout, "stderr": stderr})
+    parser = parser_class(
+        prog="context-budget",
+        description="Choose context under a token budget, explain it, verify it.",
+        epilog=_examples_text(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"context-budget {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    check = commands.add_parser("check", help="evaluate one JSON input and print the report in an envelope")
+    check.add_argument("file", nargs="?", default=None, metavar="FILE|-", help="input file, or - for standard input (the default when input is piped)")
+    check.add_argument("--indent", type=_bounded_int(0, MAX_INDENT, "--indent"), default=None, metavar="N", help=f"pretty-print the JSON output with N spaces (0 to {MAX_INDENT})")
+    check.add_argument("--jsonl", action="store_true", help="one JSON input per line in, one envelope per line out (streaming)")
+    check.add_argument(
+        "--jobs", type=_bounded_int(0, MAX_JOBS, "--jobs"), default=None, metavar="N",
+        help="with --jsonl: check the lines in N processes (0: one per core); envelopes stay in input order",
+    )
+    check.add_argument(
+        "--format", choices=("json", "text"), default=None,
+        help="json: the envelope (the default when the output is not a terminal); text: what a person reads "
+        "(the default on a terminal): summary, checks, kept and left-out items with reasons",
+    )
+
+    fixtures = commands.add_parser("fixtures", help="run every fixture case in DIR (or one case FILE) and compare the full reports")
+    fixtures.add_argument("directory", nargs="?", default="fixtures", metavar="DIR|FILE", help="fixture directory (default: ./fixtures), or one case file")
+
+    compose = commands.add_parser("compose", help="pack a blocks input, print the composed prompt and the packing report")
+    compose.add_argument("file", nargs="?", default=None, metavar="FILE|-", help="a blocks input, or - for standard input (the default when input is piped)")
+    compose.add_argument("--config", metavar="FILE", help=f"JSON settings: {', '.join(DEFAULTS)}")
+    compose.add_argument("--call-model", action="store_true", help="post the prompt to the OpenAI-compatible model server in the settings")
+    compose.add_argument("--json", action="store_true", help="print the report envelope as JSON instead of text")
+
+    count = commands.add_parser("count", help="print the number of tokens in a text (exact for OpenAI's encodings)")
+    count.add_argument("file", nargs="?", default=None, metavar="FILE|-", help="a UTF-8 text file, or - for standard input (the default when text is piped)")
+    count.add_argument("--tokenizer", default="o200k_base", choices=_tokenizer.TOKENIZERS,
+                       help="o200k_base (GPT-4o and later, the default), cl100k_base (GPT-4, GPT-3.5) or estimate (a heuristic)")
+
+    serve = commands.add_parser("serve", help="serve the web page on 127.0.0.1, offline")
+    serve.add_argument("--port", type=_bounded_int(0, 65535, "--port"), default=8000, metavar="N", help="port (default 8000; 0 picks a free one)")
+    serve.add_argument("--verbose", action="store_true", help="log every request")
+
+    site = commands.add_parser("build-site", help="write the page as a self-contained static site into DIR")
+    site.add_argument("directory", metavar="DIR")
+    site.add_argument(
+        "--force", action="store_true",
+        help="write into a directory that holds other files: overwrite the site's own file names, delete nothing else",
+    )
+    return parser
+
+
+def parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """parse_args, but an unknown option gets the closest known one named, not "unrecognized arguments"."""
+    for word in argv:  # the options before the command are the program's own (--help, --version)
+        if not word.startswith("-") or word == "-":
+            break
+        name = word.split("=", 1)[0]
+        owners = [command for command, sub in _subparsers(parser).items() if name in _options(sub)] if name not in _options(parser) else []
+        if owners:
+            parser.error(f"{name} is an option of {' and '.join(owners)}: write it after the command ({owners[0]} {name} ...)")
+        _refuse_unknown(parser, name)
+    arguments, extras = parser.parse_known_args(argv)
+    if not extras:
+        return arguments
+    subparser = _subparsers(parser).get(arguments.command, parser)
+    unknown = next((extra for extra in extras if extra.startswith("-") and extra != "-"), None)
+    if unknown is not None:
+        _refuse_unknown(subparser, unknown.split("=", 1)[0])
+    subparser.error(f"unexpected argument {extras[0]!r}")
+
+
+def _refuse_unknown(parser: argparse.ArgumentParser, name: str) -> None:
+    """Stop on ``name`` unless it is one of ``parser``'s options, naming the closest one."""
+    options = _options(parser)
+    if name in options:
+        return
+    guess = difflib.get_close_matches(name, options, n=1)
+    hint = f" (did you mean {guess[0]}?)" if guess else f" (known: {', '.join(options)})"
+    parser.error(f"unknown option {name}{hint}")
+
+
+def _options(parser: argparse.ArgumentParser) -> list[str]:
+    return [option for action in parser._actions for option in action.option_strings]
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}

@@ -1,0 +1,67 @@
+"""``context-budget check``: one JSON input, or one per line with --jsonl, evaluated and printed as envelopes."""
+
+from __future__ import annotations
+
+import argparse
+from typing import IO
+
+from .. import _strict_json, batch
+from .._envelope import envelope_of, unreadable
+from .._evaluate import evaluate
+from ._exits import EXIT_FAIL, EXIT_PASS, UsageError
+from ._input import open_lines, read_input
+from ._report_text import envelope_text
+from ._streams import AsciiJSON, is_terminal, json_line, printable, writes_utf8
+from ._ticker import Ticker, size
+
+
+def run(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[str]) -> int:
+    output = _output_format(arguments, stdout)
+    if arguments.jobs is not None and not arguments.jsonl:  # even --jobs 1, the default: it says --jsonl was meant
+        raise UsageError("check: --jobs spreads the lines of --jsonl over processes; add --jsonl")
+    if arguments.jsonl:
+        return _check_lines(arguments.file, stdin, stdout, stderr, 1 if arguments.jobs is None else arguments.jobs)
+    data = read_input(arguments.file, stdin)
+    with Ticker(stderr, f"checking {size(len(data))}"):
+        envelope = _envelope(data)
+    with Ticker(stderr, "writing the report"):  # the text is made first, then written: the ticker is gone by then
+        said = printable(envelope_text(envelope)) if output == "text" else json_line(envelope, stdout, arguments.indent)
+    stdout.write(said)  # ids from the input must not drive the terminal: printable() above
+    return EXIT_PASS if envelope["ok"] else EXIT_FAIL
+
+
+def _envelope(data: bytes) -> dict:
+    try:
+        document = _strict_json.loads(_strict_json.decode_utf8(data))
+    except _strict_json.JSONInputError as error:
+        envelope = unreadable(error)
+        if error.after_value and error.column == 1:  # a second value at the start of a line: a JSONL file, most likely
+            envelope["error"] += " (one JSON input per line? check --jsonl reads them)"
+        return envelope
+    return envelope_of(evaluate(document))
+
+
+def _output_format(arguments: argparse.Namespace, stdout: IO[str]) -> str:
+    """JSON for programs, text for people: text by default only when stdout is a terminal and no JSON option is given."""
+    if arguments.format == "text" and (arguments.jsonl or arguments.indent is not None):
+        raise UsageError("check: --format text prints one report for a person; --jsonl and --indent are for JSON output")
+    if arguments.jsonl and arguments.indent is not None:  # it was accepted and ignored
+        raise UsageError("check: --jsonl writes each envelope on one line; --indent cannot apply to it")
+    if arguments.format is not None:
+        return arguments.format
+    if arguments.jsonl or arguments.indent is not None:
+        return "json"
+    return "text" if is_terminal(stdout) else "json"
+
+
+def _check_lines(name: str, stdin: IO, stdout: IO[str], stderr: IO[str], jobs: int = 1) -> int:
+    """One envelope per input line, in order; a bad line is reported on its own line and the rest go on.
+
+    Each envelope carries ``input_line`` (1-based); blank lines are skipped. Memory does not
+    grow with the number of lines. The work is ``batch.write_checked``, in ``jobs`` processes.
+    """
+    # On a terminal only, and not the one the envelopes go to (they would be mixed).
+    progress = stderr if is_terminal(stderr) and not is_terminal(stdout) else None
+    out = stdout if writes_utf8(stdout) else AsciiJSON(stdout)
+    passed = batch.write_checked(open_lines(name, stdin), out, batch.worker_count(jobs), progress)
+    return EXIT_PASS if passed else EXIT_FAIL

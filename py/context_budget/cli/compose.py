@@ -1,0 +1,156 @@
+"""``context-budget compose``: pack a blocks input under the window the settings give, print the
+composed prompt and how it was packed, and, when asked, post the prompt to a model.
+
+An input that cannot be read is bad usage (2); one that is not acceptable JSON or not UTF-8
+fails like a report that does not pass (1), as in ``check``. A bad --config or invalid
+settings are bad usage (2). With --json, standard output gets one envelope whatever happens
+(the model's answer goes into it); the lines on standard error are the same as without.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import IO, Mapping
+
+from .. import _strict_json
+from .._errors import ContextBudgetError
+from .._envelope import envelope_of, unreadable
+from .._evaluate import evaluate
+from .._values import MAX_SAFE_INTEGER
+from . import _chat
+from ._exits import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, UsageError
+from ._input import read_json_file
+from ._report_text import packing_text
+from ._settings import NO_WINDOW, WINDOW_KEYS, SettingsError, effective_settings
+from ._secrets import shown_url
+from ._streams import one_line, printable, write_json
+from ._ticker import Ticker
+
+
+class Refused(ContextBudgetError):
+    """compose stops before packing: the lines for standard error, the envelope for --json, the exit code."""
+
+    def __init__(self, code: int, lines: list[str], envelope: dict) -> None:
+        super().__init__(*lines)
+        self.code, self.lines, self.envelope = code, lines, envelope
+
+
+def run(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[str], environ: Mapping[str, str]) -> int:
+    try:
+        document = _blocks_input(arguments, stdin)
+        settings = _settings(arguments, document, stdin, environ)
+    except Refused as refused:
+        for line in refused.lines:
+            stderr.write(f"context-budget: {line}\n")
+        if arguments.json:
+            write_json(refused.envelope, stdout, 2)
+        return refused.code
+
+    window = {key: settings[key] for key in WINDOW_KEYS}
+    report = evaluate({**document, "mode": "blocks", "window": window})
+    said = envelope_of(report)
+    if not arguments.json:  # with --json, the envelope is written last, with the model's answer if it is called
+        if "errors" in report:
+            stderr.write(f"context-budget: {report['summary']}\n")
+            for error in report["errors"]:
+                stderr.write(f"  {error['path']}: {error['message']}\n")
+        else:
+            stdout.write(printable(packing_text(report, window)))
+
+    wanted = arguments.call_model or settings["call_model"]
+    if "errors" in report:
+        code, not_called = EXIT_FAIL, "the input is not valid"
+    elif not report["can_proceed"]:
+        stderr.write(_required_overflow_advice(report, window))
+        code, not_called = EXIT_FAIL, "the prompt did not pass its checks"
+    elif not report["pass"]:
+        stderr.write(f"context-budget: {report['summary']}\n")
+        code, not_called = EXIT_FAIL, "the prompt did not pass its checks"
+    else:
+        code, not_called = EXIT_PASS, None
+    if wanted and not_called is not None:
+        stderr.write(f"context-budget: the model was not called: {not_called}\n")
+    elif wanted:
+        try:
+            with Ticker(stderr, f"waiting for the model at {shown_url(settings)} (up to {settings['timeout_seconds']:g} s)"):
+                answer = _chat.call_model(report["prompt"], settings)
+        except _chat.ModelError as error:
+            stderr.write(f"context-budget: model call failed: {error}\n")
+            said = {"ok": False, "error": f"model call failed: {error}", "result": report}
+            code = EXIT_FAIL
+        else:
+            if arguments.json:
+                said["answer"] = answer
+            else:
+                stdout.write(f"\n=== Model answer ({printable(settings['model'])}) ===\n{answer}\n")
+    if arguments.json:
+        write_json(said, stdout, 2)
+    return code
+
+
+def _usage(message: str) -> Refused:
+    return Refused(EXIT_USAGE, [one_line(message)], {"ok": False, "error": message})
+
+
+def _blocks_input(arguments: argparse.Namespace, stdin: IO) -> dict:
+    """The input, a JSON object in mode blocks; Refused saying why when it is not."""
+    if arguments.config == "":  # an unset variable, say: a config asked for is never skipped unsaid
+        raise _usage("compose --config needs a file name, got an empty one")
+    if arguments.config == "-" and arguments.file == "-":
+        raise _usage("compose cannot read both the input and --config from standard input: give one of them as a file")
+    try:
+        document = read_json_file(arguments.file, stdin, "input")
+    except UsageError as error:  # a file that cannot be read
+        raise _usage(str(error)) from None
+    except _strict_json.JSONInputError as error:
+        raise Refused(EXIT_FAIL, [one_line(error)], unreadable(error)) from None
+    if not isinstance(document, dict) or document.get("mode", "blocks") != "blocks":  # the input's fault, as in check
+        message = "compose needs a JSON object in mode blocks (see examples/refund-case.json)"
+        raise Refused(EXIT_FAIL, [message], {"ok": False, "error": message})
+    if "mode" not in document and "blocks" not in document and "errors" not in (other := evaluate(document)):
+        # Another mode's input without its "mode" (a relevance one, say): say what it is, not
+        # only that every key of it is unknown in mode blocks.
+        message = (f"compose needs an input in mode blocks; this is a valid {other['mode']} input "
+                   "(check it with `context-budget check`; see examples/refund-case.json for compose)")
+        raise Refused(EXIT_FAIL, [message], {"ok": False, "error": message})
+    return document
+
+
+def _settings(arguments: argparse.Namespace, document: dict, stdin: IO, environ: Mapping[str, str]) -> dict:
+    """The effective settings for this input; Refused listing every problem."""
+    config = None
+    if arguments.config is not None:
+        try:
+            config = read_json_file(arguments.config, stdin, "config", too_large_hint="a config holds a few settings")
+        except UsageError as error:
+            raise _usage(str(error)) from None
+        except _strict_json.JSONInputError as error:
+            raise Refused(EXIT_USAGE, [one_line(error)], unreadable(error)) from None
+    try:
+        return effective_settings(document.get("window", NO_WINDOW), config, environ)
+    except SettingsError as error:
+        lines = [f"settings: {problem}" for problem in error.problems]
+        raise Refused(EXIT_USAGE, lines, {"ok": False, "error": "settings: " + "; ".join(error.problems)}) from None
+
+
+def _required_overflow_advice(report: dict, window: dict) -> str:
+    """What to change when the required blocks do not fit: every window number, with the value that would do."""
+    need = sum(row["tokens"] for row in report["trace"] if row["required"])
+    short = need - report["available"]
+    context, reserved, fixed = (window[key] for key in WINDOW_KEYS)
+    if context + short <= MAX_SAFE_INTEGER:
+        ways = [f"raise context_tokens from {context} to at least {context + short}"]
+    else:  # past the largest count a setting takes
+        ways = [f"raise context_tokens (now {context}; it alone cannot free {short} within 2^53-1)"]
+    for key, value in (("reserved_output_tokens", reserved), ("fixed_prompt_tokens", fixed)):
+        if value >= short:
+            ways.append(f"lower {key} from {value} to at most {value - short}")
+        else:
+            ways.append(f"lower {key} (now {value}; it alone cannot free {short})")
+    ways.append(f"shorten the required blocks by {short} tokens")
+    return (
+        f"context-budget: budgeting failed: the required blocks need {need} tokens but {report['available']} are available "
+        f"(context_tokens {context} - reserved_output_tokens {reserved} - fixed_prompt_tokens {fixed}): {short} short.\n"
+        f"  To fix it: {'; or '.join(ways)}.\n"
+        "  Window numbers come from the input's window, --config FILE, or CONTEXT_BUDGET_<KEY> variables (later wins).\n"
+    )

@@ -1,0 +1,29 @@
+"""``context-budget count``: the number of tokens in a text."""
+
+from __future__ import annotations
+
+import argparse
+from typing import IO
+
+from .. import tokenizers
+from ._exits import EXIT_FAIL, EXIT_PASS, UsageError
+from ._input import read_input
+from ._ticker import Ticker, size
+
+
+def run(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[str]) -> int:
+    """The token count of the file's text exactly as it is (line endings and a BOM included)."""
+    data = read_input(arguments.file, stdin, "count a smaller file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        what = "standard input" if arguments.file == "-" else arguments.file
+        raise UsageError(f"cannot read {what}: not UTF-8 text (byte 0x{data[error.start]:02x} at offset {error.start})") from None
+    try:
+        with Ticker(stderr, f"counting the tokens of {size(len(data))}"):
+            tokens = tokenizers.count_tokens(text, arguments.tokenizer)
+    except tokenizers.TokenizerUnavailable as error:
+        stderr.write(f"context-budget: {error}\n")
+        return EXIT_FAIL
+    stdout.write(f"{tokens}\n")
+    return EXIT_PASS
