@@ -8,7 +8,8 @@ import difflib
 import sys
 from typing import IO
 
-from .. import __version__, _tokenizer
+from .. import __version__
+from ..tokenizers import TOKENIZERS
 from ._exits import EXIT_USAGE, Exit
 from ._settings import DEFAULTS
 
@@ -120,7 +121,7 @@ def parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
 
     count = commands.add_parser("count", help="print the number of tokens in a text (exact for OpenAI's encodings)")
     count.add_argument("file", nargs="?", default=None, metavar="FILE|-", help="a UTF-8 text file, or - for standard input (the default when text is piped)")
-    count.add_argument("--tokenizer", default="o200k_base", choices=_tokenizer.TOKENIZERS,
+    count.add_argument("--tokenizer", default="o200k_base", choices=TOKENIZERS,
                        help="o200k_base (GPT-4o and later, the default), cl100k_base (GPT-4, GPT-3.5) or estimate (a heuristic)")
 
     serve = commands.add_parser("serve", help="serve the web page on 127.0.0.1, offline")
