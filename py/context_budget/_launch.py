@@ -1,8 +1,9 @@
 """The process's way in (the ``context-budget`` script and ``python -m context_budget``).
 
-The command's modules take a few tens of milliseconds to import; Ctrl+C during that time
-would end the process with Python's traceback. Here it ends it as Ctrl+C during a run
-does: quietly, with exit code 130.
+The command line's modules take milliseconds to import; Ctrl+C during that time would end
+the process with Python's traceback. Here it ends it as Ctrl+C during a run does: quietly,
+with exit code 130. (What runs before this function, Python's own start-up and the
+package's ``__init__``, is Python's to interrupt.)
 """
 
 
