@@ -105,6 +105,11 @@ def parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
         help="with --jsonl: check the lines in N processes (0: one per core); envelopes stay in input order",
     )
     check.add_argument(
+        "--claim", default=None, metavar="FILE|-",
+        help="judge the claim in FILE (a JSON object such as {\"selected\": [ids]}; - for standard input) "
+        "against the input, replacing any claim the input has",
+    )
+    check.add_argument(
         "--format", choices=("json", "text"), default=None,
         help="json: the envelope (the default when the output is not a terminal); text: what a person reads "
         "(the default on a terminal): summary, checks, kept and left-out items with reasons",

@@ -64,7 +64,8 @@ def shortened(summary: str) -> str:
 
 
 def report_text(report: dict) -> str:
-    lines = [f"{'PASS' if report['pass'] else 'FAIL'}  {shortened(report['summary'])}"]
+    lines = _claim_lines(report.get("claim"))
+    lines.append(f"{'PASS' if report['pass'] else 'FAIL'}  {shortened(report['summary'])}")
     mode = report.get("mode")
     if "errors" in report:
         count = len(report["errors"])
@@ -92,6 +93,20 @@ def report_text(report: dict) -> str:
         lines += _rows(left_out, unit, report)
     lines += _beyond(report)
     return _joined(lines)
+
+
+def _claim_lines(claim: object) -> list[str]:
+    """The claim's verdict, before the report: whether it holds, and each failure's check and detail."""
+    if not isinstance(claim, dict):
+        return []
+    failures = claim["failures"]
+    if claim["pass"]:
+        return ["CLAIM HOLDS  it is the selection the rule makes", ""]
+    lines = [f"CLAIM FAILS  {plural(len(failures), 'failure')}"]
+    lines += [f"  {failure['check']}: {failure['detail']}" for failure in failures[:MAX_ROWS]]
+    if len(failures) > MAX_ROWS:
+        lines.append(f"  … and {len(failures) - MAX_ROWS} more (--format json lists them all)")
+    return lines + [""]
 
 
 def _unit(report: dict) -> str:

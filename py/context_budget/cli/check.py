@@ -9,9 +9,9 @@ from .. import _strict_json, batch
 from .._envelope import envelope_of, unreadable
 from .._evaluate import evaluate
 from ._exits import EXIT_FAIL, EXIT_PASS, UsageError
-from ._input import open_lines, read_input
+from ._input import open_lines, read_input, read_json_file
 from ._report_text import envelope_text
-from ._streams import AsciiJSON, is_terminal, json_line, printable, writes_utf8
+from ._streams import AsciiJSON, is_terminal, json_line, one_line, printable, writes_utf8
 from ._ticker import Ticker, size
 
 
@@ -19,18 +19,52 @@ def run(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[st
     output = _output_format(arguments, stdout)
     if arguments.jobs is not None and not arguments.jsonl:  # even --jobs 1, the default: it says --jsonl was meant
         raise UsageError("check: --jobs spreads the lines of --jsonl over processes; add --jsonl")
+    _refuse_claim_usage(arguments)
     if arguments.jsonl:
         return _check_lines(arguments.file, stdin, stdout, stderr, 1 if arguments.jobs is None else arguments.jobs)
     data = read_input(arguments.file, stdin)
+    claim = _NO_CLAIM
+    if arguments.claim is not None:
+        try:
+            claim = _claim(arguments.claim, stdin, stderr)
+        except _strict_json.JSONInputError as error:  # part of the input: exit 1, as for an input that is not JSON
+            stderr.write(f"context-budget: {one_line(error)}\n")
+            return EXIT_FAIL
     with Ticker(stderr, f"checking {size(len(data))}"):
-        envelope = _envelope(data)
+        envelope = _envelope(data, claim)
     with Ticker(stderr, "writing the report"):  # the text is made first, then written: the ticker is gone by then
         said = printable(envelope_text(envelope)) if output == "text" else json_line(envelope, stdout, arguments.indent)
     stdout.write(said)  # ids from the input must not drive the terminal: printable() above
     return EXIT_PASS if envelope["ok"] else EXIT_FAIL
 
 
-def _envelope(data: bytes) -> dict:
+_NO_CLAIM = object()
+
+
+def _refuse_claim_usage(arguments: argparse.Namespace) -> None:
+    """--claim where it cannot apply, before anything is read."""
+    if arguments.claim is None:
+        return
+    if arguments.claim == "":  # an unset variable, say: a claim asked for is never skipped unsaid
+        raise UsageError("check --claim needs a file name (or - for standard input), got an empty one")
+    if arguments.jsonl:
+        raise UsageError("check: --claim joins one claim to one input; with --jsonl, put each line's claim in it")
+    if arguments.claim == "-" and arguments.file == "-":
+        raise UsageError("check cannot read both the input and --claim from standard input: give one of them as a file")
+
+
+def _claim(name: str, stdin: IO, stderr: IO[str]) -> object:
+    """The JSON value in the --claim file; UsageError when it cannot be read, JSONInputError when it is not JSON."""
+    if name == "-" and is_terminal(stdin):
+        stderr.write("context-budget: reading the claim from the terminal; end it with Ctrl+D on a line of its own (Ctrl+Z, Enter on Windows)\n")
+        stderr.flush()
+    try:
+        return read_json_file(name, stdin, "claim", too_large_hint="a claim is a list of ids")
+    except UsageError as error:  # "cannot read NAME: ...": say it was the claim's file
+        raise UsageError(f"check --claim: {error}") from None
+
+
+def _envelope(data: bytes, claim: object = _NO_CLAIM) -> dict:
     try:
         document = _strict_json.loads(_strict_json.decode_utf8(data))
     except _strict_json.JSONInputError as error:
@@ -38,6 +72,8 @@ def _envelope(data: bytes) -> dict:
         if error.after_value and error.column == 1:  # a second value at the start of a line: a JSONL file, most likely
             envelope["error"] += " (one JSON input per line? check --jsonl reads them)"
         return envelope
+    if claim is not _NO_CLAIM and isinstance(document, dict):  # it replaces a claim the input has, in its place
+        document = {**document, "claim": claim}
     return envelope_of(evaluate(document))
 
 
