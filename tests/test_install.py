@@ -21,9 +21,11 @@ def installed(tmp_path_factory):
     base = tmp_path_factory.mktemp("install")
     source = base / "source"
     source.mkdir()
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
+    for name in ("pyproject.toml", "setup.py", "MANIFEST.in", "package.json", "README.md", "LICENSE"):
         shutil.copy2(ROOT / name, source / name)
-    shutil.copytree(ROOT / "py", source / "py", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    for name in ("py", "LICENSES", "web", "examples", "fixtures"):
+        shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    (source / "node_modules").symlink_to(ROOT / "node_modules")  # the wheel carries the rank files and Pyodide (setup.py)
     environment = base / "venv"
     venv.EnvBuilder(with_pip=True, clear=True).create(environment)
     python = environment / "bin" / "python"

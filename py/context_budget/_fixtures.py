@@ -70,7 +70,30 @@ def run_case(path: Path, name: str) -> Outcome:
     except (OSError, ValueError) as error:
         return Outcome(name, False, f"cannot load: {error}")
     difference = first_difference(case["expected"], evaluate(case["input"]))
+    if difference is not None:
+        difference += "".join(f"; {reason}" for reason in _missing_tokenizer_data(case["input"]))
     return Outcome(name, difference is None, difference or "")
+
+
+def _missing_tokenizer_data(value: object) -> list[str]:
+    """Why each exact tokenizer the input names cannot count (its rank file is missing or wrong), if any:
+    a failure caused by missing data says so, not only ``$.pass``."""
+    import json
+
+    from .tokenizers import ENCODINGS, TokenizerUnavailable
+
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return []
+    reasons = []
+    for name, encoding in ENCODINGS.items():
+        if f'"{name}"' in text:
+            try:
+                encoding.load()
+            except TokenizerUnavailable as error:
+                reasons.append(str(error))
+    return reasons
 
 
 def _kind(value: object) -> str:

@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 from .._errors import ContextBudgetError
-from .bundle import cache_control, content_of, project_root, site_map
+from .bundle import PACKAGE_DIR, cache_control, content_of, page_sources, site_map
 
 GENERATOR = "context-budget build-site"
 MANIFEST = "manifest.json"
@@ -34,10 +34,11 @@ def build_site(directory: Path, root: Path | None = None, force: bool = False, s
     # The serve command's Cache-Control, per file, for static hosts that read a `_headers`
     # file (Netlify, Cloudflare Pages); other servers ignore it and the page works the same.
     files["_headers"] = "".join(f"/{url_path}\n  Cache-Control: {cache_control(url_path)}\n" for url_path in ["", *files]).encode()
-    source = project_root() if root is None else root
-    for folder in ("web", "py", "node_modules", "fixtures"):
-        if directory.resolve().is_relative_to((source / folder).resolve()):
-            raise TargetError(f"{directory} is inside the page's own sources ({source / folder}): the next build would copy the site into itself")
+    sources = page_sources(root)
+    source = sources.root
+    for folder in (sources.web, sources.pyodide, sources.fixtures, source / "py", source / "node_modules", PACKAGE_DIR):
+        if directory.resolve().is_relative_to(folder.resolve()):
+            raise TargetError(f"{directory} is inside the page's own sources ({folder}): the next build would copy the site into itself")
     previous = _plan_target(directory, files, force)
     digests = {url_path: hashlib.sha256(content_of(entry)).hexdigest() for url_path, entry in files.items()}
     try:

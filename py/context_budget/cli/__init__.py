@@ -1,7 +1,7 @@
 """The command line: ``run(argv, stdin, stdout, stderr) -> exit code``; ``main`` wires it to the process.
 
 Each command is a module of its own (``check``, ``count``, ``compose``, ``fixtures``,
-``serve``, ``build_site``); the exit codes are in ``_exits`` (the README has the table).
+``examples``, ``serve``, ``build_site``); the exit codes are in ``_exits`` (the README has the table).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import IO, Mapping, Sequence
 
-from . import build_site, check, compose, count, fixtures, serve
+from . import build_site, check, compose, count, examples, fixtures, serve
 from ._arguments import EXAMPLES, parse
 from ._arguments import parser as _parser
 from ._exits import EXIT_FAIL, EXIT_USAGE, Exit, OutputFailed, UsageError
@@ -31,6 +31,10 @@ def run(argv: Sequence[str], stdin: IO, stdout: IO[str], stderr: IO[str], enviro
     try:
         arguments = parse(parser, list(argv))
         command = arguments.command
+        if getattr(arguments, "example", None) is not None:
+            if arguments.file is not None:
+                raise UsageError(f"{command}: give a FILE or --example, not both")
+            arguments.file = examples.example_path(arguments.example)
         if getattr(arguments, "file", None) == "":  # an unset variable, say: never guess what was meant
             raise UsageError(f"{command} needs a file name (or - for standard input), got an empty one")
         if getattr(arguments, "file", "") is None:
@@ -45,8 +49,21 @@ def run(argv: Sequence[str], stdin: IO, stdout: IO[str], stderr: IO[str], enviro
             return compose.run(arguments, stdin, stdout, stderr, os.environ if environ is None else environ)
         if command == "count":
             return count.run(arguments, stdin, stdout, stderr)
+        if command == "examples":
+            return examples.run(arguments.write, stdout)
         if command == "serve":
             return serve.run(arguments.port, arguments.verbose, stdout, stderr)
+        if command == "fixtures" and arguments.shipped:
+            if arguments.directory is not None:
+                raise UsageError("fixtures: give a DIR|FILE or --shipped, not both")
+            arguments.directory = str(examples.shipped("fixtures"))
+        if command == "fixtures" and arguments.directory is None:
+            if not Path("fixtures").is_dir():
+                raise UsageError(
+                    "fixtures needs a directory of cases or one case file (there is no ./fixtures here): "
+                    "give one, or run the package's own cases with --shipped"
+                )
+            arguments.directory = "fixtures"
         if arguments.directory == "":  # Path("") is the current directory: never guess it
             raise UsageError(f"{command} needs a directory name, got an empty one")
         if command == "build-site":

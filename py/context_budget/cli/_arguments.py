@@ -16,15 +16,18 @@ from ._settings import DEFAULTS
 # One example per command: `context-budget` alone and `--help` list them, so a newcomer
 # sees a working command line for each.
 EXAMPLES = {
-    "check": "context-budget check examples/refund-case.json",
-    "fixtures": "context-budget fixtures fixtures/",
-    "compose": "context-budget compose examples/refund-case.json",
-    "count": "context-budget count README.md --tokenizer o200k_base",
+    "check": "context-budget check --example refund-case",
+    "fixtures": "context-budget fixtures --shipped",
+    "compose": "context-budget compose --example refund-case",
+    "count": "context-budget count --example refund-case --tokenizer o200k_base",
+    "examples": "context-budget examples --write context-budget-examples",
     "serve": "context-budget serve --port 0",
     "build-site": "context-budget build-site /tmp/context-budget-site",
 }
 
 MAX_INDENT = 16
+CONTRACT_URL = "https://github.com/context-budget/context-budget/blob/main/docs/contract.md"  # pyproject's Documentation
+EXAMPLE_HELP = "a shipped example input instead of FILE (context-budget examples lists them)"
 MAX_JOBS = 256
 
 
@@ -67,7 +70,7 @@ def _examples_text() -> str:
     width = max(map(len, EXAMPLES))
     lines = [f"  {name:<{width}}  {example}" for name, example in EXAMPLES.items()]
     return "examples (one per command):\n" + "\n".join(lines) + (
-        "\n\nThe contract, every mode and the exit codes: docs/contract.md in the repository."
+        f"\n\nThe contract, every mode and the exit codes: docs/contract.md ({CONTRACT_URL})."
     )
 
 
@@ -98,6 +101,7 @@ def parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="evaluate one JSON input and print the report in an envelope")
     check.add_argument("file", nargs="?", default=None, metavar="FILE|-", help="input file, or - for standard input (the default when input is piped)")
+    check.add_argument("--example", metavar="NAME", help=EXAMPLE_HELP)
     check.add_argument("--indent", type=_bounded_int(0, MAX_INDENT, "--indent"), default=None, metavar="N", help=f"pretty-print the JSON output with N spaces (0 to {MAX_INDENT})")
     check.add_argument("--jsonl", action="store_true", help="one JSON input per line in, one envelope per line out (streaming)")
     check.add_argument(
@@ -116,18 +120,24 @@ def parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
     )
 
     fixtures = commands.add_parser("fixtures", help="run every fixture case in DIR (or one case FILE) and compare the full reports")
-    fixtures.add_argument("directory", nargs="?", default="fixtures", metavar="DIR|FILE", help="fixture directory (default: ./fixtures), or one case file")
+    fixtures.add_argument("directory", nargs="?", default=None, metavar="DIR|FILE", help="fixture directory (default: ./fixtures when there is one), or one case file")
+    fixtures.add_argument("--shipped", action="store_true", help="run the fixture cases shipped with the package (the page's)")
 
     compose = commands.add_parser("compose", help="pack a blocks input, print the composed prompt and the packing report")
     compose.add_argument("file", nargs="?", default=None, metavar="FILE|-", help="a blocks input, or - for standard input (the default when input is piped)")
+    compose.add_argument("--example", metavar="NAME", help=EXAMPLE_HELP)
     compose.add_argument("--config", metavar="FILE", help=f"JSON settings: {', '.join(DEFAULTS)}")
     compose.add_argument("--call-model", action="store_true", help="post the prompt to the OpenAI-compatible model server in the settings")
     compose.add_argument("--json", action="store_true", help="print the report envelope as JSON instead of text")
 
     count = commands.add_parser("count", help="print the number of tokens in a text (exact for OpenAI's encodings)")
     count.add_argument("file", nargs="?", default=None, metavar="FILE|-", help="a UTF-8 text file, or - for standard input (the default when text is piped)")
+    count.add_argument("--example", metavar="NAME", help="count the text of a shipped example input's file instead of FILE")
     count.add_argument("--tokenizer", default="o200k_base", choices=TOKENIZERS,
                        help="o200k_base (GPT-4o and later, the default), cl100k_base (GPT-4, GPT-3.5) or estimate (a heuristic)")
+
+    examples = commands.add_parser("examples", help="list the example inputs and fixture cases shipped with the package, or copy them")
+    examples.add_argument("--write", metavar="DIR", help="write them into DIR/examples/ and DIR/fixtures/ (never over an existing file)")
 
     serve = commands.add_parser("serve", help="serve the web page on 127.0.0.1, offline")
     serve.add_argument("--port", type=_bounded_int(0, 65535, "--port"), default=8000, metavar="N", help="port (default 8000; 0 picks a free one)")

