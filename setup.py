@@ -7,7 +7,8 @@
 - ``pyodide/``: Pyodide's runtime files that the page serves (``PYODIDE_FILES`` in
   ``_site/bundle.py``) and its ``package.json``, exactly as the pinned npm package ships them,
   with Pyodide's license (MPL-2.0);
-- ``web/``, ``examples/``, ``fixtures/``: the page, the examples and the fixture cases.
+- ``web/``, ``examples/``, ``fixtures/``, ``docs/``: the page, the examples, the fixture cases and
+  the manual (``--help`` names the installed contract).
 
 They are read from ``node_modules/`` (``npm ci``) in a checkout and from the same paths in an
 sdist, which carries a copy (``MANIFEST.in``). A build that cannot find them stops and says how
@@ -84,7 +85,7 @@ def data_files():
     for file_name in (*pyodide_files(), "package.json"):
         need(os.path.join(PYODIDE, file_name), f"pyodide/{file_name}")
     need(os.path.join("LICENSES", "pyodide-MPL-2.0.txt"), "pyodide/LICENSE")
-    for folder, suffixes in (("web", None), ("examples", None), ("fixtures", (".json",))):
+    for folder, suffixes in (("web", None), ("examples", None), ("fixtures", (".json",)), ("docs", (".md",))):
         for directory, subdirectories, names in os.walk(os.path.join(HERE, folder)):
             subdirectories[:] = sorted(d for d in subdirectories if d != "__pycache__")
             for file_name in sorted(names):

@@ -23,7 +23,7 @@ def installed(tmp_path_factory):
     source.mkdir()
     for name in ("pyproject.toml", "setup.py", "MANIFEST.in", "package.json", "README.md", "LICENSE"):
         shutil.copy2(ROOT / name, source / name)
-    for name in ("py", "LICENSES", "web", "examples", "fixtures"):
+    for name in ("py", "LICENSES", "web", "examples", "fixtures", "docs"):
         shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     (source / "node_modules").symlink_to(ROOT / "node_modules")  # the wheel carries the rank files and Pyodide (setup.py)
     environment = base / "venv"

@@ -148,7 +148,8 @@ def test_the_help_examples_and_the_shipped_cases_work_from_the_install(installed
     assert again.returncode == 2 and "nothing written" in again.stderr
     bare = subprocess.run([str(command), "fixtures"], capture_output=True, text=True, cwd=work, env=env, timeout=60)
     assert bare.returncode == 2 and bare.stderr.count("\n") == 1 and "--shipped" in bare.stderr
-    assert "docs/contract.md (https://" in run([command, "--help"], work, env).stdout
+    contract = run([command, "--help"], work, env).stdout.rsplit("exit codes: ", 1)[1].strip()
+    assert contract.endswith("context_budget/_data/docs/contract.md") and "## Claims" in Path(contract).read_text()
 
 
 def test_a_case_that_cannot_count_names_the_missing_rank_file(installed, tmp_path):

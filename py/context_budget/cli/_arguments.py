@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import sys
+from pathlib import Path
 from typing import IO
 
 from .. import __version__
@@ -26,7 +27,6 @@ EXAMPLES = {
 }
 
 MAX_INDENT = 16
-CONTRACT_URL = "https://github.com/context-budget/context-budget/blob/main/docs/contract.md"  # pyproject's Documentation
 EXAMPLE_HELP = "a shipped example input instead of FILE (context-budget examples lists them)"
 MAX_JOBS = 256
 
@@ -70,8 +70,17 @@ def _examples_text() -> str:
     width = max(map(len, EXAMPLES))
     lines = [f"  {name:<{width}}  {example}" for name, example in EXAMPLES.items()]
     return "examples (one per command):\n" + "\n".join(lines) + (
-        f"\n\nThe contract, every mode and the exit codes: docs/contract.md ({CONTRACT_URL})."
+        f"\n\nThe contract, every mode and the exit codes: {_contract()}"
     )
+
+
+def _contract() -> str:
+    """Where the contract is to be read: the installed package's copy, or the checkout's."""
+    package = Path(__file__).resolve().parent.parent
+    for path in (package / "_data" / "docs" / "contract.md", package.parent.parent / "docs" / "contract.md"):
+        if path.is_file():
+            return str(path)
+    return "docs/contract.md, in the project's source"
 
 
 def _bounded_int(low: int, high: int, what: str):
