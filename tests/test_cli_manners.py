@@ -429,7 +429,7 @@ class Terminal(io.StringIO):
 @pytest.mark.parametrize("argv, slow, what", [
     (["compose", "examples/refund-case.json", "--call-model"], "context_budget.cli._chat.call_model", "waiting for the model at http://localhost:12"),
     (["count", "README.md"], "context_budget.tokenizers.count_tokens", "counting the tokens of"),
-    (["check", "examples/refund-case.json"], "context_budget.cli.check.evaluate", "checking"),
+    (["check", "examples/refund-case.json"], "context_budget.cli.check.evaluate_with_problems", "checking"),
     (["check", "examples/refund-case.json"], "context_budget.cli.check.envelope_text", "writing the report"),
 ])
 def test_a_slow_step_shows_its_seconds_on_a_terminal_and_wipes_them(monkeypatch, argv, slow, what):

@@ -9,7 +9,6 @@ window's budget was spent.
 
 from __future__ import annotations
 
-import re
 
 from .._values import plural
 
@@ -30,11 +29,12 @@ _REASON_WORDS = {
 }
 
 
-def envelope_text(envelope: dict) -> str:
-    """The ``check`` envelope as text: a JSON error alone, or the report."""
+def envelope_text(envelope: dict, problem_total: int | None = None) -> str:
+    """The ``check`` envelope as text: a JSON error alone, or the report. ``problem_total``: how
+    many problems an invalid input has in all (its report lists at most 50)."""
     if "result" not in envelope:
         return f"FAIL  {_one_line(envelope['error'])}\n"
-    return report_text(envelope["result"])
+    return report_text(envelope["result"], problem_total)
 
 
 def _one_line(text: str) -> str:
@@ -63,7 +63,7 @@ def shortened(summary: str) -> str:
     return f"{summary[:head]}, … {hidden:,} more …, {summary[tail + 2:]}"
 
 
-def report_text(report: dict) -> str:
+def report_text(report: dict, problem_total: int | None = None) -> str:
     lines = _claim_lines(report.get("claim"))
     lines.append(f"{'PASS' if report['pass'] else 'FAIL'}  {shortened(report['summary'])}")
     mode = report.get("mode")
@@ -71,7 +71,7 @@ def report_text(report: dict) -> str:
         count = len(report["errors"])
         lines.append(f"mode {mode}: the input is not valid ({count} problem{'s' if count != 1 else ''} listed)" if mode else "the input is not valid")
         lines += [f"  {error['path']}: {error['message']}" for error in report["errors"]]
-        total = _problem_total(report)
+        total = count if problem_total is None else problem_total
         if total > count:
             lines.append(f"  … and {total - count} more not listed ({total} in all)")
         return _joined(lines)
@@ -164,13 +164,6 @@ def _rows(rows: list, unit: str, report: dict) -> list[str]:
     if len(rows) > MAX_ROWS:
         lines.append(f"  … and {len(rows) - MAX_ROWS} more (--format json lists them all)")
     return lines
-
-
-def _problem_total(report: dict) -> int:
-    """How many problems the input has: the input check's detail says so when more than are listed."""
-    detail = report["checks"][0].get("detail", "") if report.get("checks") else ""
-    found = re.search(r"\(and (\d+) more problems?(?:, listed in errors|; the first \d+ are listed in errors)\)$", detail)  # its own tail, never the input's words
-    return 1 + int(found.group(1)) if found else len(report["errors"])
 
 
 def _sum(value: object) -> str:

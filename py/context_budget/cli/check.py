@@ -7,7 +7,7 @@ from typing import IO
 
 from .. import _strict_json, batch
 from .._envelope import envelope_of, unreadable
-from .._evaluate import evaluate
+from .._evaluate import evaluate_with_problems
 from ._exits import EXIT_FAIL, EXIT_PASS, UsageError
 from ._input import open_lines, read_input, read_json_file
 from ._report_text import envelope_text
@@ -31,9 +31,9 @@ def run(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[st
             stderr.write(f"context-budget: {one_line(error)}\n")
             return EXIT_FAIL
     with Ticker(stderr, f"checking {size(len(data))}"):
-        envelope = _envelope(data, claim)
+        envelope, problem_total = _envelope(data, claim)
     with Ticker(stderr, "writing the report"):  # the text is made first, then written: the ticker is gone by then
-        said = printable(envelope_text(envelope)) if output == "text" else json_line(envelope, stdout, arguments.indent)
+        said = printable(envelope_text(envelope, problem_total)) if output == "text" else json_line(envelope, stdout, arguments.indent)
     stdout.write(said)  # ids from the input must not drive the terminal: printable() above
     return EXIT_PASS if envelope["ok"] else EXIT_FAIL
 
@@ -64,17 +64,19 @@ def _claim(name: str, stdin: IO, stderr: IO[str]) -> object:
         raise UsageError(f"check --claim: {error}") from None
 
 
-def _envelope(data: bytes, claim: object = _NO_CLAIM) -> dict:
+def _envelope(data: bytes, claim: object = _NO_CLAIM) -> tuple[dict, int | None]:
+    """The envelope, and for an invalid input how many problems it has in all."""
     try:
         document = _strict_json.loads(_strict_json.decode_utf8(data))
     except _strict_json.JSONInputError as error:
         envelope = unreadable(error)
         if error.after_value and error.column == 1:  # a second value at the start of a line: a JSONL file, most likely
             envelope["error"] += " (one JSON input per line? check --jsonl reads them)"
-        return envelope
+        return envelope, None
     if claim is not _NO_CLAIM and isinstance(document, dict):  # it replaces a claim the input has, in its place
         document = {**document, "claim": claim}
-    return envelope_of(evaluate(document))
+    report, problems = evaluate_with_problems(document)
+    return envelope_of(report), None if problems is None else len(problems)
 
 
 def _output_format(arguments: argparse.Namespace, stdout: IO[str]) -> str:
