@@ -14,8 +14,8 @@ from ..tokenizers import TOKENIZERS
 from ._exits import EXIT_USAGE, Exit
 from ._settings import DEFAULTS
 
-# One example per command: `context-budget` alone and `--help` list them, so a newcomer
-# sees a working command line for each.
+# One example per command: `context-budget` alone and `--help` list them, so whoever
+# runs the command for the first time sees a working command line for each.
 EXAMPLES = {
     "check": "context-budget check --example refund-case",
     "fixtures": "context-budget fixtures --shipped",
