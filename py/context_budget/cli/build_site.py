@@ -20,6 +20,7 @@ def run(directory: Path, force: bool, stdout: IO[str], stderr: IO[str]) -> int:
     except writer.TargetError as error:  # the directory cannot be used as it is: bad usage
         raise UsageError(str(error)) from None
     size = sum((directory / name).stat().st_size for name in digests)
-    stdout.write(f"Wrote {len(digests)} files ({size / 1e6:.1f} MB) and manifest.json to {directory}\n")
-    stdout.write(f"Serve it with any static server, for example: python3 -m http.server -d {directory}\n")
+    shown = one_line(directory)  # its name may hold escape sequences, as in the errors
+    stdout.write(f"Wrote {len(digests)} files ({size / 1e6:.1f} MB) and manifest.json to {shown}\n")
+    stdout.write(f"Serve it with any static server, for example: python3 -m http.server -d {shown}\n")
     return EXIT_PASS
