@@ -19,6 +19,10 @@ def run(directory: Path, force: bool, stdout: IO[str], stderr: IO[str]) -> int:
         return EXIT_FAIL
     except writer.TargetError as error:  # the directory cannot be used as it is: bad usage
         raise UsageError(str(error)) from None
+    except OSError as error:  # a name too long, a directory that cannot be entered: bad usage too
+        raise UsageError(f"build-site: cannot use {directory}: {error.strerror or error}") from None
+    except RecursionError:
+        raise UsageError(f"build-site: cannot use {directory}: its folders are nested too deep") from None
     size = sum((directory / name).stat().st_size for name in digests)
     shown = one_line(directory)  # its name may hold escape sequences, as in the errors
     stdout.write(f"Wrote {len(digests)} files ({size / 1e6:.1f} MB) and manifest.json to {shown}\n")
