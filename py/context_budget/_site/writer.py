@@ -38,6 +38,11 @@ def build_site(directory: Path, root: Path | None = None, force: bool = False, s
     for folder in ("web", "py", "node_modules", "fixtures"):
         if directory.resolve().is_relative_to((source / folder).resolve()):
             raise TargetError(f"{directory} is inside the page's own sources ({source / folder}): the next build would copy the site into itself")
+    target = directory.resolve()
+    if target == source.resolve() or (target / "py" / "context_budget").is_dir() or any(
+            isinstance(entry, Path) and (target / url_path).resolve() == entry.resolve() for url_path, entry in files.items()):
+        # Its site files (fixtures/index.json, py/context_budget-*.json) would land among the sources.
+        raise TargetError(f"{directory} holds the page's sources (a context-budget checkout): the site would be written into them; give another directory")
     previous = _plan_target(directory, files, force)
     digests = {url_path: hashlib.sha256(content_of(entry)).hexdigest() for url_path, entry in files.items()}
     try:
