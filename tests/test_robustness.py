@@ -46,7 +46,7 @@ FUZZ = settings(max_examples=int(os.environ.get("ROBUSTNESS_EXAMPLES", "150")), 
 
 
 def test_the_contract_table_has_the_exit_codes():
-    assert DOCUMENTED_EXIT_CODES == {0, 1, 2, 130} and RUN_EXIT_CODES == {0, 1, 2}
+    assert DOCUMENTED_EXIT_CODES == {0, 1, 2, 3, 130} and RUN_EXIT_CODES == {0, 1, 2, 3}  # 3: a --jobs worker killed
 
 
 # ---------------------------------------------------------------- 1. the CLI fuzz

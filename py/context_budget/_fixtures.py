@@ -10,6 +10,9 @@ from ._evaluate import evaluate
 from ._values import child_path, json_text, preview
 
 FIXTURE_KEYS = {"description", "input", "expected"}
+# A case is read whole, at most this much (check's own cap on an input): a larger file, even a
+# sparse one of 300 GB, is refused without reading it.
+MAX_CASE_BYTES = 256 * 1024 * 1024
 
 
 class Outcome(NamedTuple):
@@ -47,7 +50,11 @@ _INPUT_KEYS = ("mode", "budget", "items", "blocks", "passages", "messages", "lim
 
 def load(path: Path) -> dict:
     """A fixture file's content, or ``ValueError`` saying what is wrong with it."""
-    case = _strict_json.loads(_strict_json.decode_utf8(path.read_bytes()))
+    with open(path, "rb") as handle:
+        data = handle.read(MAX_CASE_BYTES + 1)
+    if len(data) > MAX_CASE_BYTES:
+        raise ValueError(f"larger than {MAX_CASE_BYTES >> 20} MiB (each case must be smaller)")
+    case = _strict_json.loads(_strict_json.decode_utf8(data))
     if not isinstance(case, dict):
         raise ValueError(f"a fixture is an object with keys description, input, expected; got {preview(case)}")
     unknown = [json_text(key) for key in case if key not in FIXTURE_KEYS]

@@ -21,8 +21,8 @@ An exact 0/1 knapsack, cheap on the requests users send (a few hundred items):
    is the one a reconstruction in ordinal order would give (take each item whenever an
    optimum allows it).
 5. After ``work_bound`` search nodes, a dynamic program over the core finishes the job
-   when the whole problem has at most ``DP_CELLS`` cells (so small inputs are always
-   exact); beyond both, and for more than ``EXACT_ITEMS`` candidates, the report gives the
+   when the whole problem has at most ``DP_CELLS`` cells and its table at most
+   ``DP_BYTES`` bytes (so small inputs are always exact); beyond these, and for more than ``EXACT_ITEMS`` candidates, the report gives the
    fractional bound (``exact: false``), never a guess presented as exact.
 
 Items are given as columns (``ids``, ``costs``, ``values``) and chosen by position.
@@ -45,6 +45,10 @@ WORK_BOUND = 20_000
 # whole problem has at most this many cells (items x (capacity + 1)): the inputs the
 # project always solved exactly stay exact. Run on the core only, so at most this.
 DP_CELLS = 2_000_000
+# And when its table holds at most this many bytes: each cell is a pointer and an integer
+# as wide as the core's gains, which carry one tie-breaking bit per core item, so 2,000,000
+# cells of a 10,000-item core would take over a gigabyte. Past it: the sound bound.
+DP_BYTES = 96 << 20
 
 
 # Up to this many items the search runs on all of them, without the reduction.
@@ -305,7 +309,7 @@ def _core_search(gains: list[int], weights: list[int], capacity: int, ordinal: l
     found = _branch_and_bound(gains, weights, capacity, work_bound)
     if isinstance(found, list):
         return list(map(order.__getitem__, found))
-    if table_allowed:
+    if table_allowed and _table_bytes(gains, capacity) <= DP_BYTES:
         return list(map(order.__getitem__, _dynamic_program(gains, weights, capacity)))
     return found
 
@@ -358,6 +362,13 @@ def _branch_and_bound(gains: list[int], weights: list[int], capacity: int, work_
         value -= gains[last]
         room += weights[last]
         start = last + 1
+
+
+def _table_bytes(gains: list[int], capacity: int) -> int:
+    """What the dynamic program's table may take at most: a pointer and an integer (a 28-byte
+    header and 4 bytes per 30 bits) per cell."""
+    widest = max(map(int.bit_length, gains), default=0) + 1
+    return (len(gains) + 1) * (capacity + 1) * (8 + 28 + 4 * (widest // 30 + 1))
 
 
 def _dynamic_program(gains: list[int], weights: list[int], capacity: int) -> list[int]:

@@ -21,7 +21,16 @@ from typing import IO, Iterable, Iterator
 from . import _strict_json
 from ._envelope import check_document, to_json, unreadable
 
-__all__ = ["check_lines", "checked_lines", "check_line", "write_checked", "worker_count"]
+__all__ = ["check_lines", "checked_lines", "check_line", "write_checked", "worker_count", "WorkerLost"]
+
+
+class WorkerLost(Exception):
+    """A worker process ended in the middle of a run (killed, out of memory): the envelopes of
+    the lines before ``line`` are written, none from it on."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(f"a worker process ended unexpectedly (killed?); output is missing from input line {line} on")
+        self.line = line
 
 # Lines per task sent to a worker process (at most CHUNK_LINES, and at most CHUNK_BYTES of
 # them unless one line alone is larger), and tasks in flight per worker: enough to keep every
@@ -109,11 +118,28 @@ def _chunks(lines: Iterable[bytes | str]) -> Iterator[tuple[int, list]]:
         yield start, chunk
 
 
-def _ignore_interrupts() -> None:
-    """A worker's start: Ctrl+C is for the parent, which stops the run (and the workers) itself."""
+def _ignore_interrupts(lifeline=None, inherited_end: int | None = None) -> None:
+    """A worker's start: Ctrl+C is for the parent, which stops the run (and the workers) itself.
+    ``lifeline`` is the read end of a pipe whose write end only the parent holds: a thread
+    waits on it and ends the worker when it closes, that is when the parent ends, however it
+    ends (SIGKILL too). Without it a worker blocked writing its result outlives its parent for
+    good, holding the output open. With fork the worker got a copy of the write end,
+    ``inherited_end``, which it closes first."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    if lifeline is not None:
+        if inherited_end is not None:
+            os.close(inherited_end)
+        threading.Thread(target=_end_with_parent, args=(lifeline,), daemon=True).start()
+
+
+def _end_with_parent(lifeline) -> None:
+    try:
+        lifeline.recv_bytes()  # the parent never writes: this returns (EOF) when it has ended
+    except BaseException:
+        pass
+    os._exit(1)
 
 
 # Windows waits on at most 63 handles at once: its process pools take at most 61 workers.
@@ -148,29 +174,43 @@ def write_checked(lines: Iterable[bytes | str], out: IO[str], jobs: int = 1, pro
         return all_passed
     from concurrent.futures import ProcessPoolExecutor  # ~6 ms of start-up that only --jobs needs
 
-    pool = _started_pool(ProcessPoolExecutor, jobs)
+    from concurrent.futures.process import BrokenProcessPool
+
+    pool, lifeline = _started_pool(ProcessPoolExecutor, jobs)
     all_passed = True
+    pending: deque = deque()
     try:
-        pending: deque = deque()
         for start, chunk in _chunks(lines):
-            pending.append(_held(pool.submit, _check_chunk, (start, chunk)))
+            try:
+                future = _held(pool.submit, _check_chunk, (start, chunk))
+            except BrokenProcessPool:  # a worker died before this chunk could be sent
+                future = _broken(start)
+            future.start_line = start
+            pending.append(future)
             if len(pending) >= jobs * TASKS_PER_WORKER:  # wait for the oldest: order kept, memory bounded
                 all_passed = _drain(pending.popleft(), out, meter) and all_passed
         while pending:
             all_passed = _drain(pending.popleft(), out, meter) and all_passed
+        pool.shutdown(wait=True)  # before the lifeline closes: the workers end as they were told
     except KeyboardInterrupt:  # Ctrl+C: drop what has not started, let the running chunks end
         _shut_down(pool)
         raise
+    except _Lost as lost:  # a worker died: what came before is written, the rest cannot be
+        _shut_down(pool)
+        raise WorkerLost(lost.line) from None
     except BaseException:  # the input stopped (a line too large) or the reader went away: what was checked is written
         try:
             while pending:
                 all_passed = _drain(pending.popleft(), out, meter) and all_passed
+        except _Lost as lost:
+            raise WorkerLost(lost.line) from None
         finally:
             _shut_down(pool)
         raise
     finally:
         meter.finish()  # the meter's line ends before anything else is said on the terminal
-    pool.shutdown(wait=True)
+        for end in lifeline:
+            end.close()
     return all_passed
 
 
@@ -205,13 +245,37 @@ def _started_pool(executor, jobs: int):
     ignores it (a worker that does prints a traceback, and the parent then waits for it for
     good). With fork every worker starts at the first task; with spawn each starts when a task
     needs it, and every submit holds Ctrl+C back too (``_held``)."""
-    pool = _held(lambda: executor(max_workers=jobs, initializer=_ignore_interrupts))
+    import multiprocessing
+
+    context = multiprocessing.get_context()
+    reader, writer = context.Pipe(duplex=False)
+    inherited = writer.fileno() if context.get_start_method() == "fork" else None
+    pool = _held(lambda: executor(max_workers=jobs, mp_context=context, initializer=_ignore_interrupts, initargs=(reader, inherited)))
     _held(pool.submit, int).result()
-    return pool
+    return pool, (reader, writer)
+
+
+class _Lost(Exception):
+    def __init__(self, line: int) -> None:
+        self.line = line
+
+
+def _broken(start: int):
+    from concurrent.futures import Future
+    from concurrent.futures.process import BrokenProcessPool
+
+    future: Future = Future()
+    future.set_exception(BrokenProcessPool("a worker ended"))
+    return future
 
 
 def _drain(future, out: IO[str], meter: "_Progress") -> bool:
-    passed, text, count = future.result()
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        passed, text, count = future.result()
+    except BrokenProcessPool:
+        raise _Lost(future.start_line) from None
     out.write(text)
     meter.advance(count)
     return passed

@@ -39,6 +39,11 @@ def build_site(directory: Path, root: Path | None = None, force: bool = False, s
     for folder in (sources.web, sources.pyodide, sources.fixtures, source / "py", source / "node_modules", PACKAGE_DIR):
         if directory.resolve().is_relative_to(folder.resolve()):
             raise TargetError(f"{directory} is inside the page's own sources ({folder}): the next build would copy the site into itself")
+    target = directory.resolve()
+    if target == source.resolve() or (target / "py" / "context_budget").is_dir() or any(
+            isinstance(entry, Path) and (target / url_path).resolve() == entry.resolve() for url_path, entry in files.items()):
+        # Its site files (fixtures/index.json, py/context_budget-*.json) would land among the sources.
+        raise TargetError(f"{directory} holds the page's sources (a context-budget checkout): the site would be written into them; give another directory")
     previous = _plan_target(directory, files, force)
     digests = {url_path: hashlib.sha256(content_of(entry)).hexdigest() for url_path, entry in files.items()}
     try:
@@ -122,7 +127,11 @@ def _earlier_site(directory: Path) -> dict[str, str | list[str]] | None:
     if manifest.is_symlink() or not manifest.is_file():
         return None
     try:
-        value = json.loads(manifest.read_bytes()[:50_000_000])
+        with open(manifest, "rb") as handle:  # never read whole: a foreign one may be of any size
+            data = handle.read(50_000_001)
+        if len(data) > 50_000_000:  # ours is far smaller
+            return None
+        value = json.loads(data)
     except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(value, dict) or value.get("generator") != GENERATOR or not isinstance(value.get("files"), dict):

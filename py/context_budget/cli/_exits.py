@@ -3,14 +3,15 @@
 0 the report passes, every fixture or line passed; 1 it does not, the input is not
 acceptable JSON, a required block does not fit, the model call failed, or the checkout
 lacks what the page needs; 2 bad usage (unknown command or option, a file that cannot be
-opened, no fixtures, a port that cannot be used, invalid compose settings).
+opened, no fixtures, a port that cannot be used, invalid compose settings); 3 a worker
+process of ``check --jsonl --jobs N`` ended unexpectedly, so the output is cut short.
 """
 
 from __future__ import annotations
 
 from .._errors import ContextBudgetError
 
-EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_WORKER_LOST = 0, 1, 2, 3
 
 
 class UsageError(ContextBudgetError):

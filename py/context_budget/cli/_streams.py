@@ -13,7 +13,9 @@ from .._envelope import to_json
 from ._exits import OutputFailed
 
 # Control characters (C0, DEL, C1) other than newline and tab: a terminal would act on them.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Bidirectional controls too (U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069): they
+# reorder what the terminal shows after them, so that a line reads other than it is.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 

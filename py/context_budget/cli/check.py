@@ -8,7 +8,7 @@ from typing import IO
 from .. import _strict_json, batch
 from .._envelope import envelope_of, unreadable
 from .._evaluate import evaluate_with_problems
-from ._exits import EXIT_FAIL, EXIT_PASS, UsageError
+from ._exits import EXIT_FAIL, EXIT_PASS, EXIT_WORKER_LOST, UsageError
 from ._input import open_lines, read_input, read_json_file
 from ._report_text import envelope_text
 from ._streams import AsciiJSON, is_terminal, json_line, one_line, printable, writes_utf8
@@ -101,5 +101,10 @@ def _check_lines(name: str, stdin: IO, stdout: IO[str], stderr: IO[str], jobs: i
     # On a terminal only, and not the one the envelopes go to (they would be mixed).
     progress = stderr if is_terminal(stderr) and not is_terminal(stdout) else None
     out = stdout if writes_utf8(stdout) else AsciiJSON(stdout)
-    passed = batch.write_checked(open_lines(name, stdin), out, batch.worker_count(jobs), progress)
+    try:
+        passed = batch.write_checked(open_lines(name, stdin), out, batch.worker_count(jobs), progress)
+    except batch.WorkerLost as lost:  # its own code: 1 would say "some line failed" of a cut output
+        stdout.flush()
+        stderr.write(f"context-budget: check: {lost}\n")
+        return EXIT_WORKER_LOST
     return EXIT_PASS if passed else EXIT_FAIL

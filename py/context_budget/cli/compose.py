@@ -51,9 +51,9 @@ def run(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[st
     said = envelope_of(report)
     if not arguments.json:  # with --json, the envelope is written last, with the model's answer if it is called
         if "errors" in report:
-            stderr.write(f"context-budget: {report['summary']}\n")
+            stderr.write(f"context-budget: {one_line(report['summary'])}\n")
             for error in report["errors"]:
-                stderr.write(f"  {error['path']}: {error['message']}\n")
+                stderr.write(f"  {one_line(error['path'])}: {one_line(error['message'])}\n")
         else:
             stdout.write(printable(packing_text(report, window)))
 
@@ -61,10 +61,10 @@ def run(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[st
     if "errors" in report:
         code, not_called = EXIT_FAIL, "the input is not valid"
     elif not report["can_proceed"]:
-        stderr.write(_required_overflow_advice(report, window))
+        stderr.write(printable(_required_overflow_advice(report, window)))  # block ids: no escape sequences
         code, not_called = EXIT_FAIL, "the prompt did not pass its checks"
     elif not report["pass"]:
-        stderr.write(f"context-budget: {report['summary']}\n")
+        stderr.write(f"context-budget: {one_line(report['summary'])}\n")  # it names block ids
         code, not_called = EXIT_FAIL, "the prompt did not pass its checks"
     else:
         code, not_called = EXIT_PASS, None
@@ -75,7 +75,7 @@ def run(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[st
             with Ticker(stderr, f"waiting for the model at {shown_url(settings)} (up to {settings['timeout_seconds']:g} s)"):
                 answer = _chat.call_model(report["prompt"], settings)
         except _chat.ModelError as error:
-            stderr.write(f"context-budget: model call failed: {error}\n")
+            stderr.write(f"context-budget: model call failed: {one_line(error)}\n")
             said = {"ok": False, "error": f"model call failed: {error}", "result": report}
             code = EXIT_FAIL
         else:

@@ -17,6 +17,10 @@ def run(directory: Path, stdout: IO[str]) -> int:
         checkout = not directory.exists() and str(directory) == "fixtures"
         where = " (run it in a context-budget checkout, or give the directory of your cases)" if checkout else ""
         raise UsageError(f"{error}{where}") from None
+    except OSError as error:  # a name too long, a directory that cannot be entered
+        raise UsageError(f"fixtures: cannot read {directory}: {error.strerror or error}") from None
+    except RecursionError:  # folders nested deeper than Python's stack
+        raise UsageError(f"fixtures: cannot read {directory}: its folders are nested too deep") from None
     passed = failed = 0
     for path in files:
         outcome = _fixtures.run_case(path, path.relative_to(directory).as_posix())

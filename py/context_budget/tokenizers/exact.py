@@ -44,6 +44,8 @@ INSTALLED_HINT = "reinstall context-budget (its wheel carries them)"
 # A source tree (its root holds package.json, where `npm ci` runs), not an installed copy.
 IN_CHECKOUT = os.path.isfile(os.path.join(CHECKOUT_DATA, os.pardir, os.pardir, os.pardir, "package.json"))
 INSTALL_HINT = CHECKOUT_HINT if IN_CHECKOUT else INSTALLED_HINT
+# A rank file is a few MB; one larger than this is not one (and is not read whole).
+MAX_RANK_FILE_BYTES = 64 * 1024 * 1024
 
 
 class TokenizerUnavailable(ContextBudgetError, ValueError):
@@ -283,9 +285,11 @@ class Encoding:
             path = rank_file(self.name)
             try:
                 with open(path, "rb") as handle:
-                    data = handle.read()
+                    data = handle.read(MAX_RANK_FILE_BYTES + 1)
             except OSError as error:
                 raise TokenizerUnavailable(f"cannot read {path}: {error.strerror or error}; {INSTALL_HINT}") from None
+            if len(data) > MAX_RANK_FILE_BYTES:
+                raise TokenizerUnavailable(f"cannot use {path}: larger than {MAX_RANK_FILE_BYTES >> 20} MiB, not a rank file; {INSTALL_HINT}")
             self._ranks = parse_ranks(data, self.name, path)
         return self._ranks
 
