@@ -1,4 +1,5 @@
-"""The CLI, called as ``run(argv, stdin, stdout, stderr)`` and once as a real process."""
+"""`context-budget check`: envelopes of files, standard input and --jsonl lines, its text report and
+the envelope's error, hints in the report, and input refused at the size and depth limits."""
 
 import io
 import json

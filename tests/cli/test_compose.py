@@ -1,6 +1,6 @@
 """`context-budget compose`: settings layers, required overflow, and the optional model call
 against real HTTP servers on 127.0.0.1 (one that answers, one that is down, one too slow, one
-that answers garbage)."""
+that answers garbage, and the misbehaving ones of _fake_model): no key is shown, no call hangs."""
 
 import http.server
 import io

@@ -1,4 +1,5 @@
-"""The CLI's manners toward a person: help with examples, text output, hints and "did you mean"."""
+"""The CLI's manners, whatever the command: help with examples, usage errors and "did you mean",
+standard input on a terminal, closed or full streams, Ctrl+C, and slow steps shown on a terminal."""
 
 import io
 import json

@@ -1,4 +1,5 @@
-"""`serve` and `build-site` without a browser: MIME types, 404s, the manifest, refusals."""
+"""`serve` and `build-site` without a browser: MIME types, 404s, the manifest, refusals; a build
+never deletes or overwrites what it did not write; serve cuts idle and slow clients under load."""
 
 import base64
 import gzip

@@ -2,7 +2,7 @@
 
 The rule: over bad files, encodings, options, settings and closed streams, each run ends with
 an exit code from the contract's table, one message on stderr, no traceback, no terminal
-escape, and no file touched outside the paths given."""
+escape, and no file touched outside the paths given"."""
 
 import io
 import json
@@ -32,6 +32,7 @@ FUZZ = settings(max_examples=int(os.environ.get("ROBUSTNESS_EXAMPLES", "150")), 
 
 
 def test_the_contract_table_has_the_exit_codes():
+    """The fuzz's exit codes are the contract's table: 0, 1, 2, and 130 for Ctrl+C only."""
     assert DOCUMENTED_EXIT_CODES == {0, 1, 2, 130} and RUN_EXIT_CODES == {0, 1, 2}
 
 
@@ -173,6 +174,8 @@ def _message_lines(err: str) -> list[str]:
 @FUZZ
 @given(invocations())
 def test_every_command_survives_bad_files_encodings_options_and_settings(invocation):
+    """The rule: "each run ends with an exit code from the contract's table, one message on stderr, no
+    traceback, no terminal escape, and no file touched outside the paths given"."""
     argv, stdin, environ, files, target_state = invocation
     with tempfile.TemporaryDirectory() as work:
         directory = Path(work)
