@@ -10,8 +10,6 @@ The claim is made before the timing (from a run without it), so what is timed is
 evaluate reading and judging it. Times are CPU time (process_time), each side's fastest of
 alternated runs in a round, so that a neighbour's load on this shared machine falls on both;
 the ratio is the median of the rounds' ratios.
-Target (the claims brief): judging costs at most 1.3x evaluate without a claim, at both sizes.
-
 Run: .venv/bin/python bench/claims.py [--runs N] [--rounds N] [--requests N] [--items N] [--modes relevance,required,...]
 """
 
@@ -30,8 +28,6 @@ sys.path.insert(0, str(HERE))
 from _inputs import MAKERS, as_parsed, realistic_requests  # noqa: E402
 from _timing import median_interval  # noqa: E402
 from context_budget import evaluate  # noqa: E402
-
-TARGET = 1.3
 
 
 def claim_for(data: dict, rng: random.Random) -> dict:
@@ -77,9 +73,8 @@ def compare(label: str, without, with_claim, runs: int, rounds: int) -> float:
         ratios.append(judged / plain)
     ratio = statistics.median(ratios)
     low, high = median_interval(ratios) if len(ratios) > 2 else (min(ratios), max(ratios))
-    verdict = "ok" if ratio <= TARGET else "OVER"
     print(f"  {label:<14} without {statistics.median(plain_times) * 1000:9.1f} ms   with claim {statistics.median(claim_times) * 1000:9.1f} ms"
-          f"   ratio {ratio:4.2f}x (90 % interval {low:.2f}-{high:.2f}) {verdict}")
+          f"   ratio {ratio:4.2f}x (90 % interval {low:.2f}-{high:.2f})")
     return ratio
 
 
@@ -94,7 +89,7 @@ def main() -> None:
     rng = random.Random(0)
 
     print(f"claims: evaluate with a claim (the rule's selection, shuffled, with used) / evaluate without; "
-          f"CPU time, fastest of {arguments.runs} alternated runs, {arguments.rounds} rounds (target <= {TARGET:.1f}x)")
+          f"CPU time, fastest of {arguments.runs} alternated runs, {arguments.rounds} rounds")
     requests = [as_parsed(data) for data in realistic_requests(arguments.requests)]
     claimed = [{**data, "claim": claim_for(data, rng)} for data in requests]
     assert all(evaluate(data)["claim"]["pass"] for data in claimed)
@@ -112,7 +107,7 @@ def main() -> None:
         assert report["claim"]["pass"], report["claim"]["failures"][:3]
         runs = arguments.runs if time.perf_counter() - started < 2 else max(1, arguments.runs // 2)
         ratios.append(compare(mode, lambda: evaluate(data), lambda: evaluate(with_claim), runs, arguments.rounds))
-    print(f"worst ratio {max(ratios):.2f}x (target <= {TARGET:.1f}x): {'met' if max(ratios) <= TARGET else 'NOT met'}")
+    print(f"worst ratio {max(ratios):.2f}x")
 
 
 if __name__ == "__main__":

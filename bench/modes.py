@@ -1,6 +1,6 @@
 """How each mode's cost grows with its item count: 1k, 10k and 100k items per mode
 (relevance, required, blocks, passages, messages), each input parsed from JSON text as a
-user's input is (bench/_inputs.py's as_parsed). Target (issue 13): each tenfold step <= 15x.
+user's input is (bench/_inputs.py's as_parsed).
 
 Prints time per item and, for each tenfold step, how much the total grew. Linear
 work grows 10x per step and n log n a little more (about 13x from 10k to 100k);

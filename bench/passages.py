@@ -1,7 +1,7 @@
 """Passages benchmark: the `passages` mode (linear) against the seed's naive method
 (re-render and re-count every complete candidate prompt), in one run, same output.
 
-Target: at least 100x faster than the naive method at 2000 passages.
+Compares the time with the naive method's.
 Run: .venv/bin/python bench/passages.py [--passages N] [--runs N]
 """
 

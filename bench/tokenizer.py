@@ -4,8 +4,8 @@
 
 1. About 1 MB of mixed text (prose, code, multilingual, emoji): time per count and tokens per
    second, with the piece cache cold (a new process's first count) and warm (the same text again),
-   against tiktoken's encode_ordinary. Targets: within 8x tiktoken's time, at least 0.5 M tokens/s.
-2. "a" * n for n = 10k, 100k, 1M: growth per tenfold (target at most 15x: no quadratic piece).
+   against tiktoken's encode_ordinary.
+2. "a" * n for n = 10k, 100k, 1M: growth per tenfold (a quadratic piece shows as 100x).
 3. Loading each rank file (read, SHA-256, parse): the first use's cost, in CPython and, with
    --page, in the page (Pyodide in Chromium: fetch, SHA-256, parse), with a count of the same
    mixed text in both.
@@ -46,14 +46,14 @@ def main() -> None:
         print(f"\n{name}: {count:,} tokens; rank file loaded (read, SHA-256, parse) in {load_time * 1000:.0f} ms")
         print(f"  tiktoken encode_ordinary   {theirs * 1000:8.1f} ms  {count / theirs / 1e6:6.2f} M tokens/s")
         print(f"  count_tokens, cold cache   {ours_cold * 1000:8.1f} ms  {count / ours_cold / 1e6:6.2f} M tokens/s"
-              f"  ratio {ours_cold / theirs:5.2f}x  (target <= 8x, >= 0.5 M tokens/s)")
+              f"  ratio {ours_cold / theirs:5.2f}x")
         print(f"  count_tokens, warm cache   {ours_warm * 1000:8.1f} ms  {count / ours_warm / 1e6:6.2f} M tokens/s"
               f"  ratio {ours_warm / theirs:5.2f}x")
     print("\n'a' * n, o200k_base (one piece, merged through the heap):")
     previous = None
     for n in (10_000, 100_000, 1_000_000):
         seconds, count = median_time(lambda: cold_count("o200k_base", "a" * n), 3)
-        growth = f"  growth {seconds / previous:5.1f}x per tenfold (target <= 15x)" if previous else ""
+        growth = f"  growth {seconds / previous:5.1f}x per tenfold" if previous else ""
         print(f"  n = {n:>9,}: {seconds * 1000:9.1f} ms, {count:,} tokens{growth}")
         previous = seconds
 

@@ -380,7 +380,7 @@ support = {"mode": "messages", "limit": 160, "messages": SUPPORT}
 case(M, "support-chat", "A support chat within 160 o200k_base tokens: the system message and the pinned request are kept; the newest turns and the tool call with its result fit; the pasted email does not, so the walk stops there; the assistant turn after it goes because the kept history must start with a user message.",
      support, **{"pass": True, "kept": [0, 5, 6, 7, 8, 9, 10, 11], "dropped": [1, 2, 3, 4]})
 
-# Exact tokenizers (counts are tiktoken's: tests/test_tokenizer.py proves the tokenizer against it).
+# Exact tokenizers (counts are tiktoken's: tests/package/test_tokenizer.py proves the tokenizer against it).
 POLICY = "The refund policy covers items damaged in transit."  # o200k_base 9, cl100k_base 9, estimate 13
 ORDER = "Order ORD-884120 shipped 2026-03-09 and arrived four days late."  # 19 in both
 JAPANESE = "日本語のテキストです。"  # o200k_base 8, cl100k_base 10

@@ -1,4 +1,4 @@
-"""A misbehaving OpenAI-compatible model server on 127.0.0.1, for the hardening tests.
+"""A misbehaving OpenAI-compatible model server on 127.0.0.1, for the compose tests.
 
 Each behaviour is one way a real server (or an attacker in its place) can answer; every
 request is recorded as (path, Authorization header). Loopback only, bounded in time: the

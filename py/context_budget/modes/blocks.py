@@ -128,7 +128,7 @@ def parse(data: object) -> dict:
 
 
 def _counter(tokenizer: str):
-    # This module's estimate_tokens, not the tokenizer's: tests/test_checks.py swaps it to prove the
+    # This module's estimate_tokens, not the tokenizer's: tests/package/test_checks.py swaps it to prove the
     # check re-counts on its own.
     return estimate_tokens if tokenizer == "estimate" else counter(tokenizer)
 

@@ -135,7 +135,6 @@ def test_sharing_integers_leaves_every_report_unchanged(monkeypatch, make):
     from context_budget import _shape, evaluate
     from context_budget._envelope import to_json
 
-    monkeypatch.syspath_prepend(str(ROOT / "bench"))
     import _inputs
 
     if make == "mixed_scores":

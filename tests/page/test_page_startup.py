@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from conftest import FIXTURES
+from conftest import FIXTURES, ROOT
 from context_budget import _fixtures
 from context_budget._envelope import check_text, format_json
 from test_page import DONE, LOAD_TIMEOUT, READY, check, loading_error, random_inputs
@@ -23,7 +23,6 @@ SAVED = "[data-testid=snapshot-note][data-state=saved]"
 SAVING = "[data-testid=snapshot-note][data-state=saving]"
 OFFER = "[data-testid=snapshot-note][data-state=offer]"
 CACHE = "context-budget-snapshot"
-ROOT = Path(__file__).resolve().parent.parent
 
 # The states the status line and the snapshot note go through, in order, from the first paint.
 STATE_RECORDER = """

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 from conftest import FIXTURES
 from context_budget import _fixtures
 from context_budget._envelope import check_text
-from test_page import DONE, loaded  # noqa: F401 (the module's one loaded page, a fixture)
+from test_page import CHOOSE, DONE, loaded  # noqa: F401 (the module's one loaded page, a fixture)
 
 EXAMPLES = json.loads((FIXTURES.parent / "web" / "examples.json").read_text())
 SIZES = {"wide": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
@@ -30,8 +30,7 @@ def page(loaded, request):
 
 def choose(page, fixture):
     page.eval_on_selector("[data-testid=summary]", "node => { node.dataset.state = 'stale'; }")
-    page.select_option("[data-testid=example]", "")
-    page.select_option("[data-testid=example]", str(example_index(fixture)))
+    page.eval_on_selector("[data-testid=example]", CHOOSE, str(example_index(fixture)))  # one change event
     page.wait_for_selector(DONE)
     report = json.loads(check_text(json.dumps(_fixtures.load(FIXTURES / fixture)["input"])))["result"]
     expect(page.locator("[data-testid=summary]")).to_have_text(report["summary"])

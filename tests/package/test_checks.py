@@ -8,7 +8,7 @@ import pytest
 from context_budget import evaluate
 from context_budget.modes import relevance, required
 from conftest import ROOT
-from test_seeds import SEED_000, SEED_003
+from seeds import SEED_000, SEED_003
 
 
 def checks_for(mode, data, tamper):

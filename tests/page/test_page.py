@@ -15,6 +15,9 @@ from context_budget import _fixtures
 from context_budget._envelope import check_text
 
 READY = "[data-testid=status][data-state=ready]"
+# Chooses an example with one change event, also when it is already chosen (a helper of the page tests).
+CHOOSE = "(node, value) => { node.value = value; node.dispatchEvent(new Event('change', {bubbles: true})); }"
+
 DONE = "[data-testid=summary][data-state=done]"
 LOAD_TIMEOUT = 60_000
 

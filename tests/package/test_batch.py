@@ -11,10 +11,9 @@ import pytest
 from conftest import ROOT
 from context_budget import batch
 from context_budget.cli import run
-from test_seeds import SEED_000
+from seeds import SEED_000
 
-sys.path.insert(0, str(ROOT / "bench"))
-from _inputs import realistic_requests  # noqa: E402
+from _inputs import realistic_requests
 
 
 def call(argv, stdin=b""):

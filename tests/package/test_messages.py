@@ -1,15 +1,18 @@
 """Mode ``messages``: the rule, its validation, its checks (each fed a corrupted result) and the API."""
 
 import copy
+import io
 import json
-import sys
 
 import pytest
 from hypothesis import event, given, strategies as st
 
+from context_budget import evaluate
 from context_budget import MessagesError, count_messages, evaluate, trim_messages
 from context_budget._fixtures import first_difference
+from context_budget.cli import run
 from context_budget.modes import messages as mode
+
 
 EXACT = ("o200k_base", "cl100k_base")
 
@@ -17,9 +20,6 @@ EXACT = ("o200k_base", "cl100k_base")
 @pytest.fixture(scope="module")
 def reference_encoding():
     """tiktoken's own Encoding, built from the checkout's rank files (never downloaded)."""
-    from conftest import ROOT
-
-    sys.path.insert(0, str(ROOT / "bench"))
     import _text
 
     return _text.reference_encoding
@@ -237,7 +237,7 @@ def test_invalid_messages_name_the_path_and_value(messages, path, words):
     {"tool_calls": [call("a"), call("a")]},  # a duplicate id inside the message
 ])
 def test_a_mistake_on_the_calling_message_is_reported_once_and_its_results_still_pair(mistake):
-    """Its tool results used to get "no assistant message made a tool call with id ...": untrue."""
+    """Its tool results never get "no assistant message made a tool call with id ...": untrue."""
     calling = {"role": "assistant", "content": None, "tool_calls": [call("a"), call("b")], **mistake}
     answered = sorted({each["id"] for each in calling["tool_calls"]})
     messages = [{"role": "user", "content": "q"}, calling] + [{"role": "tool", "tool_call_id": each, "content": "r"} for each in answered]
@@ -568,7 +568,7 @@ def test_cli_format_text_explains_each_turn():
 
 
 def test_a_misspelt_role_gets_a_did_you_mean_like_a_misspelt_mode():
-    """Found by a newcomer: "usr" got only the list of roles."""
+    """A misspelt role ("usr") gets its suggestion, not only the list of roles."""
     from context_budget import evaluate
 
     report = evaluate({"mode": "messages", "limit": 100, "tokenizer": "o200k_base",
@@ -598,3 +598,18 @@ def test_the_openai_sdks_reply_fields_are_named_as_such_and_the_sent_keys_pass()
     sent = [{key: value for key, value in message.items() if key in ("role", "content", "tool_calls", "tool_call_id")} for message in history]
     report = evaluate({"mode": "messages", "limit": 500, "tokenizer": "estimate", "messages": sent})
     assert report["pass"] and report["kept"] == [0, 1, 2]
+
+
+def test_tool_call_ids_equal_as_utf16_match_and_collide():
+    # Tool call ids are compared as UTF-16 code units, not as Python strings: a result for
+    # "\ud83d\ude00" answers the call "😀", and two such calls are duplicates.
+    def conversation(call_ids, answer_id):
+        calls = [{"id": call_id, "type": "function", "function": {"name": "f", "arguments": "{}"}} for call_id in call_ids]
+        return {"mode": "messages", "limit": 500, "tokenizer": "estimate", "messages": [
+            {"role": "user", "content": "q"}, {"role": "assistant", "content": None, "tool_calls": calls},
+            {"role": "tool", "tool_call_id": answer_id, "content": "r"}]}
+
+    answered = evaluate(conversation(["😀"], "\ud83d\ude00"))
+    assert "errors" not in answered, answered.get("errors")
+    duplicated = evaluate(conversation(["😀", "\ud83d\ude00"], "😀"))
+    assert any("duplicate tool call id" in error["message"] for error in duplicated["errors"])

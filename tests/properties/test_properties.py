@@ -186,6 +186,7 @@ def seed_estimate(text):
 
 @given(st.one_of(CONTENT, st.text()))
 def test_estimate_matches_the_seed(text):
+    """The rule: the estimate of any text is seed 001's EstimateTokens of it."""
     from context_budget.tokenizers.estimate import estimate_tokens
 
     assert estimate_tokens(text) == seed_estimate(text)

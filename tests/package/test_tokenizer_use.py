@@ -1,62 +1,18 @@
 """The exact tokenizers where counts are made: the count command, the modes, and their checks."""
 
 import copy
-import io
-from pathlib import Path
 import json
-import sys
+from pathlib import Path
 
 import pytest
 
+import _text
 from conftest import ROOT
+from context_budget import evaluate, tokenizers
+from context_budget.tokenizers import exact
 
-sys.path.insert(0, str(ROOT / "bench"))
-import _text  # noqa: E402
-
-from context_budget import evaluate, tokenizers  # noqa: E402
-from context_budget.tokenizers import exact  # noqa: E402
-from context_budget.cli import run  # noqa: E402
 
 REFUND = json.loads((ROOT / "examples" / "refund-case.json").read_text(encoding="utf-8"))
-
-
-def cli(*argv, stdin=b""):
-    out, err = io.StringIO(), io.StringIO()
-    code = run(list(argv), io.BytesIO(stdin), out, err)
-    return code, out.getvalue(), err.getvalue()
-
-
-@pytest.mark.parametrize("name", exact.EXACT)
-def test_count_prints_tiktokens_count_of_a_file(tmp_path, name):
-    text = _text.mixed_text(3000, seed=4) + "\r\n<|endoftext|>\n"
-    path = tmp_path / "text.txt"
-    path.write_bytes(text.encode("utf-8"))
-    expected = len(_text.reference_encoding(name).encode_ordinary(text))
-    assert cli("count", str(path), "--tokenizer", name) == (0, f"{expected}\n", "")
-
-
-def test_count_reads_standard_input_and_defaults_to_o200k_base():
-    assert cli("count", stdin="hello world".encode()) == (0, "2\n", "")
-    assert cli("count", "-", "--tokenizer", "estimate", stdin=b"hello world") == (0, "3\n", "")
-
-
-def test_count_refuses_text_that_is_not_utf8():
-    code, out, err = cli("count", stdin=b"ok \xff")
-    assert (code, out) == (2, "") and err == "context-budget: cannot read standard input: not UTF-8 text (byte 0xff at offset 3)\n"
-
-
-def test_count_unknown_tokenizer_is_a_usage_error():
-    code, _, err = cli("count", "--tokenizer", "gpt2", stdin=b"x")
-    assert code == 2 and "invalid choice: 'gpt2'" in err and "Traceback" not in err
-
-
-def test_count_without_rank_files_is_one_line_exit_1(monkeypatch, tmp_path):
-    monkeypatch.setattr(exact, "CHECKOUT_DATA", tmp_path / "none")
-    monkeypatch.setattr(exact, "ENCODINGS", {name: exact.Encoding(name) for name in exact.EXACT})
-    monkeypatch.delenv(exact.DATA_ENV, raising=False)
-    code, out, err = cli("count", "--tokenizer", "cl100k_base", stdin=b"x")
-    assert (code, out) == (1, "") and err.count("\n") == 1
-    assert err.startswith("context-budget: cl100k_base needs cl100k_base.tiktoken, not found in")
 
 
 def test_evaluate_without_rank_files_reports_the_path_never_raises(monkeypatch, tmp_path):
@@ -78,8 +34,8 @@ def test_evaluate_without_rank_files_reports_the_path_never_raises(monkeypatch, 
             report = evaluate(data)
             assert report["pass"] is False and report["errors"][0]["path"] == path
             assert "not found in" in report["errors"][0]["message"]
-            # The input is fine, this installation is not: the summary says so (a newcomer's pip install
-            # got "Input needs a non-negative integer budget and items array.").
+            # The input is fine, this installation is not: the summary says so, never "Input needs a
+            # non-negative integer budget and items array.".
             assert report["summary"] == f"The {data.get('tokenizer', data.get('counter', 'o200k_base'))} tokenizer is not available here."
     # An unknown name is the input's fault: the mode's summary of what it needs stays.
     assert evaluate({"budget": 5, "tokenizer": "gpt2", "items": []})["summary"].startswith("Input needs")
@@ -175,8 +131,8 @@ def test_token_view_segments_add_up_to_the_count():
 
 @pytest.mark.parametrize("rank_files", ["installed", "missing"])
 def test_only_an_unloadable_tokenizer_gets_the_not_available_summary(monkeypatch, tmp_path, rank_files):
-    """Found by a second read: an unknown "counter" key holding a tokenizer's name (or "tokenizer" in
-    passages) was summarised as "The ... tokenizer is not available here." with the rank files installed."""
+    """With the rank files installed, an unknown "counter" key holding a tokenizer's name (or "tokenizer" in
+    passages) is not summarised as "The ... tokenizer is not available here."."""
     if rank_files == "missing":
         monkeypatch.setattr(exact, "CHECKOUT_DATA", tmp_path / "none")
         monkeypatch.setattr(exact, "ENCODINGS", {name: exact.Encoding(name) for name in exact.EXACT})
@@ -195,7 +151,7 @@ def test_only_an_unloadable_tokenizer_gets_the_not_available_summary(monkeypatch
     ("required", {"id": "", "priority": "x", "cost": -5}),
 ])
 def test_a_bad_tokenizer_is_reported_with_every_other_problem(mode, item):
-    """It used to hide the rest ("every problem is reported"); an item with content but no
+    """It does not hide the rest ("every problem is reported"); an item with content but no
     count is not one of them: the tokenizer would have counted it."""
     data = {"mode": mode, "budget": -1, "tokenizer": "bogus", "extra": 1, "items": [item, {"id": "c", "relevance": 1, "priority": 1, "content": "hi"}]}
     del data["items"][1]["priority" if mode == "relevance" else "relevance"]

@@ -1,9 +1,11 @@
 """Invalid input: pass false, the fixed summaries, every bad path with the value received."""
 
 import copy
+import json
 
 import pytest
 
+from conftest import ROOT
 from context_budget import evaluate
 
 
@@ -69,7 +71,7 @@ def test_huge_and_surrogate_values_are_shown_safely():
 
 
 def test_messages_say_what_was_received_once_and_plainly():
-    """Found by a newcomer: "got null: null" said it twice, and 1e400 came back as "got Infinity"."""
+    """A message names a null once (never "got null: null") and 1e400 as written (never "got Infinity")."""
     from context_budget._strict_json import loads
 
     assert evaluate(None)["errors"] == [{"path": "$", "message": "expected an object, got null"}]
@@ -181,3 +183,36 @@ def test_every_bad_input_is_one_shape_under_one_base():
         pack_passages("q", [("a", "x"), ("a", "y")], 99, len)
     problem = packed.value.problems[0]
     assert (problem.code, problem.at, problem.message) == ("duplicate_id", ("passages", 1, "id"), str(packed.value))
+
+
+@pytest.mark.parametrize("observed_at", ["２０２６-03-13T13:18:00Z", "2026-03-13T13:18:٠٠Z", "2026-03-13T13:18:00+０1:00"])
+def test_observed_at_takes_ascii_digits_only(observed_at):
+    report = evaluate({
+        "mode": "blocks", "window": {"context_tokens": 900, "reserved_output_tokens": 100, "fixed_prompt_tokens": 0},
+        "blocks": [{"id": "a", "source": "s", "content": "c", "priority": 1, "observed_at": observed_at}],
+    })
+    assert report["pass"] is False and report["errors"][0]["path"] == "$.blocks[0].observed_at"
+
+
+def test_the_shipped_schema_pattern_is_ascii_only():
+    schema = json.loads((ROOT / "py" / "context_budget" / "schemas" / "blocks.schema.json").read_text())
+    assert "\\d" not in json.dumps(schema)
+
+
+@pytest.mark.parametrize("mode", ["relevance", "passages"])
+def test_ids_equal_as_utf16_are_duplicates(mode):
+    split, joined = "\ud83d\ude00", "😀"
+    if mode == "relevance":
+        document = {"budget": 9, "items": [{"id": split, "relevance": 1, "tokens": 1}, {"id": joined, "relevance": 2, "tokens": 1}]}
+        path = "$.items[1].id"
+    else:
+        document = {"mode": "passages", "question": "q", "limit": 99, "counter": "words",
+                    "passages": [{"id": split, "text": "a"}, {"id": joined, "text": "b"}]}
+        path = "$.passages[1].id"
+    report = evaluate(document)
+    assert report["pass"] is False and [error["path"] for error in report["errors"]] == [path]
+    assert "UTF-16 code units" in report["errors"][0]["message"]
+    # Many ids take the column-wise fast path: the same answer.
+    if mode == "relevance":
+        document["items"] += [{"id": f"x{n}", "relevance": 1, "tokens": 1} for n in range(2000)]
+        assert [error["path"] for error in evaluate(document)["errors"]] == [path]

@@ -26,11 +26,6 @@ def naive_pack(question, passages, limit, count):
 
 def _reference(name):
     """tiktoken itself (the test extra), so the exact counters are proved against another implementation."""
-    import sys
-
-    from conftest import ROOT
-
-    sys.path.insert(0, str(ROOT / "bench"))
     import _text
 
     encoding = _text.reference_encoding(name)

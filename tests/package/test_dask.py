@@ -8,7 +8,7 @@ import pytest
 
 from conftest import ROOT
 from context_budget.cli import run
-from test_seeds import SEED_000
+from seeds import SEED_000
 
 distributed = pytest.importorskip("distributed")  # the test extra installs it; the core never needs it
 sys.path.insert(0, str(ROOT / "examples"))

@@ -17,11 +17,9 @@ from hypothesis import strategies as st
 
 from conftest import ROOT
 
-sys.path.insert(0, str(ROOT / "bench"))
-import _text  # noqa: E402
-
-from context_budget import count_tokens  # noqa: E402
-from context_budget.tokenizers import exact, unicode_classes  # noqa: E402
+import _text
+from context_budget import count_tokens
+from context_budget.tokenizers import exact, unicode_classes
 
 COUNTS = ROOT / "tests" / "data" / "token_counts.json"
 

@@ -129,8 +129,8 @@ def test_focus_stays_in_the_step_buttons_at_either_end(page):
     page.focus("#step-next")
     for _ in range(3):
         page.keyboard.press("Enter")
-    # A step is taken asynchronously: wait for the last one before looking at the focus (an
-    # immediate look failed once in a CI run today).
+    # A step is taken asynchronously: wait for the last one before looking at the focus, which
+    # an immediate look could see before the step moved it.
     expect(page.locator("#step-text")).to_contain_text("Step 3 of 3")
     expect(page.locator("#step-prev")).to_be_focused()
     page.keyboard.press("ArrowLeft")

@@ -141,7 +141,7 @@ def test_concurrent_checks_share_one_download_of_a_rank_file(tokenizer_page):
 
 
 def test_both_numbers_of_a_long_count_have_thousands_separators(tokenizer_page):
-    """Found by a newcomer: "20,001 tokens ... the estimate says 25000"."""
+    """The exact count and the estimate are told apart, never "20,001 tokens ... the estimate says 25000"."""
     page, _, problems = tokenizer_page
     if page.get_attribute("[data-testid=tokens]", "open") is None:
         page.click("[data-testid=tokens] summary")
