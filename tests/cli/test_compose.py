@@ -316,29 +316,41 @@ def test_the_model_is_not_called_by_default(chat_server):
 def test_the_model_is_not_called_when_required_blocks_overflow(chat_server):
     code, _, err = call(["compose", EXAMPLE, "--call-model"], model_env(chat_server("answer"), CONTEXT_BUDGET_FIXED_PROMPT_TOKENS="820"))
     assert code == 1 and ChatServer.received == []
-    assert err.endswith("context-budget: the model was not called: the prompt did not pass its checks\n")  # it said nothing of it
+    first, *details = err.splitlines()
+    assert first.startswith("context-budget: budgeting failed: ") and first.endswith(" short (the model was not called: the prompt did not pass its checks).")
+    assert all(line.startswith("  ") for line in details)  # one message: the rest are its details
 
 
 def test_the_model_is_not_called_when_a_check_fails_and_says_so(chat_server):
     """The README's 850-token window: the rendered prompt does not fit, so no call, and stderr says so."""
     code, _, err = call(["compose", EXAMPLE, "--call-model"], model_env(chat_server("answer"), CONTEXT_BUDGET_CONTEXT_TOKENS="850"))
     assert code == 1 and ChatServer.received == []
-    assert "But a check failed: rendered prompt fits window." in err and err.endswith("the model was not called: the prompt did not pass its checks\n")
+    assert err.count("\n") == 1 and err.endswith("But a check failed: rendered prompt fits window. (the model was not called: the prompt did not pass its checks)\n")
     code, _, err = call(["compose", EXAMPLE, "--call-model"], model_env(chat_server("answer")))
     assert code == 0 and "not called" not in err
 
 
 def test_the_model_is_not_called_on_an_invalid_input_and_the_reason_is_the_input(chat_server, tmp_path):
-    """An invalid input has no prompt: the line after its errors says so, not that a prompt failed its checks."""
+    """An invalid input has no prompt: its one message says so, not that a prompt failed its checks."""
     document = json.loads((ROOT / "examples" / "refund-case.json").read_text())
     document["blocks"][0]["priority"] = "high"
     (tmp_path / "input.json").write_text(json.dumps(document))
     code, out, err = call(["compose", str(tmp_path / "input.json"), "--call-model"], model_env(chat_server("answer")))
     assert code == 1 and out == "" and ChatServer.received == []
     lines = err.splitlines()
-    assert lines[1].startswith("  $.blocks[0].priority: ")
-    assert lines[-1] == "context-budget: the model was not called: the input is not valid"
+    assert lines[0].startswith("context-budget: ") and lines[0].endswith(" (the model was not called: the input is not valid)")
+    assert lines[1].startswith("  $.blocks[0].priority: ") and all(line.startswith("  ") for line in lines[1:])
     assert "did not pass its checks" not in err
+
+
+def test_a_failing_claim_with_call_model_is_one_message(chat_server, tmp_path):
+    """A claim that fails makes the report fail: one line says so and that the model was not called."""
+    document = json.loads((ROOT / "examples" / "refund-case.json").read_text())
+    document["claim"] = {"included": []}
+    (tmp_path / "input.json").write_text(json.dumps(document))
+    code, _, err = call(["compose", str(tmp_path / "input.json"), "--call-model"], model_env(chat_server("answer")))
+    assert code == 1 and ChatServer.received == []
+    assert err.count("\n") == 1 and err.startswith("context-budget: The claim fails: ") and err.endswith("(the model was not called: the prompt did not pass its checks)\n")
 
 
 def free_port():

@@ -49,28 +49,33 @@ def run(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[st
     window = {key: settings[key] for key in WINDOW_KEYS}
     report = evaluate({**document, "mode": "blocks", "window": window})
     said = envelope_of(report)
-    if not arguments.json:  # with --json, the envelope is written last, with the model's answer if it is called
-        if "errors" in report:
-            stderr.write(f"context-budget: {one_line(report['summary'])}\n")
-            for error in report["errors"]:
-                stderr.write(f"  {one_line(error['path'])}: {one_line(error['message'])}\n")
-        else:
-            stdout.write(printable(packing_text(report, window)))
-
     wanted = arguments.call_model or settings["call_model"]
     if "errors" in report:
         code, not_called = EXIT_FAIL, "the input is not valid"
-    elif not report["can_proceed"]:
-        stderr.write(printable(_required_overflow_advice(report, window)))  # block ids: no escape sequences
-        code, not_called = EXIT_FAIL, "the prompt did not pass its checks"
     elif not report["pass"]:
-        stderr.write(f"context-budget: {one_line(report['summary'])}\n")  # it names block ids
         code, not_called = EXIT_FAIL, "the prompt did not pass its checks"
     else:
         code, not_called = EXIT_PASS, None
-    if wanted and not_called is not None:
+    # A failure is one message: its first line says too that the model was not called.
+    note = f" (the model was not called: {not_called})" if wanted and not_called else ""
+    if "errors" in report:
+        if not arguments.json:  # with --json, the envelope carries the errors
+            stderr.write(f"context-budget: {one_line(report['summary'])}{note}\n")
+            for error in report["errors"]:
+                stderr.write(f"  {one_line(error['path'])}: {one_line(error['message'])}\n")
+            note = ""
+    else:
+        if not arguments.json:  # with --json, the envelope is written last, with the model's answer if it is called
+            stdout.write(printable(packing_text(report, window)))
+        if not report["can_proceed"]:
+            stderr.write(printable(_required_overflow_advice(report, window, note)))  # block ids: no escape sequences
+            note = ""
+        elif not report["pass"]:
+            stderr.write(f"context-budget: {one_line(report['summary'])}{note}\n")  # it names block ids
+            note = ""
+    if note:
         stderr.write(f"context-budget: the model was not called: {not_called}\n")
-    elif wanted:
+    if wanted and not_called is None:
         try:
             with Ticker(stderr, f"waiting for the model at {shown_url(settings)} (up to {settings['timeout_seconds']:g} s)"):
                 answer = _chat.call_model(report["prompt"], settings)
@@ -133,7 +138,7 @@ def _settings(arguments: argparse.Namespace, document: dict, stdin: IO, environ:
         raise Refused(EXIT_USAGE, lines, {"ok": False, "error": "settings: " + "; ".join(error.problems)}) from None
 
 
-def _required_overflow_advice(report: dict, window: dict) -> str:
+def _required_overflow_advice(report: dict, window: dict, note: str = "") -> str:
     """What to change when the required blocks do not fit: every window number, with the value that would do."""
     need = sum(row["tokens"] for row in report["trace"] if row["required"])
     short = need - report["available"]
@@ -150,7 +155,7 @@ def _required_overflow_advice(report: dict, window: dict) -> str:
     ways.append(f"shorten the required blocks by {short} tokens")
     return (
         f"context-budget: budgeting failed: the required blocks need {need} tokens but {report['available']} are available "
-        f"(context_tokens {context} - reserved_output_tokens {reserved} - fixed_prompt_tokens {fixed}): {short} short.\n"
+        f"(context_tokens {context} - reserved_output_tokens {reserved} - fixed_prompt_tokens {fixed}): {short} short{note}.\n"
         f"  To fix it: {'; or '.join(ways)}.\n"
         "  Window numbers come from the input's window, --config FILE, or CONTEXT_BUDGET_<KEY> variables (later wins).\n"
     )
