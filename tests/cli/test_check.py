@@ -14,6 +14,7 @@ from conftest import ROOT
 from context_budget import evaluate
 from context_budget.cli import run
 from seeds import SEED_000
+from cli_calls import call_cli as call_jsonl, one_line_error
 
 
 def call(argv, stdin=b""):
@@ -153,16 +154,6 @@ def test_jsonl_streams(monkeypatch):
 
     assert run(["check", "--jsonl"], Stdin(), stdout, io.StringIO()) == 0
     assert len(stdout.getvalue().splitlines()) == 3
-
-
-def call_jsonl(argv, stdin=b"", environ=None):
-    stdout, stderr = io.StringIO(), io.StringIO()
-    code = run(argv, io.BytesIO(stdin), stdout, stderr, environ or {})
-    return code, stdout.getvalue(), stderr.getvalue()
-
-
-def one_line_error(err):
-    return err.count("\n") == 1 and err.startswith("context-budget: ") and "Traceback" not in err
 
 
 def test_jsonl_reports_an_unclosed_bracket_on_its_own_line(tmp_path):

@@ -22,6 +22,7 @@ from context_budget import evaluate
 from context_budget.cli import _chat, _settings
 from context_budget.cli import _settings
 from context_budget.cli import run
+from cli_calls import call_cli as call_secrets, one_line_error
 
 
 EXAMPLE = str(ROOT / "examples" / "refund-case.json")
@@ -432,16 +433,6 @@ def test_compose_json_settles_every_ending_in_one_envelope(tmp_path, chat_server
 
 
 SECRET = "sk-live-7f3a9c1e5b2d4f60"
-
-
-def call_secrets(argv, stdin=b"", environ=None):
-    stdout, stderr = io.StringIO(), io.StringIO()
-    code = run(argv, io.BytesIO(stdin), stdout, stderr, environ or {})
-    return code, stdout.getvalue(), stderr.getvalue()
-
-
-def one_line_error(err):
-    return err.count("\n") == 1 and err.startswith("context-budget: ") and "Traceback" not in err
 
 
 @pytest.fixture

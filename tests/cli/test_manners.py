@@ -14,6 +14,7 @@ from conftest import ROOT
 from context_budget.cli import EXAMPLES, _parser, run
 from context_budget.cli import run
 from seeds import SEED_000
+from cli_calls import call_cli as call_streams, file_tree as _tree
 
 
 class TerminalBytes(io.BytesIO):
@@ -217,12 +218,6 @@ def test_a_slow_step_shows_its_seconds_on_a_terminal_and_wipes_them(monkeypatch,
             assert said == ""
 
 
-def call_streams(argv, stdin=b"", environ=None):
-    stdout, stderr = io.StringIO(), io.StringIO()
-    code = run(argv, io.BytesIO(stdin), stdout, stderr, environ or {})
-    return code, stdout.getvalue(), stderr.getvalue()
-
-
 @pytest.mark.parametrize("argv", [["serve", "--port", "70000"], ["serve", "--port", "-1"], ["serve", "--port", "٨٠"],
                                   ["check", "--indent", "-1"], ["check", "--indent", "100000000"]])
 def test_out_of_range_options_are_usage_errors(argv):
@@ -289,16 +284,6 @@ def test_an_output_that_cannot_carry_utf8_gets_escapes_not_a_traceback(tmp_path,
         assert json.loads(result.stdout)["result"]["selected"] == ["é😀"]
     result = cli_process(["check", str(tmp_path / "in.json"), "--format", "text"], env=environ)
     assert result.returncode == 0 and result.stderr == b"" and b"\\U0001f600" in result.stdout
-
-
-def _tree(directory: Path) -> dict:
-    """Every path under ``directory`` with its kind, content and modification time."""
-    tree = {}
-    for path in sorted(directory.rglob("*")):
-        stat = path.lstat()
-        content = path.read_bytes() if path.is_file() and not path.is_symlink() else os.readlink(path) if path.is_symlink() else None
-        tree[path.relative_to(directory).as_posix()] = (stat.st_mode, stat.st_mtime_ns, content)
-    return tree
 
 
 def _process(args, **options):

@@ -27,6 +27,7 @@ from context_budget._site import server
 from context_budget._site import server as site_server
 from context_budget._site.bundle import pyodide_version
 from context_budget.cli import run
+from cli_calls import call_cli as call, one_line_error
 
 
 VERSION = _site.pyodide_version(_site.project_root() / "node_modules" / "pyodide")
@@ -214,16 +215,6 @@ def test_the_page_csp_allows_its_one_inline_script_by_hash_in_the_header_and_the
     assert meta == server.CONTENT_SECURITY_POLICY
     assert digest in server.CONTENT_SECURITY_POLICY.split("script-src ")[1].split(";")[0]
     assert "'unsafe-inline'" not in meta
-
-
-def call(argv, stdin=b"", environ=None):
-    stdout, stderr = io.StringIO(), io.StringIO()
-    code = run(argv, io.BytesIO(stdin), stdout, stderr, environ or {})
-    return code, stdout.getvalue(), stderr.getvalue()
-
-
-def one_line_error(err):
-    return err.count("\n") == 1 and err.startswith("context-budget: ") and "Traceback" not in err
 
 
 @pytest.fixture

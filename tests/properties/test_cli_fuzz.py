@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import ROOT
 from context_budget.cli import run
+from cli_calls import file_tree as _tree
 
 
 CONTRACT = (ROOT / "docs" / "contract.md").read_text(encoding="utf-8")
@@ -154,16 +155,6 @@ def _prepare(directory: Path, files: dict, target_state: str | None) -> None:
         if target_state != "foreign":
             (target / "manifest.json").write_text(json.dumps({"generator": generator, "files": {"index.html": "0" * 64}}))
             (target / "index.html").write_text("edited by hand")
-
-
-def _tree(directory: Path) -> dict:
-    """Every path under ``directory`` with its kind, content and modification time."""
-    tree = {}
-    for path in sorted(directory.rglob("*")):
-        stat = path.lstat()
-        content = path.read_bytes() if path.is_file() and not path.is_symlink() else os.readlink(path) if path.is_symlink() else None
-        tree[path.relative_to(directory).as_posix()] = (stat.st_mode, stat.st_mtime_ns, content)
-    return tree
 
 
 def _message_lines(err: str) -> list[str]:
