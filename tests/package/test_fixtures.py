@@ -85,8 +85,9 @@ def test_the_readmes_recipe_makes_each_of_your_cases_a_pytest_test(tmp_path):
 def test_an_input_given_as_a_case_is_named_for_what_it_is(tmp_path):
     (tmp_path / "input.json").write_text('{"budget": 7, "items": []}')
     outcome = _fixtures.run_case(tmp_path / "input.json", "input.json")
-    assert not outcome.passed and outcome.detail.endswith(
-        "this looks like an input for `context-budget check`, not a case (a case holds an input and its expected report)")
+    assert not outcome.passed and outcome.detail == (
+        'cannot load: this looks like an input for `context-budget check`, not a case: a case holds an input ("input") '
+        'and what its report must say ("expected" or "expect")')
     (tmp_path / "input.json").write_text('{"description": "x", "input": {}}')  # a case missing a key: no such guess
     assert "looks like an input" not in _fixtures.run_case(tmp_path / "input.json", "input.json").detail
 
@@ -99,7 +100,7 @@ def test_the_public_runner_checks_a_case_as_the_cli_does(tmp_path):
     assert case_files(one) == [one] and check_case(one).passed and check_case(str(one)).name == str(one)
     (tmp_path / "bad.json").write_text('{"input": {}, "expected": {}}')
     outcome = check_case(tmp_path / "bad.json")
-    assert not outcome.passed and outcome.detail == "cannot load: a fixture is an object with keys description, input, expected: missing key \"description\""
+    assert not outcome.passed and outcome.detail == 'cannot load: $: missing key "description"'
     for where, message in ((tmp_path / "none", "no fixture directory at"), (tmp_path, r"no fixture files \(\*\.json\) under")):
         (tmp_path / "bad.json").unlink(missing_ok=True)
         with pytest.raises(ValueError, match=message):
