@@ -154,18 +154,18 @@ def _missing_tokenizer_data(value: object) -> list[str]:
     a failure caused by missing data says so, not only ``$.pass``."""
     import json
 
-    from .tokenizers import ENCODINGS, TokenizerUnavailable
+    from .tokenizers import exact  # its ENCODINGS as they are now (a test may put others in place)
 
     try:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError, RecursionError):
         return []
     reasons = []
-    for name, encoding in ENCODINGS.items():
+    for name, encoding in exact.ENCODINGS.items():
         if f'"{name}"' in text:
             try:
                 encoding.load()
-            except TokenizerUnavailable as error:
+            except exact.TokenizerUnavailable as error:
                 reasons.append(str(error))
     return reasons
 
@@ -216,9 +216,10 @@ def first_difference(expected: object, actual: object, path: str = "$", *, parti
             if inner is None:
                 return None
             said = f"{path}: expected {preview(expected)}, got {preview(actual)}"
-            shortened = said.endswith("…") or f"…, got " in said
-            # A list too long to show whole: where inside it the two part, too.
-            return f"{said} (first difference at {inner})" if shortened and inner.startswith(f"{path}[") else said
+            if not (said.endswith("…") or "…, got " in said):
+                return said
+            # A list too long to show whole: where inside it the two part, or how long each is.
+            return f"{said} (first difference at {inner})" if inner.startswith(f"{path}[") else f"{said} ({inner[len(path) + 2:]})"
         for index, (want, got) in enumerate(zip(expected, actual)):
             found = first_difference(want, got, child_path(path, index))
             if found:

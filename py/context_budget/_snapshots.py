@@ -37,7 +37,7 @@ def update(path: Path, directory: Path, judgement: _fixtures.Judgement) -> list[
     if judgement.case is None or judgement.passed:
         raise Refused("only a case that fails is updated")
     if judgement.partial:
-        raise Refused("a partial case (expect) is never updated: edit what it states by hand")
+        raise Refused("an expect case is never updated; edit what it states by hand")
     if judgement.missing_data:
         raise Refused("the report depends on tokenizer data this installation lacks; install it and run again")
     _within(path, directory)
