@@ -166,3 +166,22 @@ def test_the_projects_cases_stay_full_snapshots():
     """The project's own fixtures pin the contract: every one is a whole report."""
     for path in FIXTURES.rglob("*.json"):
         assert "expected" in json.loads(path.read_text()) and "expect" not in json.loads(path.read_text()), path
+
+
+def test_the_docs_examples_of_new_and_update_print_what_is_shown(here):
+    """docs/fixtures.md's `fixtures new` and `--update` examples, run in a folder set up as they say."""
+    import re
+    import shlex
+
+    from conftest import ROOT
+
+    page = (ROOT / "docs" / "fixtures.md").read_text(encoding="utf-8")
+    examples = [block for block in re.findall(r"```text\n(.*?)```", page, re.S) if block.startswith("$ context-budget fixtures")]
+    assert len(examples) == 2
+    (here / "my-cases").mkdir()
+    (here / "two-fit-input.json").write_text(json.dumps(INPUT))
+    (here / "my-cases" / "snapshot.json").write_text(case(expected={**evaluate(INPUT), "summary": "Kept A and C."}))
+    for block in examples:
+        command, *shown = block.splitlines()
+        code, out, err = call_cli(shlex.split(command[2:])[1:])
+        assert (code, out, err) == (0, "\n".join(shown) + "\n", ""), command
