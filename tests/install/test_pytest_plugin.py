@@ -8,7 +8,6 @@ And in this project's own run, where the editable install registers the plugin t
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from checkout_copy import copy_checkout
 from conftest import ROOT
 from context_budget import evaluate, pytest_plugin
 
@@ -32,13 +32,7 @@ def python(tmp_path_factory):
     """A fresh venv's python with the package installed from a copy of the checkout (as a wheel,
     with its data), seeing the project's environment only for pytest (a path in a .pth file)."""
     base = tmp_path_factory.mktemp("plugin")
-    source = base / "source"
-    source.mkdir()
-    for name in ("pyproject.toml", "setup.py", "MANIFEST.in", "package.json", "README.md", "LICENSE"):
-        shutil.copy2(ROOT / name, source / name)
-    for name in ("py", "LICENSES", "web", "examples", "fixtures", "docs"):
-        shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "_data"))
-    (source / "node_modules").symlink_to(ROOT / "node_modules")
+    source = copy_checkout(base / "source")
     environment = base / "venv"
     venv.EnvBuilder(with_pip=False).create(environment)
     python = environment / "bin" / "python"
