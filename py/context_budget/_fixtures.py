@@ -140,7 +140,7 @@ def judge(path: Path, name: str) -> Judgement:
     report = evaluate(case["input"])
     wanted, partial = expectation(case)
     difference = first_difference(wanted, report, partial=partial)
-    missing = tuple(_missing_tokenizer_data(case["input"])) if difference is not None else ()
+    missing = tuple(missing_tokenizer_data(case["input"])) if difference is not None else ()
     return Judgement(name, case, report, difference, missing)
 
 
@@ -149,7 +149,7 @@ def run_case(path: Path, name: str) -> Outcome:
     return judge(path, name).outcome()
 
 
-def _missing_tokenizer_data(value: object) -> list[str]:
+def missing_tokenizer_data(value: object) -> list[str]:
     """Why each exact tokenizer the input names cannot count (its rank file is missing or wrong), if any:
     a failure caused by missing data says so, not only ``$.pass``."""
     import json

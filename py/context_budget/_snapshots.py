@@ -54,7 +54,7 @@ def update(path: Path, directory: Path, judgement: _fixtures.Judgement) -> list[
 def _within(path: Path, directory: Path) -> None:
     """Refuse a case that is a symbolic link, or that lies outside ``directory`` through one."""
     if path.is_symlink():
-        raise Refused("a symbolic link is not updated (update the file it points to where it is)")
+        raise Refused("it is a symbolic link; update the file it points to, where it is")
     real, root = os.path.realpath(path), os.path.realpath(directory)
     if os.path.commonpath([real, root]) != root:
         raise Refused(f"it lies outside {directory} (through a symbolic link), so it is not updated")

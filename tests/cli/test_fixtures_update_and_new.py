@@ -185,3 +185,29 @@ def test_the_docs_examples_of_new_and_update_print_what_is_shown(here):
         command, *shown = block.splitlines()
         code, out, err = call_cli(shlex.split(command[2:])[1:])
         assert (code, out, err) == (0, "\n".join(shown) + "\n", ""), command
+
+
+def test_new_writes_no_case_from_a_report_that_lacks_tokenizer_data(here, monkeypatch):
+    from context_budget.tokenizers import exact
+
+    monkeypatch.setattr(exact, "CHECKOUT_DATA", here / "none")
+    monkeypatch.setattr(exact, "PACKAGED_DATA", str(here / "none"))
+    monkeypatch.setattr(exact, "ENCODINGS", {name: exact.Encoding(name) for name in exact.EXACT})
+    monkeypatch.delenv(exact.DATA_ENV, raising=False)
+    (here / "counted.json").write_text(json.dumps({"budget": 9, "tokenizer": "o200k_base", "items": [{"id": "A", "relevance": 1, "content": "hi"}]}))
+    code, out, err = call_cli(["fixtures", "new", "case", "--input", "counted.json"])
+    assert (code, out) == (1, "") and one_line_error(err) and not (here / "case.json").exists()
+    assert err.startswith("context-budget: fixtures new: no case written, its report would record missing data: o200k_base needs o200k_base.tiktoken")
+
+
+def test_update_says_why_a_link_is_not_written(tmp_path):
+    outside = tmp_path / "outside.json"
+    outside.write_text(case(expected={**evaluate(INPUT), "used": 6}))
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "link.json").symlink_to(outside)
+    before = outside.read_bytes()
+    code, out, _ = call_cli(["fixtures", str(tmp_path / "cases"), "--update"])
+    assert code == 1 and out == (
+        "FAIL link.json: $.used: expected 6, got 7 (not updated: it is a symbolic link; update the file it points to, where it is)\n"
+        "0 passed, 0 updated, 1 failed\n")
+    assert outside.read_bytes() == before

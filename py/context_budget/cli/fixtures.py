@@ -114,7 +114,7 @@ def new_case(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: 
         stderr.write(f"context-budget: {one_line(error)}\n")
         return EXIT_FAIL
     report = evaluate(data)
-    missing = _fixtures._missing_tokenizer_data(data) if not report["pass"] else []
+    missing = _fixtures.missing_tokenizer_data(data) if not report["pass"] else []
     if missing:
         stderr.write(f"context-budget: fixtures new: no case written, its report would record missing data: {one_line(missing[0])}\n")
         return EXIT_FAIL
