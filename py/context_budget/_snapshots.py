@@ -41,8 +41,15 @@ def update(path: Path, directory: Path, judgement: _fixtures.Judgement) -> list[
     if judgement.missing_data:
         raise Refused("the report depends on tokenizer data this installation lacks; install it and run again")
     _within(path, directory)
-    text = _fixtures.read_text(path)
-    new_text = replaced_expected(text, judgement.report)
+    try:
+        text = _fixtures.read_text(path)
+        if _fixtures.parse(text) != judgement.case:
+            raise ValueError("it changed since it was run")
+        new_text = replaced_expected(text, judgement.report)
+    except Refused:
+        raise
+    except (ValueError, IndexError) as error:  # edited meanwhile: run again rather than guess
+        raise Refused(f"{error}; run again") from None
     with open(path, "rb") as handle:
         if handle.read(3) == b"\xef\xbb\xbf":  # a byte order mark, which reading dropped, stays
             new_text = "\ufeff" + new_text

@@ -101,10 +101,13 @@ def new_case(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: 
     if arguments.name in ("", ".json"):
         raise UsageError("fixtures new needs a NAME for the case, got an empty one")
     target = Path(arguments.name if arguments.name.endswith(".json") else arguments.name + ".json")
-    if target.exists() or target.is_symlink():
-        raise UsageError(f"fixtures new: {target} exists, and is not overwritten (choose another NAME)")
-    if not target.parent.is_dir():
-        raise UsageError(f"fixtures new: there is no directory {target.parent} to write {target.name} in (create it first)")
+    try:
+        if target.exists() or target.is_symlink():
+            raise UsageError(f"fixtures new: {target} exists, and is not overwritten (choose another NAME)")
+        if not target.parent.is_dir():
+            raise UsageError(f"fixtures new: there is no directory {target.parent} to write {target.name} in (create it first)")
+    except OSError as error:  # a name too long, a folder that cannot be entered
+        raise UsageError(f"fixtures new: cannot write {target}: {error.strerror or error}") from None
     if arguments.case_input == "-" and is_terminal(stdin):
         stderr.write("context-budget: reading JSON from the terminal; end it with Ctrl+D on a line of its own (Ctrl+Z, Enter on Windows)\n")
         stderr.flush()
