@@ -1,8 +1,8 @@
-"""Your own fixture cases from Python: each ``{description, input, expected}`` file a test.
+"""Your own fixture cases from Python, for those who parametrize by hand.
 
-A case is a JSON file holding an input and the full report ``evaluate`` must give for it
-(write it with Python's ``json``, which keeps ``2.0`` a float). With pytest, each case
-becomes a test of its own, named by its file::
+A case is a JSON file ``{description, input, expect}``: the input, and the report's keys the case
+is about (or ``expected``, the whole report). The pytest plugin makes each case a test with one
+line of configuration (``context_budget_cases = my-cases``); to choose the cases in code::
 
     from pathlib import Path
 
@@ -39,8 +39,8 @@ def case_files(where: str | os.PathLike) -> list[Path]:
 
 def check_case(path: str | os.PathLike) -> Outcome:
     """Run one case: ``Outcome(name, passed, detail)``. ``detail`` gives the JSON path and
-    both values of the first difference (strict about types: ``1`` is not ``1.0``), or why
-    the file is not a case."""
+    both values of the first difference from ``expect`` or ``expected`` (strict about types:
+    ``1`` is not ``1.0``), or why the file is not a case."""
     path = _path(path, "check_case needs a file name")
     return _fixtures.run_case(path, str(path))
 

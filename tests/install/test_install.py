@@ -6,26 +6,20 @@ copy and never into the checkout. The build fetches setuptools, as any `pip inst
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import venv
 
 import pytest
 
+from checkout_copy import copy_checkout
 from conftest import ROOT
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
     base = tmp_path_factory.mktemp("install")
-    source = base / "source"
-    source.mkdir()
-    for name in ("pyproject.toml", "setup.py", "MANIFEST.in", "package.json", "README.md", "LICENSE"):
-        shutil.copy2(ROOT / name, source / name)
-    for name in ("py", "LICENSES", "web", "examples", "fixtures", "docs"):
-        shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-    (source / "node_modules").symlink_to(ROOT / "node_modules")  # the wheel carries the rank files and Pyodide (setup.py)
+    source = copy_checkout(base / "source")
     environment = base / "venv"
     venv.EnvBuilder(with_pip=True, clear=True).create(environment)
     python = environment / "bin" / "python"

@@ -1,6 +1,7 @@
 """Every fixture case, run through ``evaluate`` in CPython: the full report must match."""
 
 import json
+import os
 
 import pytest
 
@@ -43,10 +44,9 @@ def test_first_difference_names_the_path():
     assert _fixtures.first_difference(expected, expected) is None
 
 
-def test_the_readmes_recipe_makes_each_of_your_cases_a_pytest_test(tmp_path):
-    """docs/fixtures.md's two files as written, in a folder of their own: the script writes a case
-    (the test module could not: importing it fails while the folder is empty), the tests run
-    one per case from another folder, a wrong case fails with the JSON path of its first
+def test_the_hand_parametrized_recipe_makes_each_case_a_pytest_test(tmp_path):
+    """docs/fixtures.md's test file as written, in a folder of its own, with the README's case: the
+    tests run one per case from another folder, a wrong case fails with the JSON path of its first
     difference, and no case is no silent pass."""
     import re
     import subprocess
@@ -55,23 +55,19 @@ def test_the_readmes_recipe_makes_each_of_your_cases_a_pytest_test(tmp_path):
     from conftest import ROOT
 
     page = (ROOT / "docs" / "fixtures.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```python\n(.*?)```", page, re.S)
-    maker = next(block for block in blocks if block.startswith("# make_cases.py"))
-    tests = next(block for block in blocks if block.startswith("# test_my_cases.py"))
-    (tmp_path / "make_cases.py").write_text(maker, encoding="utf-8")
+    tests = next(block for block in re.findall(r"```python\n(.*?)```", page, re.S) if block.startswith("# test_my_cases.py"))
     (tmp_path / "test_my_cases.py").write_text(tests, encoding="utf-8")
-    elsewhere = tmp_path / "elsewhere"  # both run from another folder than the cases'
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    case = json.loads(re.search(r"```json\n(.*?)```", readme[readme.index("## Fixtures"):], re.S).group(1))
+    (tmp_path / "my-cases").mkdir()
+    (tmp_path / "my-cases" / "two-fit.json").write_text(json.dumps(case))
+    (tmp_path / "my-cases" / "wrong.json").write_text(json.dumps({**case, "expect": {"used": 5}}))
+    elsewhere = tmp_path / "elsewhere"  # run from another folder than the cases'
     elsewhere.mkdir()
-    made = subprocess.run([sys.executable, str(tmp_path / "make_cases.py")], cwd=elsewhere, capture_output=True, text=True, timeout=120)
-    assert made.returncode == 0 and (tmp_path / "my-cases" / "two-fit.json").is_file(), made.stderr
-    case = json.loads((tmp_path / "my-cases" / "two-fit.json").read_text())
-    assert case["expected"]["selected"] == ["A", "C"] and case["input"]["items"][0]["relevance"] == 0.9
-    wrong = dict(case, expected=dict(case["expected"], used=5))
-    (tmp_path / "my-cases" / "wrong.json").write_text(json.dumps(wrong))
 
     def run_tests():
         return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(tmp_path / "test_my_cases.py")],
-                              cwd=elsewhere, capture_output=True, text=True, timeout=120)
+                              cwd=elsewhere, capture_output=True, text=True, timeout=120, env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
 
     done = run_tests()
     assert "1 failed, 1 passed" in done.stdout, done.stdout[-3000:]
@@ -85,8 +81,9 @@ def test_the_readmes_recipe_makes_each_of_your_cases_a_pytest_test(tmp_path):
 def test_an_input_given_as_a_case_is_named_for_what_it_is(tmp_path):
     (tmp_path / "input.json").write_text('{"budget": 7, "items": []}')
     outcome = _fixtures.run_case(tmp_path / "input.json", "input.json")
-    assert not outcome.passed and outcome.detail.endswith(
-        "this looks like an input for `context-budget check`, not a case (a case holds an input and its expected report)")
+    assert not outcome.passed and outcome.detail == (
+        'cannot load: this looks like an input for `context-budget check`, not a case: a case holds an input ("input") '
+        'and what its report must say ("expected" or "expect")')
     (tmp_path / "input.json").write_text('{"description": "x", "input": {}}')  # a case missing a key: no such guess
     assert "looks like an input" not in _fixtures.run_case(tmp_path / "input.json", "input.json").detail
 
@@ -99,7 +96,7 @@ def test_the_public_runner_checks_a_case_as_the_cli_does(tmp_path):
     assert case_files(one) == [one] and check_case(one).passed and check_case(str(one)).name == str(one)
     (tmp_path / "bad.json").write_text('{"input": {}, "expected": {}}')
     outcome = check_case(tmp_path / "bad.json")
-    assert not outcome.passed and outcome.detail == "cannot load: a fixture is an object with keys description, input, expected: missing key \"description\""
+    assert not outcome.passed and outcome.detail == 'cannot load: $: missing key "description"'
     for where, message in ((tmp_path / "none", "no fixture directory at"), (tmp_path, r"no fixture files \(\*\.json\) under")):
         (tmp_path / "bad.json").unlink(missing_ok=True)
         with pytest.raises(ValueError, match=message):

@@ -53,22 +53,11 @@ def run(argv: Sequence[str], stdin: IO, stdout: IO[str], stderr: IO[str], enviro
             return examples.run(arguments.write, stdout)
         if command == "serve":
             return serve.run(arguments.port, arguments.verbose, stdout, stderr)
-        if command == "fixtures" and arguments.shipped:
-            if arguments.directory is not None:
-                raise UsageError("fixtures: give a DIR|FILE or --shipped, not both")
-            arguments.directory = str(examples.shipped("fixtures"))
-        if command == "fixtures" and arguments.directory is None:
-            if not Path("fixtures").is_dir():
-                raise UsageError(
-                    "fixtures needs a directory of cases or one case file (there is no ./fixtures here): "
-                    "give one, or run the package's own cases with --shipped"
-                )
-            arguments.directory = "fixtures"
+        if command == "fixtures":
+            return fixtures.run(arguments, stdin, stdout, stderr)
         if arguments.directory == "":  # Path("") is the current directory: never guess it
             raise UsageError(f"{command} needs a directory name, got an empty one")
-        if command == "build-site":
-            return build_site.run(Path(arguments.directory), arguments.force, stdout, stderr)
-        return fixtures.run(Path(arguments.directory), stdout)
+        return build_site.run(Path(arguments.directory), arguments.force, stdout, stderr)
     except Exit as stop:
         if stop.message:
             stderr.write(printable(stop.message))  # it may quote an argument: no escape sequences

@@ -128,9 +128,28 @@ def parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
         "(the default on a terminal): summary, checks, kept and left-out items with reasons",
     )
 
-    fixtures = commands.add_parser("fixtures", help="run every fixture case in DIR (or one case FILE) and compare the full reports")
+    fixtures = commands.add_parser(
+        "fixtures", help="run every fixture case in DIR (or one case FILE), each report against what its case states; "
+        "`fixtures new NAME --input FILE` writes a case",
+        usage="context-budget fixtures [DIR|FILE|--shipped] [--update]\n"
+        "       context-budget fixtures new NAME --input FILE|- [--expect KEYS] [--description TEXT]",
+        epilog="A DIR literally named new is written ./new (`fixtures new` writes a case).",
+    )
     fixtures.add_argument("directory", nargs="?", default=None, metavar="DIR|FILE", help="fixture directory (default: ./fixtures when there is one), or one case file")
+    fixtures.add_argument("name", nargs="?", default=None, help=argparse.SUPPRESS)  # fixtures new NAME
     fixtures.add_argument("--shipped", action="store_true", help="run the fixture cases shipped with the package (the page's)")
+    fixtures.add_argument(
+        "--update", action="store_true",
+        help="rewrite the expected report of each snapshot case that fails and print what changed "
+        "(never an expect case, a passing case or a file that is not a case)",
+    )
+    fixtures.add_argument("--input", dest="case_input", default=None, metavar="FILE|-", help="with new: the input the case is about")
+    fixtures.add_argument(
+        "--expect", dest="expect_keys", default=None, metavar="KEYS",
+        help="with new: the report's keys the case states, separated by commas, dotted for a key inside "
+        "(default: pass and what was kept, such as pass,selected; claim.pass with a claim)",
+    )
+    fixtures.add_argument("--description", default=None, metavar="TEXT", help="with new: what the case is about (default: the report's summary)")
 
     compose = commands.add_parser("compose", help="pack a blocks input, print the composed prompt and the packing report")
     compose.add_argument("file", nargs="?", default=None, metavar="FILE|-", help="a blocks input, or - for standard input (the default when input is piped)")
