@@ -81,9 +81,11 @@ class _Special:
     def __init__(self, texts: Iterable[str]):
         texts = sorted(set(texts), key=lambda t: (-len(t), t))
         self.pattern = re.compile("|".join(map(re.escape, texts))) if texts else None
+        # Their first characters: a text with none of them (most) is not searched with the long alternation.
+        self.first = re.compile("[" + "".join(sorted({re.escape(t[0]) for t in texts})) + "]") if texts else None
 
     def split(self, text: str) -> list[tuple[str, bool]]:
-        if self.pattern is None or not text:
+        if self.pattern is None or not text or not self.first.search(text):
             return [(text, False)] if text else []
         parts = []
         done = 0
@@ -235,8 +237,11 @@ class BPETokenizer(Tokenizer):
         walk(spec)
         if len(byte_level) != 1:
             raise TokenizerFileError(f"{where}: not a byte-level BPE tokenizer (its pre-tokenizer has no ByteLevel step)")
+        # ByteLevel's own steps, on each piece the Splits made: a space in front (add_prefix_space) of
+        # a piece that has none, then (use_regex) GPT-2's pattern.
         self.prefix_space = bool(byte_level[0].get("add_prefix_space", False))
-        if byte_level[0].get("use_regex", True):
+        self.byte_level_regex = bool(byte_level[0].get("use_regex", True))
+        if self.byte_level_regex:
             splits.append((GPT2_PATTERN, "Isolated"))
         try:
             self.patterns = Patterns(source for source, _ in splits)
@@ -312,9 +317,20 @@ class BPETokenizer(Tokenizer):
         return result
 
     def _ordinary_pieces(self, text: str) -> Iterable[bytes]:
+        if not self.prefix_space:
+            return [text[a:b].encode("utf-8") for a, b in self._spans(text, self.splits)]
+        own = 1 if self.byte_level_regex else 0
+        pieces = []
+        for a, b in self._spans(text, self.splits[:len(self.splits) - own]):
+            piece = text[a:b] if text.startswith(" ", a) else " " + text[a:b]
+            spans = self._spans(piece, self.splits[len(self.splits) - own:])
+            pieces.extend(piece[c:d].encode("utf-8") for c, d in spans)
+        return pieces
+
+    def _spans(self, text: str, splits) -> list[tuple[int, int]]:
         codes = self.patterns.codes(text)
-        spans = [(0, len(text))]
-        for compiled, removed in self.splits:
+        spans = [(0, len(text))] if text else []
+        for compiled, removed in splits:
             new = []
             for start, end in spans:
                 done = start
@@ -330,9 +346,7 @@ class BPETokenizer(Tokenizer):
                 if done < end:
                     new.append((done, end))
             spans = new
-        if self.prefix_space:
-            return [(text[a:b] if text.startswith(" ", a) else " " + text[a:b]).encode("utf-8") for a, b in spans]
-        return [text[a:b].encode("utf-8") for a, b in spans]
+        return spans
 
     def _piece_count(self, piece: bytes) -> int:
         if self.ignore_merges and piece in self.by_bytes:
