@@ -530,12 +530,12 @@ O200K_PATTERN = ("[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\
 def from_bytes(data: bytes, source: str = "<bytes>", name: str | None = None) -> Tokenizer:
     """A tokenizer from a file's contents: a tokenizer.json, a tekken JSON file or a GGUF file."""
     data = bytes(data)
-    sha = hashlib.sha256(data).hexdigest()
     label = name or source
     if data[:4] == b"GGUF":
         from .gguf import tokenizer_from_gguf
 
-        return tokenizer_from_gguf(data, source, label, sha)
+        return tokenizer_from_gguf(data, source, label)
+    sha = hashlib.sha256(data).hexdigest()
     try:
         parsed = json.loads(data)
     except (UnicodeDecodeError, ValueError) as error:
