@@ -9,7 +9,14 @@ Jinja ``chat_template`` rewritten in plain Python (no Jinja at run time), and pr
   stripped + ``<|eot_id|>``, ``<|begin_of_text|>`` first);
 - ``qwen3``: Qwen 3's, with its tools block, ``<tool_call>``/``<tool_response>`` and the
   ``<think>\\n\\n</think>\\n\\n`` it writes into assistant turns after the last user turn;
-- ``deepseek_v3``: DeepSeek V3/R1's, system prompts joined at the start, tool calls and outputs.
+- ``deepseek_v3``: DeepSeek V3/R1's, system prompts joined at the start, tool calls and outputs;
+- ``mistral``: Mistral's instruct format for its tekken tokenizer (mistral-common's V3, Mistral Nemo):
+  ``<s>[INST]user[/INST]assistant</s>...``, the (non-empty) system prompts joined by a blank line in
+  front of the last user message. Text conversations only: user and assistant turns alternate, starting and
+  ending with a user turn (the ``[/INST]`` is the generation prompt); tools are refused.
+
+Not here (yet): Llama 3.1's dated system block and GPT-OSS's harmony format, whose official
+templates are in none of the pinned packages the tests can check them against.
 
 A message is ``{"role": str, "content": str, ...}``; ``name`` is accepted and, as in these
 templates, not rendered. Assistant messages may carry ``tool_calls`` (``[{"type": "function",
@@ -31,7 +38,7 @@ from __future__ import annotations
 import json
 from typing import Any, NamedTuple
 
-TEMPLATES = ("llama3", "qwen3", "deepseek_v3")
+TEMPLATES = ("llama3", "qwen3", "deepseek_v3", "mistral")
 
 
 class TemplateError(ValueError):
@@ -198,7 +205,39 @@ def _deepseek_v3(messages: list[dict], add_generation_prompt: bool, tools: Any) 
     return out
 
 
-_RENDERERS = {"llama3": _llama3, "qwen3": _qwen3, "deepseek_v3": _deepseek_v3}
+def _mistral(messages: list[dict], add_generation_prompt: bool, tools: Any) -> list[Piece]:
+    if tools or any(m.get("tool_calls") or m.get("role") == "tool" for m in messages):
+        raise TemplateError("the mistral template renders text conversations; tools and tool calls are not supported")
+    systems = [(i, _content(m, i)) for i, m in enumerate(messages) if m.get("role") == "system"]
+    systems = [(i, text) for i, text in systems if text]  # an empty system prompt is left out, as mistral-common does
+    turns = [(i, m) for i, m in enumerate(messages) if m.get("role") != "system"]
+    for i, message in enumerate(messages):
+        if message.get("role") == "system" and i and messages[i - 1].get("role") == "assistant":
+            raise TemplateError(f"messages[{i}]: the mistral template takes no system message right after an assistant turn")
+    for position, (i, message) in enumerate(turns):
+        wanted = "user" if position % 2 == 0 else "assistant"
+        if message.get("role") != wanted:
+            raise TemplateError(f"messages[{i}]: the mistral template needs user and assistant turns in turn, "
+                                f"starting with user; got {message.get('role')!r} where {wanted!r} belongs")
+    if not turns or turns[-1][1].get("role") != "user":
+        raise TemplateError("the mistral template needs the conversation to end with a user turn")
+    last_user = turns[-1][0]
+    out: list[Piece] = [Piece(None, "<s>", True)]
+    for i, message in turns:
+        content = _content(message, i)
+        if message["role"] == "user":
+            out.append(Piece(i, "[INST]", True))
+            if i == last_user:
+                out += [Piece(s, text + "\n\n", False) for s, text in systems]
+            out += [Piece(i, content, False), Piece(i, "[/INST]", True)]
+        else:
+            if not content.rstrip(" "):
+                raise TemplateError(f"messages[{i}]: an assistant turn needs content for the mistral template")
+            out += [Piece(i, content.rstrip(" "), False), Piece(i, "</s>", True)]
+    return out
+
+
+_RENDERERS = {"llama3": _llama3, "qwen3": _qwen3, "deepseek_v3": _deepseek_v3, "mistral": _mistral}
 
 
 def pieces(messages: list[dict], template: str, *, add_generation_prompt: bool = True, tools: Any = None,

@@ -119,6 +119,42 @@ def test_rendering_and_counts_equal_jinja_and_tokenizers(template):
         assert min(result.per_message) > (-1 if template == "deepseek_v3" else 0)
 
 
+def mistral_conversation(rng: random.Random, pool: list[str]) -> list[dict]:
+    messages = []
+    for turn in range(rng.randint(0, 4) * 2 + 1):  # user, assistant, ..., user
+        if rng.random() < 0.25 and (turn == 0 or turn % 2 == 1):  # never right after an assistant turn (mistral-common refuses it)
+            messages.append({"role": "system", "content": content(rng, pool)})
+        if turn % 2 == 0:
+            user = {"role": "user", "content": content(rng, pool)}
+            if rng.random() < 0.2:
+                user["name"] = "ana"
+            messages.append(user)
+        else:
+            messages.append({"role": "assistant", "content": content(rng, pool).rstrip(" ") or "ok"})
+    return messages
+
+
+def test_mistral_equals_mistral_common():
+    """mistral-common's own chat encoding (InstructTokenizerV3 for tekken) is the reference: its tokens and text."""
+    from mistral_common.protocol.instruct.messages import AssistantMessage, SystemMessage, UserMessage
+    from mistral_common.protocol.instruct.request import ChatCompletionRequest
+    from mistral_common.tokens.tokenizers.mistral import MistralTokenizer
+
+    reference_tokenizer = MistralTokenizer.from_file(str(model_file("mistral", "tekken_240911.json")))
+    kinds = {"system": SystemMessage, "user": UserMessage, "assistant": AssistantMessage}
+    tokenizer = ours("tekken")
+    rng = random.Random("mistral")
+    pool = corpus(3_000, seed=52) + ["", "Hello", "What is the refund window?"]
+    for _ in range(CONVERSATIONS):
+        messages = mistral_conversation(rng, pool)
+        request = ChatCompletionRequest(messages=[kinds[m["role"]](content=m["content"]) for m in messages])
+        expected = reference_tokenizer.encode_chat_completion(request)
+        result = templates.count_rendered_detail(messages, "mistral", tokenizer)
+        assert result.text == expected.text, messages
+        assert result.total == len(expected.tokens), messages
+        assert sum(result.per_message) + result.overhead == result.total
+
+
 def test_a_leading_newline_changes_the_overhead_as_the_model_sees_it():
     """Not additive constants: Llama strips the content, Qwen keeps the newline."""
     tokenizer = ours("qwen3")
@@ -151,5 +187,9 @@ def test_wrong_tokenizer_or_template_or_message_is_refused():
         templates.count_rendered([{"role": "user", "content": "x"}], "qwen3", ours("llama3_1"))
     with pytest.raises(templates.TemplateError, match="unknown template 'chatml'"):
         templates.render([], "chatml")
+    with pytest.raises(templates.TemplateError, match="end with a user turn"):
+        templates.render([{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}], "mistral")
+    with pytest.raises(templates.TemplateError, match="tools and tool calls are not supported"):
+        templates.render([{"role": "user", "content": "a"}], "mistral", tools=[{"type": "function"}])
     with pytest.raises(templates.TemplateError, match=r"messages\[0\].content must be a string, got int"):
         templates.render([{"role": "user", "content": 3}], "llama3")
