@@ -33,7 +33,9 @@ import base64
 import hashlib
 import heapq
 import json
+import operator
 import re
+from itertools import accumulate, repeat
 from typing import Callable, Iterable
 
 from .._errors import ContextBudgetError
@@ -255,34 +257,14 @@ class BPETokenizer(Tokenizer):
         if not isinstance(vocab, dict) or not isinstance(merges, list):
             raise TokenizerFileError(f"{where}: model.vocab must be an object and model.merges a list")
         size = max(vocab.values(), default=-1) + 1
-        by_bytes: dict[bytes, int] = {}
-        token_bytes: dict[int, bytes] = {}
-        for token, token_id in vocab.items():
-            level = _level_bytes(token)
-            if level is not None:
-                by_bytes[level] = token_id
-                token_bytes[token_id] = level
+        by_bytes, token_bytes = _vocabulary_bytes(vocab)
         byte_ids = []
         for byte in range(256):
             token_id = by_bytes.get(bytes((byte,)))
             if token_id is None:
                 raise TokenizerFileError(f"{where}: byte 0x{byte:02X} has no token: not a byte-level BPE vocabulary")
             byte_ids.append(token_id)
-        pair_ranks: dict[int, int] = {}
-        get = vocab.get
-        for rank, merge in enumerate(merges):
-            if isinstance(merge, str):
-                left, _, right = merge.partition(" ")
-            elif isinstance(merge, list) and len(merge) == 2:
-                left, right = merge
-            else:
-                raise TokenizerFileError(f"{where}: model.merges[{rank}] is {merge!r}, not a pair")
-            a, b, new = get(left), get(right), get(left + right)
-            if a is None or b is None or new is None:
-                raise TokenizerFileError(f"{where}: model.merges[{rank}] ({left!r} {right!r}) names a token not in the vocabulary")
-            key = a * size + b
-            if key not in pair_ranks:
-                pair_ranks[key] = rank * size + new
+        pair_ranks = _pair_ranks(vocab, merges, size, where)
         self.size = size
         self.by_bytes = by_bytes
         self.token_bytes = token_bytes
@@ -437,6 +419,52 @@ class BPETokenizer(Tokenizer):
         for part, special in self.split(text):
             result.extend([part.encode("utf-8")] if special else self._text_tokens(part))
         return result
+
+
+def _vocabulary_bytes(vocab: dict[str, int]) -> tuple[dict[bytes, int], dict[int, bytes]]:
+    """bytes -> id and id -> bytes for the vocabulary's byte-level tokens (others, such as added
+    tokens written in plain text, are left out: no byte-level piece can equal them)."""
+    tokens = list(vocab)
+    joined = "".join(tokens)
+    if _BYTE_LEVEL_CHARS.issuperset(joined):  # the usual case: one translate for all, then slices
+        data = joined.translate(_UNBYTE).encode("latin-1")
+        ends = list(accumulate(map(len, tokens)))
+        pieces = list(map(data.__getitem__, map(slice, [0, *ends[:-1]], ends)))
+        ids = list(map(vocab.__getitem__, tokens))
+        return dict(zip(pieces, ids)), dict(zip(ids, pieces))
+    by_bytes: dict[bytes, int] = {}
+    token_bytes: dict[int, bytes] = {}
+    for token, token_id in vocab.items():
+        level = _level_bytes(token)
+        if level is not None:
+            by_bytes[level] = token_id
+            token_bytes[token_id] = level
+    return by_bytes, token_bytes
+
+
+def _pair_ranks(vocab: dict[str, int], merges: list, size: int, where: str) -> dict[int, int]:
+    """(left id * size + right id) -> (rank * size + merged id), as ``tokenizers`` builds its merge map
+    (a pair listed twice keeps its last rank, as its map does). Built with C-level maps: ~0.2 s for
+    GPT-OSS's 446,189 merges, where a Python loop took a second."""
+    if all(isinstance(merge, str) and " " in merge for merge in merges):  # "left right"
+        lefts = [merge[:merge.index(" ")] for merge in merges]
+        rights = [merge[merge.index(" ") + 1:] for merge in merges]
+    else:  # ["left", "right"]
+        for rank, pair in enumerate(merges):
+            if not isinstance(pair, list) or len(pair) != 2 or not all(isinstance(part, str) for part in pair):
+                raise TokenizerFileError(f"{where}: model.merges[{rank}] is {merges[rank]!r}, not a pair of tokens")
+        lefts = [pair[0] for pair in merges]
+        rights = [pair[1] for pair in merges]
+    get = vocab.get
+    a = list(map(get, lefts))
+    b = list(map(get, rights))
+    new = list(map(get, map(operator.add, lefts, rights)))
+    if None in a or None in b or None in new:
+        rank = next(i for i, ids in enumerate(zip(a, b, new)) if None in ids)
+        raise TokenizerFileError(f"{where}: model.merges[{rank}] ({lefts[rank]!r} {rights[rank]!r}) names a token not in the vocabulary")
+    keys = map(operator.add, map(operator.mul, a, repeat(size)), b)
+    values = map(operator.add, map(operator.mul, range(len(merges)), repeat(size)), new)
+    return dict(zip(keys, values))
 
 
 def _apply(steps: list[Callable[[str], str]], text: str) -> str:
