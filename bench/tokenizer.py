@@ -111,14 +111,18 @@ MODELS = ROOT / "tests" / "data" / "models"
 
 def models(text: str) -> None:
     """Tokenizers from model files against their reference libraries on the same text."""
-    from context_budget.tokenizers import load_tokenizer, named_tokenizer
+    from context_budget.tokenizers import load_tokenizer, model as model_module, named_tokenizer
+
+    def load_tokenizer_cold(path):  # a first load: not from the memo of files already read
+        model_module._MEMO.clear()
+        return load_tokenizer(path)
 
     print("\ntokenizers from model files (load = read + SHA-256 + parse, median of 3; counts: median of 3):")
     for folder in ("llama3_1", "qwen3", "deepseek_v3", "gptoss"):
         path = MODELS / folder / "tokenizer.json"
         from tokenizers import Tokenizer
 
-        load, ours = median_time(lambda: load_tokenizer(path), 3)
+        load, ours = median_time(lambda: load_tokenizer_cold(path), 3)
         reference = Tokenizer.from_file(str(path))
         theirs, encoding = median_time(lambda: reference.encode(text, add_special_tokens=False), 3)
         cold, count = median_time(lambda: (ours._counts.clear(), ours.count(text))[1], 3)
@@ -129,7 +133,7 @@ def models(text: str) -> None:
     from mistral_common.tokens.tokenizers.tekken import Tekkenizer
 
     path = MODELS / "mistral" / "tekken_240911.json"
-    load, ours = median_time(lambda: load_tokenizer(path), 3)
+    load, ours = median_time(lambda: load_tokenizer_cold(path), 3)
     reference = Tekkenizer.from_file(str(path))
     theirs, tokens = median_time(lambda: reference.encode(text, bos=False, eos=False), 3)
     cold, count = median_time(lambda: (ours._counts.clear(), ours.count(text))[1], 3)

@@ -244,3 +244,15 @@ def test_a_file_that_cannot_be_used_is_refused_with_its_path_and_why(tmp_path, c
 def test_missing_file_names_the_path(tmp_path):
     with pytest.raises(TokenizerFileError, match=f"{tmp_path / 'nope.json'}: cannot read it"):
         load_tokenizer(tmp_path / "nope.json")
+
+
+def test_the_same_bytes_load_once_and_other_bytes_are_parsed_anew(tmp_path):
+    data = model_file("deepseek_v3", "tokenizer.json").read_bytes()
+    first, second = from_bytes(data, "a.json", "first"), from_bytes(data, "b.json", "second")
+    assert (first.name, second.name, second.source) == ("first", "second", "b.json")
+    assert second.pair_ranks is first.pair_ranks  # not parsed again
+    changed = json.loads(data)
+    changed["model"]["merges"] = changed["model"]["merges"][:100]  # a different file: its own parse and counts
+    other = from_bytes(json.dumps(changed).encode(), "c.json")
+    assert other.pair_ranks is not first.pair_ranks and other.sha256 != first.sha256
+    assert other.count("internationalization") > first.count("internationalization")

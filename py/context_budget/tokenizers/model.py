@@ -555,6 +555,20 @@ O200K_PATTERN = ("[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\
                  "|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+")
 
 
+# SHA-256 -> a tokenizer already built from those bytes: loading the same file again (the page, a
+# second registry) costs its hash, not a second parse. Bounded: a memo of constant data.
+_MEMO: dict[str, Tokenizer] = {}
+MEMO_LIMIT = 4
+
+
+def _named_copy(tokenizer: Tokenizer, name: str, source: str) -> Tokenizer:
+    import copy
+
+    named = copy.copy(tokenizer)  # shares the (read-only) vocabulary, merges and piece counts
+    named.name, named.source = name, source
+    return named
+
+
 def from_bytes(data: bytes, source: str = "<bytes>", name: str | None = None) -> Tokenizer:
     """A tokenizer from a file's contents: a tokenizer.json, a tekken JSON file or a GGUF file."""
     data = bytes(data)
@@ -564,6 +578,17 @@ def from_bytes(data: bytes, source: str = "<bytes>", name: str | None = None) ->
 
         return tokenizer_from_gguf(data, source, label)
     sha = hashlib.sha256(data).hexdigest()
+    known = _MEMO.get(sha)
+    if known is not None:
+        return _named_copy(known, label, source)
+    tokenizer = _parse(data, source, label, sha)
+    if len(_MEMO) >= MEMO_LIMIT:
+        _MEMO.pop(next(iter(_MEMO)))
+    _MEMO[sha] = tokenizer
+    return tokenizer
+
+
+def _parse(data: bytes, source: str, label: str, sha: str) -> Tokenizer:
     try:
         parsed = json.loads(data)
     except (UnicodeDecodeError, ValueError) as error:
