@@ -54,7 +54,7 @@ def test_gguf_counts_equal_the_tokenizer_json(tmp_path, folder):
     loaded = load_tokenizer(path)
     assert loaded.chat_template == template
     expected = ours(folder)
-    texts = corpus(1_000, seed=41) + [_text.mixed_text(20_000), "<|im_start|>user\nhi<|im_end|>", "<|eot_id|><｜User｜>"]
+    texts = corpus(500, seed=41) + [_text.mixed_text(20_000), "<|im_start|>user\nhi<|im_end|>", "<|eot_id|><｜User｜>"]
     assert [loaded.count(text) for text in texts] == [expected.count(text) for text in texts]
     assert from_bytes(path.read_bytes(), "dropped.gguf").sha256 == loaded.sha256  # the header's digest either way
 

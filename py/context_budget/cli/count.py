@@ -26,7 +26,7 @@ def run(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[st
         with Ticker(stderr, f"counting the tokens of {size(len(data))}"), tokenizers.using_tokenizers(registry):
             if name not in tokenizers.TOKENIZERS and tokenizers.named_tokenizer(name) is None:
                 known = ", ".join((*tokenizers.TOKENIZERS, "o200k_harmony", *registry.names()))
-                raise UsageError(f"count: --tokenizer {name!r} is not known; known: {known}")
+                raise UsageError(f"count: argument --tokenizer: invalid choice: {name!r} (choose from {known})")
             tokens = tokenizers.count_tokens(text, name)
     except tokenizers.TokenizerUnavailable as error:
         stderr.write(f"context-budget: {error}\n")
