@@ -12,13 +12,12 @@ below take such a name, or a loaded ``Tokenizer`` itself, wherever they take a b
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from .._values import Invalid, Unavailable, closest_name, json_text, preview
 from . import exact
 from .estimate import estimate_tokens
 from .exact import ENCODINGS, EXACT, RANK_FILES, TokenizerUnavailable
-from .model import Tokenizer, TokenizerFileError, from_bytes, load_tokenizer
 from .registry import (BUILT_IN_FILES, TokenizerRegistry, default_registry, file_record, named_tokenizer,
                        register_tokenizer, using_tokenizers)
 
@@ -29,6 +28,22 @@ def check_name(tokenizer: object) -> str:
     if not isinstance(tokenizer, str) or tokenizer not in TOKENIZERS:
         raise ValueError(f"unknown tokenizer {tokenizer!r}; known: {', '.join(TOKENIZERS)}")
     return tokenizer
+
+
+if TYPE_CHECKING:
+    from .model import Tokenizer, TokenizerFileError, from_bytes, load_tokenizer
+
+_FROM_MODEL = ("Tokenizer", "TokenizerFileError", "from_bytes", "load_tokenizer")
+
+
+def __getattr__(name: str):
+    """``Tokenizer``, ``load_tokenizer``... from ``model``, imported on first use: most inputs never
+    read a tokenizer file, and importing the package is the page's start-up."""
+    if name in _FROM_MODEL:
+        from . import model
+
+        return getattr(model, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def count_tokens(text: str, tokenizer: "str | Tokenizer" = "o200k_base") -> int:
@@ -59,7 +74,7 @@ def read_tokenizer(value: object, allowed: tuple[str, ...] = TOKENIZERS) -> str:
 
     A name registered in the registry in use (``named_tokenizer``) is accepted too.
     """
-    if _loaded(value) is not None and not isinstance(value, Tokenizer):
+    if isinstance(value, str) and _loaded(value) is not None:
         return value
     if not isinstance(value, str) or value not in allowed:
         guess = closest_name(value, allowed) if isinstance(value, str) else None
@@ -83,11 +98,11 @@ def counter(tokenizer: str) -> Callable[[str], int]:
 
 def _loaded(tokenizer: object) -> "Tokenizer | None":
     """A loaded tokenizer given itself or by a registered name; None for the built-in names."""
-    if isinstance(tokenizer, Tokenizer):
-        return tokenizer
-    if isinstance(tokenizer, str) and tokenizer not in TOKENIZERS:
-        return named_tokenizer(tokenizer)
-    return None
+    if isinstance(tokenizer, str):
+        return named_tokenizer(tokenizer) if tokenizer not in TOKENIZERS else None
+    from .model import Tokenizer
+
+    return tokenizer if isinstance(tokenizer, Tokenizer) else None
 
 
 __all__ = [

@@ -29,8 +29,6 @@ bytes). ``sha256`` is the digest of the file it was read from, for reports to re
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import heapq
 import json
 import operator
@@ -56,9 +54,10 @@ def _byte_alphabet() -> dict[str, int]:
     """GPT-2's ``bytes_to_unicode``: the character ``ByteLevel`` writes for each byte."""
     printable = list(range(0x21, 0x7F)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
     chars = printable[:]
+    shown = set(printable)
     extra = 0
     for byte in range(256):
-        if byte not in printable:
+        if byte not in shown:
             printable.append(byte)
             chars.append(256 + extra)
             extra += 1
@@ -522,6 +521,8 @@ def tekken(data: dict, name: str, sha256: str, source: str) -> RankTokenizer:
         raise TokenizerFileError(f"{source}: tekken config lacks or mistypes {error}") from None
     listed = data.get("special_tokens")
     specials = [t["token_str"] for t in listed] if listed else list(TEKKEN_DEFAULT_SPECIALS)
+    import base64  # here, as hashlib below: importing the package costs the page's start-up
+
     ranks: dict[bytes, int] = {}
     decode = base64.b64decode
     for entry in vocab[:inner]:
@@ -577,6 +578,8 @@ def from_bytes(data: bytes, source: str = "<bytes>", name: str | None = None) ->
         from .gguf import tokenizer_from_gguf
 
         return tokenizer_from_gguf(data, source, label)
+    import hashlib
+
     sha = hashlib.sha256(data).hexdigest()
     known = _MEMO.get(sha)
     if known is not None:

@@ -20,9 +20,10 @@ import contextvars
 import os
 import re
 from contextlib import contextmanager
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-from .model import Tokenizer, TokenizerFileError, load_tokenizer, o200k_harmony
+if TYPE_CHECKING:
+    from .model import Tokenizer
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
 RESERVED = ("o200k_base", "cl100k_base", "estimate", "words", "o200k_harmony")
@@ -41,6 +42,8 @@ class TokenizerRegistry:
             raise ValueError(f"a tokenizer name is 1 to 64 letters, digits or _.:- (starting with a letter or digit), got {name!r}")
         if name in RESERVED:
             raise ValueError(f"{name!r} is a built-in tokenizer name; choose another")
+        from .model import Tokenizer, load_tokenizer
+
         tokenizer = path_or_tokenizer if isinstance(path_or_tokenizer, Tokenizer) else load_tokenizer(path_or_tokenizer, name)
         self._named[name] = tokenizer
         return tokenizer
@@ -88,6 +91,8 @@ def named_tokenizer(name: str) -> "Tokenizer | None":
         return _DEFAULT.get(name)
     if name == "o200k_harmony":
         if name not in _BUILT_IN:
+            from .model import o200k_harmony
+
             _BUILT_IN[name] = o200k_harmony()
         return _BUILT_IN[name]
     return None
@@ -101,5 +106,5 @@ def file_record(name: object) -> "dict | None":
     return {"name": name, "kind": tokenizer.kind, "sha256": tokenizer.sha256}
 
 
-__all__ = ["TokenizerRegistry", "TokenizerFileError", "register_tokenizer", "using_tokenizers", "named_tokenizer",
+__all__ = ["TokenizerRegistry", "register_tokenizer", "using_tokenizers", "named_tokenizer",
            "default_registry", "file_record", "BUILT_IN_FILES"]
