@@ -9,6 +9,11 @@
 3. Loading each rank file (read, SHA-256, parse): the first use's cost, in CPython and, with
    --page, in the page (Pyodide in Chromium: fetch, SHA-256, parse), with a count of the same
    mixed text in both.
+4. With the model files of scripts/fetch_model_tokenizers (--models, or when they are present):
+   each model's tokenizer (Llama 3.1, Qwen 3, DeepSeek V3, GPT-OSS tokenizer.json; Mistral's tekken;
+   o200k_harmony) loaded (read, SHA-256, parse) and counting the same 1 MB against its reference
+   (Rust ``tokenizers`` encode, mistral-common's tiktoken, tiktoken), and "a" * n growth on Qwen 3
+   (no ignore_merges: every piece merges through the heap).
 """
 
 import sys
@@ -101,7 +106,60 @@ def page(text: str) -> None:
     server.shutdown()
 
 
+MODELS = ROOT / "tests" / "data" / "models"
+
+
+def models(text: str) -> None:
+    """Tokenizers from model files against their reference libraries on the same text."""
+    from context_budget.tokenizers import load_tokenizer, model as model_module, named_tokenizer
+
+    def load_tokenizer_cold(path):  # a first load: not from the memo of files already read
+        model_module._MEMO.clear()
+        return load_tokenizer(path)
+
+    print("\ntokenizers from model files (load = read + SHA-256 + parse, median of 3; counts: median of 3):")
+    for folder in ("llama3_1", "qwen3", "deepseek_v3", "gptoss"):
+        path = MODELS / folder / "tokenizer.json"
+        from tokenizers import Tokenizer
+
+        load, ours = median_time(lambda: load_tokenizer_cold(path), 3)
+        reference = Tokenizer.from_file(str(path))
+        theirs, encoding = median_time(lambda: reference.encode(text, add_special_tokens=False), 3)
+        cold, count = median_time(lambda: (ours._counts.clear(), ours.count(text))[1], 3)
+        warm, _ = median_time(lambda: ours.count(text), 3)
+        assert count == len(encoding.ids), (folder, count, len(encoding.ids))
+        print(f"  {folder:12} {count:>9,} tokens  load {load * 1000:6.0f} ms  tokenizers (Rust) {theirs * 1000:7.1f} ms  "
+              f"ours cold {cold * 1000:7.1f} ms ({cold / theirs:4.1f}x)  warm {warm * 1000:7.1f} ms ({warm / theirs:4.1f}x)")
+    from mistral_common.tokens.tokenizers.tekken import Tekkenizer
+
+    path = MODELS / "mistral" / "tekken_240911.json"
+    load, ours = median_time(lambda: load_tokenizer_cold(path), 3)
+    reference = Tekkenizer.from_file(str(path))
+    theirs, tokens = median_time(lambda: reference.encode(text, bos=False, eos=False), 3)
+    cold, count = median_time(lambda: (ours._counts.clear(), ours.count(text))[1], 3)
+    assert count == len(tokens)
+    print(f"  {'tekken':12} {count:>9,} tokens  load {load * 1000:6.0f} ms  mistral-common   {theirs * 1000:7.1f} ms  "
+          f"ours cold {cold * 1000:7.1f} ms ({cold / theirs:4.1f}x)")
+    harmony = named_tokenizer("o200k_harmony")
+    reference = _text.reference_encoding("o200k_base")
+    theirs, tokens = median_time(lambda: reference.encode(text, allowed_special="all"), 3)
+    cold, count = median_time(lambda: (harmony._counts.clear(), harmony.count(text))[1], 3)
+    assert count == len(tokens)
+    print(f"  {'o200k_harmony':12} {count:>9,} tokens  (o200k_base's rank file)  tiktoken {theirs * 1000:7.1f} ms  "
+          f"ours cold {cold * 1000:7.1f} ms ({cold / theirs:4.1f}x)")
+    qwen = load_tokenizer(MODELS / "qwen3" / "tokenizer.json")
+    print("  'a' * n, Qwen 3 (one piece, no ignore_merges: merged through the heap):")
+    previous = None
+    for n in (10_000, 100_000, 1_000_000):
+        seconds, count = median_time(lambda: (qwen._counts.clear(), qwen.count("a" * n))[1], 3)
+        growth = f"  growth {seconds / previous:5.1f}x per tenfold" if previous else ""
+        print(f"    n = {n:>9,}: {seconds * 1000:9.1f} ms, {count:,} tokens{growth}")
+        previous = seconds
+
+
 if __name__ == "__main__":
     main()
+    if "--models" in sys.argv or (MODELS / "qwen3" / "tokenizer.json").is_file():
+        models(_text.mixed_text(1_000_000))
     if "--page" in sys.argv:
         page(_text.mixed_text(1_000_000))

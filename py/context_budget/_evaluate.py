@@ -70,7 +70,13 @@ def _evaluate(data: object) -> tuple[dict, list[Problem] | None]:
     if mode.succeeded(result) and not all_passed:
         names = ", ".join(check["name"] for check in checks if not check["pass"])
         summary = f"{summary} But a check failed: {names}."
-    return {"pass": all_passed, "summary": summary, "checks": checks, "mode": mode.NAME, **result}, None
+    report = {"pass": all_passed, "summary": summary, "checks": checks, "mode": mode.NAME, **result}
+    if isinstance(given, dict):  # a tokenizer read from a file: which file, by its SHA-256 (tokenizers/registry.py)
+        from .tokenizers import file_record
+        record = file_record(given.get("tokenizer", given.get("counter")))
+        if record is not None:
+            report["tokenizer_file"] = record
+    return report, None
 
 
 def _invalid_report(mode_name: str | None, invalid: InvalidInput) -> tuple[dict, list[Problem]]:

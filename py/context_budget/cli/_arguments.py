@@ -128,6 +128,8 @@ def parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
         "(the default on a terminal): summary, checks, kept and left-out items with reasons",
     )
 
+    _tokenizer_file_option(check)
+
     fixtures = commands.add_parser(
         "fixtures", help="run every fixture case in DIR (or one case FILE), each report against what its case states; "
         "`fixtures new NAME --input FILE` writes a case",
@@ -161,8 +163,10 @@ def parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
     count = commands.add_parser("count", help="print the number of tokens in a text (exact for OpenAI's encodings)")
     count.add_argument("file", nargs="?", default=None, metavar="FILE|-", help="a UTF-8 text file, or - for standard input (the default when text is piped)")
     count.add_argument("--example", metavar="NAME", help="count the text of a shipped example input's file instead of FILE")
-    count.add_argument("--tokenizer", default="o200k_base", choices=TOKENIZERS,
-                       help="o200k_base (GPT-4o and later, the default), cl100k_base (GPT-4, GPT-3.5) or estimate (a heuristic)")
+    count.add_argument("--tokenizer", default=None, metavar="NAME",
+                       help=f"{', '.join(TOKENIZERS)} or o200k_harmony, or a NAME given by --tokenizer-file "
+                            "(default: the one --tokenizer-file names, else o200k_base)")
+    _tokenizer_file_option(count)
 
     examples = commands.add_parser("examples", help="list the example inputs and fixture cases shipped with the package, or copy them")
     examples.add_argument("--write", metavar="DIR", help="write them into DIR/examples/ and DIR/fixtures/ (never over an existing file)")
@@ -178,6 +182,31 @@ def parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
         help="write into a directory that holds other files: overwrite the site's own file names, delete nothing else",
     )
     return parser
+
+
+def _tokenizer_file_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--tokenizer-file", action="append", default=[], metavar="NAME=PATH",
+                         help="a model's own tokenizer (tokenizer.json, tekken JSON or GGUF file) under NAME, "
+                              "usable wherever a tokenizer is named; repeatable")
+
+
+def tokenizer_registry(specs: list[str]):
+    """The tokenizers of ``--tokenizer-file NAME=PATH`` options, loaded (a ``UsageError`` names a bad one)."""
+    from ..tokenizers import TokenizerRegistry
+    from ._exits import UsageError
+
+    registry = TokenizerRegistry()
+    for spec in specs:
+        name, equals, path = spec.partition("=")
+        if not equals or not name or not path:
+            raise UsageError(f"--tokenizer-file: expected NAME=PATH, got {spec!r}")
+        if name in registry:
+            raise UsageError(f"--tokenizer-file: {name!r} is given twice")
+        try:
+            registry.register(name, path)
+        except ValueError as error:
+            raise UsageError(f"--tokenizer-file {name}: {error}") from None
+    return registry
 
 
 def parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import IO
 
-from .. import _strict_json, batch
+from .. import _strict_json, batch, tokenizers
 from .._envelope import envelope_of, unreadable
 from .._evaluate import evaluate_with_problems
+from ._arguments import tokenizer_registry
 from ._exits import EXIT_FAIL, EXIT_PASS, EXIT_WORKER_LOST, UsageError
 from ._input import open_lines, read_input, read_json_file
 from ._report_text import envelope_text
@@ -20,6 +21,14 @@ def run(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[st
     if arguments.jobs is not None and not arguments.jsonl:  # even --jobs 1, the default: it says --jsonl was meant
         raise UsageError("check: --jobs spreads the lines of --jsonl over processes; add --jsonl")
     _refuse_claim_usage(arguments)
+    registry = tokenizer_registry(arguments.tokenizer_file)
+    if registry.names() and arguments.jsonl and arguments.jobs not in (None, 1):
+        raise UsageError("check: --tokenizer-file works in one process; leave out --jobs")
+    with tokenizers.using_tokenizers(registry):
+        return _run(arguments, stdin, stdout, stderr, output)
+
+
+def _run(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[str], output: str) -> int:
     if arguments.jsonl:
         return _check_lines(arguments.file, stdin, stdout, stderr, 1 if arguments.jobs is None else arguments.jobs)
     data = read_input(arguments.file, stdin)

