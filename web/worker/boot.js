@@ -33,7 +33,7 @@ async function loaderFor(config, indexURL) {
 // Tells the page "ready" (with how Python started) or throws.
 export async function boot() {
   const started = performance.now();
-  status("Loading the Python runtime (Pyodide)", 1, 3);
+  status("Downloading Python", 1, 3);
   const config = await (await fetchOk(BOOT_URL)).json();
   const indexURL = new URL(config.pyodide.url, BOOT_URL).href;
   const bundleURL = new URL(config.package.url, BOOT_URL).href;
@@ -85,7 +85,7 @@ export async function boot() {
     indexURL, stdout: () => {}, stderr: (line) => console.warn(line),
   }), indexURL);
   mark("loadPyodide");
-  status("Loading the context_budget package", 2, 3);
+  status("Loading the checker", 2, 3);
   const [{ installPackage, importPackage }, bundle] = await Promise.all([pythonPackage, bundlePromise]);
   installPackage(pyodide, bundle);
   mark("bundle");

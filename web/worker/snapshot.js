@@ -52,7 +52,7 @@ export async function bootFromSnapshot(loadPyodide, indexURL, config, responsePr
     indexURL, stdout: () => {}, stderr: (line) => console.warn(line), _loadSnapshot: bytes,
   });
   mark("loadPyodide");
-  status("Checking the saved Python state", 2, 3);
+  status("Checking the saved copy of Python", 2, 3);
   (await pythonPackage).installPackage(pyodide, await bundlePromise);
   const sources = pyodide.runPython("globals().get('_context_budget_sources')");
   if (sources !== config.package.sources_sha256) throw new Error("the snapshot holds other sources");

@@ -94,6 +94,9 @@ def site_map(root: Path | None = None, snapshot: bool = True) -> dict[str, Path 
     for path in sorted(web.rglob("*")):
         if path.is_file():
             files[path.relative_to(web).as_posix()] = path
+    page = page_with_first_report(sources)
+    if page is not None:
+        files["index.html"] = page
     version = pyodide_version(pyodide)
     for name in PYODIDE_FILES:
         files[f"pyodide/{version}/{name}"] = pyodide / name
@@ -138,6 +141,47 @@ def site_map(root: Path | None = None, snapshot: bool = True) -> dict[str, Path 
         files[f"fixtures/{name}"] = fixtures / name
     files["fixtures/index.json"] = _json_bytes(fixture_names)
     return files
+
+
+FIRST_REPORT_ID = "first-report"
+
+
+def default_input(sources: PageSources) -> object | None:
+    """The input the page opens on: the first lesson step's (web/lesson.json), else the first
+    example's (web/examples.json), or None when the page has neither."""
+    lesson = sources.web / "lesson.json"
+    if lesson.is_file():
+        try:
+            return json.loads(lesson.read_text(encoding="utf-8"))["steps"][0]["input"]
+        except (OSError, ValueError, KeyError, IndexError, TypeError) as error:
+            raise SiteError(f"{lesson} gives no first step's input ($.steps[0].input): {error}") from None
+    try:
+        first = json.loads((sources.web / "examples.json").read_text(encoding="utf-8"))[0]
+        if "fixture" in first:
+            return json.loads((sources.fixtures / first["fixture"]).read_text(encoding="utf-8"))["input"]
+        return json.loads((sources.web / first["template"]).read_text(encoding="utf-8"))
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return None
+
+
+def first_report(value: object) -> bytes:
+    """The default input and its envelope as check_text (the real ``evaluate``) gives it, as the
+    JSON data block web/page/first-report.js draws before Python has loaded (``<`` escaped, so
+    no text in the input can end the block)."""
+    envelope = json.loads(check_text(json.dumps(value, ensure_ascii=False)))
+    data = json.dumps({"input": value, "envelope": envelope}, ensure_ascii=True, separators=(",", ":")).replace("<", "\\u003c")
+    return f'<script type="application/json" id="{FIRST_REPORT_ID}">{data}</script>\n'.encode()
+
+
+def page_with_first_report(sources: PageSources) -> bytes | None:
+    """web/index.html with the first report inserted before ``</head>`` (None: the page as it is).
+    Made when the site map is built, so `serve` and `build-site` carry the same one."""
+    value = default_input(sources)
+    html = (sources.web / "index.html").read_bytes()
+    at = html.find(b"</head>")
+    if value is None or at < 0:
+        return None
+    return html[:at] + first_report(value) + html[at:]
 
 
 def pyodide_version(pyodide: Path) -> str:
