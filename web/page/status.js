@@ -17,7 +17,8 @@ const SNAPSHOT_NOTES = {
   saved: "A copy is kept for the next visit.",
   cleared: "Removed: nothing is kept; the next visit starts from scratch.",
   none: "No copy is kept.",
-  offer: "Nothing is kept. To start faster next time, this browser can keep a copy of the started checker (a few MB; never your input).",
+  offer: "Nothing is kept. To start faster next time, in a private window too, this browser can keep a copy of Python and of the started checker (about 18 MB; never your input).",
+  "offer-prebuilt": "This start used the site's prebuilt copy; nothing is kept. To start faster next time, in a private window too, this browser can keep a copy of Python (about 18 MB; never your input).",
 };
 
 const megabytes = (bytes) => (bytes / 1e6).toFixed(1);
@@ -50,7 +51,7 @@ function noteSnapshot(kind) {
   $("snapshot-note").dataset.state = kind;
   $("snapshot-note").textContent = SNAPSHOT_NOTES[kind] || "";
   $("forget-snapshot").hidden = !["used", "saving", "saved"].includes(kind);  // only a kept copy can be removed
-  $("keep-snapshot").hidden = kind !== "offer";  // stored only when asked
+  $("keep-snapshot").hidden = kind !== "offer" && kind !== "offer-prebuilt";  // stored only when asked
 }
 
 function fail(message) {
