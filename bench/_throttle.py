@@ -33,6 +33,7 @@ class ThrottlingProxy:
         self._next_free = 0.0  # when the shared link is free again (loop time)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready = threading.Event()
+        self._tasks: set = set()  # the connections' tasks, held (asyncio keeps only weak references)
         self._thread = threading.Thread(target=self._run, name="throttle", daemon=True)
 
     # ------------------------------------------------------------ the bench's side
@@ -119,12 +120,14 @@ class ThrottlingProxy:
             client_writer.close()
 
         tasks = [asyncio.create_task(job()) for job in (read_requests, send_requests, send_answers)]
+        self._tasks.update(tasks)
         try:
-            await asyncio.gather(*tasks)
-        except (OSError, asyncio.IncompleteReadError, RuntimeError):
-            pass
+            # Done when the answers end (the server or the browser closed the connection).
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
         finally:
             for task in tasks:
                 task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            self._tasks.difference_update(tasks)
             for writer in (client_writer, upstream_writer):
                 writer.close()

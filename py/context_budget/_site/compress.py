@@ -9,7 +9,6 @@ send in place of the file to a browser that accepts them.
 from __future__ import annotations
 
 import gzip
-import re
 import threading
 from pathlib import Path
 
@@ -34,27 +33,27 @@ def gzipped(data: bytes, level: int) -> bytes:
     return gzip.compress(data, compresslevel=level, mtime=0)
 
 
-_CODING = re.compile(r"\s*([^\s;,]+)\s*(?:;\s*q\s*=\s*([0-9.]+))?[^,]*")
-
-
 def accepts_gzip(accept_encoding: str | None) -> bool:
-    """Whether an Accept-Encoding header allows gzip (RFC 9110: named with q > 0, or ``*`` with q > 0 and gzip not refused)."""
+    """Whether an Accept-Encoding header allows gzip (RFC 9110: named with q > 0, or ``*`` with
+    q > 0 and gzip not named; an unreadable weight counts as a refusal)."""
     if not accept_encoding:
         return False
     weights: dict[str, float] = {}
     for part in accept_encoding.split(","):
-        match = _CODING.match(part)
-        if not match or not match.group(1):
-            continue
-        try:
-            weight = float(match.group(2)) if match.group(2) is not None else 1.0
-        except ValueError:
-            weight = 0.0
-        weights[match.group(1).lower()] = weight
-    if "gzip" in weights:
-        return weights["gzip"] > 0
-    if "x-gzip" in weights:
-        return weights["x-gzip"] > 0
+        name, *parameters = part.split(";")
+        weight = 1.0
+        for parameter in parameters:
+            key, _, value = parameter.partition("=")
+            if key.strip().lower() == "q":
+                try:
+                    weight = float(value.strip())
+                except ValueError:
+                    weight = 0.0
+        if name.strip():
+            weights[name.strip().lower()] = weight
+    for name in ("gzip", "x-gzip"):
+        if name in weights:
+            return weights[name] > 0
     return weights.get("*", 0.0) > 0
 
 
