@@ -16,26 +16,32 @@ import { afterSnapshotStart, bootFromSnapshot, dropKept, keptSnapshot, offerToKe
 
 // The prebuilt snapshot spares a normal start's work (about 2 s of one core on a desktop, more
 // on a phone) for its download (about 6 MB, already gzipped): worth it when it arrives quickly,
-// from the HTTP cache, a kept copy or a fast link. If, DECIDE_MS after it was asked for, the
+// from the HTTP cache, a kept copy or a fast link. If, DECIDE_MS after its first bytes, the
 // rest of it would take longer than SAVES_MS at the pace it has come so far while Pyodide's own
 // files are still on their way too, it is dropped and Python starts normally: over a slow link
 // (20 Mbit/s) a first visit then downloads half the bytes and is live as soon. Once Pyodide's
 // files are in (a reload: they came from the HTTP cache) it is kept, to be cached in turn for
-// the visits after. A download that ended (whole or not) is tried: its checks decide.
+// the visits after. One that sends nothing for NO_ANSWER_MS is dropped; a download that ended
+// (whole or not) is tried: its checks decide.
 const SNAPSHOT_DECIDE_MS = 400;
 const SNAPSHOT_SAVES_MS = 2000;
+const SNAPSHOT_NO_ANSWER_MS = 3000;
 
 async function arrivesQuickly(url, bytes, response, askedAt, runtimeURLs) {
   let failed = false;
+  let firstByteAt = null;
   response.catch(() => { failed = true; });
   for (;;) {
     if (failed) return false;
     const got = arrivedOf(url);
     if (got.done || got.bytes >= bytes) return true;
-    const elapsed = performance.now() - askedAt;
-    if (elapsed >= SNAPSHOT_DECIDE_MS) {
+    const now = performance.now();
+    if (got.bytes > 0 && firstByteAt === null) firstByteAt = now;
+    if (firstByteAt === null) {
+      if (now - askedAt >= SNAPSHOT_NO_ANSWER_MS) return false;
+    } else if (now - firstByteAt >= SNAPSHOT_DECIDE_MS) {
       if (runtimeURLs.every((runtime) => arrivedOf(runtime).done)) return true;
-      return got.bytes > 0 && ((bytes - got.bytes) * elapsed) / got.bytes <= SNAPSHOT_SAVES_MS;
+      return ((bytes - got.bytes) * (now - firstByteAt)) / got.bytes <= SNAPSHOT_SAVES_MS;
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
