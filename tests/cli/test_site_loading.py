@@ -14,6 +14,7 @@ import pytest
 from context_budget._envelope import check_text
 from context_budget._site import bundle, compress, writer
 from context_budget._site import server as site_server
+from test_site import small_root  # noqa: F401 (a fixture: a tiny checkout, built in milliseconds)
 
 VERSION = bundle.pyodide_version(bundle.project_root() / "node_modules" / "pyodide")
 WASM = f"pyodide/{VERSION}/pyodide.asm.wasm"
@@ -137,20 +138,6 @@ def test_a_gz_sibling_the_user_changed_is_not_overwritten_without_force(tmp_path
     assert (site / "big.js.gz").read_bytes() == b"changed"
 
 
-@pytest.fixture
-def small_root(tmp_path):
-    """A checkout with a tiny web page and fake Pyodide files, so that a build takes milliseconds."""
-    root = tmp_path / "checkout"
-    (root / "web").mkdir(parents=True)
-    (root / "web" / "index.html").write_text("<!doctype html><head></head>v1")
-    pyodide = root / "node_modules" / "pyodide"
-    pyodide.mkdir(parents=True)
-    for name in bundle.PYODIDE_FILES:
-        (pyodide / name).write_text(name)
-    (pyodide / "package.json").write_text('{"version": "314.0.7"}')
-    return root
-
-
 # ---------------------------------------------------------------- the first report
 
 FIRST = re.compile(r'<script type="application/json" id="first-report">(.*?)</script>', re.DOTALL)
@@ -182,7 +169,13 @@ def test_serve_and_build_site_carry_the_same_first_report(site_url, tmp_path):
     assert FIRST.search((bundle.project_root() / "web" / "index.html").read_text()) is None  # never written by hand
 
 
+def with_head(root):
+    (root / "web" / "index.html").write_text("<!doctype html><head></head>v1")
+    return root
+
+
 def test_the_first_lesson_step_is_the_default_input(small_root):
+    with_head(small_root)
     step = {"budget": 5, "items": [{"id": "x", "relevance": 2, "tokens": 3}, {"id": "y</script>", "relevance": 1, "tokens": 4}]}
     (small_root / "web" / "lesson.json").write_text(json.dumps({"steps": [{"title": "one", "input": step}, {"title": "two", "input": {}}]}))
     html = bundle.site_map(small_root, snapshot=False)["index.html"]
@@ -194,6 +187,7 @@ def test_the_first_lesson_step_is_the_default_input(small_root):
 
 def test_the_check_of_the_first_report_fails_on_a_corrupted_one(small_root):
     """The comparison above is not vacuous: a report changed by one number no longer matches."""
+    with_head(small_root)
     step = {"budget": 5, "items": [{"id": "x", "relevance": 2, "tokens": 3}]}
     (small_root / "web" / "lesson.json").write_text(json.dumps({"steps": [{"input": step}]}))
     html = bundle.site_map(small_root, snapshot=False)["index.html"].replace(b'"used":3', b'"used":4')
