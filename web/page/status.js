@@ -80,7 +80,7 @@ export function watchStartup({ onReady }) {
     }
     if (message.type === "progress") {
       setProgress("download", message.loaded, message.total);
-      if (message.loaded < message.total) setStatus("loading", `Getting Python ready in your browser, for live editing: ${megabytes(message.loaded)} of ${megabytes(message.total)} MB downloaded…`);
+      if (message.loaded < message.total) setStatus("loading", `Getting Python ready in your browser, for live editing: ${megabytes(message.loaded)} of ${megabytes(message.total)} MB loaded…`);
     } else if (message.type === "status") {
       if (message.step > 1) setProgress("start", message.step - 1, message.steps);  // step 1 is the download
       setStatus("loading", `${message.message} (step ${message.step} of ${message.steps})…`);

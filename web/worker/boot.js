@@ -10,38 +10,39 @@
 
 import { BOOT_URL, SITE } from "./site.js";
 import { mark, markDownloads, status, steps } from "./messages.js";
-import { arrivedOf, expect, fetchOk, reportProgress, requestEarly, unexpect, withStallCheck } from "./downloads.js";
+import { arrivedOf, arrivedTotal, expect, fetchOk, reportProgress, requestEarly, unexpect, withStallCheck } from "./downloads.js";
 import { bindPackage } from "./package.js";
 import { afterSnapshotStart, bootFromSnapshot, dropKept, keptSnapshot, offerToKeep } from "./snapshot.js";
 
-// The prebuilt snapshot spares a normal start's work (about 2 s of one core on a desktop, more
-// on a phone) for its download (about 6 MB, already gzipped): worth it when it arrives quickly,
-// from the HTTP cache, a kept copy or a fast link. If, DECIDE_MS after its first bytes, the
-// rest of it would take longer than SAVES_MS at the pace it has come so far while Pyodide's own
-// files are still on their way too, it is dropped and Python starts normally: over a slow link
-// (20 Mbit/s) a first visit then downloads half the bytes and is live as soon. Once Pyodide's
-// files are in (a reload: they came from the HTTP cache) it is kept, to be cached in turn for
-// the visits after. One that sends nothing for NO_ANSWER_MS is dropped; a download that ended
-// (whole or not) is tried: its checks decide.
+// The prebuilt snapshot spares a normal start's work (2 s of one core on a quiet desktop, far
+// more on a phone or a busy machine) for its download (about 6 MB, already gzipped): worth it
+// unless the link is slow. DECIDE_MS after its first bytes, the rest of it is projected at the
+// pace all the runtime's files have been arriving since; if that is over SAVES_MS while
+// Pyodide's own files are still on their way too, it is dropped and Python starts normally (on
+// this machine: below about 12 Mbit/s, where a first visit then downloads half the bytes and is
+// live sooner). Once Pyodide's files are in (a reload: from the HTTP cache) it is kept, to be
+// cached for the visits after. One that sends nothing for NO_ANSWER_MS is dropped; a download
+// that ended (whole or not) is tried: its checks decide.
 const SNAPSHOT_DECIDE_MS = 400;
 const SNAPSHOT_SAVES_MS = 2000;
 const SNAPSHOT_NO_ANSWER_MS = 3000;
 
 async function arrivesQuickly(url, bytes, response, askedAt, runtimeURLs) {
   let failed = false;
-  let firstByteAt = null;
+  let firstByte = null;  // {at, total}: when its first bytes came, and all bytes counted by then
   response.catch(() => { failed = true; });
   for (;;) {
     if (failed) return false;
     const got = arrivedOf(url);
     if (got.done || got.bytes >= bytes) return true;
     const now = performance.now();
-    if (got.bytes > 0 && firstByteAt === null) firstByteAt = now;
-    if (firstByteAt === null) {
+    if (got.bytes > 0 && firstByte === null) firstByte = { at: now, total: arrivedTotal() };
+    if (firstByte === null) {
       if (now - askedAt >= SNAPSHOT_NO_ANSWER_MS) return false;
-    } else if (now - firstByteAt >= SNAPSHOT_DECIDE_MS) {
+    } else if (now - firstByte.at >= SNAPSHOT_DECIDE_MS) {
       if (runtimeURLs.every((runtime) => arrivedOf(runtime).done)) return true;
-      return ((bytes - got.bytes) * (now - firstByteAt)) / got.bytes <= SNAPSHOT_SAVES_MS;
+      const pace = (arrivedTotal() - firstByte.total) / (now - firstByte.at);  // bytes a ms, decoded
+      return pace > 0 && (bytes - got.bytes) / pace <= SNAPSHOT_SAVES_MS;
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

@@ -27,6 +27,13 @@ export function unexpect(url) {
   expected.delete(url);
 }
 
+// Bytes received so far of all the files counted (their bodies, decoded).
+export function arrivedTotal() {
+  let total = 0;
+  for (const bytes of arrived.values()) total += bytes;
+  return total;
+}
+
 // Bytes of `url` received so far (its body, decoded), and whether its body has ended.
 export function arrivedOf(url) {
   return { bytes: arrived.get(url) || 0, done: finished.has(url) };

@@ -173,15 +173,44 @@ def first_report(value: object) -> bytes:
     return f'<script type="application/json" id="{FIRST_REPORT_ID}">{data}</script>\n'.encode()
 
 
+_STATIC_IMPORT = re.compile(rb'^(?:import|export)\b[^;]*?["\'](\.{1,2}/[^"\']+\.js)["\']', re.MULTILINE)
+_MODULE_SCRIPT = re.compile(rb'<script type="module" src="([^"]+\.js)"></script>')
+
+
+def module_preloads(web: Path, html: bytes) -> bytes:
+    """``<link rel="modulepreload">`` for every module the page's module scripts import, statically
+    and at any depth: the browser asks for them all while it parses the HTML, instead of one level
+    of imports after another (each a round trip), so the first report is drawn sooner."""
+    roots = [name.decode() for name in _MODULE_SCRIPT.findall(html)]
+    seen, queue = set(roots), list(roots)
+    found = []
+    while queue:
+        current = queue.pop(0)
+        try:
+            text = (web / current).read_bytes()
+        except OSError:
+            continue
+        for name in _STATIC_IMPORT.findall(text):
+            target = (Path(current).parent / name.decode()).as_posix()
+            target = os.path.normpath(target).replace(os.sep, "/")
+            if target.startswith("..") or target in seen or not (web / target).is_file():
+                continue
+            seen.add(target)
+            found.append(target)
+            queue.append(target)
+    return "".join(f'<link rel="modulepreload" href="{name}">\n' for name in found).encode()
+
+
 def page_with_first_report(sources: PageSources) -> bytes | None:
-    """web/index.html with the first report inserted before ``</head>`` (None: the page as it is).
-    Made when the site map is built, so `serve` and `build-site` carry the same one."""
+    """web/index.html with the first report and the module preloads inserted before ``</head>``
+    (None: the page as it is). Made when the site map is built, so `serve` and `build-site` carry
+    the same one."""
     value = default_input(sources)
     html = (sources.web / "index.html").read_bytes()
     at = html.find(b"</head>")
     if value is None or at < 0:
         return None
-    return html[:at] + first_report(value) + html[at:]
+    return html[:at] + module_preloads(sources.web, html) + first_report(value) + html[at:]
 
 
 def pyodide_version(pyodide: Path) -> str:
