@@ -210,3 +210,20 @@ def test_serve_warms_the_runtime_gzip_ahead(monkeypatch):
     server = site_server.make_server(0, snapshot=False)
     server.server_close()
     assert warmed == [("pyodide/", "py/", "index.html")]
+
+
+def test_the_page_preloads_its_module_graph(small_root):
+    web = with_head(small_root) / "web"
+    (web / "index.html").write_text('<!doctype html><head><script type="module" src="app.js"></script></head>')
+    (web / "page").mkdir()
+    (web / "common").mkdir()
+    (web / "app.js").write_text('import { a } from "./page/a.js";\nimport "./page/c.js";\nconst later = import("./page/lazy.js");\n')
+    (web / "page" / "a.js").write_text('import {\n  b,\n  c,\n} from "../common/b.js";\nexport { d } from "./d.js";\n// import "./not-a-module.js"\n')
+    (web / "page" / "c.js").write_text('import { a } from "./a.js";  // already listed\n')
+    for name in ("common/b.js", "page/d.js", "page/lazy.js"):
+        (web / name).write_text("export const x = 1;\n")
+    (web / "examples.json").write_text('[{"template": "t.json"}]')
+    (web / "t.json").write_text('{"budget": 1, "items": []}')
+    html = bundle.site_map(small_root, snapshot=False)["index.html"].decode()
+    assert re.findall(r'<link rel="modulepreload" href="([^"]+)">', html) == ["page/a.js", "page/c.js", "common/b.js", "page/d.js"]
+    assert first_report(html.encode())["input"] == {"budget": 1, "items": []}  # a template as the first example

@@ -146,6 +146,10 @@ def test_the_runtime_reaches_the_browser_gzipped(browser, site_url):
             .filter((e) => e.name.endsWith('/pyodide.asm.wasm')).map((e) => [e.name, [e.encodedBodySize, e.decodedBodySize]]))""")
         (encoded, decoded), = sizes.values()
         assert decoded > 9_000_000 and encoded < decoded / 2  # 9.6 MB sent as 3.5
+        # The page preloads exactly the modules its scripts import (the browser's own graph).
+        preloaded = set(re.findall(r'<link rel="modulepreload" href="([^"]+)">', page.content()))
+        loaded = {name[len(site_url):] for name in page.evaluate("performance.getEntriesByType('resource').map((e) => e.name)") if name.endswith(".js")}
+        assert preloaded and loaded - {"app.js", "page/tokens.js", "worker.js", "worker/report-store.js"} == preloaded
     finally:
         context.close()
 
