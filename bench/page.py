@@ -13,6 +13,13 @@ in-page evaluation against CPython.
 Run: .venv/bin/python bench/page.py [--runs N] [--server serve|static]
 (`serve` is `context-budget serve`'s server with its Cache-Control headers; `static` is
 `build-site` output behind Python's plain http.server, which sends no cache headers.)
+
+With --throttled, instead: this page against an earlier commit's ("today's", --base-commit,
+served by its own code from a git worktree at --base-dir), each behind a throttling proxy
+(bench/_throttle.py: --mbit shared by all connections, --latency per request), every visit
+in a fresh browser profile: bytes transferred, time to the first report on screen and time
+to live editing, on a first visit and a reload; then a private window (no disk cache) that
+reloads after "Keep a copy".
 """
 
 import argparse
@@ -34,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from _inputs import relevance_input  # noqa: E402
+from _throttle import ThrottlingProxy  # noqa: E402
 from _timing import median_interval  # noqa: E402
 from context_budget._site import bundle, writer  # noqa: E402
 from context_budget._site import server as site_server  # noqa: E402
@@ -107,7 +115,15 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=10_000)
     parser.add_argument("--server", choices=("serve", "static"), default="serve")
     parser.add_argument("--steps", action="store_true", help="also print the median start-up milestones of each row")
+    parser.add_argument("--throttled", action="store_true", help="this page against --base-commit's, on a slow link (see above)")
+    parser.add_argument("--base-commit", default="4cbf6db", help="today's page, for --throttled")
+    parser.add_argument("--base-dir", type=Path, default=Path("/tmp/base-page"), help="where its git worktree is (made if missing)")
+    parser.add_argument("--mbit", type=float, default=20.0, help="the link's rate for --throttled, Mbit/s")
+    parser.add_argument("--latency", type=float, default=40.0, help="ms added to each request, for --throttled")
     arguments = parser.parse_args()
+    if arguments.throttled:
+        throttled(arguments)
+        return
 
     version = bundle.pyodide_version(ROOT / "node_modules" / "pyodide")
     extra = {"bare.html": BARE_HTML.encode(), "bare.js": BARE_JS.encode(), "bare-worker.js": (BARE_WORKER % (version, version)).encode()}
@@ -226,6 +242,139 @@ def main() -> None:
     print(f"  CPython {sys.version.split()[0]:>8}  {cpython_eval * 1000:8.1f} ms")
     print(f"  in page (Pyodide)  {page_eval * 1000:8.1f} ms")
     print(f"  ratio {page_eval / cpython_eval:.2f}x; same report: {same}")
+
+
+# ---------------------------------------------------------------- --throttled
+# Recorded in the page from its first script on (ms since navigation): the first report drawn
+# (the summary says pass or fail) and live editing (Python ready and a report drawn by it: the
+# page marks a report made at build time with #result[data-preview]). Taken at the DOM change;
+# the paint follows within a frame.
+MILESTONES = """
+(() => {
+  const seen = window.__milestones = {};
+  const look = () => {
+    const summary = document.getElementById("summary");
+    if (!summary) return;
+    const status = document.getElementById("status");
+    const result = document.getElementById("result");
+    const now = Math.round(performance.now());
+    const drawn = summary.dataset.pass === "true" || summary.dataset.pass === "false";
+    if (seen.firstReport === undefined && drawn) seen.firstReport = now;
+    if (seen.live === undefined && drawn && summary.dataset.state === "done" && status && status.dataset.state === "ready"
+        && !(result && "preview" in result.dataset)) seen.live = now;
+  };
+  new MutationObserver(look).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+})();
+"""
+LIVE = "() => window.__milestones && window.__milestones.live !== undefined"
+SETTLE_MS = 1000  # after live editing, for requests still on their way (the examples' prefetch) to be counted
+
+
+def base_page(directory: Path, commit: str) -> Path:
+    """A git worktree of ``commit`` at ``directory`` (made if missing), with this checkout's node_modules."""
+    import subprocess
+
+    if not (directory / "py" / "context_budget").is_dir():
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(directory), commit], check=True, capture_output=True)
+    modules = directory / "node_modules"
+    if not modules.exists():
+        modules.symlink_to(ROOT / "node_modules")
+    return directory
+
+
+class Served:
+    """``context-budget serve`` run from ``root``'s own code, on a free port."""
+
+    def __init__(self, root: Path) -> None:
+        import subprocess
+
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "context_budget", "serve", "--port", "0"], cwd=root,
+            env={**os.environ, "PYTHONPATH": str(root / "py")}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.process.stdout.readline()
+        if "http://127.0.0.1:" not in line:
+            raise SystemExit(f"serve from {root} did not start: {line}{self.process.stderr.read()}")
+        self.port = int(line.split("http://127.0.0.1:")[1].split("/")[0])
+
+    def close(self) -> None:
+        self.process.terminate()
+        self.process.wait(10)
+
+
+def throttled(arguments) -> None:
+    chromium = os.environ.get("CONTEXT_BUDGET_CHROMIUM", "/usr/bin/chromium")
+    base = base_page(arguments.base_dir, arguments.base_commit)
+    servers = {"today": Served(base), "this page": Served(ROOT)}
+    rate, latency = arguments.mbit * 1e6, arguments.latency / 1000
+    proxies = {name: ThrottlingProxy(server.port, rate, latency) for name, server in servers.items()}
+    kinds = ("first visit", "reload", "private reload")
+    samples = {(name, kind): [] for name in servers for kind in kinds}
+    try:
+        for proxy in proxies.values():
+            proxy.__enter__()
+        # The first request makes `serve` compress the runtime (this page) and the prebuilt snapshot
+        # (both, made once by Node and kept): asked once before timing.
+        for proxy in proxies.values():
+            urlopen(proxy.url + "boot.json", timeout=600).read()
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=chromium, args=ARGS)
+            print(f"throttled: {arguments.mbit:g} Mbit/s shared, {arguments.latency:g} ms a request, {arguments.runs} runs, "
+                  f"a fresh profile each visit (progress: ", end="", flush=True)
+
+            def measure(name, page, action):
+                proxy = proxies[name]
+                proxy.reset()
+                action()
+                page.wait_for_function(LIVE, polling="raf", timeout=180_000)
+                page.wait_for_timeout(SETTLE_MS)
+                seen = page.evaluate("window.__milestones")
+                return {"bytes": proxy.bytes_down, "first": seen["firstReport"], "live": seen["live"], "by_path": dict(proxy.by_path)}
+
+            for _ in range(arguments.runs):
+                for name, proxy in proxies.items():
+                    # A real profile (disk cache): first visit, then a reload.
+                    with tempfile.TemporaryDirectory() as profile:
+                        context = playwright.chromium.launch_persistent_context(profile, executable_path=chromium, args=ARGS)
+                        context.add_init_script(MILESTONES)
+                        page = context.pages[0] if context.pages else context.new_page()
+                        samples[(name, "first visit")].append(measure(name, page, lambda: page.goto(proxy.url)))
+                        samples[(name, "reload")].append(measure(name, page, page.reload))
+                        context.close()
+                    # A private window (in-memory cache): "Keep a copy" where offered, then a reload.
+                    context = browser.new_context()
+                    context.add_init_script(MILESTONES)
+                    page = context.new_page()
+                    measure(name, page, lambda: page.goto(proxy.url))
+                    keep = page.locator("[data-testid=keep-snapshot]")
+                    if keep.is_visible():
+                        keep.click()
+                        page.wait_for_selector("[data-testid=snapshot-note][data-state=saved]", timeout=180_000)
+                    samples[(name, "private reload")].append(measure(name, page, page.reload))
+                    context.close()
+                print(".", end="", flush=True)
+            print(")")
+            browser.close()
+    finally:
+        for proxy in proxies.values():
+            proxy.__exit__()
+        for server in servers.values():
+            server.close()
+
+    def median(name, kind, key):
+        return statistics.median(sample[key] for sample in samples[(name, kind)])
+
+    print(f"  {'':10} {'visit':15} {'transferred':>12} {'first report':>13} {'live editing':>13}")
+    for kind in kinds:
+        for name in servers:
+            print(f"  {name:10} {kind:15} {median(name, kind, 'bytes') / 1e6:9.2f} MB {median(name, kind, 'first') / 1000:11.2f} s"
+                  f" {median(name, kind, 'live') / 1000:11.2f} s")
+        today, mine = (median(name, kind, "live") for name in servers)
+        print(f"  {'':10} {'':15} {'':>12} {'':>13} {mine / today:11.2f}x of today's")
+    for name in servers:
+        last = samples[(name, "first visit")][-1]["by_path"]
+        biggest = sorted(last.items(), key=lambda item: -item[1])[:6]
+        print(f"  {name}, first visit, largest transfers: " + ", ".join(f"{path.rsplit('/', 1)[-1] or '/'} {size / 1e6:.2f} MB" for path, size in biggest))
+    print(f"  targets at 20 Mbit/s: first visit <= 9 MB, first report <= 1 s, live editing <= 5 s")
 
 
 if __name__ == "__main__":

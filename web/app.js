@@ -14,6 +14,7 @@ import { dropStaleLink, openLinkAtStart, wireSharing } from "./page/share.js";
 import { showModeHelp } from "./page/mode-help.js";
 import { turnPage } from "./page/report.js";
 import "./page/chat.js";  // the messages mode's conversation view (it registers itself with report.js)
+import { showFirstReport } from "./page/first-report.js";
 
 // A small, stable API for tests and the benchmark: the envelope as JSON text.
 window.contextBudget = {
@@ -46,6 +47,7 @@ watchStartup({ onReady: prefetchExamples });
 // and whatever is typed while Python loads is kept: it is what gets checked once ready.
 if (!openLinkAtStart()) startWithPageExample();
 runCheck();
+showFirstReport();  // the default input's report, made when the site was built: on screen until Python's replaces it
 await loadExamples();
 prefetchExamples();
 showPageExample();

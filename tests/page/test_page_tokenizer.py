@@ -65,7 +65,7 @@ def test_page_checks_the_refund_case_counted_exactly(tokenizer_page):
     check(page, json.dumps({**REFUND, "tokenizer": "o200k_base"}))
     assert "229 of 680 available tokens" in page.text_content("[data-testid=summary]")
     # The status line keeps the version it showed at "ready"; the tokenizer's arrival is added to it.
-    expect(page.locator("[data-testid=status]")).to_contain_text("Ready: context_budget ")
+    expect(page.locator("[data-testid=status-detail]")).to_contain_text("context_budget ")
     expect(page.locator("[data-testid=status]")).to_contain_text(re.compile(r"The (o200k|cl100k)_base tokenizer is loaded\."))
     check(page, json.dumps(REFUND))
     assert "255 of 680 available tokens" in page.text_content("[data-testid=summary]")

@@ -1,6 +1,7 @@
 // The status line and the progress bar while Python loads, what the worker says about the
-// snapshot kept for the next visit (and the buttons to keep or remove it), and the page's
-// side of a failed start.
+// copy kept for the next visit (and the buttons to keep or remove it), and the page's side of
+// a failed start. The line speaks to a learner ("Getting Python ready…: 3.1 of 6.6 MB"); the
+// developer's detail (versions, load time) follows it, smaller (#status-detail).
 
 import { $ } from "./dom.js";
 import { state } from "./state.js";
@@ -16,15 +17,25 @@ const SNAPSHOT_NOTES = {
   saved: "A copy is kept for the next visit.",
   cleared: "Removed: nothing is kept; the next visit starts from scratch.",
   none: "No copy is kept.",
-  offer: "Nothing is kept. To start faster next time, this browser can keep a copy of the started checker (a few MB; never your input).",
+  offer: "Nothing is kept. To start faster next time, in a private window too, this browser can keep a copy of Python and of the started checker (about 18 MB; never your input).",
+  "offer-prebuilt": "This start used the site's prebuilt copy; nothing is kept. To start faster next time, in a private window too, this browser can keep a copy of Python (about 18 MB; never your input).",
 };
 
 const megabytes = (bytes) => (bytes / 1e6).toFixed(1);
 
-export function setStatus(kind, message) {
+// `detail`, shown after the message in smaller type: the versions and the load time, once ready.
+export function setStatus(kind, message, detail = "") {
   const status = $("status");
   status.dataset.state = kind;
   status.textContent = message;
+  if (detail) {
+    const small = document.createElement("span");
+    small.id = "status-detail";
+    small.dataset.testid = "status-detail";
+    small.className = "hint";
+    small.textContent = detail;
+    status.append(" ", small);
+  }
 }
 
 // The bar shows bytes downloaded of the total, then the start-up steps.
@@ -40,7 +51,7 @@ function noteSnapshot(kind) {
   $("snapshot-note").dataset.state = kind;
   $("snapshot-note").textContent = SNAPSHOT_NOTES[kind] || "";
   $("forget-snapshot").hidden = !["used", "saving", "saved"].includes(kind);  // only a kept copy can be removed
-  $("keep-snapshot").hidden = kind !== "offer";  // stored only when asked
+  $("keep-snapshot").hidden = kind !== "offer" && kind !== "offer-prebuilt";  // stored only when asked
 }
 
 function fail(message) {
@@ -50,6 +61,7 @@ function fail(message) {
   setStatus("error", `The Python runtime could not load: ${message}. Reload the page to try again; the page needs its local Pyodide copy (scripts/serve installs it).`);
   setSummary("idle", "", "No result: the checker is not running.");
   python.failed(new Error(message));
+  window.dispatchEvent(new CustomEvent("python-failed"));  // page/first-report.js says editing is not live
 }
 
 // `onReady` runs once Python is ready, before anything waiting for it.
@@ -68,10 +80,10 @@ export function watchStartup({ onReady }) {
     }
     if (message.type === "progress") {
       setProgress("download", message.loaded, message.total);
-      if (message.loaded < message.total) setStatus("loading", `Downloading the Python runtime: ${megabytes(message.loaded)} of ${megabytes(message.total)} MB…`);
+      if (message.loaded < message.total) setStatus("loading", `Getting Python ready in your browser, for live editing: ${megabytes(message.loaded)} of ${megabytes(message.total)} MB loaded…`);
     } else if (message.type === "status") {
       if (message.step > 1) setProgress("start", message.step - 1, message.steps);  // step 1 is the download
-      setStatus("loading", `Loading (${message.step} of ${message.steps}): ${message.message}…`);
+      setStatus("loading", `${message.message} (step ${message.step} of ${message.steps})…`);
     } else if (message.type === "snapshot") {
       noteSnapshot(message.state);
     } else if (message.type === "ready") {
@@ -80,8 +92,9 @@ export function watchStartup({ onReady }) {
       onReady();
       setProgress("done", 1, 1);
       if (message.snapshot !== "normal") noteSnapshot(message.snapshot);  // after a normal start, "snapshot" messages say
-      state.python.readyText = `Ready: context_budget ${message.version}, loaded in ${(message.ms / 1000).toFixed(1)} s.`;
-      setStatus("ready", state.python.readyText);
+      state.python.readyText = "Ready: edit the input and the result follows as you type.";
+      state.python.readyDetail = `context_budget ${message.version}, loaded in ${(message.ms / 1000).toFixed(1)} s.`;
+      setStatus("ready", state.python.readyText, state.python.readyDetail);
       // For bench/page.py: steps, the worker's milestones in ms since it started; created and
       // page, ms since navigation when the worker was created and when the page heard it was ready.
       window.contextBudget.startup = {
@@ -94,7 +107,7 @@ export function watchStartup({ onReady }) {
     } else if (message.type === "tokenizer") {  // a rank file on its way: the token view shows it too
       window.dispatchEvent(new CustomEvent("tokenizer-progress", { detail: message }));
       if (message.loaded < message.total) setStatus("loading", `Loading the ${message.name} tokenizer: ${megabytes(message.loaded)} of ${megabytes(message.total)} MB…`);
-      else setStatus("ready", `${state.python.readyText} The ${message.name} tokenizer is loaded.`);  // the version line stays
+      else setStatus("ready", `${state.python.readyText} The ${message.name} tokenizer is loaded.`, state.python.readyDetail);  // the version line stays
     }
   }
 

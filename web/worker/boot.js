@@ -6,12 +6,48 @@
 // 3. a normal boot, with the package bundle fetched while Pyodide starts. Any problem with a
 //    snapshot falls back to 3, quietly. After a normal boot the page is ready at once; the
 //    snapshot for the next visit is made afterwards, on another thread.
+// The prebuilt snapshot is used only when it arrives quickly (see arrivesQuickly).
 
 import { BOOT_URL, SITE } from "./site.js";
 import { mark, markDownloads, status, steps } from "./messages.js";
-import { expect, fetchOk, reportProgress, requestEarly, unexpect, withStallCheck } from "./downloads.js";
+import { arrivedOf, arrivedTotal, expect, fetchOk, reportProgress, requestEarly, unexpect, withStallCheck } from "./downloads.js";
 import { bindPackage } from "./package.js";
-import { bootFromSnapshot, dropKept, keptSnapshot, offerToKeep } from "./snapshot.js";
+import { knowSizes } from "./tokenizers.js";
+import { afterSnapshotStart, bootFromSnapshot, dropKept, keptSnapshot, offerToKeep } from "./snapshot.js";
+
+// The prebuilt snapshot spares a normal start's work (2 s of one core on a quiet desktop, far
+// more on a phone or a busy machine) for its download (about 6 MB, already gzipped): worth it
+// unless the link is slow. DECIDE_MS after its first bytes, the rest of it is projected at the
+// pace all the runtime's files have been arriving since; if that is over SAVES_MS while
+// Pyodide's own files are still on their way too, it is dropped and Python starts normally (on
+// this machine: below about 12 Mbit/s, where a first visit then downloads half the bytes and is
+// live sooner). Once Pyodide's files are in (a reload: from the HTTP cache) it is kept, to be
+// cached for the visits after. One that sends nothing for NO_ANSWER_MS is dropped; a download
+// that ended (whole or not) is tried: its checks decide.
+const SNAPSHOT_DECIDE_MS = 400;
+const SNAPSHOT_SAVES_MS = 2000;
+const SNAPSHOT_NO_ANSWER_MS = 3000;
+
+async function arrivesQuickly(url, bytes, response, askedAt, runtimeURLs) {
+  let failed = false;
+  let firstByte = null;  // {at, total}: when its first bytes came, and all bytes counted by then
+  response.catch(() => { failed = true; });
+  for (;;) {
+    if (failed) return false;
+    const got = arrivedOf(url);
+    if (got.done || got.bytes >= bytes) return true;
+    const now = performance.now();
+    if (got.bytes > 0 && firstByte === null) firstByte = { at: now, total: arrivedTotal() };
+    if (firstByte === null) {
+      if (now - askedAt >= SNAPSHOT_NO_ANSWER_MS) return false;
+    } else if (now - firstByte.at >= SNAPSHOT_DECIDE_MS) {
+      if (runtimeURLs.every((runtime) => arrivedOf(runtime).done)) return true;
+      const pace = (arrivedTotal() - firstByte.total) / (now - firstByte.at);  // bytes a ms, decoded
+      return pace > 0 && (bytes - got.bytes) / pace <= SNAPSHOT_SAVES_MS;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 // Imported while Pyodide loads: needed only once Pyodide has started.
 const pythonPackage = import("./python-package.js");
@@ -33,8 +69,9 @@ async function loaderFor(config, indexURL) {
 // Tells the page "ready" (with how Python started) or throws.
 export async function boot() {
   const started = performance.now();
-  status("Loading the Python runtime (Pyodide)", 1, 3);
+  status("Downloading Python", 1, 3);
   const config = await (await fetchOk(BOOT_URL)).json();
+  knowSizes(config.tokenizers);
   const indexURL = new URL(config.pyodide.url, BOOT_URL).href;
   const bundleURL = new URL(config.package.url, BOOT_URL).href;
   for (const [name, bytes] of Object.entries(config.pyodide.bytes)) expect(indexURL + name, bytes, { pyodide: true });
@@ -52,15 +89,18 @@ export async function boot() {
   // The prebuilt snapshot starts downloading at once; dropped if a kept one turns up.
   const download = new AbortController();
   let prebuilt = null;
+  const askedAt = performance.now();
   if (prebuiltURL) {
     prebuilt = fetchOk(prebuiltURL, { signal: download.signal });
     prebuilt.catch(() => {});
   }
   const [{ loadPyodide }, kept] = await Promise.all([loaderFor(config, indexURL), keptSnapshot(config)]);
   mark("pyodide.mjs");
-  if (kept && prebuilt) {
+  if (prebuilt && (kept || !(await arrivesQuickly(prebuiltURL, config.snapshot.bytes, prebuilt, askedAt, Object.keys(config.pyodide.bytes).map((name) => indexURL + name))))) {
+    if (!kept) mark("prebuilt dropped");
     download.abort();
     unexpect(prebuiltURL);
+    reportProgress(true);
     prebuilt = null;
   }
 
@@ -71,6 +111,7 @@ export async function boot() {
       mark("ready");
       markDownloads();
       postMessage({ type: "ready", version, ms: performance.now() - started, snapshot: kind, steps });
+      afterSnapshotStart(indexURL, config, kind === "prebuilt" ? prebuiltURL : null);
       return;
     } catch (error) {
       // Damaged, stale or refused: boot normally and keep a good one for next time.
@@ -85,7 +126,7 @@ export async function boot() {
     indexURL, stdout: () => {}, stderr: (line) => console.warn(line),
   }), indexURL);
   mark("loadPyodide");
-  status("Loading the context_budget package", 2, 3);
+  status("Loading the checker", 2, 3);
   const [{ installPackage, importPackage }, bundle] = await Promise.all([pythonPackage, bundlePromise]);
   installPackage(pyodide, bundle);
   mark("bundle");

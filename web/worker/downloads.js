@@ -1,13 +1,17 @@
 // Pyodide's downloads, watched. Pyodide fetches its files itself; wrapping fetch lets the page
 // show real bytes, and lets a failed or mistyped .wasm fail at once with its reason (Pyodide
 // would wait forever). Pyodide's biggest files are also requested early, as soon as their
-// folder is known, and handed to Pyodide when it asks.
+// folder is known, and handed to Pyodide when it asks. A file the user kept a copy of
+// (runtime-cache.js) comes from that copy instead of the network.
+
+import { keptResponse } from "./runtime-cache.js";
 
 const STALL_MS = 20000;  // no answer from loadPyodide by then: find out why
 
 const expected = new Map();  // absolute URL -> bytes, the files boot.json names
 const pyodideFiles = new Set();  // absolute URLs
 const arrived = new Map();  // absolute URL -> bytes of it received so far (its latest download)
+const finished = new Set();  // absolute URLs whose latest download's body has ended
 const progress = { lastReport: 0 };
 const wasm = {};
 wasm.failed = new Promise((_, reject) => { wasm.problem = reject; });
@@ -21,6 +25,18 @@ export function expect(url, bytes, { pyodide = false } = {}) {
 
 export function unexpect(url) {
   expected.delete(url);
+}
+
+// Bytes received so far of all the files counted (their bodies, decoded).
+export function arrivedTotal() {
+  let total = 0;
+  for (const bytes of arrived.values()) total += bytes;
+  return total;
+}
+
+// Bytes of `url` received so far (its body, decoded), and whether its body has ended.
+export function arrivedOf(url) {
+  return { bytes: arrived.get(url) || 0, done: finished.has(url) };
 }
 
 export function reportProgress(force) {
@@ -43,6 +59,7 @@ export function reportProgress(force) {
 async function countBody(url, response) {
   const reader = response.body.getReader();
   arrived.set(url, 0);
+  finished.delete(url);
   try {
     for (;;) {
       const { done, value } = await reader.read();
@@ -50,6 +67,7 @@ async function countBody(url, response) {
       arrived.set(url, arrived.get(url) + value.byteLength);
       reportProgress(false);
     }
+    finished.add(url);
   } catch (error) {
     arrived.delete(url);
   }
@@ -67,11 +85,19 @@ const originalFetch = globalThis.fetch.bind(globalThis);
 const early = { indexURL: null, confirmed: false, requests: new Map(), abort: null };
 const EARLY_FILES = ["pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"];
 
-// A request whose body is counted (Pyodide's files and the bundle) when it arrives.
+// A request whose body is counted (Pyodide's files and the bundle) when it arrives. A plain
+// GET of a file the user kept comes from that copy (a request with `integrity`, the bundle,
+// always goes to the server: the browser checks it there).
 async function countedFetch(url, resource, options) {
-  const response = await originalFetch(resource, options);
+  const plain = !(options && (options.integrity || (options.method && options.method !== "GET")));
+  const response = (plain && await keptResponse(url)) || await originalFetch(resource, options);
   if ((expected.has(url) || pyodideFiles.has(url)) && response.ok && response.body) countBody(url, response.clone()).catch(() => {});
   return response;
+}
+
+// `url` as the HTTP cache or the network gives it, for keeping a copy.
+export function fetchFresh(url) {
+  return originalFetch(url);
 }
 
 // The .wasm handed to Pyodide, checked: a failed or mistyped one fails the start at once.

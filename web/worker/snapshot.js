@@ -2,10 +2,15 @@
 // Pyodide starts in a fraction of a normal boot's time. Restoring one (kept in this browser's
 // Cache Storage, or the site's prebuilt copy), checked before it is trusted; and keeping one
 // for the next visit, made on another thread (snapshot-maker.js) only when the user asks.
+// "Keep a copy" keeps the runtime's files too (runtime-cache.js), so that a private window's
+// reload downloads none of them again; after a start from the site's prebuilt snapshot, only
+// those files (that snapshot among them) are kept.
 
 import { BOOT_URL } from "./site.js";
 import { mark, status } from "./messages.js";
 import { bindPackage, python } from "./package.js";
+import { fetchFresh } from "./downloads.js";
+import { forgetRuntime, keepRuntime, runtimeKept } from "./runtime-cache.js";
 
 export const SNAPSHOT_CACHE = "context-budget-snapshot";
 const IDLE_MS = 1000;  // after a normal boot, the snapshot is made once the first check is answered or after this
@@ -52,7 +57,7 @@ export async function bootFromSnapshot(loadPyodide, indexURL, config, responsePr
     indexURL, stdout: () => {}, stderr: (line) => console.warn(line), _loadSnapshot: bytes,
   });
   mark("loadPyodide");
-  status("Checking the saved Python state", 2, 3);
+  status("Checking the saved copy of Python", 2, 3);
   (await pythonPackage).installPackage(pyodide, await bundlePromise);
   const sources = pyodide.runPython("globals().get('_context_budget_sources')");
   if (sources !== config.package.sources_sha256) throw new Error("the snapshot holds other sources");
@@ -66,7 +71,32 @@ export async function bootFromSnapshot(loadPyodide, indexURL, config, responsePr
 // asks (or, once asked, to replace a copy that could not be used, when this one is ready and
 // idle): the page never waits for it, and can be used while it is made. "Remove it" stops a
 // maker at work (nothing is stored) and none starts again on this visit.
-const keeping = { maker: null, start: null, cancelled: false, offer: null };
+const keeping = { maker: null, start: null, cancelled: false, offer: null, runtime: [] };
+
+// The runtime files kept beside the snapshot: boot.json's Pyodide files, and the prebuilt
+// snapshot when this start used it.
+function runtimeFiles(indexURL, config, prebuiltURL) {
+  return [...Object.keys(config.pyodide.bytes).map((name) => indexURL + name), ...(prebuiltURL ? [prebuiltURL] : [])];
+}
+
+// The runtime's copy brought in line with this start's files (missing ones added, stale ones
+// removed); "saved" (or "none") said after. Failing (over the quota, say) keeps no half copy.
+async function keepRuntimeNow(state) {
+  try {
+    await keepRuntime(keeping.runtime, fetchFresh);
+    if (keeping.cancelled) await forgetRuntime();  // "Remove it" came meanwhile
+  } catch (error) {
+    console.info(`context-budget: no copy of the runtime kept (${error.message})`);
+    await forgetRuntime();
+    if (state === "saved") state = "none";
+  }
+  if (!keeping.cancelled) postMessage({ type: "snapshot", state });
+}
+
+// A user who asked once (a kept snapshot or runtime) has it kept up to date without asking again.
+async function asked() {
+  return (await caches.has(SNAPSHOT_CACHE).catch(() => false)) || await runtimeKept();
+}
 
 function keepLater(job) {
   const timer = setTimeout(() => keeping.start(), IDLE_MS);
@@ -81,7 +111,8 @@ function keepLater(job) {
       if (keeping.maker !== maker) return;  // stopped by "Remove it", which answered already
       keeping.maker = null;
       if (problem) console.info(`context-budget: no copy kept for the next visit (${problem})`);
-      postMessage({ type: "snapshot", state });
+      if (state === "saved") keepRuntimeNow(state);  // the runtime's files too, once the snapshot is stored
+      else postMessage({ type: "snapshot", state });
     };
     maker.onmessage = (event) => finish(event.data.ok ? "saved" : "none", event.data.message);
     maker.onerror = (event) => {
@@ -100,8 +131,9 @@ export async function offerToKeep(indexURL, bundle, config) {
     postMessage({ type: "snapshot", state: "none" });
     return;
   }
+  keeping.runtime = runtimeFiles(indexURL, config, null);
   const job = { indexURL, bundle, sourcesSha256: config.package.sources_sha256, cacheName: SNAPSHOT_CACHE, key: snapshotKey(config) };
-  if (await caches.has(SNAPSHOT_CACHE).catch(() => false)) {
+  if (await asked()) {
     keepLater(job);
   } else {
     keeping.offer = job;
@@ -109,11 +141,28 @@ export async function offerToKeep(indexURL, bundle, config) {
   }
 }
 
-// "Keep a copy": made now, on its own thread.
+// After a start from a snapshot (kept, or the site's prebuilt one when `prebuiltURL`): the
+// runtime's copy kept up to date if the user asked before, else (prebuilt) offered.
+export async function afterSnapshotStart(indexURL, config, prebuiltURL) {
+  if (!storage) return;
+  keeping.runtime = runtimeFiles(indexURL, config, prebuiltURL);
+  if (prebuiltURL === null || await asked()) {
+    setTimeout(() => keepRuntimeNow(prebuiltURL === null ? "used" : "saved"), IDLE_MS);  // once the first check is answered, mostly
+  } else {
+    keeping.offer = { runtimeOnly: true };
+    postMessage({ type: "snapshot", state: "offer-prebuilt" });
+  }
+}
+
+// "Keep a copy": made now, on its own thread (the runtime's files once it is stored).
 export function keepNow() {
   const job = keeping.offer;
   keeping.offer = null;
-  if (job && !keeping.maker) {
+  if (job && job.runtimeOnly) {
+    keeping.cancelled = false;
+    postMessage({ type: "snapshot", state: "saving" });
+    keepRuntimeNow("saved");
+  } else if (job && !keeping.maker) {
     keeping.cancelled = false;
     keepLater(job);
     keeping.start();
@@ -128,7 +177,8 @@ export async function forget() {
   keeping.maker = null;
   if (maker) maker.terminate();
   const removed = storage && await caches.delete(SNAPSHOT_CACHE).catch(() => false);
-  postMessage({ type: "snapshot", state: removed || maker !== null ? "cleared" : "none" });
+  const runtimeRemoved = await forgetRuntime();
+  postMessage({ type: "snapshot", state: removed || runtimeRemoved || maker !== null ? "cleared" : "none" });
 }
 
 // The first answer after a normal boot: the worker is idle, now make the snapshot if it is due.

@@ -5,6 +5,12 @@
 import { SITE } from "./site.js";
 import { python } from "./package.js";
 
+// Each rank file's size, from boot.json (sent gzipped, its Content-Length is the gzip's).
+const sizes = {};
+export function knowSizes(bytes) {
+  Object.assign(sizes, bytes || {});
+}
+
 async function loadTokenizer(name) {
   const url = new URL(`tokenizers/${name}.tiktoken`, SITE).href;
   let response;
@@ -16,7 +22,7 @@ async function loadTokenizer(name) {
   if (!response.ok) {  // the server answered without the file
     throw new Error(`cannot load the ${name} tokenizer (HTTP ${response.status} for ${url}); the server needs node_modules/gpt-tokenizer (npm ci)`);
   }
-  const total = Number(response.headers.get("content-length")) || 0;
+  const total = sizes[name] || (response.headers.get("content-encoding") ? 0 : Number(response.headers.get("content-length"))) || 0;
   const reader = response.body.getReader();
   const chunks = [];
   let loaded = 0;

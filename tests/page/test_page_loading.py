@@ -1,0 +1,250 @@
+"""Loading, in Chromium: the default input's report on screen before Python has loaded (made by
+evaluate when the site was built), replaced by the live one; the runtime served gzipped; the
+runtime's copy in Cache Storage, kept when asked, so that a private window's reload downloads
+no .wasm; a prebuilt snapshot that arrives slowly dropped for a normal start."""
+
+import json
+import re
+import time
+from urllib.parse import quote
+
+import pytest
+from playwright.sync_api import expect
+
+from context_budget._envelope import check_text
+from test_page import LOAD_TIMEOUT, READY
+from test_page_startup import NEEDS_NODE, SAVED, open_held, open_page, startup
+
+RUNTIME = "context-budget-runtime"
+SNAPSHOT = "context-budget-snapshot"
+FIRST = re.compile(r'<script type="application/json" id="first-report">(.*?)</script>', re.DOTALL)
+
+
+def carried(page):
+    return json.loads(page.evaluate("document.getElementById('first-report').textContent"))
+
+
+def shown(page):
+    """What the result column shows: the summary, each check with its mark, each item's decision."""
+    return {
+        "summary": page.inner_text("[data-testid=summary]"),
+        "checks": [(row.query_selector("strong").inner_text(), row.get_attribute("data-pass")) for row in page.query_selector_all("[data-testid=check]")],
+        "rows": [(row.get_attribute("data-id"), "kept" in (row.get_attribute("class") or "").split()) for row in page.query_selector_all("#items tbody tr")],
+    }
+
+
+def expected(envelope):
+    report = envelope["result"]
+    return {
+        "summary": report["summary"],
+        "checks": [(check["name"], str(check["pass"]).lower()) for check in report["checks"]],
+        "rows": [(row["id"], row["kept"]) for row in report["trace"]],
+    }
+
+
+@pytest.fixture
+def held(browser, site_url):
+    """Python cannot load until released: boot.json and Pyodide's loader are held."""
+    context, page, release, problems = open_held(browser, site_url, ["boot.json", "pyodide/pyodide.mjs"])
+    yield page, release, problems
+    context.close()
+
+
+def test_the_default_inputs_report_is_on_screen_before_python_and_is_evaluates(held):
+    page, release, problems = held
+    data = carried(page)
+    evaluated = json.loads(check_text(json.dumps(data["input"])))
+    assert data["envelope"] == evaluated  # made by the real evaluate, for the input in the editor
+    assert json.loads(page.input_value("[data-testid=input]")) == data["input"]
+    expect(page.locator("#result")).to_have_attribute("data-preview", "")
+    assert shown(page) == expected(evaluated)
+    note = page.locator("[data-testid=first-report-note]")
+    expect(note).to_be_visible()
+    expect(note).to_contain_text("Live editing starts once Python has loaded")
+    assert page.get_attribute("[data-testid=status]", "data-state") == "loading"
+    release()
+    # Python's own report replaces it: the same, no longer marked as waiting.
+    expect(page.locator("#result")).not_to_have_attribute("data-preview", "")
+    expect(note).to_have_count(0)
+    assert shown(page) == expected(evaluated)
+    assert problems == []
+
+
+def test_the_comparison_fails_on_a_corrupted_first_report(browser, site_url):
+    """The check above can fail: a page whose carried report was changed shows what it carries,
+    which is no longer evaluate's."""
+    def corrupted(route):
+        html = route.fetch().text()
+        data = json.loads(FIRST.search(html).group(1))
+        data["envelope"]["result"]["summary"] = "Selected nothing."
+        data["envelope"]["result"]["trace"][0]["kept"] = not data["envelope"]["result"]["trace"][0]["kept"]
+        block = json.dumps(data).replace("<", "\\u003c")
+        route.fulfill(status=200, body=FIRST.sub(lambda _: f'<script type="application/json" id="first-report">{block}</script>', html),
+                      content_type="text/html; charset=utf-8")
+
+    context = browser.new_context()
+    context.route("**/boot.json", lambda route: None)  # held for ever: Python never loads here
+    context.route(re.compile(r".*/(index\.html)?$"), corrupted)
+    page = context.new_page()
+    try:
+        page.goto(site_url)
+        expect(page.locator("#result")).to_have_attribute("data-preview", "")
+        data = carried(page)
+        assert shown(page) == expected(data["envelope"])  # it draws what it carries...
+        assert shown(page) != expected(json.loads(check_text(json.dumps(data["input"]))))  # ...and that is caught
+    finally:
+        context.close()
+
+
+def test_an_edit_while_python_loads_takes_the_first_report_down(held):
+    page, release, problems = held
+    expect(page.locator("#result")).to_have_attribute("data-preview", "")
+    page.fill("[data-testid=input]", '{"budget": 2, "items": [{"id": "mine", "relevance": 1, "tokens": 2}]}')
+    expect(page.locator("#result")).not_to_have_attribute("data-preview", "")
+    expect(page.locator("[data-testid=summary]")).to_have_text("Waiting for the runtime…")
+    assert page.query_selector_all("#items tbody tr") == []  # nothing of the other input's report is left
+    release()
+    expect(page.locator("[data-testid=summary]")).to_have_text("Selected mine within 2 tokens.")
+    assert problems == []
+
+
+def test_a_share_link_opens_without_the_first_report(browser, site_url):
+    text = '{"budget": 4, "items": [{"id": "linked", "relevance": 1, "tokens": 1}]}'
+    context = browser.new_context()
+    context.route("**/boot.json", lambda route: None)
+    page = context.new_page()
+    try:
+        page.goto(f"{site_url}#length={len(text)}&input={quote(text)}")
+        expect(page.locator("[data-testid=input]")).to_have_value(text)
+        expect(page.locator("[data-testid=summary]")).to_have_text("Waiting for the runtime…")
+        assert page.get_attribute("#result", "data-preview") is None
+    finally:
+        context.close()
+
+
+def test_when_python_cannot_load_the_first_report_stays_saying_so(browser, site_url):
+    context = browser.new_context()
+    context.route("**/*.wasm", lambda route: route.abort())
+    page = context.new_page()
+    try:
+        page.goto(site_url)
+        expect(page.locator("[data-testid=status]")).to_have_attribute("data-state", "error", timeout=LOAD_TIMEOUT)
+        expect(page.locator("[data-testid=first-report-note]")).to_have_attribute("data-state", "failed")
+        expect(page.locator("[data-testid=first-report-note]")).to_contain_text("Live editing is not available")
+        assert shown(page) == expected(carried(page)["envelope"])
+    finally:
+        context.close()
+
+
+def test_the_runtime_reaches_the_browser_gzipped(browser, site_url):
+    context = browser.new_context()  # no routes: Playwright's interception would hide the sizes
+    page = context.new_page()
+    try:
+        page.goto(site_url)
+        page.wait_for_selector(READY, timeout=LOAD_TIMEOUT)
+        sizes = page.workers[0].evaluate("""() => Object.fromEntries(performance.getEntriesByType('resource')
+            .filter((e) => e.name.endsWith('/pyodide.asm.wasm')).map((e) => [e.name, [e.encodedBodySize, e.decodedBodySize]]))""")
+        (encoded, decoded), = sizes.values()
+        assert decoded > 9_000_000 and encoded < decoded / 2  # 9.6 MB sent as 3.5
+        # The page preloads exactly the modules its scripts import (the browser's own graph).
+        preloaded = set(re.findall(r'<link rel="modulepreload" href="([^"]+)">', page.content()))
+        loaded = {name[len(site_url):] for name in page.evaluate("performance.getEntriesByType('resource').map((e) => e.name)") if name.endswith(".js")}
+        # The workers' own modules (worker/…) show in this timeline too; the page imports only report-head.js of them.
+        of_the_page = {name for name in loaded if not name.startswith("worker")} | (loaded & {"worker/report-head.js"})
+        assert preloaded and of_the_page - {"app.js", "page/tokens.js"} == preloaded
+    finally:
+        context.close()
+
+
+# ---------------------------------------------------------------- the runtime's copy
+
+def counting(names):
+    """A route that counts the network requests for URLs ending in ``names`` and lets them through."""
+    counts = {name: 0 for name in names}
+
+    def route(route):
+        for name in names:
+            if route.request.url.endswith(name):
+                counts[name] += 1
+        route.fallback()
+
+    return counts, route
+
+
+def runtime_keys(page):
+    return page.evaluate(f"caches.open({RUNTIME!r}).then(c => c.keys()).then(keys => keys.map(k => k.url.split('/').slice(-2).join('/')))")
+
+
+def test_keep_a_copy_in_a_private_window_then_a_reload_downloads_no_wasm(browser, site_url):
+    """A fresh context is a private window: its HTTP cache is in memory (and off here, under
+    Playwright's routes). After "Keep a copy", the reload takes Pyodide's files from Cache Storage."""
+    counts, count = counting([".wasm", "python_stdlib.zip", "pyodide-lock.json"])
+    context, page, guard, problems = open_page(browser, site_url, prebuilt="block", routes=[("**/pyodide/**", count)])
+    try:
+        assert startup(page)["snapshot"] == "normal" and counts[".wasm"] == 1
+        page.click("[data-testid=keep-snapshot]")
+        page.wait_for_selector(SAVED, timeout=LOAD_TIMEOUT)
+        # Keeping fetched them again (the snapshot maker's Pyodide, then the copy): Playwright's
+        # routes turn the HTTP cache off. From here on, each request counts.
+        before = dict(counts)
+        version = json.loads(page.evaluate("fetch('boot.json').then(r => r.text())"))["pyodide"]["version"]
+        assert sorted(runtime_keys(page)) == sorted(f"{version}/{name}" for name in ("pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"))
+        # A copy of another Pyodide, as an earlier version of the site would have left it.
+        page.evaluate(f"""caches.open({RUNTIME!r}).then(c => c.put(new URL('pyodide/0.0.1/pyodide.asm.wasm', location.href).href,
+            new Response('old', {{headers: {{'Content-Type': 'application/wasm'}}}})))""")
+        page.reload()
+        page.wait_for_selector(READY, timeout=LOAD_TIMEOUT)
+        assert startup(page)["snapshot"] == "used"
+        assert counts == before  # none fetched again
+        expect(page.locator("[data-testid=summary]")).not_to_have_text("Waiting for the runtime…")
+        deadline = time.monotonic() + LOAD_TIMEOUT / 1000  # brought in line once the page is idle
+        while any(key.startswith("0.0.1/") for key in runtime_keys(page)) and time.monotonic() < deadline:
+            page.wait_for_timeout(100)
+        assert not any(key.startswith("0.0.1/") for key in runtime_keys(page)), runtime_keys(page)  # the stale one is gone
+        # "Remove it" removes both copies; the next start downloads again.
+        page.click("[data-testid=forget-snapshot]")
+        expect(page.locator("[data-testid=snapshot-note]")).to_have_attribute("data-state", "cleared")
+        assert page.evaluate(f"Promise.all([caches.has({RUNTIME!r}), caches.has({SNAPSHOT!r})])") == [False, False]
+        page.reload()
+        page.wait_for_selector(READY, timeout=LOAD_TIMEOUT)
+        assert counts[".wasm"] == before[".wasm"] + 1
+        assert guard.foreign == [] and problems == []
+    finally:
+        context.close()
+
+
+@NEEDS_NODE
+def test_after_a_prebuilt_start_keep_a_copy_keeps_the_runtime_and_that_snapshot(browser, site_url):
+    counts, count = counting([".wasm", ".snapshot.gz"])
+    context, page, guard, problems = open_page(browser, site_url, routes=[("**/pyodide/**", count)])
+    try:
+        assert startup(page)["snapshot"] == "prebuilt"
+        expect(page.locator("[data-testid=snapshot-note]")).to_have_attribute("data-state", "offer-prebuilt")
+        assert page.evaluate("caches.keys()") == []  # nothing stored unasked
+        page.click("[data-testid=keep-snapshot]")
+        page.wait_for_selector(SAVED, timeout=LOAD_TIMEOUT)
+        before = dict(counts)  # keeping fetched them again: Playwright's routes turn the HTTP cache off
+        assert any(key.endswith(".snapshot.gz") for key in runtime_keys(page))
+        assert page.evaluate(f"caches.has({SNAPSHOT!r})") is False  # the prebuilt one is kept as it is: no second snapshot made
+        page.reload()
+        page.wait_for_selector(READY, timeout=LOAD_TIMEOUT)
+        assert startup(page)["snapshot"] == "prebuilt"
+        assert counts == before
+        expect(page.locator("[data-testid=snapshot-note]")).to_have_attribute("data-state", "saved", timeout=LOAD_TIMEOUT)
+        assert guard.foreign == [] and problems == []
+    finally:
+        context.close()
+
+
+@NEEDS_NODE
+def test_a_prebuilt_snapshot_that_arrives_slowly_is_dropped_for_a_normal_start(browser, site_url):
+    held = []
+    context, page, guard, problems = open_page(browser, site_url, routes=[("**/*.snapshot.gz", lambda route: held.append(route))])
+    try:
+        assert held  # asked for, never answered
+        assert startup(page)["snapshot"] == "normal"
+        assert "prebuilt dropped" in startup(page)["steps"]
+        assert page.evaluate("window.contextBudget.checkText('{\"budget\": 1, \"items\": []}')") == check_text('{"budget": 1, "items": []}')
+        assert guard.foreign == [] and problems == []
+    finally:
+        context.close()
