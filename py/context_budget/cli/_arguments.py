@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import IO
 
 from .. import __version__
-from ..tokenizers import TOKENIZERS
+from ..tokenizers import TOKENIZERS, resolve, uncounted_reason
 from ._exits import EXIT_USAGE, Exit
 from ._settings import DEFAULTS
 
@@ -95,6 +95,16 @@ def _bounded_int(low: int, high: int, what: str):
     return read
 
 
+def _tokenizer_name(text: str) -> str:
+    """An argparse type: a tokenizer's name, or a model name (``gpt-4o``) read as its encoding."""
+    name = resolve(text)
+    if name not in TOKENIZERS:
+        guess = difflib.get_close_matches(text, list(TOKENIZERS), n=1)
+        hint = f"; did you mean {guess[0]!r}?" if guess else ""
+        raise argparse.ArgumentTypeError(uncounted_reason(text) or f"expected one of {', '.join(TOKENIZERS)} or a model name such as gpt-4o, got {text!r}{hint}")
+    return str(name)
+
+
 def parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
     # A class per call, so that the subcommands' parsers write to these streams too and
     # two runs never share them.
@@ -142,8 +152,9 @@ def parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
     count = commands.add_parser("count", help="print the number of tokens in a text (exact for OpenAI's encodings)")
     count.add_argument("file", nargs="?", default=None, metavar="FILE|-", help="a UTF-8 text file, or - for standard input (the default when text is piped)")
     count.add_argument("--example", metavar="NAME", help="count the text of a shipped example input's file instead of FILE")
-    count.add_argument("--tokenizer", default="o200k_base", choices=TOKENIZERS,
-                       help="o200k_base (GPT-4o and later, the default), cl100k_base (GPT-4, GPT-3.5) or estimate (a heuristic)")
+    count.add_argument("--tokenizer", default="o200k_base", type=_tokenizer_name, metavar="NAME",
+                       help="o200k_base (GPT-4o and later, the default), cl100k_base (GPT-4, GPT-3.5), estimate (a heuristic), "
+                       "or a model name such as gpt-4o or gpt-4o-2024-08-06 (counted by its encoding)")
 
     examples = commands.add_parser("examples", help="list the example inputs and fixture cases shipped with the package, or copy them")
     examples.add_argument("--write", metavar="DIR", help="write them into DIR/examples/ and DIR/fixtures/ (never over an existing file)")
