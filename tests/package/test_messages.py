@@ -429,6 +429,9 @@ def test_recount_is_independent_of_the_rules_cost(monkeypatch):
     # counting on its own, disagrees.
     from context_budget.modes.messages import reading
 
+    from context_budget.modes.messages.memory import Histories
+
+    monkeypatch.setattr(reading, "HISTORIES", Histories())  # nothing read before: every cost comes from the patched function
     honest = reading.message_cost
     def forgetful(message, count, index=0):
         cost, images = honest(message, count, index)
@@ -626,3 +629,22 @@ def test_tool_call_ids_equal_as_utf16_match_and_collide():
     assert "errors" not in answered, answered.get("errors")
     duplicated = evaluate(conversation(["😀", "\ud83d\ude00"], "😀"))
     assert any("duplicate tool call id" in error["message"] for error in duplicated["errors"])
+
+
+@given(histories(), st.floats(0.3, 1.1), st.integers(-3, 3))
+def test_trim_messages_fast_path_keeps_what_the_rule_keeps(messages, fraction, slack):
+    """trim_messages finds the kept messages by prefix sums and a binary search (rule.kept_fast);
+    the walk of the report's rule must agree on every history."""
+    if not any(message["role"] == "user" for message in messages):
+        return
+    limit = max(0, int(count_messages(messages, "estimate") * fraction) + slack)  # near where the walk stops
+    parsed = mode.parse(data(limit, messages))
+    walked = mode.select(parsed)
+    fast = mode.rule_module.kept_fast(parsed)
+    if walked["shortfall"]:
+        assert fast is None
+        event("overflow")
+    else:
+        assert fast == walked["kept"]
+        event("dropped some" if walked["dropped"] else "kept all")
+        assert mode.select(parsed, with_trace=False)["dropped"] == walked["dropped"]

@@ -33,6 +33,7 @@ from .reading import (
     parse,
     tool_calls_text,
 )
+from . import rule as rule_module
 from .rule import as_sent, select, succeeded, summarize
 
 NAME = "messages"

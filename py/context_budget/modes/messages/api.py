@@ -96,7 +96,7 @@ def _listed(value: object, what: str) -> list:
 def _parse_call(messages: object, limit: object, tokenizer: object, tools: object = None,
                 token_counter: Callable[[str], int] | None = None, require_user: bool = True) -> dict:
     messages = _listed(messages, "messages")
-    if not all(isinstance(message, dict) for message in messages):
+    if not set(map(type, messages)) <= {dict}:  # (at C speed: a chat loop sends a long history every call)
         messages = [_as_dict(message) for message in messages]
     data: dict[str, object] = {"mode": "messages", "limit": limit, "tokenizer": tokenizer, "messages": messages}
     if tools is not None:
@@ -142,8 +142,10 @@ def trim_messages(
     received, and :class:`MessagesDoNotFit` (a ``MessagesError``, with ``.shortfall``) when what
     must be kept alone exceeds the limit.
     """
-    result = select(_parse_call(messages, limit, tokenizer, tools, token_counter))
+    parsed = _parse_call(messages, limit, tokenizer, tools, token_counter)
+    result = select(parsed, with_trace=False)
     if result["shortfall"]:
+        result = select(parsed)  # the trace names what must be kept
         text = shortfall_text(result)
         raise MessagesDoNotFit(
             text, _error(text, [Problem(("limit",), LIMIT_TOO_LOW, text)]).problems,

@@ -7,6 +7,7 @@ import json
 from typing import Callable
 
 from ..._count_memory import COUNTS
+from .memory import HISTORIES, Known, frozen
 from ..._errors import InvalidInputError
 from ..._ordinal import identity_key
 from ..._shape import Field, InvalidInput, missing_key, read_fields
@@ -120,6 +121,9 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
         tools = read_tools(top["tools"], ("tools",), problems) or []
     top_problems = len(problems)
     read: list[dict | None] = []
+    known = None
+    pairing = Pairing()
+    first = 0
     if "messages" not in top:
         problems.append(missing_key((), "messages"))
     else:
@@ -130,11 +134,20 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
         else:
             if not messages:
                 problems.append(Problem(_MESSAGES, EMPTY, "expected at least one message, got an empty array"))
-            call_sites: dict = {}
-            read = [_read_message(message, (*_MESSAGES, index), problems, call_sites) for index, message in enumerate(messages)]
-    unit_of = _pair_tool_calls(read, top["messages"], problems) if read else []
-    live_start = max((index for index, message in enumerate(top.get("messages") or ()) if isinstance(message, dict) and message.get("role") == "user"), default=None)
-    if read and live_start is None and not problems and require_user:
+            if token_counter is None and not problems:
+                known = HISTORIES.find(tokenizer, messages)  # a history read before: only what was appended is read
+            call_sites: dict = dict(known.call_sites) if known else {}
+            if known:
+                first = len(known.snapshot)
+                pairing = known.pairing.copy()  # type: ignore[attr-defined]
+            read = [_read_message(message, (*_MESSAGES, index), problems, call_sites) for index, message in enumerate(messages[first:], first)]
+            pairing.feed(first, read, messages[first:], problems)
+            pairing.finish(problems)
+    new_users = [index for index, message in enumerate(read, first) if message is not None and message["role"] == "user"]
+    live_start = new_users[-1] if new_users else (known.last_user if known else None)
+    if "messages" in top and isinstance(top["messages"], list) and not new_users and live_start is None:
+        live_start = max((index for index, message in enumerate(top["messages"]) if isinstance(message, dict) and message.get("role") == "user"), default=None)
+    if (read or known) and live_start is None and not problems and require_user:
         problems.append(Problem(_MESSAGES, NO_USER_MESSAGE, f"no message has the role \"user\" ({_roles_seen(read)}): a conversation sent to a model needs a user turn to answer"))
     if problems:
         problems.sort(key=_message_position)  # stable: each message's problems together, in input order
@@ -143,20 +156,29 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
             raise InvalidInput(problems, "message shape", NO_USER_SUMMARY)
         raise InvalidInput(problems, "message shape" if only_messages else "input shape", MESSAGE_SUMMARY if only_messages else INPUT_SUMMARY)
     count = cached_counter(tokenizer) if token_counter is None else _callers_counter(token_counter)
-    costs, images = [], []
-    for index, message in enumerate(read):
+    costs: list[int] = list(known.costs) if known else []
+    images: list[dict] = list(known.images) if known else []
+    for index, message in enumerate(read, first):
         cost, message_images = message_cost(message, count, index)
         costs.append(cost)
         images.extend(message_images)
+    records = (known.records + read) if known else read
+    roles = (known.roles if known else []) + [message["role"] for message in read]
+    pinned = (known.pinned if known else []) + [message["pinned"] for message in read]
+    flat = (known.flat if known else []) + [message["flat"] for message in read]
+    if token_counter is None:
+        snapshot = (known.snapshot if known else []) + [frozen(message) for message in top["messages"][first:]]
+        HISTORIES.keep(Known(tokenizer, snapshot, records, pairing, call_sites, costs, images, live_start, roles, pinned, flat), known)
     tool_costs, tools_tokens = tool_costs_of(tools, count, tokenizer)
     return {
         "limit": limit, "tokenizer": tokenizer, "model": model, "messages": top["messages"],
-        "roles": [message["role"] for message in read],
-        "pinned": [message["pinned"] for message in read],
-        "unit_of": unit_of,
+        "roles": roles,
+        "pinned": pinned,
+        "flat": flat,
+        "unit_of": list(pairing.unit_of),
         "costs": costs,
-        "live_start": len(read) if live_start is None else live_start,
-        "images": images,
+        "live_start": len(records) if live_start is None else live_start,
+        "images": [{**image, "size": image["size"] and list(image["size"])} for image in images],
         "tools": [tool_name(tool) for tool in tools],
         "tool_costs": tool_costs,
         "tools_tokens": tools_tokens,
@@ -419,6 +441,7 @@ def _read_message(message: object, at: tuple[Key, ...], problems: list[Problem],
     return {
         "role": role, "texts": texts, "images": images, "name": name, "call_ids": call_ids,
         "tool_call_id": tool_call_id, "json_texts": json_texts, "pinned": pinned,
+        "flat": all(type(value) is str for value in message.values()),  # sent as a plain copy of itself
     }
 
 
@@ -433,57 +456,82 @@ def _pair_tool_calls(read: list[dict | None], raw: list, problems: list[Problem]
     it, so that one mistake is not reported twice, once falsely ("no assistant message made
     a tool call ...").
     """
-    read = [_as_far_as_readable(message) if record is None else record for record, message in zip(read, raw)]
-    unit_of: list[int] = []
-    made_at: dict[str, int] = {}  # call id -> index of the assistant message that made it
-    answered_at: dict[str, int] = {}
-    open_unit, waiting = None, {}  # the assistant message being answered, and its unanswered calls (id -> where)
+    pairing = Pairing()
+    pairing.feed(0, read, raw, problems)
+    pairing.finish(problems)
+    return pairing.unit_of
 
-    def path_of(index: int) -> str:
-        return path_text((*_MESSAGES, index))
 
-    def close_unit() -> None:
-        for call_id, call_at in waiting.items():
+def _path_of(index: int) -> str:
+    return path_text((*_MESSAGES, index))
+
+
+class Pairing:
+    """The pairing of tool calls with their results, message by message: a history's state can
+    be kept and fed the messages appended to it (``memory.py``)."""
+
+    def __init__(self) -> None:
+        self.unit_of: list[int] = []
+        self.made_at: dict[str, int] = {}  # call id -> index of the assistant message that made it
+        self.answered_at: dict[str, int] = {}
+        self.open_unit: int | None = None  # the assistant message being answered
+        self.waiting: dict[str, tuple] = {}  # its unanswered calls: id -> where
+        self.orphans: list[tuple] = []  # (index in problems, where, the call id): said once every call is known
+
+    def copy(self) -> Pairing:
+        other = Pairing()
+        other.unit_of, other.made_at, other.answered_at = list(self.unit_of), dict(self.made_at), dict(self.answered_at)
+        other.open_unit, other.waiting, other.orphans = self.open_unit, dict(self.waiting), list(self.orphans)
+        return other
+
+    def _close_unit(self, problems: list[Problem]) -> None:
+        for call_id, call_at in self.waiting.items():
             problems.append(Problem(call_at, TOOL_CALL_UNANSWERED, f"no tool message answers the call {json_text(call_id)} (its result must directly follow this assistant message)"))
-        waiting.clear()
+        self.waiting.clear()
 
-    orphans = []  # (index in problems, where, the call id): said once every call is known
-    for index, message in enumerate(read):
-        if message is not None and message["role"] == "tool" and open_unit is not None:
-            call_id = identity_key(message["tool_call_id"])  # "\ud83d\ude00" answers a call "😀": the same UTF-16
-            if call_id in waiting:
-                del waiting[call_id]
-                answered_at[call_id] = index
-                unit_of.append(open_unit)
+    def feed(self, first: int, read: list[dict | None], raw: list, problems: list[Problem]) -> None:
+        """The messages ``read`` (``raw`` as given), the first of them at index ``first``."""
+        unit_of, waiting = self.unit_of, self.waiting
+        for index, (record, given) in enumerate(zip(read, raw), first):
+            message = _as_far_as_readable(given) if record is None else record
+            if message is not None and message["role"] == "tool" and self.open_unit is not None:
+                call_id = identity_key(message["tool_call_id"])  # "\ud83d\ude00" answers a call "😀": the same UTF-16
+                if call_id in waiting:
+                    del waiting[call_id]
+                    self.answered_at[call_id] = index
+                    unit_of.append(self.open_unit)
+                    continue
+            if message is None or message["role"] != "tool":
+                self._close_unit(problems)
+                self.open_unit = None
+                unit_of.append(index)
+                if message is not None and message["call_ids"]:
+                    self.open_unit = index
+                    for position, call_id in enumerate(message["call_ids"]):
+                        if call_id is None:
+                            continue
+                        call_id = identity_key(call_id)
+                        self.made_at.setdefault(call_id, index)
+                        waiting[call_id] = (*_MESSAGES, index, "tool_calls", position, "id")
                 continue
-        if message is None or message["role"] != "tool":
-            close_unit()
-            open_unit = None
+            call_id = identity_key(message["tool_call_id"])
+            where = (*_MESSAGES, index, "tool_call_id")
+            if call_id in self.answered_at:
+                problems.append(Problem(where, TOOL_RESULT_UNMATCHED, f"the call {json_text(call_id)} is already answered at {_path_of(self.answered_at[call_id])}"))
+            else:  # made earlier, later (the order swapped) or nowhere: known at the end
+                self.orphans.append((len(problems), where, call_id))
+                problems.append(None)  # type: ignore[arg-type]
             unit_of.append(index)
-            if message is not None and message["call_ids"]:
-                open_unit = index
-                for position, call_id in enumerate(message["call_ids"]):
-                    if call_id is None:
-                        continue
-                    call_id = identity_key(call_id)
-                    made_at.setdefault(call_id, index)
-                    waiting[call_id] = (*_MESSAGES, index, "tool_calls", position, "id")
-            continue
-        call_id = identity_key(message["tool_call_id"])
-        where = (*_MESSAGES, index, "tool_call_id")
-        if call_id in answered_at:
-            problems.append(Problem(where, TOOL_RESULT_UNMATCHED, f"the call {json_text(call_id)} is already answered at {path_of(answered_at[call_id])}"))
-        else:  # made earlier, later (the order swapped) or nowhere: known at the end
-            orphans.append((len(problems), where, call_id))
-            problems.append(None)  # type: ignore[arg-type]
-        unit_of.append(index)
-    close_unit()
-    for position, where, call_id in orphans:
-        if call_id in made_at:
-            problems[position] = Problem(where, TOOL_RESULT_MISPLACED, f"answers the call {json_text(call_id)} made at {path_of(made_at[call_id])}, but a tool result must directly follow the assistant message that made the call")
-        else:
-            problems[position] = Problem(where, TOOL_RESULT_UNMATCHED, f"no assistant message made a tool call with id {json_text(call_id)}")
-    return unit_of
+
+    def finish(self, problems: list[Problem]) -> None:
+        """The calls still unanswered, and each orphaned result said where its call is, if anywhere."""
+        self._close_unit(problems)
+        for position, where, call_id in self.orphans:
+            if call_id in self.made_at:
+                problems[position] = Problem(where, TOOL_RESULT_MISPLACED, f"answers the call {json_text(call_id)} made at {_path_of(self.made_at[call_id])}, but a tool result must directly follow the assistant message that made the call")
+            else:
+                problems[position] = Problem(where, TOOL_RESULT_UNMATCHED, f"no assistant message made a tool call with id {json_text(call_id)}")
+        self.orphans = []
 
 
 def _as_far_as_readable(message: object) -> dict | None:

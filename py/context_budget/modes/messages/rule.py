@@ -3,6 +3,9 @@ sent starts at a user turn and never with a reply to a dropped message."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from itertools import accumulate, compress
+
 from ..._values import plural
 from .reading import ALWAYS_PINNED, REPLY_PRIMING
 
@@ -77,15 +80,75 @@ def rule(parsed: dict) -> tuple[list[bool], list[str], list[int], list[bool], in
     return kept, reasons, before, unit_pinned, pinned_tokens, live_tokens
 
 
-def select(parsed: dict) -> dict:
+def kept_fast(parsed: dict) -> list[int] | None:
+    """The kept indices ``rule`` gives, found with prefix sums and a binary search instead of a
+    walk over every message (``trim_messages`` before every model call: the cost of a long history
+    is then a few passes at C speed); None when what must be kept does not fit (``rule`` says why)."""
+    limit, costs, unit_of, roles, live_start = parsed["limit"], parsed["costs"], parsed["unit_of"], parsed["roles"], parsed["live_start"]
+    count = len(costs)
+    pinned_units = sorted({unit_of[index] for index in compress(range(count), parsed["pinned"])})
+    fixed = set()  # the messages of the pinned units (a unit is its start and the tool results after it)
+    for start in pinned_units:
+        index = start
+        while index < count and unit_of[index] == start:
+            fixed.add(index)
+            index += 1
+    masked = costs[:live_start]  # what the walk weighs: the costs before the live turn, the pinned ones as 0
+    for index in fixed:
+        if index < live_start:
+            masked[index] = 0
+    need = REPLY_PRIMING + parsed["tools_tokens"] + sum(costs[index] for index in fixed) + sum(costs[live_start:]) \
+        - sum(costs[index] for index in fixed if index >= live_start)
+    remaining = limit - need
+    if remaining < 0:
+        return None
+    prefix = [0, *accumulate(masked)]  # prefix[i]: the walked costs before message i
+    # The oldest unit start whose units up to the live turn fit what remains: the walk's stop.
+    cut = bisect_left(prefix, prefix[live_start] - remaining)
+    while cut < live_start and unit_of[cut] != cut:
+        cut += 1
+    # The user start, from the oldest kept unpinned unit on (pinned units keep their place).
+    started = any(roles[index] not in ALWAYS_PINNED for index in fixed if index < cut)
+    all_before_kept = prefix[cut] == 0
+    start = cut
+    while start < live_start:
+        end = start + 1
+        while end < count and unit_of[end] == start:
+            end += 1
+        if start in fixed:
+            started = started or roles[start] not in ALWAYS_PINNED
+        elif roles[start] != "user" and (not started or not all_before_kept):
+            all_before_kept = False
+            cut = end  # dropped for the start
+        else:
+            break
+        start = end
+    return sorted(index for index in fixed if index < cut) + list(range(cut, count))
+
+
+def select(parsed: dict, with_trace: bool = True) -> dict:
+    """The report's results; without the trace (``trim_messages``, whose caller sends the messages
+    and reads the counts) when ``with_trace`` is false."""
     limit, costs, messages = parsed["limit"], parsed["costs"], parsed["messages"]
-    kept, reasons, before, pinned, pinned_tokens, live_tokens = rule(parsed)
-    shortfall = max(0, pinned_tokens + live_tokens - limit)
-    kept_indices = [index for index, keep in enumerate(kept) if keep]
+    fast = None if with_trace else kept_fast(parsed)
+    if fast is not None:
+        kept_indices, shortfall = fast, 0
+        dropped = sorted(set(range(len(costs))).difference(fast))
+    else:
+        kept, reasons, before, pinned, pinned_tokens, live_tokens = rule(parsed)
+        shortfall = max(0, pinned_tokens + live_tokens - limit)
+        kept_indices = list(compress(range(len(kept)), kept))
+        dropped = [index for index, keep in enumerate(kept) if not keep]
+    tokens = REPLY_PRIMING + parsed["tools_tokens"] + sum(map(costs.__getitem__, kept_indices)) if kept_indices else 0
+    flat = parsed["flat"]
+    sent = [dict(messages[index]) if flat[index] else as_sent(messages[index]) for index in kept_indices]
+    if not with_trace:
+        return {"limit": limit, "tokens": tokens, "remaining": limit - tokens, "shortfall": shortfall, "kept": kept_indices,
+                "dropped": dropped, "messages": sent,
+                "images": parsed["images"], "tools_tokens": parsed["tools_tokens"]}
     unit_tokens: dict[int, int] = {}
     for index, start in enumerate(parsed["unit_of"]):
         unit_tokens[start] = unit_tokens.get(start, 0) + costs[index]
-    tokens = REPLY_PRIMING + parsed["tools_tokens"] + sum(costs[index] for index in kept_indices) if kept_indices else 0
     live_start = parsed["live_start"]
     trace = [
         {
@@ -113,8 +176,8 @@ def select(parsed: dict) -> dict:
         "live_tokens": live_tokens,
         "shortfall": shortfall,
         "kept": kept_indices,
-        "dropped": [index for index, keep in enumerate(kept) if not keep],
-        "messages": [as_sent(messages[index]) for index in kept_indices],
+        "dropped": dropped,
+        "messages": sent,
         "images": parsed["images"],
         "tools": [{"name": name, "tokens": tokens} for name, tokens in zip(parsed["tools"], parsed["tool_costs"])],
         "tools_tokens": parsed["tools_tokens"],
@@ -131,7 +194,7 @@ def as_sent(message: dict) -> dict:
     image part's ``size``, this tool's own keys; a reply's ``annotations``; a null optional field)
     and as a copy down to its strings, so that changing the result never changes the caller's history."""
     return {
-        key: _copied(value) for key, value in message.items()
+        key: value if type(value) is str else _copied(value) for key, value in message.items()
         if key not in NOT_SENT and (value is not None or (key == "content" and message.get("role") == "assistant"))
     }
 
@@ -140,10 +203,10 @@ def _copied(value: object) -> object:
     """A validated message value (text, parts, tool calls) copied through its lists and objects,
     without this tool's own ``size`` on an image part."""
     if isinstance(value, list):
-        return [_copied(item) for item in value]
+        return [item if type(item) is str else _copied(item) for item in value]
     if isinstance(value, dict):
         image = value.get("type") == "image_url"
-        return {key: _copied(item) for key, item in value.items() if not (image and key == "size")}
+        return {key: item if type(item) is str else _copied(item) for key, item in value.items() if not (image and key == "size")}
     return value
 
 
