@@ -38,11 +38,9 @@ sys.path[:0] = [str(HERE.parent / "py"), str(HERE)]
 
 import _text  # noqa: E402
 from context_budget import trim_messages  # noqa: E402
+from messages import WORDS  # noqa: E402  (bench/messages.py's words)
 
 LIMIT = 128_000 - 4_000
-WORDS = ("the order shipped late because the carrier lost the parcel for two days and the customer asked "
-         "for a refund credit ticket photo claim damaged blender policy says thirty days warehouse scan "
-         "réservation naïve 東京 配送 🙂 def main(): return {\"status\": 200} // TODO fix").split()
 
 
 def conversation(turns: int, seed: int):

@@ -488,27 +488,7 @@ WEATHER = {"type": "function", "function": {"name": "get_current_weather", "desc
                "location": {"type": "string", "description": "The city and state, e.g. San Francisco, CA"},
                "unit": {"type": "string", "description": "The unit of temperature to return", "enum": ["celsius", "fahrenheit"]}},
                "required": ["location"]}}}
-def cookbook_tools(functions, tokenizer):
-    """The cookbook's num_tokens_for_tools, as published (tiktoken counts)."""
-    encoding = _text.reference_encoding(tokenizer)
-    func_init, prop_init, prop_key, enum_init, enum_item, func_end = (7, 3, 3, -3, 3, 12) if tokenizer == "o200k_base" else (10, 3, 3, -3, 3, 12)
-    tokens = 0
-    for f in functions:
-        tokens += func_init
-        function = f["function"]
-        desc = function["description"][:-1] if function["description"].endswith(".") else function["description"]
-        tokens += len(encoding.encode_ordinary(function["name"] + ":" + desc))
-        if len(function["parameters"]["properties"]) > 0:
-            tokens += prop_init
-            for key, prop in function["parameters"]["properties"].items():
-                tokens += prop_key
-                if "enum" in prop:
-                    tokens += enum_init
-                    for item in prop["enum"]:
-                        tokens += enum_item + len(encoding.encode_ordinary(item))
-                p_desc = prop["description"][:-1] if prop["description"].endswith(".") else prop["description"]
-                tokens += len(encoding.encode_ordinary(f"{key}:{prop['type']}:{p_desc}"))
-    return tokens + func_end
+from _cookbook import num_tokens_for_tools as cookbook_tools
 TOOLS_CHAT = {"mode": "messages", "limit": 500, "tokenizer": "gpt-4o", "tools": [WEATHER], "messages": [msg("user", "What's the weather like in San Francisco?")]}
 case(M, "tool-definitions-counted", "One function tool counted by the cookbook's method with the prompt: 7 + name:description, 3 for the properties, 3 + key:type:description each, the enum's -3 + 3 + count per value, 12 at the end; the model name gpt-4o counts with o200k_base.",
      TOOLS_CHAT, **{"pass": True, "kept": [0], "tokenizer": "o200k_base", "model": "gpt-4o", "tools_tokens": cookbook_tools([WEATHER], "o200k_base"),

@@ -180,3 +180,20 @@ def test_a_history_changed_in_place_is_read_afresh(change):
     COUNTS.clear()
     fresh = evaluate(deepcopy(data))
     assert remembered == fresh
+
+
+def test_the_histories_stay_within_their_bounds():
+    from context_budget.modes.messages.memory import Histories, Known
+
+    memory = Histories(max_histories=3, max_messages=10, max_chars=100)
+
+    def known(size, chars):
+        entry = Known("o200k_base", [{}] * size, [], None, {}, [], [], None, [], [], [])
+        entry.chars = chars
+        return entry
+
+    for size, chars in [(4, 10), (4, 10), (4, 10), (2, 10), (11, 0), (1, 101), (1, 60), (1, 60)]:
+        memory.keep(known(size, chars), None)
+        assert len(memory) <= 3 and sum(len(entry.snapshot) for entry in memory._known) <= 10
+        assert sum(entry.chars for entry in memory._known) <= 100
+    assert [entry.chars for entry in memory._known] == [60]

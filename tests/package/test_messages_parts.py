@@ -94,32 +94,7 @@ def test_a_wrong_image_count_in_the_report_fails_a_check():
 
 # ---------------------------------------------------------------- tool definitions
 
-def cookbook_tools(functions, model):
-    """OpenAI's cookbook num_tokens_for_tools, as published (with tiktoken)."""
-    import _text
-
-    encoding = _text.reference_encoding(model)
-    func_init, prop_init, prop_key, enum_init, enum_item, func_end = (7, 3, 3, -3, 3, 12) if model == "o200k_base" else (10, 3, 3, -3, 3, 12)
-    func_token_count = 0
-    for f in functions:
-        func_token_count += func_init
-        function = f["function"]
-        f_desc = function["description"]
-        if f_desc.endswith("."):
-            f_desc = f_desc[:-1]
-        func_token_count += len(encoding.encode_ordinary(function["name"] + ":" + f_desc))
-        if len(function["parameters"]["properties"]) > 0:
-            func_token_count += prop_init
-            for key in list(function["parameters"]["properties"].keys()):
-                func_token_count += prop_key
-                p = function["parameters"]["properties"][key]
-                if "enum" in p.keys():
-                    func_token_count += enum_init
-                    for item in p["enum"]:
-                        func_token_count += enum_item + len(encoding.encode_ordinary(item))
-                p_desc = p["description"][:-1] if p["description"].endswith(".") else p["description"]
-                func_token_count += len(encoding.encode_ordinary(f"{key}:{p['type']}:{p_desc}"))
-    return func_token_count + func_end
+from _cookbook import num_tokens_for_tools as cookbook_tools  # noqa: E402  (bench/, on pytest's pythonpath)
 
 
 TOOLS = [

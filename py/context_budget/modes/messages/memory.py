@@ -9,8 +9,8 @@ history is read afresh. The comparison is exact where the result depends on it: 
 boolean matches only a value of the same type (``True`` is not ``1``), and inside ``tool_calls``,
 ``function_call`` and ``audio`` (counted as their JSON text) the keys must come in the same order.
 
-Bounded: at most ``MAX_HISTORIES`` histories and ``MAX_MESSAGES`` messages in all (the oldest let
-go first). Only histories that were valid are kept, only for this package's own tokenizers (never
+Bounded: at most ``MAX_HISTORIES`` histories, ``MAX_MESSAGES`` messages and ``MAX_CHARS`` characters
+of text in all (the oldest let go first). Only histories that were valid are kept, only for this package's own tokenizers (never
 a caller's ``token_counter``), and the report's checks never read them. Thread-safe: a remembered
 history is never changed once kept; the list of them changes under a lock.
 """
@@ -21,6 +21,7 @@ import threading
 
 MAX_HISTORIES = 16
 MAX_MESSAGES = 200_000
+MAX_CHARS = 32_000_000  # the text the copies hold (shared with the caller's history while it keeps it)
 ORDERED = frozenset(("tool_calls", "function_call", "audio"))
 
 
@@ -53,37 +54,42 @@ class _InOrder(dict):
     __hash__ = None  # type: ignore[assignment]
 
 
-def _frozen(value: object, ordered: bool) -> object:
-    if isinstance(value, str) or value is None:
+def _frozen(value: object, ordered: bool, chars: list[int]) -> object:
+    if isinstance(value, str):
+        chars[0] += len(value)
+        return value
+    if value is None:
         return value
     if isinstance(value, list):
-        return [_frozen(item, ordered) for item in value]
+        return [_frozen(item, ordered, chars) for item in value]
     if isinstance(value, dict):
-        copied = {key: _frozen(item, ordered) for key, item in value.items()}
+        copied = {key: _frozen(item, ordered, chars) for key, item in value.items()}
         return _InOrder(copied) if ordered else copied
     return _Same(value)
 
 
-def frozen(message: dict) -> dict:
-    """What a message is compared with on the next call."""
-    return {key: _frozen(value, key in ORDERED) for key, value in message.items()}
+def frozen(messages: list[dict]) -> tuple[list[dict], int]:
+    """What the messages are compared with on the next call, and the characters of text they hold."""
+    chars = [0]
+    return [{key: _frozen(value, key in ORDERED, chars) for key, value in message.items()} for message in messages], chars[0]
 
 
 class Known:
     """A valid history as it was read: its copy, and what was read of each message."""
 
-    __slots__ = ("tokenizer", "snapshot", "records", "pairing", "call_sites", "costs", "images", "last_user", "roles", "pinned", "flat")
+    __slots__ = ("tokenizer", "snapshot", "records", "pairing", "call_sites", "costs", "images", "last_user", "roles", "pinned", "flat", "chars")
 
     def __init__(self, tokenizer: str, snapshot: list, records: list, pairing: object, call_sites: dict, costs: list[int],
                  images: list[dict], last_user: int | None, roles: list[str], pinned: list[bool], flat: list[bool]) -> None:
         self.tokenizer, self.snapshot, self.records, self.pairing = tokenizer, snapshot, records, pairing
         self.call_sites, self.costs, self.images, self.last_user = call_sites, costs, images, last_user
         self.roles, self.pinned, self.flat = roles, pinned, flat
+        self.chars = 0
 
 
 class Histories:
-    def __init__(self, max_histories: int = MAX_HISTORIES, max_messages: int = MAX_MESSAGES) -> None:
-        self.max_histories, self.max_messages = max_histories, max_messages
+    def __init__(self, max_histories: int = MAX_HISTORIES, max_messages: int = MAX_MESSAGES, max_chars: int = MAX_CHARS) -> None:
+        self.max_histories, self.max_messages, self.max_chars = max_histories, max_messages, max_chars
         self._known: tuple[Known, ...] = ()
         self._lock = threading.Lock()
 
@@ -105,11 +111,12 @@ class Histories:
         return best
 
     def keep(self, known: Known, replaces: Known | None) -> None:
-        if len(known.snapshot) > self.max_messages:
+        if len(known.snapshot) > self.max_messages or known.chars > self.max_chars:
             return
         with self._lock:
             kept = [other for other in self._known if other is not replaces] + [known]
-            while len(kept) > self.max_histories or sum(len(other.snapshot) for other in kept) > self.max_messages:
+            while len(kept) > self.max_histories or sum(len(other.snapshot) for other in kept) > self.max_messages \
+                    or sum(other.chars for other in kept) > self.max_chars:
                 kept.pop(0)
             self._known = tuple(kept)
 

@@ -167,8 +167,10 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
     pinned = (known.pinned if known else []) + [message["pinned"] for message in read]
     flat = (known.flat if known else []) + [message["flat"] for message in read]
     if token_counter is None:
-        snapshot = (known.snapshot if known else []) + [frozen(message) for message in top["messages"][first:]]
-        HISTORIES.keep(Known(tokenizer, snapshot, records, pairing, call_sites, costs, images, live_start, roles, pinned, flat), known)
+        appended, chars = frozen(top["messages"][first:])
+        remembered = Known(tokenizer, (known.snapshot if known else []) + appended, records, pairing, call_sites, costs, images, live_start, roles, pinned, flat)
+        remembered.chars = (known.chars if known else 0) + chars
+        HISTORIES.keep(remembered, known)
     tool_costs, tools_tokens = tool_costs_of(tools, count, tokenizer)
     return {
         "limit": limit, "tokenizer": tokenizer, "model": model, "messages": top["messages"],
