@@ -183,3 +183,27 @@ def test_every_mode_takes_a_model_name():
     report = evaluate(blocks)
     assert report["pass"] and report["tokenizer"] == "o200k_base", report["checks"]
     assert trim_messages(CHAT, 100, "gpt-4o") == trim_messages(CHAT, 100, "o200k_base")
+
+
+# ---------------------------------------------------------------- anything near the new shapes
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+JUNK = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-3, 5000), st.floats(allow_nan=True), st.text(max_size=8),
+                              st.sampled_from(["image_url", "text", "function", "custom", "refusal", "low", "data:image/png;base64,iVBORw0KGgo=", "input_audio"])),
+                    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                            st.dictionaries(st.sampled_from(["type", "image_url", "url", "detail", "size", "text", "function", "name",
+                                                                             "description", "parameters", "properties", "enum", "custom", "input", "id"]),
+                                                            inner, max_size=4)), max_leaves=12)
+
+
+@given(JUNK, JUNK, JUNK)
+def test_near_valid_images_tools_and_replies_never_raise(content, tools, extra):
+    messages = [{"role": "user", "content": content}, {"role": "assistant", "content": None, "refusal": extra, "tool_calls": extra}]
+    for data in ({"mode": "messages", "limit": 3000, "messages": messages, "tools": tools},
+                 {"mode": "messages", "limit": 3000, "messages": [{"role": "user", "content": content}]}):
+        report = evaluate(data)
+        assert "internal error" not in [check["name"] for check in report["checks"]], report
+        if "errors" not in report:
+            assert all(check["pass"] for check in report["checks"]), report["checks"]
+        json.dumps(report)
