@@ -197,3 +197,21 @@ def test_the_histories_stay_within_their_bounds():
         assert len(memory) <= 3 and sum(len(entry.snapshot) for entry in memory._known) <= 10
         assert sum(entry.chars for entry in memory._known) <= 100
     assert [entry.chars for entry in memory._known] == [60]
+
+
+def test_a_batch_of_one_growing_chat_reads_each_message_once(monkeypatch):
+    """check --jsonl (and each --jobs worker, a long-lived process) shares the memories across lines."""
+    import json
+
+    from context_budget import batch
+    from context_budget.modes.messages import reading
+
+    read = []
+    honest = reading._read_message
+    monkeypatch.setattr(reading, "_read_message", lambda message, *rest: read.append(message) or honest(message, *rest))
+    messages = history(20)
+    sizes = range(3, len(messages) + 1, 2)
+    lines = [json.dumps({"mode": "messages", "limit": 300, "messages": messages[:size]}) for size in sizes]
+    envelopes = [json.loads(line) for line in batch.check_lines(lines)]
+    assert all(envelope["ok"] for envelope in envelopes)
+    assert len(read) == sizes[-1]  # every line's history extends the last one: only its new messages are read

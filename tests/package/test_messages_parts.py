@@ -187,7 +187,7 @@ def test_every_mode_takes_a_model_name():
 
 # ---------------------------------------------------------------- anything near the new shapes
 
-from hypothesis import given, strategies as st  # noqa: E402
+from hypothesis import example, given, strategies as st  # noqa: E402
 
 JUNK = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-3, 5000), st.floats(allow_nan=True), st.text(max_size=8),
                               st.sampled_from(["image_url", "text", "function", "custom", "refusal", "low", "data:image/png;base64,iVBORw0KGgo=", "input_audio"])),
@@ -198,6 +198,7 @@ JUNK = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-3, 5000), s
 
 
 @given(JUNK, JUNK, JUNK)
+@example([{"type": []}], None, None)  # a part type that is no string was looked up in a dict
 def test_near_valid_images_tools_and_replies_never_raise(content, tools, extra):
     messages = [{"role": "user", "content": content}, {"role": "assistant", "content": None, "refusal": extra, "tool_calls": extra}]
     for data in ({"mode": "messages", "limit": 3000, "messages": messages, "tools": tools},

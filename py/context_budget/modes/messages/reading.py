@@ -243,7 +243,7 @@ def _read_content(value: object, at: tuple[Key, ...], role: str | None, problems
                 images.append((index, *image))
         elif "type" not in part:
             problems.append(missing_key(part_at, "type"))
-        elif kind in _NOT_COUNTED_PARTS:
+        elif isinstance(kind, str) and kind in _NOT_COUNTED_PARTS:
             problems.append(Problem(type_at, NOT_TEXT, f"a content part of type {json_text(kind)} is {_NOT_COUNTED_PARTS[kind]}, which this mode does not count (text and images only); give it a budget of its own"))
         elif kind in ("image_url", "refusal", "text"):
             problems.append(Problem(type_at, NOT_TEXT, f"a {role} message cannot have a part of type {json_text(kind)} (allowed: {', '.join(allowed)})"))
