@@ -279,8 +279,10 @@ case(M, "exact-fit", "The limit equals the prompt's count (3 per message + role 
      chat(FULL, CAPITALS), **{"pass": True, "kept": [0, 1, 2, 3, 4, 5], "tokens": FULL, "remaining": 0})
 case(M, "one-token-short-drops-the-oldest-pair", "One token short: the oldest user turn no longer fits, and the assistant turn after it goes too, because the history must start with a user message.",
      chat(FULL - 1, CAPITALS), **{"pass": True, "kept": [0, 3, 4, 5], "dropped": [1, 2]})
-case(M, "pinned-overflow", "The system message and the reply priming alone need more than the limit: the selection fails with the shortfall and nothing is kept.",
-     chat(10, CAPITALS), **{"pass": False, "kept": [], "shortfall": 3 + costs(CAPITALS)[0] - 10, "summary": f"The pinned message (#0) and the reply priming need {3 + costs(CAPITALS)[0]} estimated tokens, {3 + costs(CAPITALS)[0] - 10} over the limit of 10."})
+CC = costs(CAPITALS)
+case(M, "pinned-overflow", "The system message, the live turn (the newest user message) and the reply priming need more than the limit: the selection fails with the shortfall and nothing is kept.",
+     chat(10, CAPITALS), **{"pass": False, "kept": [], "shortfall": 3 + CC[0] + CC[5] - 10, "live_turn": [5],
+                            "summary": f"The live turn (message 5, from the newest user message on), the pinned message (#0) and the reply priming need {3 + CC[0] + CC[5]} estimated tokens, {3 + CC[0] + CC[5] - 10} over the limit of 10."})
 PASTE = [msg("user", "Hi"), msg("assistant", "Hello."), msg("user", "Here is the log: " + "ERROR disk full at /var/lib " * 40),
          msg("assistant", "The disk is full."), msg("user", "How do I fix it?")]
 case(M, "long-old-turn-stops-the-walk", "The long pasted log (message 2) does not fit, so the walk stops there: the short greeting before it would fit but is older than a dropped message (no holes).",
@@ -315,11 +317,66 @@ PIN = [msg("user", "My account id is 7731, remember it.", pinned=True), msg("ass
 PC = costs(PIN)
 case(M, "pinned-user-turn-kept", "A user message marked pinned is kept although the turns after it were dropped; pinned is not sent to the API.",
      chat(3 + PC[0] + PC[3] + PC[4], PIN), **{"pass": True, "kept": [0, 4], "dropped": [1, 2, 3]})
-case(M, "no-user-turn-fits", "Only assistant turns fit after the system message: they are dropped, since the conversation sent must start with a user turn.",
-     chat(3 + costs(CAPITALS)[0] + costs(CAPITALS)[4] + 5, CAPITALS[:5]), **{"pass": True, "kept": [0], "dropped": [1, 2, 3, 4]})
-case(M, "image-part-is-not-text", "An image part cannot be counted as text: invalid, with the part's path.",
-     chat(100, [msg("user", [{"type": "text", "text": "What is this?"}, {"type": "image_url", "image_url": {"url": "https://example.invalid/cat.png"}}])]),
-     **{"pass": False, "check": ["message shape"], "error_paths": ["$.messages[0].content[1].type"]})
+# The live turn: the newest user message and every message after it, kept as if pinned.
+QUESTION = [msg("system", "You answer in one sentence."), msg("user", "Hi"), msg("assistant", "Hello!"),
+            msg("user", "Please review this contract clause by clause: " + "The party of the first part shall indemnify the party of the second part. " * 12)]
+QC = costs(QUESTION)
+case(M, "live-turn-too-large", "The newest user message alone is over what the system message leaves: nothing is sent (an answer to an older question would be wrong), and the selection fails with the shortfall.",
+     chat(60, QUESTION), **{"pass": False, "kept": [], "live_turn": [3], "live_tokens": QC[3], "shortfall": 3 + QC[0] + QC[3] - 60,
+                            "summary": f"The live turn (message 3, from the newest user message on), the pinned message (#0) and the reply priming need {3 + QC[0] + QC[3]} estimated tokens, {3 + QC[0] + QC[3] - 60} over the limit of 60."})
+ROUND = [msg("system", "You are a support agent."), msg("user", "Hi"), msg("assistant", "Hello, how can I help?"), msg("user", "Show me the log of order A-1042."),
+         {"role": "assistant", "content": None, "tool_calls": calls("call_1")},
+         {"role": "tool", "tool_call_id": "call_1", "content": "2026-11-20 08:00 scanned at depot\n" * 30}]
+RC = costs(ROUND)
+case(M, "live-tool-round-too-large", "The current step's tool result is part of the live turn (the user message 3 and the tool round after it): it does not fit, so the selection fails rather than send the question without its result.",
+     chat(120, ROUND), **{"pass": False, "kept": [], "live_turn": [3, 4, 5], "shortfall": 3 + RC[0] + sum(RC[3:]) - 120})
+case(M, "no-user-message", "A history without a user message has no turn to answer: invalid, with the reason.",
+     chat(100, [msg("system", "You are helpful."), msg("assistant", "Hello! Ask me anything.")]),
+     **{"pass": False, "check": ["message shape"], "error_paths": ["$.messages"], "summary": "The history has no user message: there is no turn to answer.",
+        "first_error": 'no message has the role "user" (its roles: system, assistant): a conversation sent to a model needs a user turn to answer'})
+# The user start with pinned messages: the reply to a pinned user message stays when it fits.
+PINREPLY = [msg("system", "You are a booking assistant."), msg("user", "My booking reference is QX7-22; keep it in mind.", pinned=True),
+            msg("assistant", "Noted: QX7-22."), msg("user", "Which gate does my flight leave from?"), msg("assistant", "Gate B12, boarding at 9:40."),
+            msg("user", "And is there a lounge near it?")]
+PR = costs(PINREPLY)
+case(M, "pinned-user-reply-kept", "Room for everything: the assistant's reply right after the pinned user message is kept, and nothing is dropped.",
+     chat(3 + sum(PR), PINREPLY), **{"pass": True, "kept": [0, 1, 2, 3, 4, 5], "dropped": [], "remaining": 0})
+case(M, "pinned-user-reply-without-room", "One token short of the reply to the pinned user message: it is dropped (it does not fit), and the newer turns stay.",
+     chat(3 + sum(PR) - 1, PINREPLY), **{"pass": True, "kept": [0, 1, 3, 4, 5], "dropped": [2]})
+case(M, "pinned-user-reply-after-a-drop", "The walk stops at the user turn 3 (it does not fit): the reply 2 after the pinned user message is older than a dropped message, and the reply 4 to the dropped 3 goes for the user start; the pinned message and the live turn stay.",
+     chat(3 + PR[0] + PR[1] + PR[4] + PR[5] + PR[2], PINREPLY), **{"pass": True, "kept": [0, 1, 5], "dropped": [2, 3, 4]})
+# Images by OpenAI's tile rule, sizes from a data: URL's header or the part's own size.
+import base64, struct, zlib
+def png(width, height):
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+    data = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)) + chunk(b"IEND", b"")
+    return "data:image/png;base64," + base64.b64encode(data).decode()
+PICTURES = [msg("user", [{"type": "text", "text": "Which of these is damaged?"},
+                         {"type": "image_url", "image_url": {"url": png(1024, 1024)}},
+                         {"type": "image_url", "image_url": {"url": "https://example.invalid/box.jpg", "detail": "high"}, "size": [2048, 4096]},
+                         {"type": "image_url", "image_url": {"url": "https://example.invalid/label.jpg", "detail": "low"}},
+                         {"type": "image_url", "image_url": {"url": "https://example.invalid/receipt.jpg"}}])]
+case(M, "images-counted-by-tiles", "Four images: a 1024x1024 PNG (its size read from the data: URL) costs 765, a 2048x4096 photo (its size given) 1105, a low-detail one 85, and a remote one of unknown size the most, 1445; the report lists it as counted at the most, and the size key is not sent.",
+     chat(5000, PICTURES, "o200k_base"), **{"pass": True, "kept": [0], "images": [
+         {"index": 0, "part": 1, "tokens": 765, "detail": "auto", "size": [1024, 1024], "at_most": False},
+         {"index": 0, "part": 2, "tokens": 1105, "detail": "high", "size": [2048, 4096], "at_most": False},
+         {"index": 0, "part": 3, "tokens": 85, "detail": "low", "size": None, "at_most": False},
+         {"index": 0, "part": 4, "tokens": 1445, "detail": "auto", "size": None, "at_most": True}]})
+case(M, "audio-part-refused", "An audio part is not counted by this mode: invalid, and the message says so.",
+     chat(100, [msg("user", [{"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}}])]),
+     **{"pass": False, "check": ["message shape"], "error_paths": ["$.messages[0].content[0].type"]})
+# What the OpenAI SDK returns: choices[0].message.model_dump(), nulls and annotations included.
+SDK_REPLY = {"content": None, "refusal": None, "role": "assistant", "annotations": [], "audio": None, "function_call": None,
+             "tool_calls": [{"id": "call_1", "function": {"arguments": "{\"order\":\"A-1042\"}", "name": "lookup"}, "type": "function"},
+                            {"id": "call_2", "custom": {"input": "SELECT status FROM orders", "name": "sql"}, "type": "custom"}]}
+SDK_CHAT = [msg("user", "Where is my order A-1042?"), SDK_REPLY,
+            {"role": "tool", "tool_call_id": "call_1", "content": "shipped"}, {"role": "tool", "tool_call_id": "call_2", "content": "in transit"},
+            {"content": "It shipped and is in transit.", "refusal": None, "role": "assistant", "annotations": [], "audio": None, "function_call": None, "tool_calls": None}]
+case(M, "sdk-reply-model-dump", "Replies appended as the OpenAI SDK's model_dump() gives them (null fields, annotations, a custom tool call): accepted; the messages to send leave out the nulls and the annotations.",
+     chat(500, SDK_CHAT, "o200k_base"), **{"pass": True, "kept": [0, 1, 2, 3, 4], "messages": [
+         SDK_CHAT[0], {"content": None, "role": "assistant", "tool_calls": SDK_REPLY["tool_calls"]}, SDK_CHAT[2], SDK_CHAT[3],
+         {"content": "It shipped and is in transit.", "role": "assistant"}]})
 case(M, "orphaned-tool-result", "A tool message whose call is in no earlier assistant message is invalid (the API would refuse it).",
      chat(100, [msg("user", "hi"), {"role": "tool", "tool_call_id": "call_9", "content": "42"}]),
      **{"pass": False, "check": ["message shape"], "error_paths": ["$.messages[1].tool_call_id"]})
@@ -424,6 +481,20 @@ case(P, "cl100k-counter", "The same passages counted by cl100k_base: the Japanes
      pin(40, PASS3, counter="cl100k_base", question="Which refund applies?"), **{"pass": True, "chosen": ["policy", "ja"], "units": 35})
 case(P, "o200k-counter-exact-fit", "A passage that brings the exact count to the limit is kept: 22 of 22.",
      pin(22, PASS3, counter="o200k_base", question="Which refund applies?"), **{"pass": True, "chosen": ["policy"], "units": 22})
+
+# Tool definitions, by OpenAI's cookbook method (o200k_base: 7, 3, 3, -3, 3, 12).
+WEATHER = {"type": "function", "function": {"name": "get_current_weather", "description": "Get the current weather in a given location",
+           "parameters": {"type": "object", "properties": {
+               "location": {"type": "string", "description": "The city and state, e.g. San Francisco, CA"},
+               "unit": {"type": "string", "description": "The unit of temperature to return", "enum": ["celsius", "fahrenheit"]}},
+               "required": ["location"]}}}
+from _cookbook import num_tokens_for_tools as cookbook_tools
+TOOLS_CHAT = {"mode": "messages", "limit": 500, "tokenizer": "gpt-4o", "tools": [WEATHER], "messages": [msg("user", "What's the weather like in San Francisco?")]}
+case(M, "tool-definitions-counted", "One function tool counted by the cookbook's method with the prompt: 7 + name:description, 3 for the properties, 3 + key:type:description each, the enum's -3 + 3 + count per value, 12 at the end; the model name gpt-4o counts with o200k_base.",
+     TOOLS_CHAT, **{"pass": True, "kept": [0], "tokenizer": "o200k_base", "model": "gpt-4o", "tools_tokens": cookbook_tools([WEATHER], "o200k_base"),
+                    "tokens": cookbook(TOOLS_CHAT["messages"], "o200k_base") + cookbook_tools([WEATHER], "o200k_base")})
+case(M, "model-name-dated", "A dated model name is read as its encoding, as tiktoken's encoding_for_model maps it: gpt-4o-2024-08-06 counts with o200k_base, and the report names both.",
+     chat(200, CAPITALS, "gpt-4o-2024-08-06"), **{"pass": True, "tokenizer": "o200k_base", "model": "gpt-4o-2024-08-06", "tokens": 3 + sum(costs(CAPITALS, "o200k_base"))})
 
 # ---------------------------------------------------------------- claims: a selection someone says the rule makes
 # Each case states the claim's verdict by hand: (check, id or index) of every failure, and the first one's detail.

@@ -2,7 +2,8 @@
 
 - ``evaluate(input) -> dict``: the report for one JSON input (any mode); never raises.
 - ``select(input) -> Selection``: the same, typed; raises ``InvalidInputError``.
-- ``trim_messages(messages, limit)`` / ``count_messages(messages)``: chat histories.
+- ``trim_messages(messages, limit)`` / ``count_messages(messages)``: chat histories (``as_sent``:
+  one message as a request takes it).
 - ``pack_passages(question, passages, limit, count)``: passages against any counter.
 - ``count_tokens(text, tokenizer)``: OpenAI's exact counts (``o200k_base``, ``cl100k_base``).
 - ``verify_claim(input, claim) -> ClaimVerdict``: whether a claimed selection is the rule's.
@@ -18,7 +19,7 @@ from ._evaluate import evaluate
 from ._passages import PackError, Packed, pack_passages
 from ._selection import Check, Decision, InputProblem, Selection, select
 from ._verify_claim import ClaimFailure, ClaimVerdict, verify_claim
-from .modes.messages import MessagesError, count_messages, trim_messages
+from .modes.messages import MessagesDoNotFit, MessagesError, TrimmedMessages, as_sent, count_messages, trim_messages
 from .tokenizers import TokenizerUnavailable, count_tokens
 
 __version__ = "0.1.0"
@@ -28,7 +29,7 @@ __all__ = [
     "select", "Selection", "Check", "Decision", "InvalidInputError", "InputProblem",
     "count_tokens", "TokenizerUnavailable",
     "pack_passages", "Packed", "PackError",
-    "trim_messages", "count_messages", "MessagesError",
+    "trim_messages", "count_messages", "TrimmedMessages", "MessagesError", "MessagesDoNotFit", "as_sent",
     "verify_claim", "ClaimVerdict", "ClaimFailure",
     "ContextBudgetError",
     "__version__",

@@ -596,15 +596,16 @@ def _judge_messages(parsed: dict, claim: dict, proven: list | None = None) -> li
     for index, start in enumerate(unit_of):
         members.setdefault(start, []).append(index)
     pinned_unit = {start for index, start in enumerate(unit_of) if parsed["pinned"][index]}
-    pinned = [start in pinned_unit for start in unit_of]
-    pinned_tokens = 3 + sum(compress(costs, pinned))
-    tokens = 3 + sum(map(costs.__getitem__, positions)) if positions else 0
+    live_start = parsed["live_start"]  # the live turn (the newest user message on) is kept as if pinned
+    pinned = [start in pinned_unit or index >= live_start for index, start in enumerate(unit_of)]
+    pinned_tokens = 3 + parsed["tools_tokens"] + sum(compress(costs, pinned))
+    tokens = 3 + parsed["tools_tokens"] + sum(map(costs.__getitem__, positions)) if positions else 0
     if tokens > limit:
         failures.append(_failure(BUDGET, f"the claimed messages and the reply priming count {plural(tokens, unit)}, over the limit of {limit} by {tokens - limit}"))
     overflow = pinned_tokens > limit
     if not overflow:
         missing = [index for index in range(size) if pinned[index] and not claimed[index]]
-        failures += _capped([_failure(REQUIRED, f"message {index} ({roles[index]}) is pinned{'' if parsed['pinned'][index] else ' with its tool unit'} but not claimed",
+        failures += _capped([_failure(REQUIRED, f"message {index} ({roles[index]}) is {_why_kept(parsed, index, unit_of)} but not claimed",
                                       index, "index") for index in missing], REQUIRED, "pinned messages not claimed")
     # A tool call and its results: all claimed or none.
     for start, group in members.items():
@@ -628,11 +629,14 @@ def _judge_messages(parsed: dict, claim: dict, proven: list | None = None) -> li
         elif hole is not None:
             failures.append(_failure(HOLES, f"message {hole} is not claimed, but the older message {index} is: a hole in the history", hole, "index"))
             break
+    conversation = [index for index in sorted(positions) if roles[index] not in ("system", "developer")]
     unpinned = [index for index in positions if not pinned[index]]
-    if unpinned:
+    if conversation and roles[conversation[0]] != "user" and not pinned[conversation[0]]:
+        first = conversation[0]
+        failures.append(_failure(USER, f"the claimed conversation starts at message {first} ({roles[first]}), not at a user turn", first, "index"))
+    elif unpinned and roles[min(unpinned)] != "user" and not all(claimed[index] for index in range(min(unpinned))):
         first = min(unpinned)
-        if roles[first] != "user":
-            failures.append(_failure(USER, f"the claimed history starts at message {first} ({roles[first]}), not at a user turn", first, "index"))
+        failures.append(_failure(USER, f"the claimed history resumes at message {first} ({roles[first]}) after a message left out, not at a user turn", first, "index"))
     failures += _messages_rule(parsed, claimed, pinned, members, limit - pinned_tokens, pinned_tokens, positions)
     if claim["used"] is not None and claim["used"] != tokens:
         failures.append(_failure(USED, f"the claim says used {claim['used']}, but the claimed messages and the reply priming count {tokens}"))
@@ -644,17 +648,17 @@ def _messages_rule(parsed: dict, claimed: bytearray, pinned: list, members: dict
     unit (newest first) that the claim keeps and the rule drops, or the other way round."""
     roles, costs, limit = parsed["roles"], parsed["costs"], parsed["limit"]
     unit = _message_unit(parsed)
+    pinned_units = {parsed["unit_of"][index] for index, flag in enumerate(parsed["pinned"]) if flag}
 
     def named(start: int) -> str:
         group = members[start]
         return f"message {start}" if len(group) == 1 else f"messages {start}-{group[-1]} (a tool call and its results)"
 
     if remaining < 0:
-        unpinned = [index for index in positions if not pinned[index]]
-        if not unpinned:
+        if not positions:
             return []
-        newest = max(unpinned)
-        return [_failure(RULE, f"message {newest} is claimed, but the pinned messages and the reply priming need {plural(pinned_tokens, unit)}, "
+        newest = max(positions)
+        return [_failure(RULE, f"message {newest} is claimed, but the pinned messages, the live turn and the reply priming need {plural(pinned_tokens, unit)}, "
                                f"over the limit of {limit}: the rule keeps nothing", newest, "index")]
     starts = [start for start in reversed(list(members)) if not pinned[start]]
     walk: list[tuple[int, int, str, int]] = []  # (unit start, remaining before, decision, unit cost)
@@ -669,11 +673,26 @@ def _messages_rule(parsed: dict, claimed: bytearray, pinned: list, members: dict
         else:
             walk.append((start, remaining, "too large", cost))
             stopped_at = (start, remaining, cost)
-    kept = [start for start, _, decision, _ in walk if decision == "fits"]
-    first_user = min((start for start in kept if roles[start] == "user"), default=None)
-    kept_newer: list[int] = []
+    # The user start, replayed oldest first: a kept unit that is not a user turn goes while
+    # nothing of the conversation comes before it, or a message before it is left out.
+    fits = {start for start, _, decision, _ in walk if decision == "fits"}
+    dropped_for_start: set[int] = set()
+    started, all_before = False, True
+    for start in members:
+        if start in fits:
+            if roles[start] != "user" and (not started or not all_before):
+                dropped_for_start.add(start)
+                all_before = False
+                continue
+            break
+        if pinned[start]:
+            started = started or roles[start] not in ("system", "developer")
+        else:
+            all_before = False
+    first_user = min((start for start in fits - dropped_for_start), default=None)
+    kept_newer: list[int] = [index for index in range(parsed["live_start"], len(costs)) if not parsed["pinned"][index] and parsed["unit_of"][index] not in pinned_units]
     for start, left, decision, cost in walk:
-        rule_keeps = decision == "fits" and first_user is not None and start >= first_user
+        rule_keeps = decision == "fits" and start not in dropped_for_start
         is_claimed = any(claimed[index] for index in members[start])
         if rule_keeps == is_claimed:
             if rule_keeps:
@@ -690,12 +709,20 @@ def _messages_rule(parsed: dict, claimed: bytearray, pinned: list, members: dict
             detail = (f"{subject} {'is' if len(members[start]) == 1 else 'are'} claimed, but the walk stopped at the newer message {stop}, "
                       f"which needs {stop_cost} of the {stop_left} left: nothing older is kept")
         else:
-            because = f"message {first_user}, the first kept user message" if first_user is not None else "no kept message is a user turn"
-            detail = f"{subject} {'is' if len(members[start]) == 1 else 'are'} claimed, but it comes before {because}: the history must start with a user turn"
-            if first_user is None:
-                detail = f"{subject} {'is' if len(members[start]) == 1 else 'are'} claimed, but {because}: the history must start with a user turn, so the rule keeps none"
+            because = (f"message {first_user}, where the kept history resumes at a user turn" if first_user is not None
+                       else f"the live turn (message {parsed['live_start']}, the newest user message)")
+            detail = (f"{subject} {'is' if len(members[start]) == 1 else 'are'} claimed, but it comes before {because}: the conversation sent "
+                      "starts at a user turn and never with a reply to a message left out")
         return [_failure(RULE, detail, start, "index")]
     return []
+
+
+def _why_kept(parsed: dict, index: int, unit_of: list) -> str:
+    if parsed["pinned"][index]:
+        return "pinned"
+    if index >= parsed["live_start"]:
+        return "in the live turn (the newest user message and what follows it)"
+    return "pinned with its tool unit"
 
 
 def _message_unit(parsed: dict) -> str:

@@ -6,9 +6,14 @@ from __future__ import annotations
 import json
 
 from . import _strict_json
-from .tokenizers import EXACT, TokenizerUnavailable
+from .tokenizers import EXACT, TokenizerUnavailable, resolve
+from .tokenizers.models import MODEL_ENCODINGS, PREFIX_ENCODINGS
 from .tokenizers import exact as _tokenizer
 from .tokenizers.estimate import estimate_tokens
+
+
+# How the model names that count with an exact tokenizer begin (a cheap look at the text).
+_MODEL_STARTS = tuple(sorted({f'"{name[:6]}' for name in MODEL_ENCODINGS} | {f'"{prefix[:6]}' for prefix, _ in PREFIX_ENCODINGS}))
 
 
 def tokenizers_needed(text: str) -> list[str]:
@@ -21,7 +26,8 @@ def tokenizers_needed(text: str) -> list[str]:
     # The names the text could mean (a cheap look before parsing it all a second time); a
     # JSON escape (\u) could spell any of them.
     if "\\u" not in text:
-        could = [name for name in EXACT if name in text or (name == "o200k_base" and '"messages"' in text)]
+        could = [name for name in EXACT if name in text or (name == "o200k_base" and '"messages"' in text)
+                 or any(start in text for start in _MODEL_STARTS)]  # a model name counts with one of them
         if all(_tokenizer.ENCODINGS[name].loaded for name in could):
             return []
     try:
@@ -30,7 +36,7 @@ def tokenizers_needed(text: str) -> list[str]:
         return []
     if not isinstance(data, dict):
         return []
-    named = [data.get("tokenizer"), data.get("counter")]
+    named = [resolve(data.get("tokenizer")), resolve(data.get("counter"))]  # a model name (gpt-4o) is its encoding
     if data.get("mode") == "messages" and "tokenizer" not in data:
         named.append("o200k_base")
     return [name for name in EXACT if name in named and not _tokenizer.ENCODINGS[name].loaded]

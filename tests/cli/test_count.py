@@ -36,7 +36,7 @@ def test_count_refuses_text_that_is_not_utf8():
 
 def test_count_unknown_tokenizer_is_a_usage_error():
     code, _, err = cli("count", "--tokenizer", "gpt2", stdin=b"x")
-    assert code == 2 and "invalid choice: 'gpt2'" in err and "Traceback" not in err
+    assert code == 2 and "the model 'gpt2' uses the gpt2 encoding, which this package does not count" in err and "Traceback" not in err
 
 
 def test_count_without_rank_files_is_one_line_exit_1(monkeypatch, tmp_path):

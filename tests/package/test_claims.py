@@ -243,8 +243,8 @@ def test_the_start_at_a_user_turn_is_part_of_the_rule():
     assert evaluate(data)["kept"] == [2, 3]
     found = failures(data, {"kept": [1, 2, 3]})
     assert ("starts with user", 1) in [(f["check"], f.get("index")) for f in found]
-    assert found[-1]["detail"] == ("message 1 is claimed, but it comes before message 2, the first kept user message: "
-                                   "the history must start with a user turn")
+    assert found[-1]["detail"] == ("message 1 is claimed, but it comes before the live turn (message 2, the newest user message): "
+                                   "the conversation sent starts at a user turn and never with a reply to a message left out")
 
 
 def test_overflow_the_rule_selects_nothing():
@@ -256,7 +256,7 @@ def test_overflow_the_rule_selects_nothing():
     report = judged(pinned, {"kept": []})
     assert report["claim"]["pass"] and not report["pass"]
     assert failures(pinned, {"kept": [1]})[-1]["detail"] == (
-        "message 1 is claimed, but the pinned messages and the reply priming need 13 tokens, over the limit of 12: the rule keeps nothing")
+        "message 1 is claimed, but the pinned messages, the live turn and the reply priming need 26 tokens, over the limit of 12: the rule keeps nothing")
 
 
 @pytest.mark.parametrize("data, claim, worth", [
@@ -295,7 +295,7 @@ def test_a_tool_call_without_its_result_and_the_other_way_round():
 def test_a_start_that_is_not_a_user_turn():
     assert failures(MESSAGES, {"kept": [0, 4, 5, 6, 7]}) != []
     found = failures({**MESSAGES, "limit": 500}, {"kept": [0, 2, 3, 4, 5, 6, 7]})
-    assert found[0] == {"check": "starts with user", "detail": "the claimed history starts at message 2 (assistant), not at a user turn", "index": 2}
+    assert found[0] == {"check": "starts with user", "detail": "the claimed conversation starts at message 2 (assistant), not at a user turn", "index": 2}
 
 
 # ---------------------------------------------------------------- prompt matches

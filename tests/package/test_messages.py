@@ -8,7 +8,7 @@ import pytest
 from hypothesis import event, given, strategies as st
 
 from context_budget import evaluate
-from context_budget import MessagesError, count_messages, evaluate, trim_messages
+from context_budget import MessagesDoNotFit, MessagesError, count_messages, evaluate, trim_messages
 from context_budget._fixtures import first_difference
 from context_budget.cli import run
 from context_budget.modes import messages as mode
@@ -94,7 +94,7 @@ def test_kept_units_before_the_first_user_message_are_dropped():
     assert report["pass"] is True and report["kept"] == [3, 4]
     reasons = {row["index"]: row["reason"] for row in report["trace"]}
     assert reasons == {
-        4: "fits_remaining_budget", 3: "fits_remaining_budget", 2: "history_must_start_with_user",
+        4: "live_turn", 3: "live_turn", 2: "history_must_start_with_user",
         1: "history_must_start_with_user", 0: "exceeds_remaining_budget",
     }
     assert report["remaining"] == limit - mode.REPLY_PRIMING - c[3] - c[4]
@@ -111,32 +111,38 @@ def test_a_long_old_turn_stops_the_walk():
     report = evaluate(data(60, messages))
     assert report["kept"] == [4]  # 3 is an assistant turn before the first kept user message
     reasons = [row["reason"] for row in report["trace"]]
-    assert reasons == ["fits_remaining_budget", "history_must_start_with_user", "exceeds_remaining_budget",
+    assert reasons == ["live_turn", "history_must_start_with_user", "exceeds_remaining_budget",
                        "older_than_a_dropped_message", "older_than_a_dropped_message"]
 
 
 def test_with_nothing_pinned_the_overflow_names_the_priming_alone():
-    report = evaluate({"mode": "messages", "limit": 0, "messages": [{"role": "user", "content": "hi"}]})
-    assert report["summary"] == "The reply priming alone needs 3 tokens (o200k_base), 3 over the limit of 0."
+    report = evaluate({"mode": "messages", "limit": 3, "messages": [{"role": "user", "content": "hi"}]})
+    assert report["summary"] == "The live turn (message 0, from the newest user message on) and the reply priming need 8 tokens (o200k_base), 5 over the limit of 3."
 
 
 def test_pinned_overflow_fails_with_the_shortfall():
     c = costs()
-    need = mode.REPLY_PRIMING + c[0] + c[8]
+    pinned = mode.REPLY_PRIMING + c[0] + c[8]
+    need = pinned + c[10]  # the live turn: the newest user message (10) and nothing after it
     report = evaluate(data(need - 1))
     assert report["pass"] is False
-    assert report["shortfall"] == 1 and report["pinned_tokens"] == need and report["kept"] == []
-    assert report["summary"] == f"The pinned messages (#0, #8) and the reply priming need {need} estimated tokens, 1 over the limit of {need - 1}."
+    assert report["shortfall"] == 1 and report["pinned_tokens"] == pinned and report["live_tokens"] == c[10] and report["kept"] == []
+    assert report["summary"] == (f"The live turn (message 10, from the newest user message on), the pinned messages (#0, #8) and the reply priming "
+                                 f"need {need} estimated tokens, 1 over the limit of {need - 1}.")
     assert {row["reason"] for row in report["trace"]} == {"pinned_messages_exceed_limit"}
     assert all(check["pass"] for check in report["checks"]), report["checks"]
-    assert evaluate(data(need))["kept"] == [0, 8]
+    assert evaluate(data(need))["kept"] == [0, 8, 10]
 
 
-def test_no_user_message_kept_drops_every_unpinned_turn():
+def test_a_history_without_a_user_message_fails_with_the_reason():
     messages = [{"role": "developer", "content": "rules"}, {"role": "assistant", "content": "hello"}]
     report = evaluate(data(100, messages))
-    assert report["pass"] is True and report["kept"] == [0]
-    assert report["trace"][0]["reason"] == "history_must_start_with_user"
+    assert report["pass"] is False and report["summary"] == "The history has no user message: there is no turn to answer."
+    assert report["errors"] == [{"path": "$.messages", "message": 'no message has the role "user" (its roles: developer, assistant): '
+                                                                  "a conversation sent to a model needs a user turn to answer"}]
+    with pytest.raises(MessagesError, match="no message has the role"):
+        trim_messages(messages, 100)
+    assert count_messages(messages, "estimate") == 3 + sum(costs(messages + [{"role": "user", "content": "x"}])[:2])
 
 
 def test_pinned_tool_result_pins_its_whole_unit():
@@ -148,7 +154,7 @@ def test_pinned_tool_result_pins_its_whole_unit():
     ]
     report = evaluate(data(60, messages))
     assert report["kept"] == [1, 2, 3]
-    assert [row["reason"] for row in report["trace"]] == ["fits_remaining_budget", "pinned", "pinned", "exceeds_remaining_budget"]
+    assert [row["reason"] for row in report["trace"]] == ["live_turn", "pinned", "pinned", "exceeds_remaining_budget"]
 
 
 def cookbook(messages, encoding):
@@ -202,7 +208,11 @@ def test_the_default_tokenizer_is_o200k_base():
          'expected "text", got "input_text": the chat format names a text part "text"'),
         ([{"role": "user", "content": "x", "tool_call_id": "a"}], "$.messages[0].tool_call_id", "a user message cannot have"),
         ([{"role": "user", "content": "x", "colour": 1}], "$.messages[0].colour", "unknown key"),
-        ([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}], "$.messages[0].content[0].type", "not text"),
+        ([{"role": "system", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}], "$.messages[0].content[0].type", "a system message cannot have a part"),
+        ([{"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "", "format": "wav"}}]}], "$.messages[0].content[0].type", "is audio, which this mode does not count"),
+        ([{"role": "user", "content": [{"type": "file", "file": {"file_id": "f"}}]}], "$.messages[0].content[0].type", "is a file, which this mode does not count"),
+        ([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}, "size": [0, 5]}]}], "$.messages[0].content[0].size", "above 0"),
+        ([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x", "detail": "huge"}}]}], "$.messages[0].content[0].image_url.detail", '"huge"'),
         ([{"role": "user", "content": [{"type": "text", "text": 5}]}], "$.messages[0].content[0].text", "expected a string"),
         ([{"role": "user", "content": None}], "$.messages[0].content", "null content"),
         ([{"role": "user"}], "$.messages[0]", 'missing required key "content"'),
@@ -212,7 +222,11 @@ def test_the_default_tokenizer_is_o200k_base():
          "$.messages[2].tool_call_id", "must directly follow"),
         ([{"role": "assistant", "content": None, "tool_calls": []}], "$.messages[0].tool_calls", "at least one tool call"),
         ([{"role": "assistant", "content": None, "tool_calls": [{"id": "a", "type": "custom", "function": {"name": "f", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "a", "content": ""}],
-         "$.messages[0].tool_calls[0].type", '"custom"'),
+         "$.messages[0].tool_calls[0]", 'missing required key "custom"'),
+        ([{"role": "assistant", "content": None, "tool_calls": [{"id": "a", "type": "mcp", "function": {"name": "f", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "a", "content": ""}],
+         "$.messages[0].tool_calls[0].type", 'expected "function" or "custom", got "mcp"'),
+        ([{"role": "assistant", "content": None}], "$.messages[0].content", "null content is allowed only on an assistant message with tool_calls, function_call, refusal or audio"),
+        ([{"role": "user", "content": "x", "refusal": "no"}], "$.messages[0].refusal", "a user message cannot have"),
         ([{"role": "assistant", "content": None, "tool_calls": [call("a"), call("a")]}, {"role": "tool", "tool_call_id": "a", "content": ""}], "$.messages[0].tool_calls[1].id", "duplicate tool call id"),
         ([{"role": "system", "content": "x", "pinned": False}], "$.messages[0].pinned", "a system message cannot have"),
         ([{"role": "user", "content": "x", "pinned": "yes"}], "$.messages[0].pinned", "true or false"),
@@ -230,7 +244,7 @@ def test_invalid_messages_name_the_path_and_value(messages, path, words):
 
 
 @pytest.mark.parametrize("mistake", [
-    {"refusal": None},  # an unknown key on the assistant message
+    {"refusal": 5},  # a refusal that is no text
     {"name": 5},
     {"content": 5},
     {"tool_calls": [call("a"), {**call("b"), "function": {"name": "f", "arguments": 5}}]},  # one bad call of two
@@ -291,8 +305,10 @@ def test_invalid_top_level_fields(top, path):
 
 
 def test_unknown_tokenizer_lists_the_names():
+    report = evaluate(data(100, CHAT[:2], tokenizer="gtp-4o"))
+    assert report["errors"] == [{"path": "$.tokenizer", "message": f"expected one of {', '.join(mode.TOKENIZERS)} or a model name such as gpt-4o, got \"gtp-4o\""}]
     report = evaluate(data(100, CHAT[:2], tokenizer="gpt2"))
-    assert report["errors"] == [{"path": "$.tokenizer", "message": f"expected one of {', '.join(mode.TOKENIZERS)}, got \"gpt2\""}]
+    assert report["errors"] == [{"path": "$.tokenizer", "message": "the model 'gpt2' uses the gpt2 encoding, which this package does not count (it counts o200k_base and cl100k_base); got \"gpt2\""}]
 
 
 def test_unavailable_rank_files_become_an_error_at_the_tokenizer(monkeypatch):
@@ -388,7 +404,7 @@ def _keep(result, *indices):
         ("tight", lambda r: [row.update(reason="older_than_a_dropped_message") for row in r["trace"] if row["index"] == 5], "no holes", "the replay says exceeds"),
         (1000, lambda r: _drop(r, 5), "tool calls paired", "no kept tool result"),
         (1000, lambda r: (_drop(r, 4), _drop(r, 5), _drop(r, 6), _keep(r, 5)), "tool calls paired", "not kept right before"),
-        (1000, lambda r: (_drop(r, 1), _drop(r, 2), _drop(r, 3), _keep(r, 2)), "history starts with user", "before the first kept unpinned user"),
+        (1000, lambda r: (_drop(r, 1), _drop(r, 2), _drop(r, 3), _keep(r, 2)), "history starts with user", "is the first kept message of the conversation"),
         (1000, lambda r: r["trace"][-2].update(reason="history_must_start_with_user"), "history starts with user", "the trace drops"),
         (1000, lambda r: _drop(r, 0), "pinned messages kept", "pinned message 0"),
         (1000, lambda r: r.update(pinned_tokens=1), "pinned messages kept", "re-count to"),
@@ -413,8 +429,15 @@ def test_recount_is_independent_of_the_rules_cost(monkeypatch):
     # counting on its own, disagrees.
     from context_budget.modes.messages import reading
 
+    from context_budget.modes.messages.memory import Histories
+
+    monkeypatch.setattr(reading, "HISTORIES", Histories())  # nothing read before: every cost comes from the patched function
     honest = reading.message_cost
-    monkeypatch.setattr(reading, "message_cost", lambda message, count: honest(message, count) - (message["name"] is not None))
+    def forgetful(message, count, index=0):
+        cost, images = honest(message, count, index)
+        return cost - (message["name"] is not None), images
+
+    monkeypatch.setattr(reading, "message_cost", forgetful)
     report = evaluate(data(1000))
     assert report["pass"] is False
     assert {check["name"] for check in report["checks"] if not check["pass"]} >= {"kept messages re-counted", "no holes"}
@@ -424,12 +447,19 @@ def test_recount_is_independent_of_the_rules_cost(monkeypatch):
 
 def test_trim_messages_returns_what_evaluate_keeps():
     for limit in (30, 60, 90, 120, _tight(), 1000):
-        assert trim_messages(CHAT, limit, "estimate") == evaluate(data(limit))["messages"]
+        report = evaluate(data(limit))
+        if report["shortfall"]:
+            with pytest.raises(MessagesDoNotFit) as raised:
+                trim_messages(CHAT, limit, "estimate")
+            assert (raised.value.shortfall, raised.value.live_turn, raised.value.pinned) == (report["shortfall"], [10], [0, 8])
+            continue
+        trimmed = trim_messages(CHAT, limit, "estimate")
+        assert trimmed == report["messages"] and (trimmed.tokens, trimmed.kept, trimmed.remaining) == (report["tokens"], report["kept"], report["remaining"])
 
 
 def test_trim_messages_raises_on_pinned_overflow_and_bad_arguments():
     with pytest.raises(MessagesError, match="1 over the limit"):
-        trim_messages(CHAT, mode.REPLY_PRIMING + costs()[0] + costs()[8] - 1, "estimate")
+        trim_messages(CHAT, mode.REPLY_PRIMING + costs()[0] + costs()[8] + costs()[10] - 1, "estimate")
     with pytest.raises(MessagesError, match=r"\$\.limit"):
         trim_messages(CHAT, -5, "estimate")
     with pytest.raises(MessagesError, match=r"\$\.tokenizer"):
@@ -488,10 +518,17 @@ def test_every_history_passes_every_check(messages, limit):
     before = copy.deepcopy(given_data)
     report = evaluate(given_data)
     assert first_difference(before, given_data) is None
+    if not any(message["role"] == "user" for message in messages):
+        assert [error["path"] for error in report["errors"]] == ["$.messages"] and report["pass"] is False
+        event("no user message")
+        return
     assert "errors" not in report, report["errors"]
     assert all(check["pass"] for check in report["checks"]), report["checks"]
     assert report["pass"] is (report["shortfall"] == 0)
-    event("pinned overflow" if report["shortfall"] else "kept all" if not report["dropped"] else "dropped some")
+    live = report["live_turn"]
+    assert live[0] == max(index for index, message in enumerate(messages) if message["role"] == "user")
+    assert report["shortfall"] or set(live) <= set(report["kept"])  # the live turn is never lost
+    event("overflow" if report["shortfall"] else "kept all" if not report["dropped"] else "dropped some")
 
 
 NEAR_MESSAGES = st.lists(
@@ -579,27 +616,6 @@ def test_a_misspelt_role_gets_a_did_you_mean_like_a_misspelt_mode():
     ]
 
 
-# completion.choices[0].message.model_dump() as openai 3.57.0 gives it, for a reply that calls
-# a tool (pydantic's field order; checked with the SDK's ChatCompletion.model_validate).
-SDK_TOOL_REPLY = {"content": None, "refusal": None, "role": "assistant", "annotations": [], "audio": None, "function_call": None,
-                  "tool_calls": [{"id": "call_1", "function": {"arguments": "{\"q\":1}", "name": "lookup"}, "type": "function"}]}
-
-
-def test_the_openai_sdks_reply_fields_are_named_as_such_and_the_sent_keys_pass():
-    history = [{"role": "user", "content": "Where is my order?"}, SDK_TOOL_REPLY,
-               {"role": "tool", "tool_call_id": "call_1", "content": "shipped"}]
-    report = evaluate({"mode": "messages", "limit": 500, "tokenizer": "estimate", "messages": history})
-    assert [error["path"] for error in report["errors"]] == [f"$.messages[1].{key}" for key in ("refusal", "annotations", "audio", "function_call")]
-    assert all("a field of the OpenAI SDK's reply (message.model_dump()), not of a message sent; keep only role, content, name, tool_calls, pinned"
-               in error["message"] for error in report["errors"])
-    no_calls = dict(SDK_TOOL_REPLY, content="Hi", tool_calls=None)
-    report = evaluate({"mode": "messages", "limit": 500, "tokenizer": "estimate", "messages": [history[0], no_calls]})
-    assert report["errors"][-1] == {"path": "$.messages[1].tool_calls", "message": "expected an array, got null (leave tool_calls out when there are none)"}
-    sent = [{key: value for key, value in message.items() if key in ("role", "content", "tool_calls", "tool_call_id")} for message in history]
-    report = evaluate({"mode": "messages", "limit": 500, "tokenizer": "estimate", "messages": sent})
-    assert report["pass"] and report["kept"] == [0, 1, 2]
-
-
 def test_tool_call_ids_equal_as_utf16_match_and_collide():
     # Tool call ids are compared as UTF-16 code units, not as Python strings: a result for
     # "\ud83d\ude00" answers the call "😀", and two such calls are duplicates.
@@ -613,3 +629,22 @@ def test_tool_call_ids_equal_as_utf16_match_and_collide():
     assert "errors" not in answered, answered.get("errors")
     duplicated = evaluate(conversation(["😀", "\ud83d\ude00"], "😀"))
     assert any("duplicate tool call id" in error["message"] for error in duplicated["errors"])
+
+
+@given(histories(), st.floats(0.3, 1.1), st.integers(-3, 3))
+def test_trim_messages_fast_path_keeps_what_the_rule_keeps(messages, fraction, slack):
+    """trim_messages finds the kept messages by prefix sums and a binary search (rule.kept_fast);
+    the walk of the report's rule must agree on every history."""
+    if not any(message["role"] == "user" for message in messages):
+        return
+    limit = max(0, int(count_messages(messages, "estimate") * fraction) + slack)  # near where the walk stops
+    parsed = mode.parse(data(limit, messages))
+    walked = mode.select(parsed)
+    fast = mode.rule_module.kept_fast(parsed)
+    if walked["shortfall"]:
+        assert fast is None
+        event("overflow")
+    else:
+        assert fast == walked["kept"]
+        event("dropped some" if walked["dropped"] else "kept all")
+        assert mode.select(parsed, with_trace=False)["dropped"] == walked["dropped"]

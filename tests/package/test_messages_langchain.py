@@ -5,8 +5,9 @@ messages equal ``langchain_core.messages.trim_messages(..., strategy="last",
 include_system=True, start_on="human", allow_partial=False)`` given a counter that sums the
 per-message costs without the priming and ``max_tokens = limit - 3`` (LangChain calls the
 counter on partial lists, so a counter that adds the priming would count it twice). The one
-intended difference: when the system message (or the priming alone) does not fit, LangChain
-still returns the system message; this mode fails with the shortfall.
+intended differences: when the system message, the live turn (the newest user message and what
+follows it) or the priming does not fit, LangChain still returns what fits without the live turn;
+this mode fails with the shortfall. A history without a user message is invalid here.
 """
 
 import pytest
@@ -64,6 +65,11 @@ def test_kept_messages_equal_langchains(tokenizer, history, slack, fraction):
     total = counter(as_langchain(history)) + 3
     limit = max(0, int(total * fraction) + (slack if fraction > 1 else slack % 40))
     report = evaluate({"mode": "messages", "limit": limit, "tokenizer": tokenizer, "messages": history})
+    if not any(message["role"] == "user" for message in history):
+        # An intended difference: a history without a user message has no turn to answer.
+        event("differs as intended: no user message")
+        assert [error["path"] for error in report["errors"]] == ["$.messages"]
+        return
     assert "errors" not in report, report["errors"]
     converted = as_langchain(history)
     assert report["tokens"] == (3 + counter([converted[index] for index in report["kept"]]) if report["kept"] else 0)
@@ -73,10 +79,13 @@ def test_kept_messages_equal_langchains(tokenizer, history, slack, fraction):
     )
     their_kept = [int(message.id) for message in theirs]
     if report["shortfall"]:
-        # The intended difference: the system message (or the priming) alone is over the limit.
-        event("differs as intended: pinned over the limit")
+        # The intended difference: the system message, the live turn (the newest user message and
+        # the replies after it) and the priming are over the limit. LangChain sends what fits of
+        # them, the question lost; this mode fails with the shortfall.
+        event("differs as intended: pinned or live turn over the limit")
         assert report["pass"] is False and report["kept"] == []
-        assert their_kept == ([0] if history[0]["role"] == "system" else [])
+        live = report["live_turn"]
+        assert not set(live) <= set(their_kept)
         return
     assert report["kept"] == their_kept
     event("kept all" if not report["dropped"] else "kept none but the system" if report["kept"] in ([], [0]) else "kept some")

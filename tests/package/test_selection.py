@@ -105,6 +105,8 @@ class Message(TypedDict):  # as the OpenAI SDK types a history: it was refused b
 
 history: list[Message] = [{"role": "user", "content": "hi"}]
 to_send: list[dict[str, object]] = trim_messages(history, 100)
+trimmed = trim_messages(history, 100, "gpt-4o", tools=None, token_counter=len)
+prompt_tokens: int = trimmed.tokens + trimmed.remaining
 tokens: int = count_messages(tuple(history))
 
 selection: Selection = select({"budget": 7, "items": []})

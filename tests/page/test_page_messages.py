@@ -57,7 +57,7 @@ def test_the_chat_is_a_conversation_with_dropped_turns_struck_through(page):
         else:
             assert bubble.locator("del").count() == 0 and reason.startswith("✓ kept")
         words = {"older_than_a_dropped_message": "older than a turn", "history_must_start_with_user": "must start with a user",
-                 "exceeds_remaining_budget": "does not fit", "pinned": "pinned", "fits_remaining_budget": "fits"}[rows[index]["reason"]]
+                 "exceeds_remaining_budget": "does not fit", "pinned": "pinned", "fits_remaining_budget": "fits", "live_turn": "live turn"}[rows[index]["reason"]]
         assert words in reason, reason
     # The tool call and its result sit in one frame, kept together.
     unit = page.locator("[data-testid=chat-unit]")

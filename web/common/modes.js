@@ -118,6 +118,10 @@ export const REASONS = {
     short: (row, { unit }) => `pinned: always kept (${count(row.tokens, unit)}, reserved first)`,
     sentence: (row, { unit }) => `${labelOf(row)} is ${row.role === "system" || row.role === "developer" ? `a ${row.role} message` : "pinned"}, so it is kept whatever the limit; its ${count(row.tokens, unit)} were reserved before the walk.`,
   },
+  live_turn: {
+    short: (row, { unit }) => `the live turn: always kept (${count(row.tokens, unit)}, reserved first)`,
+    sentence: (row, { unit }) => `${labelOf(row)} belongs to the live turn (the newest user message and what follows it), so it is kept as if pinned; its ${count(row.tokens, unit)} were reserved before the walk.`,
+  },
   older_than_a_dropped_message: {
     short: () => "older than a turn that did not fit (no holes)",
     sentence: (row) => `${labelOf(row)} is older than a turn that did not fit, so it is dropped: the history keeps no holes.`,

@@ -135,7 +135,7 @@ function budgetLane(report, rows, context, past = null) {
   end.style.left = percent(limit, reach);
   lane.append(end);
   const legend = report.shortfall
-    ? `The pinned messages and the priming need ${count(pinnedTokens, unit)}: ${report.shortfall} over the limit of ${limit}. Nothing is sent.`
+    ? `The pinned messages, the live turn and the priming need ${count(report.limit + report.shortfall, unit)}: ${report.shortfall} over the limit of ${limit}. Nothing is sent.`
     : `Priming and pinned messages ${pinnedTokens}, then the newest turns while they fit: the prompt counts ${report.tokens} of ${count(limit, unit)}${stop ? `; #${stop.rows[stop.rows.length - 1].index} needed ${stop.tokens} with ${stop.before} left, so it and every older turn are dropped` : ""}.${report.kept.length ? "" : " Nothing is sent: no message is kept."}`;
   lane.setAttribute("aria-label", legend);
   box.append(lane, el("p", "legend", legend));

@@ -164,7 +164,8 @@ def parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
     count.add_argument("file", nargs="?", default=None, metavar="FILE|-", help="a UTF-8 text file, or - for standard input (the default when text is piped)")
     count.add_argument("--example", metavar="NAME", help="count the text of a shipped example input's file instead of FILE")
     count.add_argument("--tokenizer", default=None, metavar="NAME",
-                       help=f"{', '.join(TOKENIZERS)} or o200k_harmony, or a NAME given by --tokenizer-file "
+                       help=f"{', '.join(TOKENIZERS)} or o200k_harmony, a model name such as gpt-4o or gpt-4o-2024-08-06 "
+                            "(counted by its encoding), or a NAME given by --tokenizer-file "
                             "(default: the one --tokenizer-file names, else o200k_base)")
     _tokenizer_file_option(count)
 

@@ -23,9 +23,10 @@ _REASON_WORDS = {
     "not_considered_required_overflow": "not considered: the required items overflow the budget",
     "required_block_too_large_for_budget": "required, needs {cost}, {left} left: the run cannot proceed",
     "pinned": "system, developer or pinned: always kept",
+    "live_turn": "the live turn (the newest user message on): always kept",
     "older_than_a_dropped_message": "older than a turn that did not fit: no holes",
     "history_must_start_with_user": "it fit, but the kept turns must start with a user message",
-    "pinned_messages_exceed_limit": "the pinned messages and the priming need more than the limit",
+    "pinned_messages_exceed_limit": "the pinned messages, the live turn and the priming need more than the limit",
 }
 
 

@@ -6,6 +6,7 @@ import argparse
 from typing import IO
 
 from .. import tokenizers
+from ..tokenizers.models import uncounted_reason
 from ._exits import EXIT_FAIL, EXIT_PASS, UsageError
 from ._arguments import tokenizer_registry
 from ._input import read_input
@@ -24,9 +25,12 @@ def run(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[st
     name = arguments.tokenizer or (registry.names()[0] if registry.names() else "o200k_base")
     try:
         with Ticker(stderr, f"counting the tokens of {size(len(data))}"), tokenizers.using_tokenizers(registry):
-            if name not in tokenizers.TOKENIZERS and tokenizers.named_tokenizer(name) is None:
+            if tokenizers.resolve(name) not in tokenizers.TOKENIZERS and tokenizers.named_tokenizer(name) is None:
+                reason = uncounted_reason(name)
+                if reason:
+                    raise UsageError(f"count: argument --tokenizer: {reason}")
                 known = ", ".join((*tokenizers.TOKENIZERS, "o200k_harmony", *registry.names()))
-                raise UsageError(f"count: argument --tokenizer: invalid choice: {name!r} (choose from {known})")
+                raise UsageError(f"count: argument --tokenizer: invalid choice: {name!r} (choose from {known}, or a model name such as gpt-4o)")
             tokens = tokenizers.count_tokens(text, name)
     except tokenizers.TokenizerUnavailable as error:
         stderr.write(f"context-budget: {error}\n")

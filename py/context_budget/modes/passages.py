@@ -17,7 +17,7 @@ from .. import _checks
 from ..tokenizers.estimate import estimate_from_stats, utf16_length, word_count
 from .._passages import ANSWER_CUE, PASSAGE_FIELDS, passage_line, prompt_prefix, render
 from .._shape import Field, InputShape, read_input
-from ..tokenizers import EXACT, count_tokens, read_tokenizer
+from ..tokenizers import EXACT, count_tokens, read_tokenizer, resolve
 from .._values import DEFAULT_MARGIN, OVER_LIMIT, Problem, read_count, read_margin, read_text
 
 NAME = "passages"
@@ -241,7 +241,7 @@ def _fresh_render(question: str, passages: list[tuple[str, str]]) -> str:
 
 def verify(data: dict, result: dict, parsed: object = None) -> list[dict]:
     limit = _checks.raw_number(data["limit"])
-    counter = data["counter"]
+    counter = resolve(data["counter"])  # a model name (gpt-4o) is its encoding
     passages = [(passage["id"], passage["text"]) for passage in data["passages"]]
     text_of = dict(passages)
     chosen, skipped = result["chosen"], result["skipped"]

@@ -20,13 +20,20 @@ from .estimate import estimate_tokens
 from .exact import ENCODINGS, EXACT, RANK_FILES, TokenizerUnavailable
 from .registry import (BUILT_IN_FILES, TokenizerRegistry, default_registry, file_record, named_tokenizer,
                        register_tokenizer, using_tokenizers)
+from .models import counted_encoding, uncounted_reason
 
 TOKENIZERS = EXACT + ("estimate",)
 
 
+def resolve(tokenizer: object) -> object:
+    """A model name (``gpt-4o``, ``gpt-4o-2024-08-06``; ``models.py``) as its encoding; any other value as it is."""
+    return counted_encoding(tokenizer) or tokenizer
+
+
 def check_name(tokenizer: object) -> str:
+    tokenizer = resolve(tokenizer)
     if not isinstance(tokenizer, str) or tokenizer not in TOKENIZERS:
-        raise ValueError(f"unknown tokenizer {tokenizer!r}; known: {', '.join(TOKENIZERS)}")
+        raise ValueError(uncounted_reason(tokenizer) or f"unknown tokenizer {tokenizer!r}; known: {', '.join(TOKENIZERS)} or a model name such as gpt-4o")
     return tokenizer
 
 
@@ -61,7 +68,7 @@ def count_tokens(text: str, tokenizer: "str | Tokenizer" = "o200k_base") -> int:
         if not isinstance(text, str):
             raise ValueError(f"text must be a string, got {type(text).__name__}")
         return loaded.count(text)
-    check_name(tokenizer)
+    tokenizer = check_name(tokenizer)
     if not isinstance(text, str):
         raise ValueError(f"text must be a string, got {type(text).__name__}")
     if tokenizer == "estimate":
@@ -70,16 +77,22 @@ def count_tokens(text: str, tokenizer: "str | Tokenizer" = "o200k_base") -> int:
 
 
 def read_tokenizer(value: object, allowed: tuple[str, ...] = TOKENIZERS) -> str:
-    """A tokenizer name from an input, its rank file loaded: raises ``Invalid`` (a one-line reason) otherwise.
+    """A tokenizer name from an input (or a model name, read as its encoding), its rank file loaded:
+    raises ``Invalid`` (a one-line reason) otherwise.
 
     A name registered in the registry in use (``named_tokenizer``) is accepted too.
     """
     if isinstance(value, str) and _loaded(value) is not None:
         return value
+    if counted_encoding(value) in allowed:
+        value = counted_encoding(value)
     if not isinstance(value, str) or value not in allowed:
+        if uncounted_reason(value):
+            raise Invalid(f"{uncounted_reason(value)}; got {preview(value)}")
         guess = closest_name(value, allowed) if isinstance(value, str) else None
         hint = f"; did you mean {json_text(guess)}?" if guess else ""
-        raise Invalid(f"expected one of {', '.join(allowed)}, got {preview(value)}{hint}")
+        models = " or a model name such as gpt-4o" if any(name in EXACT for name in allowed) else ""
+        raise Invalid(f"expected one of {', '.join(allowed)}{models}, got {preview(value)}{hint}")
     if value in exact.ENCODINGS:
         try:
             exact.ENCODINGS[value].load()
@@ -93,6 +106,7 @@ def counter(tokenizer: str) -> Callable[[str], int]:
     loaded = _loaded(tokenizer)
     if loaded is not None:
         return loaded.count
+    tokenizer = resolve(tokenizer)  # type: ignore[assignment]
     return estimate_tokens if tokenizer == "estimate" else exact.ENCODINGS[tokenizer].count
 
 
@@ -109,5 +123,5 @@ __all__ = [
     "Tokenizer", "TokenizerFileError", "TokenizerRegistry", "load_tokenizer", "from_bytes", "register_tokenizer",
     "using_tokenizers", "named_tokenizer", "default_registry", "file_record", "BUILT_IN_FILES",
     "TOKENIZERS", "EXACT", "ENCODINGS", "RANK_FILES", "TokenizerUnavailable",
-    "check_name", "count_tokens", "read_tokenizer", "counter", "estimate_tokens",
+    "check_name", "count_tokens", "read_tokenizer", "counter", "estimate_tokens", "resolve",
 ]

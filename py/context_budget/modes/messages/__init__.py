@@ -1,11 +1,12 @@
 """Mode ``messages``: which turns of an OpenAI-format chat history still fit the prompt.
 
-Every ``system`` and ``developer`` message and every message marked ``pinned`` is kept.
-An assistant message that calls tools and the tool messages answering it form one
-unit. From the newest unit to the oldest, a unit is kept while it fits what is left;
-the first one that does not fit stops the walk, so the kept history has no holes.
-Kept unpinned units before the first kept unpinned ``user`` message are then
-dropped, so the kept history starts with a user turn. Costs follow OpenAI's published accounting
+Every ``system`` and ``developer`` message and every message marked ``pinned`` is kept, and
+so is the live turn (the newest ``user`` message and every message after it); when they do not
+fit, the selection fails with the shortfall. An assistant message that calls tools and the tool
+messages answering it form one unit. From the newest unit to the oldest, a unit is kept while
+it fits what is left; the first one that does not fit stops the walk, so the kept history has
+no holes. The conversation sent starts at a user turn and never with a reply to a dropped
+message: kept units that break this are dropped, oldest first. Costs follow OpenAI's published accounting
 for its chat models: 3 tokens per message, the count of each value it has (plus 1 for
 a ``name``), and 3 more that prime the reply.
 
@@ -17,7 +18,7 @@ the report), ``checks`` (the independent verifications), ``api`` (``trim_message
 from __future__ import annotations
 
 from ...tokenizers import TOKENIZERS, count_tokens
-from .api import MessagesError, count_messages, trim_messages
+from .api import MessagesDoNotFit, MessagesError, TrimmedMessages, count_messages, trim_messages
 from .checks import verify
 from .reading import (
     ALWAYS_PINNED,
@@ -32,6 +33,7 @@ from .reading import (
     parse,
     tool_calls_text,
 )
+from . import rule as rule_module
 from .rule import as_sent, select, succeeded, summarize
 
 NAME = "messages"
@@ -51,7 +53,7 @@ def run(data: object) -> dict:
 __all__ = [
     "NAME", "COUNTED_COST", "SHAPE", "DEFAULT_TOKENIZER", "INPUT_SUMMARY", "MESSAGE_SUMMARY",
     "parse", "select", "run", "succeeded", "summarize", "verify", "beyond_the_rule",
-    "MessagesError", "trim_messages", "count_messages",
+    "MessagesError", "MessagesDoNotFit", "TrimmedMessages", "trim_messages", "count_messages",
     "ROLES", "ALWAYS_PINNED", "PER_MESSAGE", "PER_NAME", "REPLY_PRIMING", "TOKENIZERS",
     "count_tokens", "message_cost", "tool_calls_text", "as_sent",
 ]

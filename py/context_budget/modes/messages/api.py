@@ -1,23 +1,66 @@
-"""The library API for chat histories: ``trim_messages``, ``count_messages`` and ``MessagesError``."""
+"""The library API for chat histories: ``trim_messages``, ``count_messages``, ``TrimmedMessages``,
+``MessagesError`` and ``MessagesDoNotFit``."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..._errors import InvalidInputError
 from ..._shape import InvalidInput
 from ..._values import LIMIT_TOO_LOW, MAX_SAFE_INTEGER, Problem, got, plural, preview
 from .reading import DEFAULT_TOKENIZER, REPLY_PRIMING, parse
-from .rule import select, summarize
+from .rule import select, shortfall_text
 
 
 class MessagesError(InvalidInputError):
-    """Invalid input for ``trim_messages``/``count_messages``, or pinned messages over the limit.
+    """Invalid input for ``trim_messages``/``count_messages``, or what must be kept over the limit.
 
     ``problems`` holds every problem found (``problem.path``, ``problem.message``, also
     readable as ``problem["path"]``); none when ``messages`` is not a list at all.
     """
+
+
+class MessagesDoNotFit(MessagesError):
+    """What must be kept does not fit ``limit``: the pinned (system, developer, ``pinned``)
+    messages, the live turn (the newest user message and every message after it), the tool
+    definitions and the 3 tokens that prime the reply. Nothing is trimmed: sending less would
+    lose the question being asked.
+
+    ``shortfall``: the tokens over the limit; ``needed``: what must be kept counts; ``limit``;
+    ``live_turn`` and ``pinned``: the input indices of those messages.
+    """
+
+    def __init__(self, text: str, problems: Any = (), summary: str | None = None, report: dict | None = None, *,
+                 shortfall: int = 0, needed: int = 0, limit: int = 0, live_turn: list[int] | None = None, pinned: list[int] | None = None) -> None:
+        super().__init__(text, problems, summary, report)
+        self.shortfall, self.needed, self.limit = shortfall, needed, limit
+        self.live_turn, self.pinned = live_turn or [], pinned or []
+
+    def __reduce__(self):  # pickled whole, its numbers too
+        return _rebuilt, (type(self), str(self), self.problems, self.__dict__)
+
+
+def _rebuilt(kind: type, text: str, problems: Any, state: dict) -> MessagesDoNotFit:
+    error = kind(text, problems)
+    error.__dict__.update(state)
+    return error
+
+
+class TrimmedMessages(list[dict[str, Any]]):
+    """The kept messages, ready to send (a ``list``: pass it as ``messages=``), with the counts:
+    ``tokens`` (the prompt: the kept messages, the tool definitions and the reply priming),
+    ``limit``, ``remaining``, ``kept`` and ``dropped`` (input indices, input order), ``tools_tokens``
+    and ``images_at_most`` (``(message, part)`` of each image whose size was unknown, counted at
+    the most an image can cost)."""
+
+    tokens: int
+    limit: int
+    remaining: int
+    kept: list[int]
+    dropped: list[int]
+    tools_tokens: int
+    images_at_most: list[tuple[int, int]]
 
 
 def _error(text: str, problems: list[Problem]) -> MessagesError:
@@ -26,20 +69,43 @@ def _error(text: str, problems: list[Problem]) -> MessagesError:
     return MessagesError(text, input_problems(problems))
 
 
-def _parse_call(messages: object, limit: object, tokenizer: object) -> dict:
-    if not isinstance(messages, list):
-        # One message, or text, would iterate as keys or characters: say what was meant instead.
-        if isinstance(messages, (dict, str, bytes, bytearray)):
-            hint = " (one message? put it in a list: [message])" if isinstance(messages, dict) else ""
-            raise MessagesError(f"messages must be a list of message dicts, got {got(messages)}{hint}")
-        try:
-            messages = list(messages)  # a tuple or any other sequence of messages
-        except TypeError:
-            raise MessagesError(f"messages must be a list of message dicts, got {preview(messages)}") from None
-    if not all(isinstance(message, dict) for message in messages):  # another mapping reads as the dict it holds
-        messages = [dict(message) if isinstance(message, Mapping) else message for message in messages]
+def _as_dict(value: object) -> object:
+    """A message or a tool definition as its dict: an SDK object (anything with ``model_dump()``,
+    such as the OpenAI SDK's ``ChatCompletionMessage``) dumped, another mapping copied."""
+    if isinstance(value, dict):
+        return value
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump()
+    return dict(value) if isinstance(value, Mapping) else value
+
+
+def _listed(value: object, what: str) -> list:
+    if isinstance(value, list):
+        return value
+    # One message, or text, would iterate as keys or characters: say what was meant instead.
+    if isinstance(value, (dict, str, bytes, bytearray)) or callable(getattr(value, "model_dump", None)):
+        hint = f" (one {what[:-1]}? put it in a list: [{what[:-1]}])" if not isinstance(value, (str, bytes, bytearray)) else ""
+        raise MessagesError(f"{what} must be a list of {what[:-1]} dicts, got {got(value) if isinstance(value, (dict, str, bytes, bytearray)) else preview(value)}{hint}")
     try:
-        return parse({"mode": "messages", "limit": limit, "tokenizer": tokenizer, "messages": messages})
+        return list(value)  # type: ignore[call-overload]  # a tuple or any other sequence
+    except TypeError:
+        raise MessagesError(f"{what} must be a list of {what[:-1]} dicts, got {preview(value)}") from None
+
+
+def _parse_call(messages: object, limit: object, tokenizer: object, tools: object = None,
+                token_counter: Callable[[str], int] | None = None, require_user: bool = True) -> dict:
+    messages = _listed(messages, "messages")
+    if not set(map(type, messages)) <= {dict}:  # (at C speed: a chat loop sends a long history every call)
+        messages = [_as_dict(message) for message in messages]
+    data: dict[str, object] = {"mode": "messages", "limit": limit, "tokenizer": tokenizer, "messages": messages}
+    if tools is not None:
+        tools = _listed(tools, "tools")
+        data["tools"] = [_as_dict(tool) for tool in tools]
+    if token_counter is not None and not callable(token_counter):
+        raise MessagesError(f"token_counter must be a function text -> int, got {preview(token_counter)}")
+    try:
+        return parse(data, token_counter, require_user)
     except InvalidInput as invalid:
         first = invalid.problems[0]
         more = len(invalid.problems) - 1
@@ -47,31 +113,61 @@ def _parse_call(messages: object, limit: object, tokenizer: object) -> dict:
         raise _error(text, invalid.problems) from None
 
 
-def trim_messages(messages: Sequence[Mapping[str, object]], limit: int, tokenizer: str = DEFAULT_TOKENIZER) -> list[dict[str, Any]]:
-    """The newest turns of an OpenAI-format chat history that fit ``limit`` prompt tokens,
-    with the system, developer and pinned messages, ready to send.
+def trim_messages(
+    messages: Sequence[Mapping[str, object] | Any],
+    limit: int,
+    tokenizer: str = DEFAULT_TOKENIZER,
+    *,
+    tools: Sequence[Mapping[str, object] | Any] | None = None,
+    token_counter: Callable[[str], int] | None = None,
+) -> TrimmedMessages:
+    """The newest turns of an OpenAI-format chat history that fit ``limit`` prompt tokens, with
+    the system, developer and pinned messages and the live turn (the newest user message and
+    every message after it), ready to send.
 
-    ``messages``: a list (or other sequence) of message dicts, ``{role, content, name?,
-    tool_calls?, tool_call_id?, pinned?}``; ``tokenizer``: ``"o200k_base"`` (GPT-4o and
-    later), ``"cl100k_base"`` (GPT-4, GPT-3.5) or ``"estimate"``. The same rule and counts as
-    ``evaluate`` in mode ``messages`` (without the checks). The kept messages come back in
-    input order, without this tool's ``pinned`` key, as copies: changing them leaves
-    ``messages`` as it was.
+    ``messages``: message dicts (``{role, content, name?, tool_calls?, tool_call_id?, pinned?}``,
+    the fields of the OpenAI SDK's request types, a reply's ``model_dump()``) or SDK objects
+    (anything with ``model_dump()``). ``tokenizer``: ``"o200k_base"`` (the default), ``"cl100k_base"``,
+    ``"estimate"`` or a model name (``"gpt-4o"``, ``"gpt-4o-2024-08-06"``, ``"gpt-4"``). ``tools``: the
+    request's function definitions, counted with the pinned messages. ``token_counter``: a
+    ``text -> int`` for another model's tokenizer, used for every text with the same per-message
+    accounting (then ``tokenizer`` only picks the tool-definition constants).
 
-    Raises :class:`MessagesError` (an ``InvalidInputError``, a ``ValueError``; every problem
-    in ``.problems``) for invalid input, naming the JSON path (``$.messages[2].role``) and
-    the value received, and when the pinned messages and the reply priming alone exceed the limit.
+    The same rule and counts as ``evaluate`` in mode ``messages`` (without the checks). Returns a
+    :class:`TrimmedMessages`, a list of copies (changing them leaves ``messages`` as it was) that
+    also carries the prompt's count (``.tokens``, ``.remaining``, ``.kept``, ``.dropped``).
+
+    Raises :class:`MessagesError` (an ``InvalidInputError``, a ``ValueError``; every problem in
+    ``.problems``) for invalid input, naming the JSON path (``$.messages[2].role``) and the value
+    received, and :class:`MessagesDoNotFit` (a ``MessagesError``, with ``.shortfall``) when what
+    must be kept alone exceeds the limit.
     """
-    result = select(_parse_call(messages, limit, tokenizer))
+    parsed = _parse_call(messages, limit, tokenizer, tools, token_counter)
+    result = select(parsed, with_trace=False)
     if result["shortfall"]:
-        raise _error(summarize(result), [Problem(("limit",), LIMIT_TOO_LOW, summarize(result))])
-    return result["messages"]
+        result = select(parsed)  # the trace names what must be kept
+        text = shortfall_text(result)
+        raise MessagesDoNotFit(
+            text, _error(text, [Problem(("limit",), LIMIT_TOO_LOW, text)]).problems,
+            shortfall=result["shortfall"], needed=result["pinned_tokens"] + result["live_tokens"], limit=result["limit"],
+            live_turn=result["live_turn"], pinned=[row["index"] for row in reversed(result["trace"]) if row["pinned"]],
+        )
+    trimmed = TrimmedMessages(result["messages"])
+    trimmed.tokens, trimmed.limit, trimmed.remaining = result["tokens"], result["limit"], result["remaining"]
+    trimmed.kept, trimmed.dropped, trimmed.tools_tokens = result["kept"], result["dropped"], result["tools_tokens"]
+    trimmed.images_at_most = [(image["index"], image["part"]) for image in result["images"] if image["at_most"]]
+    return trimmed
 
 
-def count_messages(messages: Sequence[Mapping[str, object]], tokenizer: str = DEFAULT_TOKENIZER) -> int:
-    """The prompt tokens of sending ``messages`` as they are: OpenAI's accounting (3 per
-    message, plus each value's count, plus 3 that prime the reply), by ``tokenizer``:
-    ``"o200k_base"``, ``"cl100k_base"`` or ``"estimate"``. Raises :class:`MessagesError`
-    for invalid input."""
-    parsed = _parse_call(messages, MAX_SAFE_INTEGER, tokenizer)
-    return REPLY_PRIMING + sum(parsed["costs"])
+def count_messages(
+    messages: Sequence[Mapping[str, object] | Any],
+    tokenizer: str = DEFAULT_TOKENIZER,
+    *,
+    tools: Sequence[Mapping[str, object] | Any] | None = None,
+    token_counter: Callable[[str], int] | None = None,
+) -> int:
+    """The prompt tokens of sending ``messages`` (and ``tools``) as they are: OpenAI's accounting
+    (3 per message, plus each value's count, plus 3 that prime the reply), by ``tokenizer`` (a name
+    or a model name) or ``token_counter``. Raises :class:`MessagesError` for invalid input."""
+    parsed = _parse_call(messages, MAX_SAFE_INTEGER, tokenizer, tools, token_counter, require_user=False)
+    return REPLY_PRIMING + parsed["tools_tokens"] + sum(parsed["costs"])

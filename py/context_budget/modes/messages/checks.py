@@ -9,22 +9,51 @@ from __future__ import annotations
 import json
 from typing import Callable
 
+from math import ceil
+
 from ... import _checks
-from ...tokenizers import count_tokens
+from ...tokenizers import count_tokens, resolve
+from .images import data_url_size
 from .reading import ALWAYS_PINNED, DEFAULT_TOKENIZER, REPLY_PRIMING
-from .rule import FITS, OLDER, PINNED, PINNED_OVERFLOW, TOO_LARGE, USER_START
+from .rule import FITS, LIVE, OLDER, PINNED, PINNED_OVERFLOW, TOO_LARGE, USER_START
+
+
+def _compact(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def image_tokens(part: dict) -> int:
+    """OpenAI's tile rule again, in integers: fit 2048 x 2048, shorter side to 768, 85 + 170 a tile."""
+    image = part["image_url"]
+    if image.get("detail") == "low":
+        return 85
+    size = part.get("size") or data_url_size(image["url"])
+    if not size:
+        return 1445
+    width, height = size
+    if width > 2048 or height > 2048:  # the scale 2048 / longer side, kept as a fraction
+        num, den = 2048, max(width, height)
+    else:
+        num, den = 1, 1
+    if min(width, height) * num > 768 * den:
+        num, den = 768, min(width, height)
+    return 85 + 170 * ceil(width * num / (512 * den)) * ceil(height * num / (512 * den))
 
 
 def recount(message: dict, count: Callable[[str], int]) -> int:
     """OpenAI's cookbook loop over the message's keys, written apart from ``message_cost``."""
     tokens = 3
     for key, value in message.items():
-        if key == "pinned" or value is None:
+        if key in ("pinned", "annotations") or value is None:
             continue
         if key == "content" and isinstance(value, list):
-            tokens += sum(count(part["text"]) for part in value)
-        elif key == "tool_calls":
-            tokens += count(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
+            for part in value:
+                if part["type"] == "image_url":
+                    tokens += image_tokens(part)
+                else:
+                    tokens += count(part[part["type"]])  # a text part's text, a refusal part's refusal
+        elif key in ("tool_calls", "function_call", "audio"):
+            tokens += count(_compact(value))
         else:
             tokens += count(value)
         if key == "name":
@@ -32,19 +61,52 @@ def recount(message: dict, count: Callable[[str], int]) -> int:
     return tokens
 
 
+def tools_recount(tools: list, tokenizer: str, count: Callable[[str], int]) -> int:
+    """The cookbook's ``num_tokens_for_tools`` again, from the raw definitions."""
+    if not tools:
+        return 0
+    init = 10 if tokenizer == "cl100k_base" else 7
+    total = 12
+    for tool in tools:
+        function = tool["function"]
+        description = function.get("description") or ""
+        total += init + count(function["name"] + ":" + (description[:-1] if description.endswith(".") else description))
+        properties = (function.get("parameters") or {}).get("properties") or {}
+        if properties:
+            total += 3
+        for key, schema in properties.items():
+            total += 3
+            simple = isinstance(schema, dict) and not set(schema) - {"type", "description", "enum"} \
+                and isinstance(schema.get("type", ""), str) and isinstance(schema.get("description", ""), str) \
+                and isinstance(schema.get("enum", []), (list, tuple)) and all(isinstance(item, str) for item in schema.get("enum", []))
+            if not simple:
+                total += count(key + ":" + _compact(schema))
+                continue
+            if "enum" in schema:
+                total += -3 + sum(3 + count(item) for item in schema["enum"])
+            text = schema.get("description", "")
+            total += count(f"{key}:{schema.get('type', '')}:{text[:-1] if text.endswith('.') else text}")
+    return total
+
+
 def as_sent_again(message: dict) -> dict:
-    sent = dict(message)
-    sent.pop("pinned", None)
+    sent = {}
+    for key, value in message.items():
+        if key in ("pinned", "annotations") or (value is None and not (key == "content" and message["role"] == "assistant")):
+            continue
+        if key == "content" and isinstance(value, list):
+            value = [{k: v for k, v in part.items() if k != "size"} if part.get("type") == "image_url" else part for part in value]
+        sent[key] = value
     return sent
 
 
 class History:
-    """The raw input as the checks read it: its units, which are pinned, and each message's recount."""
+    """The raw input as the checks read it: its units, which are pinned, the live turn, and each message's recount."""
 
     def __init__(self, data: dict, result: dict) -> None:
         self.messages = messages = data["messages"]
         self.limit = _checks.raw_number(data["limit"])
-        self.tokenizer = data.get("tokenizer", DEFAULT_TOKENIZER)
+        self.tokenizer = str(resolve(data.get("tokenizer", DEFAULT_TOKENIZER)))
         self.result = result
         self.total = total = len(messages)
         self.roles = [message["role"] for message in messages]
@@ -55,11 +117,16 @@ class History:
                 unit[index] = unit[index - 1]
         pinned_unit = set(unit[index] for index, message in enumerate(messages) if message["role"] in ALWAYS_PINNED or message.get("pinned") is True)
         self.pinned = [unit[index] in pinned_unit for index in range(total)]
+        # The live turn: the newest user message and everything after it.
+        self.live_start = max(index for index in range(total) if self.roles[index] == "user")
+        self.live = [index >= self.live_start and not self.pinned[index] for index in range(total)]
         self._counted: dict[str, int] = {}
         self._costs: dict[int, int] = {}
         self.kept = result["kept"]
         self.kept_set = set(self.kept)
-        self.pinned_need = REPLY_PRIMING + sum(self.cost(index) for index in range(total) if self.pinned[index])
+        self.tools_tokens = tools_recount(data.get("tools") or [], self.tokenizer, self.count)
+        self.pinned_need = REPLY_PRIMING + self.tools_tokens + sum(self.cost(index) for index in range(total) if self.pinned[index])
+        self.live_need = sum(self.cost(index) for index in range(total) if self.live[index])
 
     def count(self, text: str) -> int:
         if text not in self._counted:
@@ -78,7 +145,9 @@ def recounted(history: History) -> str | None:
         return "kept and dropped do not split the message indices, each list in input order"
     if result["messages"] != [as_sent_again(history.messages[index]) for index in kept]:
         return "the messages to send differ from the kept input messages"
-    tokens = REPLY_PRIMING + sum(map(history.cost, kept)) if kept else 0
+    if result["tools_tokens"] != history.tools_tokens:
+        return f"the tool definitions re-count to {history.tools_tokens} tokens, the report says {result['tools_tokens']}"
+    tokens = REPLY_PRIMING + history.tools_tokens + sum(map(history.cost, kept)) if kept else 0
     if tokens != result["tokens"]:
         return f"the kept messages re-count to {tokens} tokens, the report says {result['tokens']}"
     if tokens > limit:
@@ -89,7 +158,8 @@ def recounted(history: History) -> str | None:
 
 
 def no_holes(history: History) -> str | None:
-    rows, total, kept_set, pinned = history.result["trace"], history.total, history.kept_set, history.pinned
+    rows, total, kept_set = history.result["trace"], history.total, history.kept_set
+    pinned = [history.pinned[index] or history.live[index] for index in range(total)]
     if [row["index"] for row in rows] != list(reversed(range(total))):
         return "the trace does not list every message once, newest first"
     seen_dropped = None
@@ -110,13 +180,14 @@ def _replayed(history: History) -> str | None:
     """Every decision replayed from the input's own counts, newest unit first. Rows past the
     stop (and all rows when the pinned messages overflow) are decided without their counts,
     so only they are not re-counted: the walk never needed them."""
-    unit, pinned, cost, limit = history.unit, history.pinned, history.cost, history.limit
+    unit, cost, limit = history.unit, history.cost, history.limit
+    pinned = [history.pinned[index] or history.live[index] for index in range(history.total)]
     members: dict[int, list[int]] = {}
     for index in range(history.total):
         members.setdefault(unit[index], []).append(index)
     unit_totals: dict[int, int] = {}  # each unit summed once (a unit can have thousands of tool results)
-    overflow = history.pinned_need > limit
-    remaining = limit - history.pinned_need
+    overflow = history.pinned_need + history.live_need > limit
+    remaining = limit - history.pinned_need - history.live_need
     stopped = False
     for row in history.result["trace"]:
         index = row["index"]
@@ -131,8 +202,10 @@ def _replayed(history: History) -> str | None:
             return f"message {index}: the trace says {row['remaining_before']} remained before it, the replay says {remaining}"
         if overflow:
             expected: tuple[str, ...] = (PINNED_OVERFLOW,)
-        elif pinned[index]:
+        elif history.pinned[index]:
             expected = (PINNED,)
+        elif history.live[index]:
+            expected = (LIVE,)
         elif stopped:
             expected = (OLDER,)
         elif unit_tokens <= remaining:
@@ -175,26 +248,66 @@ def tools_paired(history: History) -> str | None:
 
 
 def user_start(history: History) -> str | None:
-    kept, roles, pinned, total, trace = history.kept, history.roles, history.pinned, history.total, history.result["trace"]
-    users = [index for index in kept if roles[index] == "user" and not pinned[index]]
-    first_user = users[0] if users else total
-    early = [index for index in kept if index < first_user and not pinned[index]]
-    if early:
-        return f"message {early[0]} ({roles[early[0]]}) is kept before the first kept unpinned user message"
-    # Re-derive which units the walk kept and which of them the user start removes.
-    walked = {row["index"] for row in trace if row["reason"] in (FITS, USER_START)}
-    first = next((index for index in range(total) if roles[index] == "user" and index in walked), total)
-    expected = [index for index in range(total) if index in walked and index < first]
-    marked = [row["index"] for row in reversed(trace) if row["reason"] == USER_START]
+    """Re-derived from the kept messages: the first that is not system or developer is a user
+    message (unless a pinned one comes first), and the oldest kept unpinned unit starts with a user
+    message or follows only kept messages; and the trace drops for it exactly the units it must."""
+    kept_set, roles, total, unit = history.kept_set, history.roles, history.total, history.unit
+    fixed = [history.pinned[index] or history.live[index] for index in range(total)]
+    conversation = [index for index in history.kept if roles[index] not in ALWAYS_PINNED]
+    if conversation and roles[conversation[0]] != "user" and not fixed[conversation[0]]:
+        return f"message {conversation[0]} ({roles[conversation[0]]}) is the first kept message of the conversation, not a user message"
+    oldest = next((index for index in history.kept if not fixed[index]), None)
+    if oldest is not None and roles[oldest] != "user" and any(index not in kept_set for index in range(oldest)):
+        return f"message {oldest} ({roles[oldest]}) starts the kept history after a dropped message, not at a user turn"
+    # Which units the walk kept (fits, or dropped only for the start), and which of them the start removes.
+    walked = [row["index"] for row in reversed(history.result["trace"]) if row["reason"] in (FITS, USER_START) and unit[row["index"]] == row["index"]]
+    expected, started, before_kept = [], False, True
+    walked_set = set(walked)
+    for index in range(total):
+        if unit[index] != index:
+            continue
+        if index in walked_set:
+            if roles[index] != "user" and (not started or not before_kept):
+                expected.append(index)
+                before_kept = False
+                continue
+            break
+        if fixed[index] and (history.pinned_need + history.live_need <= history.limit):
+            started = started or roles[index] not in ALWAYS_PINNED
+        else:
+            before_kept = False
+    marked = [row["index"] for row in reversed(history.result["trace"]) if row["reason"] == USER_START and unit[row["index"]] == row["index"]]
     if marked != expected:
-        return f"messages {expected} come before the first kept user message, the trace drops {marked} for it"
+        return f"units {expected} come before the user start, the trace drops {marked} for it"
+    return None
+
+
+def live_turn_kept(history: History) -> str | None:
+    """The live turn (the newest user message and all after it, re-found in the input) is kept
+    whole with its reason, or the report fails with the shortfall it causes."""
+    result, live_start, total = history.result, history.live_start, history.total
+    if result["live_turn"] != list(range(live_start, total)):
+        return f"the live turn is messages {live_start}-{total - 1} (from the newest user message on), the report says {result['live_turn']}"
+    if result["live_tokens"] != history.live_need:
+        return f"the live turn re-counts to {history.live_need} tokens beside the pinned messages, the report says {result['live_tokens']}"
+    if history.pinned_need + history.live_need > history.limit:
+        if result["shortfall"] != history.pinned_need + history.live_need - history.limit or history.kept:
+            return f"the live turn and the pinned messages need {history.pinned_need + history.live_need} of {history.limit}: nothing kept and a shortfall of {history.pinned_need + history.live_need - history.limit}"
+        return None
+    lost = [index for index in range(live_start, total) if index not in history.kept_set]
+    if lost:
+        return f"message {lost[0]} ({history.roles[lost[0]]}) belongs to the live turn (from message {live_start}, the newest user message) and is not kept"
+    for row in result["trace"]:
+        if history.live[row["index"]] and row["reason"] != LIVE:
+            return f"message {row['index']} of the live turn is marked {row['reason']}, not {LIVE}"
     return None
 
 
 def pinned_kept(history: History) -> str | None:
     result, need, limit = history.result, history.pinned_need, history.limit
     if result["pinned_tokens"] != need:
-        return f"the pinned messages and the priming re-count to {need} tokens, the report says {result['pinned_tokens']}"
+        return f"the pinned messages, the tools and the priming re-count to {need} tokens, the report says {result['pinned_tokens']}"
+    need += history.live_need
     if need > limit:
         if result["shortfall"] != need - limit:
             return f"the pinned messages need {need} tokens of {limit}: shortfall {need - limit}, the report says {result['shortfall']}"
@@ -214,6 +327,7 @@ CHECKS = (
     ("no holes", no_holes),
     ("tool calls paired", tools_paired),
     ("history starts with user", user_start),
+    ("live turn kept", live_turn_kept),
     ("pinned messages kept", pinned_kept),
 )
 

@@ -1,23 +1,30 @@
-"""The rule: the newest units that fit, after every pinned one; the kept history starts with a user turn."""
+"""The rule: the pinned messages and the live turn, then the newest units that fit; the conversation
+sent starts at a user turn and never with a reply to a dropped message."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from itertools import accumulate, compress
+
 from ..._values import plural
-from .reading import REPLY_PRIMING
+from .reading import ALWAYS_PINNED, REPLY_PRIMING
 
 # A trace row's reason.
 PINNED = "pinned"
+LIVE = "live_turn"  # the newest user message and every message after it: kept as if pinned
 FITS = "fits_remaining_budget"
 TOO_LARGE = "exceeds_remaining_budget"
 OLDER = "older_than_a_dropped_message"
 USER_START = "history_must_start_with_user"
-PINNED_OVERFLOW = "pinned_messages_exceed_limit"
+PINNED_OVERFLOW = "pinned_messages_exceed_limit"  # the pinned messages, the live turn, the tools and the priming
 
 
-def rule(parsed: dict) -> tuple[list[bool], list[str], list[int], list[bool], int]:
-    """Each message's kept flag, reason, the remaining limit before its unit was decided
-    and whether its unit is pinned, and the tokens the pinned messages and the priming need."""
+def rule(parsed: dict) -> tuple[list[bool], list[str], list[int], list[bool], int, int]:
+    """Each message's kept flag, reason, the remaining limit before its unit was decided and
+    whether its unit is pinned; the tokens the pinned messages, the tools and the priming need,
+    and the tokens the live turn adds to them."""
     limit, costs, pinned, unit_of, roles = parsed["limit"], parsed["costs"], parsed["pinned"], parsed["unit_of"], parsed["roles"]
+    live_start = parsed["live_start"]
     count = len(costs)
     pinned_unit = [False] * count  # by unit start: a unit is pinned when any of its messages is
     unit_cost = [0] * count
@@ -25,16 +32,21 @@ def rule(parsed: dict) -> tuple[list[bool], list[str], list[int], list[bool], in
         unit_cost[unit_of[index]] += costs[index]
         if pinned[index]:
             pinned_unit[unit_of[index]] = True
-    pinned_tokens = REPLY_PRIMING + sum(unit_cost[start] for start in range(count) if pinned_unit[start] and unit_of[start] == start)
-    remaining = limit - pinned_tokens
+    starts = [index for index in range(count) if unit_of[index] == index]
+    pinned_tokens = REPLY_PRIMING + parsed["tools_tokens"] + sum(unit_cost[start] for start in starts if pinned_unit[start])
+    live_tokens = sum(unit_cost[start] for start in starts if start >= live_start and not pinned_unit[start])
+    remaining = limit - pinned_tokens - live_tokens
+    unit_pinned = [pinned_unit[start] for start in unit_of]
     if remaining < 0:
-        return [False] * count, [PINNED_OVERFLOW] * count, [remaining] * count, [pinned_unit[start] for start in unit_of], pinned_tokens
+        return [False] * count, [PINNED_OVERFLOW] * count, [remaining] * count, unit_pinned, pinned_tokens, live_tokens
     kept, reasons, before = [False] * count, [""] * count, [0] * count
     stopped = False
-    for start in reversed([index for index in range(count) if unit_of[index] == index]):
+    for start in reversed(starts):
         cost = unit_cost[start]
         if pinned_unit[start]:
             keep, reason = True, PINNED
+        elif start >= live_start:
+            keep, reason = True, LIVE
         elif stopped:
             keep, reason = False, OLDER
         elif cost <= remaining:
@@ -45,28 +57,101 @@ def rule(parsed: dict) -> tuple[list[bool], list[str], list[int], list[bool], in
         kept[start], reasons[start] = keep, reason
         if keep and reason == FITS:
             remaining -= cost
-    # The kept unpinned history starts at a user turn: kept units before its first user
-    # message go, and so does all of it when it holds no user message. (A pinned user
-    # message does not count: the turns kept around it must make sense on their own.)
-    first_user = next((index for index in range(count) if kept[index] and not pinned_unit[index] and roles[index] == "user"), count)
-    for start in range(first_user):
-        if unit_of[start] == start and kept[start] and not pinned_unit[start]:
+    # The user start: the first kept message that is not system or developer must be a user
+    # message, and the oldest kept unpinned unit must start with one unless every message
+    # before it is kept. Units that break it go, oldest first (pinned ones and the live turn stay).
+    conversation_started = False  # a kept message that is not system or developer came before
+    all_before_kept = True
+    for start in starts:
+        if not kept[start]:
+            all_before_kept = False
+            continue
+        if reasons[start] == FITS and roles[start] != "user" and (not conversation_started or not all_before_kept):
             kept[start], reasons[start] = False, USER_START
+            all_before_kept = False
+            continue
+        if reasons[start] == FITS:
+            break  # the oldest kept unpinned unit keeps its place: nothing newer is dropped for the start
+        if roles[start] not in ALWAYS_PINNED:
+            conversation_started = True
     for index in range(count):
         start = unit_of[index]
         kept[index], reasons[index], before[index] = kept[start], reasons[start], before[start]
-    return kept, reasons, before, [pinned_unit[start] for start in unit_of], pinned_tokens
+    return kept, reasons, before, unit_pinned, pinned_tokens, live_tokens
 
 
-def select(parsed: dict) -> dict:
+def kept_fast(parsed: dict) -> list[int] | None:
+    """The kept indices ``rule`` gives, found with prefix sums and a binary search instead of a
+    walk over every message (``trim_messages`` before every model call: the cost of a long history
+    is then a few passes at C speed); None when what must be kept does not fit (``rule`` says why)."""
+    limit, costs, unit_of, roles, live_start = parsed["limit"], parsed["costs"], parsed["unit_of"], parsed["roles"], parsed["live_start"]
+    count = len(costs)
+    pinned_units = sorted({unit_of[index] for index in compress(range(count), parsed["pinned"])})
+    fixed = set()  # the messages of the pinned units (a unit is its start and the tool results after it)
+    for start in pinned_units:
+        index = start
+        while index < count and unit_of[index] == start:
+            fixed.add(index)
+            index += 1
+    masked = costs[:live_start]  # what the walk weighs: the costs before the live turn, the pinned ones as 0
+    for index in fixed:
+        if index < live_start:
+            masked[index] = 0
+    need = REPLY_PRIMING + parsed["tools_tokens"] + sum(costs[index] for index in fixed) + sum(costs[live_start:]) \
+        - sum(costs[index] for index in fixed if index >= live_start)
+    remaining = limit - need
+    if remaining < 0:
+        return None
+    prefix = [0, *accumulate(masked)]  # prefix[i]: the walked costs before message i
+    # The oldest unit start whose units up to the live turn fit what remains: the walk's stop.
+    cut = bisect_left(prefix, prefix[live_start] - remaining)
+    while cut < live_start and unit_of[cut] != cut:
+        cut += 1
+    # The user start, from the oldest kept unpinned unit on (pinned units keep their place).
+    started = any(roles[index] not in ALWAYS_PINNED for index in fixed if index < cut)
+    all_before_kept = prefix[cut] == 0
+    start = cut
+    while start < live_start:
+        end = start + 1
+        while end < count and unit_of[end] == start:
+            end += 1
+        if start in fixed:
+            started = started or roles[start] not in ALWAYS_PINNED
+        elif roles[start] != "user" and (not started or not all_before_kept):
+            all_before_kept = False
+            cut = end  # dropped for the start
+        else:
+            break
+        start = end
+    return sorted(index for index in fixed if index < cut) + list(range(cut, count))
+
+
+def select(parsed: dict, with_trace: bool = True) -> dict:
+    """The report's results; without the trace (``trim_messages``, whose caller sends the messages
+    and reads the counts) when ``with_trace`` is false."""
     limit, costs, messages = parsed["limit"], parsed["costs"], parsed["messages"]
-    kept, reasons, before, pinned, pinned_tokens = rule(parsed)
-    shortfall = max(0, pinned_tokens - limit)
-    kept_indices = [index for index, keep in enumerate(kept) if keep]
-    unit_tokens = {}
+    fast = None if with_trace else kept_fast(parsed)
+    if fast is not None:
+        kept_indices, shortfall = fast, 0
+        dropped = sorted(set(range(len(costs))).difference(fast))
+    else:
+        kept, reasons, before, pinned, pinned_tokens, live_tokens = rule(parsed)
+        shortfall = max(0, pinned_tokens + live_tokens - limit)
+        kept_indices = list(compress(range(len(kept)), kept))
+        dropped = [index for index, keep in enumerate(kept) if not keep]
+    tokens = REPLY_PRIMING + parsed["tools_tokens"] + sum(map(costs.__getitem__, kept_indices)) if kept_indices else 0
+    flat = parsed["flat"]
+    sent = list(map(dict, map(messages.__getitem__, kept_indices)))  # at C speed: most messages are flat text
+    for position in [position for position, index in enumerate(kept_indices) if not flat[index]]:
+        sent[position] = as_sent(messages[kept_indices[position]])
+    if not with_trace:
+        return {"limit": limit, "tokens": tokens, "remaining": limit - tokens, "shortfall": shortfall, "kept": kept_indices,
+                "dropped": dropped, "messages": sent,
+                "images": parsed["images"], "tools_tokens": parsed["tools_tokens"]}
+    unit_tokens: dict[int, int] = {}
     for index, start in enumerate(parsed["unit_of"]):
         unit_tokens[start] = unit_tokens.get(start, 0) + costs[index]
-    tokens = REPLY_PRIMING + sum(costs[index] for index in kept_indices) if kept_indices else 0
+    live_start = parsed["live_start"]
     trace = [
         {
             "index": index,
@@ -75,6 +160,7 @@ def select(parsed: dict) -> dict:
             "unit": parsed["unit_of"][index],
             "unit_tokens": unit_tokens[parsed["unit_of"][index]],
             "pinned": pinned[index],
+            "live": index >= live_start,
             "remaining_before": before[index],
             "kept": kept[index],
             "reason": reasons[index],
@@ -83,30 +169,46 @@ def select(parsed: dict) -> dict:
     ]
     return {
         "tokenizer": parsed["tokenizer"],
+        "model": parsed["model"],
         "limit": limit,
         "tokens": tokens,
         "remaining": limit - tokens,
         "pinned_tokens": pinned_tokens,
+        "live_turn": list(range(live_start, len(costs))),
+        "live_tokens": live_tokens,
         "shortfall": shortfall,
         "kept": kept_indices,
-        "dropped": [index for index, keep in enumerate(kept) if not keep],
-        "messages": [as_sent(messages[index]) for index in kept_indices],
+        "dropped": dropped,
+        "messages": sent,
+        "images": parsed["images"],
+        "tools": [{"name": name, "tokens": tokens} for name, tokens in zip(parsed["tools"], parsed["tool_costs"])],
+        "tools_tokens": parsed["tools_tokens"],
         "trace": trace,
     }
 
 
+# What a message may have that a request does not take: this tool's own key, and a reply's.
+NOT_SENT = frozenset(("pinned", "annotations"))
+
+
 def as_sent(message: dict) -> dict:
-    """The message as given, without ``pinned`` (this tool's own key, which the API would refuse):
-    a copy down to its strings, so that changing the result never changes the caller's history."""
-    return {key: _copied(value) for key, value in message.items() if key != "pinned"}
+    """The message ready to send: as given, without what a request does not take (``pinned`` and an
+    image part's ``size``, this tool's own keys; a reply's ``annotations``; a null optional field)
+    and as a copy down to its strings, so that changing the result never changes the caller's history."""
+    return {
+        key: value if type(value) is str else _copied(value) for key, value in message.items()
+        if key not in NOT_SENT and (value is not None or (key == "content" and message.get("role") == "assistant"))
+    }
 
 
 def _copied(value: object) -> object:
-    """A validated message value (text, text parts, tool calls) copied through its lists and objects."""
+    """A validated message value (text, parts, tool calls) copied through its lists and objects,
+    without this tool's own ``size`` on an image part."""
     if isinstance(value, list):
-        return [_copied(item) for item in value]
+        return [item if type(item) is str else _copied(item) for item in value]
     if isinstance(value, dict):
-        return {key: _copied(item) for key, item in value.items()}
+        image = value.get("type") == "image_url"
+        return {key: item if type(item) is str else _copied(item) for key, item in value.items() if not (image and key == "size")}
     return value
 
 
@@ -118,16 +220,30 @@ def _unit_name(tokenizer: str) -> str:
     return "estimated tokens" if tokenizer == "estimate" else f"tokens ({tokenizer})"
 
 
+def shortfall_text(result: dict) -> str:
+    """What must be kept, and by how much it is over the limit."""
+    need = result["pinned_tokens"] + result["live_tokens"]
+    over = f"{result['shortfall']} over the limit of {result['limit']}."
+    parts = []
+    live = [row["index"] for row in reversed(result["trace"]) if row["live"] and not row["pinned"]]
+    if live:
+        parts.append(f"the live turn (message{'s' if len(live) > 1 else ''} {_ranges(live)}, from the newest user message on)")
+    pinned = [row["index"] for row in reversed(result["trace"]) if row["pinned"]]
+    if pinned:
+        shown = ", ".join(f"#{index}" for index in pinned[:10]) + (", …" if len(pinned) > 10 else "")
+        parts.append(f"the pinned {'message' if len(pinned) == 1 else 'messages'} ({shown})")
+    if result["tools_tokens"]:
+        parts.append(f"the tool definitions ({result['tools_tokens']})")
+    if not parts:
+        return f"The reply priming alone needs {need} {_unit_name(result['tokenizer'])}, {over}"
+    listed = ", ".join(parts)
+    return f"{listed[0].upper()}{listed[1:]} and the reply priming need {need} {_unit_name(result['tokenizer'])}, {over}"
+
+
 def summarize(result: dict) -> str:
     total = len(result["trace"])
     if result["shortfall"]:
-        pinned = [row["index"] for row in reversed(result["trace"]) if row["pinned"]]
-        over = f"{result['shortfall']} over the limit of {result['limit']}."
-        if not pinned:
-            return f"The reply priming alone needs {result['pinned_tokens']} {_unit_name(result['tokenizer'])}, {over}"
-        shown = ", ".join(f"#{index}" for index in pinned[:10]) + (", …" if len(pinned) > 10 else "")
-        what = "message" if len(pinned) == 1 else "messages"
-        return f"The pinned {what} ({shown}) and the reply priming need {result['pinned_tokens']} {_unit_name(result['tokenizer'])}, {over}"
+        return shortfall_text(result)
     pinned = sum(1 for row in result["trace"] if row["reason"] == PINNED)
     dropped = f", dropped {_ranges(result['dropped'])}" if result["dropped"] else ""
     return (

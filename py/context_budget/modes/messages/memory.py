@@ -1,0 +1,125 @@
+"""Histories remembered across calls: a chat application sends the same history again with a turn
+or two appended, so what was read of it (each message's validation, its cost, the pairing of tool
+calls) is kept, and a call that extends a remembered history reads only the messages it appends.
+
+A remembered history is a copy of the messages as they were (their lists and objects copied; the
+strings, which cannot change, shared), compared with the call's first messages at the speed of
+Python's own ``==``: a message changed in place, replaced or removed no longer matches, and the
+history is read afresh. The comparison is exact where the result depends on it: a number or a
+boolean matches only a value of the same type (``True`` is not ``1``), and inside ``tool_calls``,
+``function_call`` and ``audio`` (counted as their JSON text) the keys must come in the same order.
+
+Bounded: at most ``MAX_HISTORIES`` histories, ``MAX_MESSAGES`` messages and ``MAX_CHARS`` characters
+of text in all (the oldest let go first). Only histories that were valid are kept, only for this package's own tokenizers (never
+a caller's ``token_counter``), and the report's checks never read them. Thread-safe: a remembered
+history is never changed once kept; the list of them changes under a lock.
+"""
+
+from __future__ import annotations
+
+import threading
+
+MAX_HISTORIES = 16
+MAX_MESSAGES = 200_000
+MAX_CHARS = 32_000_000  # the text the copies hold (shared with the caller's history while it keeps it)
+ORDERED = frozenset(("tool_calls", "function_call", "audio"))
+
+
+class _Same:
+    """A number or boolean that equals only a value of its own type."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self.value) and other == self.value
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class _InOrder(dict):
+    """An object that equals only an object with the same keys in the same order."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, dict) and len(other) == len(self) and list(self.items()) == list(other.items())
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _frozen(value: object, ordered: bool, chars: list[int]) -> object:
+    if isinstance(value, str):
+        chars[0] += len(value)
+        return value
+    if value is None:
+        return value
+    if isinstance(value, list):
+        return [_frozen(item, ordered, chars) for item in value]
+    if isinstance(value, dict):
+        copied = {key: _frozen(item, ordered, chars) for key, item in value.items()}
+        return _InOrder(copied) if ordered else copied
+    return _Same(value)
+
+
+def frozen(messages: list[dict]) -> tuple[list[dict], int]:
+    """What the messages are compared with on the next call, and the characters of text they hold."""
+    chars = [0]
+    return [{key: _frozen(value, key in ORDERED, chars) for key, value in message.items()} for message in messages], chars[0]
+
+
+class Known:
+    """A valid history as it was read: its copy, and what was read of each message."""
+
+    __slots__ = ("tokenizer", "snapshot", "records", "pairing", "call_sites", "costs", "images", "last_user", "roles", "pinned", "flat", "chars")
+
+    def __init__(self, tokenizer: str, snapshot: list, records: list, pairing: object, call_sites: dict, costs: list[int],
+                 images: list[dict], last_user: int | None, roles: list[str], pinned: list[bool], flat: list[bool]) -> None:
+        self.tokenizer, self.snapshot, self.records, self.pairing = tokenizer, snapshot, records, pairing
+        self.call_sites, self.costs, self.images, self.last_user = call_sites, costs, images, last_user
+        self.roles, self.pinned, self.flat = roles, pinned, flat
+        self.chars = 0
+
+
+class Histories:
+    def __init__(self, max_histories: int = MAX_HISTORIES, max_messages: int = MAX_MESSAGES, max_chars: int = MAX_CHARS) -> None:
+        self.max_histories, self.max_messages, self.max_chars = max_histories, max_messages, max_chars
+        self._known: tuple[Known, ...] = ()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._known)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._known = ()
+
+    def find(self, tokenizer: str, messages: list) -> Known | None:
+        """The longest remembered history that ``messages`` starts with, read by ``tokenizer``."""
+        best = None
+        for known in self._known:
+            size = len(known.snapshot)
+            if known.tokenizer == tokenizer and size <= len(messages) and (best is None or size > len(best.snapshot)) \
+                    and messages[:size] == known.snapshot:
+                best = known
+        return best
+
+    def keep(self, known: Known, replaces: Known | None) -> None:
+        if len(known.snapshot) > self.max_messages or known.chars > self.max_chars:
+            return
+        with self._lock:
+            kept = [other for other in self._known if other is not replaces] + [known]
+            while len(kept) > self.max_histories or sum(len(other.snapshot) for other in kept) > self.max_messages \
+                    or sum(other.chars for other in kept) > self.max_chars:
+                kept.pop(0)
+            self._known = tuple(kept)
+
+
+# The process's one memory of histories (each batch worker process has its own).
+HISTORIES = Histories()
