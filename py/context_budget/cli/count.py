@@ -6,7 +6,8 @@ import argparse
 from typing import IO
 
 from .. import tokenizers
-from ..tokenizers.models import uncounted_reason
+from .._values import closest_name
+from ..tokenizers.models import EXAMPLES, MODEL_ENCODINGS, uncounted_reason
 from ._exits import EXIT_FAIL, EXIT_PASS, UsageError
 from ._arguments import tokenizer_registry
 from ._input import read_input
@@ -30,7 +31,9 @@ def run(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[st
                 if reason:
                     raise UsageError(f"count: argument --tokenizer: {reason}")
                 known = ", ".join((*tokenizers.TOKENIZERS, "o200k_harmony", *registry.names()))
-                raise UsageError(f"count: argument --tokenizer: invalid choice: {name!r} (choose from {known}, or a model name such as gpt-4o)")
+                guess = closest_name(name, (*tokenizers.TOKENIZERS, "o200k_harmony", *registry.names(), *EXAMPLES, *MODEL_ENCODINGS))
+                hint = f"; did you mean {guess!r}?" if guess else ""
+                raise UsageError(f"count: argument --tokenizer: expected one of {known} or a model name such as gpt-4o, got {name!r}{hint}")
             tokens = tokenizers.count_tokens(text, name)
     except tokenizers.TokenizerUnavailable as error:
         stderr.write(f"context-budget: {error}\n")
