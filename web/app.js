@@ -52,7 +52,8 @@ watchStartup({ onReady: prefetchExamples });
 // The lesson is the first screen; a share link opens the tool on its input.
 const linked = openLinkAtStart();
 if (!linked) startWithPageExample();
-setView(linked ? "tool" : "lesson");
+// ?view=tool opens the tool at once (and ?editor=plain keeps the plain text box).
+setView(linked || new URLSearchParams(location.search).get("view") === "tool" ? "tool" : "lesson");
 runCheck();
 startCodeEditor({ onCheck: checkNow });  // the textarea until CodeMirror has loaded, and if it cannot
 await Promise.all([loadExamples(), loadLesson()]);

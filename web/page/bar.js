@@ -212,7 +212,7 @@ export function renderBar(block, report, mode, { total, rest, window }) {
   if (model.base) {
     const base = place(el("span", "bar-base"), 0, model.base, scale);
     base.title = `question and headings: ${count(model.base, unit)}`;
-    base.append(el("span", "segment-name", "question"), el("span", "visually-hidden", base.title));
+    base.append(fittedName(`question ${model.base}`, "question"), el("span", "visually-hidden", base.title));
     base.setAttribute("role", "listitem");
     bar.append(base);
   }

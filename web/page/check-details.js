@@ -19,6 +19,7 @@ function sum(rows, total) {
   return `${terms.length > SHOWN ? `${terms.slice(0, SHOWN).join(" + ")} + …` : terms.join(" + ")} = ${total}`;
 }
 
+const ordinal = (n) => (n % 100 >= 11 && n % 100 <= 13 ? "th" : ["th", "st", "nd", "rd"][n % 10] || "th");
 const versus = (a, b) => (a <= b ? `≤ ${b}` : `> ${b}`);
 
 function orderWords(rows, key) {
@@ -56,7 +57,7 @@ const TEXTS = {
     return `Re-added the included blocks' tokens: ${sum(kept, report.used)} ${versus(report.used, report.available)} available for blocks, leaving ${report.remaining}.`;
   },
   "required blocks included": (report, rows) => {
-    const required = rows.filter((row) => row.required).map((row) => row.id);
+    const required = rows.filter((row) => row.required).map((row) => `${row.id} (${costOf(row)}${row.kept ? "" : ", left out"})`);
     return report.can_proceed === false
       ? `A required block is not included (it does not fit): the prompt must not be sent. Required: ${list(required)}.`
       : `Looked for every required block among the included: ${list(required)}.`;
@@ -73,9 +74,9 @@ const TEXTS = {
   "prompt within limit": (report, rows, { unit }) =>
     `Counted the composed prompt again: ${count(report.units, unit)} ${versus(report.units, report.limit)} (the limit).`,
   "prompt is a fresh render": (report) =>
-    `Rendered the prompt again from the question and the chosen passages ${list(report.chosen || [])}: the same text, character for character.`,
-  "retrieval order kept": (report) =>
-    `The chosen passages ${list(report.chosen || [])} appear in the prompt in the order they were retrieved.`,
+    `Rendered the prompt again from the question and the chosen passages ${list(report.chosen || [])}: the same ${[...report.prompt].length} characters, one for one.`,
+  "retrieval order kept": (report, rows) =>
+    `The chosen passages appear in the prompt in the order they were retrieved: ${list(rows.filter((row) => row.kept).map((row) => `${row.id} (retrieved ${row.position}${ordinal(row.position)})`))}.`,
   "skipped passages did not fit": (report, rows, { unit }) => {
     const skipped = rows.filter((row) => !row.kept && typeof row.units_with === "number");
     return skipped.length
@@ -102,7 +103,7 @@ export function checkDetail(check, report, context) {
   const rows = Array.isArray(report.trace) ? report.trace : [];
   const text = TEXTS[check.name];
   let derived = null;
-  if (text && check.pass) {
+  if (text) {
     try {
       derived = text(report, rows, context);
     } catch (error) {

@@ -21,7 +21,7 @@ function mirrorToTextarea(text) {
 
 // The page's colours (style.css's variables, inherited into the shadow root), both schemes.
 const THEME = {
-  "&": { border: "1px solid var(--line)", borderRadius: ".3rem", background: "var(--paper)", color: "var(--ink)", fontSize: ".9rem", maxHeight: "70vh" },
+  "&": { border: "1px solid var(--line)", borderRadius: ".3rem", background: "var(--paper)", color: "var(--ink)", fontSize: ".9rem" },
   ".cm-scroller": { fontFamily: 'ui-monospace, "DejaVu Sans Mono", monospace', minHeight: "14rem", lineHeight: "1.5" },
   ".cm-content": { caretColor: "var(--ink)" },
   ".cm-gutters": { background: "var(--panel)", color: "var(--muted)", borderRight: "1px solid var(--line)" },
@@ -33,15 +33,27 @@ const THEME = {
   ".cm-diagnostic-error": { borderLeft: "5px solid var(--fail)" },
 };
 
+// JSON's parts in the page's code colours (style.css: at least 4.5:1 in both schemes).
+function highlighting(cm) {
+  const { tags } = cm.highlight;
+  return cm.language.HighlightStyle.define([
+    { tag: tags.propertyName, color: "var(--code-key)" },
+    { tag: tags.string, color: "var(--code-string)" },
+    { tag: tags.number, color: "var(--code-number)" },
+    { tag: [tags.bool, tags.null], color: "var(--code-literal)" },
+    { tag: tags.invalid, color: "var(--fail)" },
+  ]);
+}
+
 export async function startCodeEditor({ onCheck }) {
   if (new URLSearchParams(location.search).get("editor") === "plain") return false;
   let cm;
   try {
-    const [state, view, language, commands, lint, json] = await Promise.all([
+    const [state, view, language, commands, lint, json, highlight] = await Promise.all([
       import("@codemirror/state"), import("@codemirror/view"), import("@codemirror/language"),
-      import("@codemirror/commands"), import("@codemirror/lint"), import("@codemirror/lang-json"),
+      import("@codemirror/commands"), import("@codemirror/lint"), import("@codemirror/lang-json"), import("@lezer/highlight"),
     ]);
-    cm = { state, view, language, commands, lint, json };
+    cm = { state, view, language, commands, lint, json, highlight };
   } catch (error) {
     document.getElementById("editor-note").textContent = "The code editor could not load; this is a plain text box.";
     return false;
@@ -68,7 +80,7 @@ export async function startCodeEditor({ onCheck }) {
         cm.commands.history(),
         cm.language.bracketMatching(),
         cm.language.indentOnInput(),
-        cm.language.syntaxHighlighting(cm.language.defaultHighlightStyle, { fallback: true }),
+        cm.language.syntaxHighlighting(highlighting(cm)),
         cm.json.json(),
         cm.lint.lintGutter(),
         EditorView.lineWrapping,

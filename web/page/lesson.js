@@ -224,13 +224,13 @@ export function wireLesson() {
   });
   $("show-tool").addEventListener("click", () => setView("tool"));
   $("claim-check").addEventListener("click", checkClaim);
-  // The narrow screen's switch: the editor or the result, one tap apart.
-  const narrow = (which) => {
-    document.body.dataset.pane = which;
-    $("switch-edit").setAttribute("aria-pressed", String(which === "edit"));
-    $("switch-result").setAttribute("aria-pressed", String(which === "result"));
+  // The narrow screen's switch, kept at the top: the editor or the result, one tap apart
+  // (both stay on the page, so nothing typed or shown is hidden away).
+  const go = (heading, focus) => {
+    const bar = document.querySelector(".phone-switch").offsetHeight;
+    window.scrollTo({ top: window.scrollY + $(heading).getBoundingClientRect().top - bar - 8, behavior: "auto" });
+    $(focus).focus({ preventScroll: true });
   };
-  $("switch-edit").addEventListener("click", () => narrow("edit"));
-  $("switch-result").addEventListener("click", () => narrow("result"));
-  narrow("edit");
+  $("switch-edit").addEventListener("click", () => go("input-heading", "input-heading"));
+  $("switch-result").addEventListener("click", () => go("result-heading", "result-heading"));
 }

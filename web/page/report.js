@@ -138,6 +138,9 @@ export function renderReport(envelope, input) {
 }
 
 function keepPrevious(envelope, input) {
+  // The summary, the checks and the problems are the new input's; the decisions below stay.
+  $("checks").replaceChildren();
+  if (envelope.result) renderChecks(envelope.result, { open: false });
   $("errors").replaceChildren();
   $("errors-block").hidden = true;
   $("syntax-error").hidden = true;
