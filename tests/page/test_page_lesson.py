@@ -4,6 +4,7 @@ counterexample's two bars on one scale, token ids, the code editor (CodeMirror) 
 error, an invalid input keeping the last report, the phone's Edit / Result switch, and axe-core
 on every step and example. One page is shared; tests wait on attributes, never on sleeps."""
 
+import contextlib
 import json
 import re
 
@@ -300,16 +301,25 @@ def test_a_share_link_of_an_example_opens_the_tool_with_its_name(page, browser):
 
 
 # ---------------------------------------------------------------- the code editor, invalid input
-def test_the_code_editor_has_line_numbers_brackets_and_marks_the_error_keeping_the_report(page):
+@contextlib.contextmanager
+def editing_step_1(page):
+    """The tool opened from the lesson's step 1 ("Edit this input in the tool"): its code editor."""
     to_step(page, 1)
     page.click("[data-testid=lesson-edit]")
     try:
         code = page.locator("[data-testid=code-input]")
         expect(code).to_be_visible()
+        code.click()
+        yield code
+    finally:
+        page.click("[data-testid=show-lesson]")
+
+
+def test_the_code_editor_has_line_numbers_brackets_and_marks_the_error_keeping_the_report(page):
+    with editing_step_1(page):
         expect(page.locator("[data-testid=input]")).to_be_hidden()  # the textarea is the model underneath
         assert page.locator(".cm-lineNumbers .cm-gutterElement").count() >= 10
         # Bracket matching: the cursor after the first "{" marks it and its partner.
-        code.click()
         page.keyboard.press("Control+Home")
         page.keyboard.press("ArrowRight")
         expect(page.locator(".cm-matchingBracket")).to_have_count(2)
@@ -332,16 +342,10 @@ def test_the_code_editor_has_line_numbers_brackets_and_marks_the_error_keeping_t
         expect(page.locator(".cm-lintRange-error")).to_have_count(0)
         expect(page.locator("[data-testid=stale-note]")).to_be_hidden()
         assert json.loads(editor_text(page)) == LESSON[0]["input"]
-    finally:
-        page.click("[data-testid=show-lesson]")
 
 
 def test_a_negative_budget_keeps_the_slider_to_slide_back(page):
-    to_step(page, 1)
-    page.click("[data-testid=lesson-edit]")
-    try:
-        code = page.locator("[data-testid=code-input]")
-        code.click()
+    with editing_step_1(page):
         page.keyboard.press("Control+a")
         fresh(page)
         page.keyboard.type('{"budget": -1, "items": [{"id": "A", "relevance": 9, "tokens": 4}]}')
@@ -358,8 +362,6 @@ def test_a_negative_budget_keeps_the_slider_to_slide_back(page):
         expect(page.locator("[data-testid=summary]")).to_have_text("Selected A within 5 tokens.")
         assert '"budget": 5' in editor_text(page)
         assert page.locator("[data-testid=code-input]").inner_text().startswith('{"budget": 5')
-    finally:
-        page.click("[data-testid=show-lesson]")
 
 
 # ---------------------------------------------------------------- the phone
@@ -469,3 +471,19 @@ def test_axe_finds_nothing_serious_on_any_step_or_example_at_both_sizes_and_in_b
     for where, rule, impact, targets in found:
         summary.setdefault((rule, impact), []).append((where, targets))
     assert found == [], {key: (len(value), sorted({str(target) for _, target in value})[:8]) for key, value in summary.items()}
+
+
+def test_without_codemirror_the_page_keeps_the_plain_text_box(browser, site_url):
+    """CodeMirror's files refused: the textarea is the editor, and the page says so."""
+    context, page, guard, problems = open_page(browser, site_url + "?view=tool", routes=[("**/codemirror/**", lambda route: route.abort())])
+    try:
+        expect(page.locator("#editor-note")).to_have_text("The code editor could not load; this is a plain text box.")
+        expect(page.locator("[data-testid=input]")).to_be_visible()
+        assert page.get_attribute("body", "data-editor") is None
+        page.fill("[data-testid=input]", '{"budget": 3, "items": [{"id": "A", "relevance": 1, "tokens": 3}]}')
+        expect(page.locator("[data-testid=summary]")).to_have_text("Selected A within 3 tokens.")
+        assert guard.foreign == []
+        # The refused modules are logged by the browser as failed loads; nothing else went wrong.
+        assert [problem for problem in problems if "codemirror" not in problem and "Failed to load resource" not in problem] == []
+    finally:
+        context.close()

@@ -58,6 +58,7 @@ export function showStep(number, { load = true } = {}) {
   const at = Math.max(1, Math.min(steps.length, number));
   state.lesson.step = at;
   const step = steps[at - 1];
+  document.body.dataset.lessonFocus = step.focus || "";
   for (const article of $("lesson-steps").children) article.hidden = Number(article.dataset.step) !== at;
   $("lesson-where").textContent = `Lesson, step ${at} of ${steps.length}:`;
   $("lesson-title").textContent = step.title;
