@@ -8,7 +8,8 @@ import { state } from "./state.js";
 import * as python from "./python.js";
 import { runCheck } from "./check.js";
 import { setInput, setOrigin } from "./input.js";
-import { openChecks } from "./report.js";
+import { openChecks, setStep } from "./report.js";
+import { stopPlay } from "./steps.js";
 import { offerRestore } from "./examples.js";
 
 const el = (tag, text, className) => {
@@ -79,6 +80,10 @@ export function showStep(number, { load = true } = {}) {
   } else {
     setOrigin({ kind: "lesson", step: at, text: $("input").value, description });
     openChecks(state.lesson.openChecks);
+    if (load) {  // the same input as the step before: its decisions start again, not mid-way
+      stopPlay();
+      setStep(null, { smooth: false });
+    }
   }
   revealResult();
 }
