@@ -78,12 +78,14 @@ function legendOf(report, model, unit) {
 
 // The whole window of a blocks run: reserved output | fixed prompt | available, and
 // under it the composed prompt as rendered (overhead, then the blocks kept).
-function windowLanes(report, window, unit) {
+// `extra`: how far a left-out block reaches past the available tokens (drawn past the window's
+// end, up to a quarter of the window more).
+function windowLanes(report, window, unit, extra) {
   const { context_tokens: context, reserved_output_tokens: reserved, fixed_prompt_tokens: fixed } = window;
   if (![context, reserved, fixed].every((value) => typeof value === "number")) return null;
   const room = context - reserved;
   const rendered = report.rendered_tokens;
-  const scale = Math.max(context, reserved + rendered, 1);
+  const scale = Math.max(context + Math.min(extra, context / 4), reserved + rendered, 1);
   const box = el("div", "window-lanes");
   const lane = el("div", "bar-lane window-lane");
   lane.setAttribute("role", "img");
@@ -168,7 +170,7 @@ if (typeof ResizeObserver !== "undefined") {
   // Every bar drawn into the page is watched (a narrower window refits its labels).
   new MutationObserver((records) => {
     for (const record of records) for (const node of record.addedNodes) {
-      if (node.nodeType === 1 && (node.matches(".budget, .compare-bars") )) refit.observe(node);
+      if (node.nodeType === 1 && node.matches(".budget, .compare-bars")) refit.observe(node);
     }
   }).observe(document.documentElement, { childList: true, subtree: true });
   for (const id of ["budget-block", "compare-bars"]) { const node = document.getElementById(id); if (node) refit.observe(node); }
@@ -188,21 +190,25 @@ export function renderBar(block, report, mode, { total, rest, window }) {
   block.append(el("h3", "", "Budget"));
   if (failure) block.append(el("p", "failure-badge", `✗ ${failure}`));
   // In blocks, the lanes below sit under the window's "available" part, on the window's scale.
-  let target = block;
+  let inset = null;  // {marginLeft, width} of each lane, under the window's "available" part
+  let cutNote = "(drawn up to 1.5 times the budget)";
   if (report.mode === "blocks" && window) {
-    const lanes = windowLanes(report, window, unit);
+    const extra = Math.max(0, ...model.ghosts.map((entry) => entry.start + entry.cost - model.capacity));
+    const lanes = windowLanes(report, window, unit, extra);
     if (lanes) {
       block.append(lanes.box);
-      target = el("div", "window-inset");
-      target.style.marginLeft = percent(lanes.offset, lanes.scale);
-      target.style.width = percent(lanes.scale - lanes.offset, lanes.scale);
+      inset = { marginLeft: percent(lanes.offset, lanes.scale), width: percent(lanes.scale - lanes.offset, lanes.scale) };
       model.scale = Math.max(lanes.scale - lanes.offset, 1);
-      block.append(target);
+      cutNote = "(drawn up to a quarter of the window past its end)";
     }
   }
+  const onScale = (node) => {
+    if (inset) Object.assign(node.style, inset);
+    return node;
+  };
   const { scale } = model;
   const legend = legendOf(report, model, unit);
-  const bar = el("div", "budget-bar");
+  const bar = onScale(el("div", "budget-bar"));
   bar.id = "budget-bar";
   bar.dataset.testid = "budget-bar";
   bar.setAttribute("role", "list");
@@ -243,7 +249,7 @@ export function renderBar(block, report, mode, { total, rest, window }) {
   focusNote.setAttribute("aria-hidden", "true");
   bar.addEventListener("focusin", (event) => { focusNote.textContent = event.target.dataset.label || ""; });
   bar.addEventListener("focusout", () => { focusNote.textContent = ""; });
-  target.append(bar, focusNote);
+  block.append(bar, focusNote);
 
   if (model.ghosts.length) {
     const lanes = el("div", "ghost-lanes");
@@ -261,7 +267,7 @@ export function renderBar(block, report, mode, { total, rest, window }) {
       const lane = el("div", "ghost-lane");
       lane.dataset.index = String(entry.index);
       lane.setAttribute("role", "listitem");
-      const track = el("div", "ghost-track");
+      const track = onScale(el("div", "ghost-track"));
       track.append(place(el("span", "ghost-room"), entry.start, room, scale));
       const ghost = segment(entry, scale, unit, `bar-ghost${failing ? " fail" : ""}`, label);
       ghost.dataset.testid = "bar-ghost";
@@ -270,13 +276,13 @@ export function renderBar(block, report, mode, { total, rest, window }) {
       if (over && shownCost > entry.cost - over) ghost.append(place(el("span", "ghost-over"), (100 * (entry.cost - over)) / shownCost, (100 * (shownCost - entry.cost + over)) / shownCost, 100));
       if (shownCost < entry.cost) ghost.classList.add("cut");
       track.append(ghost, limitLine(model.capacity, scale));
-      lane.append(el("span", "ghost-label", shownCost < entry.cost ? `${label} (drawn up to 1.5 times the budget)` : label), track);
+      lane.append(el("span", "ghost-label", shownCost < entry.cost ? `${label} ${cutNote}` : label), track);
       lanes.append(lane);
     }
     if (model.leftOut > model.ghosts.length) {
       lanes.append(el("p", "lane-label", `and ${count(model.leftOut - model.ghosts.length, "more item")} left out: see the table.`));
     }
-    target.append(lanes);
+    block.append(lanes);
   }
   const legendNode = el("p", "legend", legend);
   legendNode.id = "budget-legend";
