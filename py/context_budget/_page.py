@@ -54,27 +54,30 @@ def provide_ranks(name: str, data: bytes) -> str:
 
 
 def token_view(text: str, tokenizer: str) -> str:
-    """``{tokenizer, count, estimate, segments: [{text, tokens}]}``: the text cut at its token boundaries.
+    """``{tokenizer, count, estimate, segments: [{text, tokens, ids}]}``: the text cut at its token boundaries.
 
     A token can end inside a character (a CJK character or an emoji is often two or three tokens);
     such tokens are joined into one segment that says how many tokens it holds, so every segment
-    is readable text and the segments' ``tokens`` add up to ``count``.
+    is readable text and the segments' ``tokens`` add up to ``count``. ``ids`` are the tokens'
+    ids (their ranks in the tokenizer's file), as a model receives them.
     """
     if tokenizer not in _tokenizer.ENCODINGS:
         raise ValueError(f"the token view needs o200k_base or cl100k_base, got {tokenizer!r}")
+    encoding = _tokenizer.ENCODINGS[tokenizer]
+    ranks = encoding.ranks
     segments: list[dict] = []
-    pending, held = b"", 0
-    for token in _tokenizer.ENCODINGS[tokenizer].tokens(text):
+    pending, ids = b"", []
+    for token in encoding.tokens(text):
         pending += token
-        held += 1
+        ids.append(ranks[token])
         try:
             piece = pending.decode("utf-8")
         except UnicodeDecodeError:
             continue
-        segments.append({"text": piece, "tokens": held})
-        pending, held = b"", 0
+        segments.append({"text": piece, "tokens": len(ids), "ids": ids})
+        pending, ids = b"", []
     if pending:  # only text with lone surrogates (counted as U+FFFD) can leave bytes here
-        segments.append({"text": pending.decode("utf-8", "replace"), "tokens": held})
+        segments.append({"text": pending.decode("utf-8", "replace"), "tokens": len(ids), "ids": ids})
     count = sum(segment["tokens"] for segment in segments)
     return json.dumps({"tokenizer": tokenizer, "count": count, "estimate": estimate_tokens(text), "segments": segments})
 

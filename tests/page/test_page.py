@@ -39,10 +39,25 @@ class Guard:
             route.abort()
 
 
+# The page's tool with the plain text box: the tests of the tool's behaviour (reports, the
+# slider, links, examples) drive the textarea, which stays the page's model under the code
+# editor; the lesson and CodeMirror have their own tests (test_page_lesson.py).
+TOOL = "?editor=plain&view=tool"
+
+
+def as_tool(url):
+    """``url`` opening the tool with the plain text box, unless it already says how to open."""
+    if "?" in url:
+        return url
+    base, hash_mark, fragment = url.partition("#")
+    return base + TOOL + hash_mark + fragment
+
+
 def open_page(browser, url, routes=(), init_script=None):
     """A fresh context and page, loaded and checked; ``routes`` are (pattern, handler) pairs
     added after the guard (Playwright tries the last added first); ``init_script`` runs
-    before the page's own scripts."""
+    before the page's own scripts. The page opens as the tool (``as_tool``)."""
+    url = as_tool(url)
     origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     # Playwright's waits on this page (wait_for_selector, locator.wait_for, ...) for Python (a
@@ -263,7 +278,7 @@ def loading_error(browser, site_url, pattern, handler):
     context.route(pattern, handler)
     page = context.new_page()
     try:
-        page.goto(site_url)
+        page.goto(as_tool(site_url))
         status = page.locator("[data-testid=status]")
         expect(status).to_have_attribute("data-state", "error", timeout=20_000)
         return status.inner_text()

@@ -119,7 +119,7 @@ def test_a_long_history_shows_its_newest_turns_and_says_so(page):
     page.wait_for_selector(DONE)
     expect(page.locator("[data-testid=summary]")).to_have_text(report["summary"])
     headings = page.locator("[data-testid=items] thead th").all_inner_texts()
-    assert "needs (estimated tokens)" in headings and "left before it (estimated tokens)" in headings, headings  # one unit in both
+    assert "this message (estimated tokens)" in headings and "left before it (estimated tokens)" in headings, headings  # one unit in both
     bubbles = page.locator("[data-testid=chat-view] [data-testid=chat-message]")
     expect(bubbles).to_have_count(200)
     assert bubbles.first.get_attribute("data-index") == "300" and bubbles.last.get_attribute("data-index") == "499"

@@ -209,7 +209,13 @@ def test_failures_are_drawn_as_failures_without_colour_alone(page):
 def test_blocks_bar_shows_the_whole_window(page):
     report = choose(page, example_index("blocks/refund-optional-excluded.json"))
     lane = page.locator("#budget-block .window-lane")
-    assert lane.locator(".window-part").all_inner_texts() == ["reserved output 300", "fixed prompt 400", f"available {report['available']}"]
+    # Each part says its name and count where they fit, else its count (never a clipped label); its title says both.
+    labels = ["reserved output 300", "fixed prompt 400", f"available {report['available']}"]
+    assert lane.locator(".window-part").evaluate_all("ns => ns.map(n => n.title)") == labels
+    for shown, label in zip(lane.locator(".window-part").all_inner_texts(), labels):
+        assert shown in (label, label.split()[-1])
+    if page.viewport_size["width"] >= 1280:
+        assert lane.locator(".window-part").all_inner_texts() == labels
     prompt = page.locator("#budget-block .prompt-lane").get_attribute("aria-label")
     assert f"{report['rendered_overhead']} of headers" in prompt and "within the 550" in prompt
 
@@ -487,19 +493,27 @@ def test_share_link_over_the_limit_is_refused(loaded):
 
 # ---------------------------------------------------------------- what a first walk through the page meets
 
-def test_no_slider_when_the_input_has_no_usable_number(page):
-    """`.slider { display: flex }` overrode the hidden attribute: a stale, dead slider stayed on screen."""
+def test_the_slider_stays_live_while_the_input_is_invalid(page):
+    """An invalid budget once hid the slider, so there was no sliding back; it stays, with the
+    number as written, and moves the budget back. (`.slider { display: flex }` once overrode the
+    hidden attribute: hidden still hides it.)"""
     choose(page, 0)
     expect(page.locator("#slider-block")).to_be_visible()
     check(page, '{"budget": -1, "items": []}')
-    expect(page.locator("#slider-block")).to_be_hidden()
+    expect(page.locator("#slider-block")).to_be_visible()
+    expect(page.locator("#slider-value")).to_have_text("-1")
     check(page, '{"budget": 5, "items": [}')
-    expect(page.locator("#slider-block")).to_be_hidden()
+    expect(page.locator("#slider-block")).to_be_visible()
+    page.eval_on_selector("[data-testid=summary]", "node => { node.dataset.state = 'stale'; }")
+    page.locator("[data-testid=budget-slider]").fill("3")
+    page.wait_for_selector(DONE)
+    assert page.input_value("[data-testid=input]") == '{"budget": 3, "items": [}'
+    assert page.eval_on_selector("#slider-block", "n => { n.hidden = true; const d = getComputedStyle(n).display; n.hidden = false; return d; }") == "none"
 
 
 def test_exact_counts_say_so_instead_of_a_margin(page):
     """With exact counts the report has no margin: the page said "An error of NaN% ..."."""
-    index = next(i for i, example in enumerate(EXAMPLES) if "exactly" in example["label"] and example["label"].startswith("blocks"))
+    index = next(i for i, example in enumerate(EXAMPLES) if "exactly" in example["label"] and example["mode"] == "blocks")
     choose(page, index)
     text = page.inner_text("#optimal-text")
     assert "NaN" not in text and "The counts are exact (o200k_base)" in text
@@ -546,7 +560,7 @@ def test_the_token_views_item_menu_follows_an_example_chosen_from_the_menu(page)
     try:
         page.eval_on_selector("[data-testid=tokens]", "node => { node.open = true; }")
         expect(page.locator("[data-testid=tokens-item]")).to_be_disabled()
-        index = next(i for i, example in enumerate(EXAMPLES) if example["label"].startswith("messages"))
+        index = next(i for i, example in enumerate(EXAMPLES) if example["mode"] == "messages")
         choose(page, index)
         expect(page.locator("[data-testid=tokens-item]")).to_be_enabled()
         assert page.locator("[data-testid=tokens-item] option").count() > 1

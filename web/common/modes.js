@@ -13,7 +13,7 @@ export const MODES = {
     capacity: (report) => report.budget,
     slider: { path: "$.budget", label: "budget" },
     decides: [
-      "Items are considered by relevance, highest first; equal scores go by id (in UTF-16 order).",
+      "Items are considered by relevance, highest first; equal scores go by id, compared character by character (capital letters before small ones).",
       "Each item is kept when its tokens fit what is left of the budget; otherwise it is left out and the next one is tried, so a later, smaller item can still fit.",
       "The rule is greedy: it never goes back, so a different combination can sometimes score more (shown under “What the greedy rule's choice cost”).",
     ],
@@ -57,6 +57,7 @@ export const MODES = {
     capacity: () => null,
     base: () => 3,  // the reply priming, for the slider's range
     slider: { path: "$.limit", label: "limit" },
+    headings: { tokens: "this message ({unit}s)" },  // its unit (a tool call with its results) may need more
     decides: [
       "Every system and developer message, and every message marked pinned, is kept; if they and the 3 tokens that prime the reply exceed the limit, the run fails.",
       "An assistant message that calls tools and the tool messages answering it are one unit: kept or dropped together, so no tool result is ever orphaned.",
@@ -78,11 +79,14 @@ export const labelOf = (row) => row.id ?? `#${row.index} ${row.role}`;
 export const COST_KEYS = ["tokens", "cost", "units"];
 export const costOf = (row) => row[COST_KEYS.find((key) => key in row)];
 
+// A chat message decided with the tool call or results it belongs to (the unit costs more than it).
+const inUnit = (row) => row.unit_tokens !== undefined && row.unit_tokens !== row.tokens;
+
 // Short reason for the table, and a whole sentence for the step-through. `context` has
 // `unit` and the report. Another mode adds its own codes here.
 export const REASONS = {
   fits_remaining_budget: {
-    short: (row, { unit }) => `fits: needs ${count(row.unit_tokens ?? costOf(row), unit)}, ${remain(row.remaining_before, unit)}`,
+    short: (row, { unit }) => `fits: ${inUnit(row) ? "its tool unit " : ""}needs ${count(row.unit_tokens ?? costOf(row), unit)}, ${remain(row.remaining_before, unit)}`,
     sentence: (row, { unit }) => {
       const left = row.remaining_before - costOf(row);
       if (row.unit_tokens !== undefined && row.unit_tokens !== row.tokens) {
@@ -92,7 +96,7 @@ export const REASONS = {
     },
   },
   exceeds_remaining_budget: {
-    short: (row, { unit }) => `does not fit: needs ${count(row.unit_tokens ?? costOf(row), unit)}, only ${remain(row.remaining_before, unit)}`,
+    short: (row, { unit }) => `does not fit: ${inUnit(row) ? "its tool unit " : ""}needs ${count(row.unit_tokens ?? costOf(row), unit)}, only ${remain(row.remaining_before, unit)}`,
     sentence: (row, { unit, report }) => {
       const prompt = "units_with" in row ? ` (the prompt would count ${row.units_with} of ${report.limit})` : "";
       if (row.unit_tokens !== undefined) {
@@ -152,6 +156,7 @@ export const HEADINGS = {
   remaining_before: "left before it ({unit}s)",
   units_with: "prompt with it ({unit}s)",
   tokens: "needs ({unit}s)",
+  unit_tokens: "its unit needs ({unit}s)",
   cost: "needs ({unit}s)",
   observed_at: "observed at",
   estimated: "estimated count",

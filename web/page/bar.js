@@ -42,8 +42,14 @@ function layout(report, mode, { total, rest }) {
   const used = typeof report.used === "number" ? report.used : typeof report.units === "number" ? report.units - base : 0;
   const reach = Math.max(capacity, base + used, ...ghosts.map((ghost) => ghost.start + ghost.cost), requiredSoFar);
   const restStart = rest.remainingBefore === null ? null : capacity - rest.remainingBefore;
-  return { capacity, base, kept, ghosts, leftOut, used, scale: Math.max(reach, 1), rest: { ...rest, start: restStart } };
+  // The budget is the scale: every lane starts at 0 and the budget ends at the same place in
+  // each. What overflows is drawn past that end, in a margin of at most half the budget (a
+  // longer overflow is cut there, and says so); with nothing past the end, the budget fills the lane.
+  const scale = capacity > 0 ? Math.min(reach, capacity * OVERFLOW_SHOWN) : Math.max(reach, 1);
+  return { capacity, base, kept, ghosts, leftOut, used, scale: Math.max(scale, 1), rest: { ...rest, start: restStart } };
 }
+
+const OVERFLOW_SHOWN = 1.5;  // the lanes show up to 1.5 times the budget
 
 function failureOf(report) {
   if (report.shortfall) return `Fails: the required items need ${report.shortfall} more than the budget.`;
@@ -72,12 +78,14 @@ function legendOf(report, model, unit) {
 
 // The whole window of a blocks run: reserved output | fixed prompt | available, and
 // under it the composed prompt as rendered (overhead, then the blocks kept).
-function windowLanes(report, window, unit) {
+// `extra`: how far a left-out block reaches past the available tokens (drawn past the window's
+// end, up to a quarter of the window more).
+function windowLanes(report, window, unit, extra) {
   const { context_tokens: context, reserved_output_tokens: reserved, fixed_prompt_tokens: fixed } = window;
   if (![context, reserved, fixed].every((value) => typeof value === "number")) return null;
   const room = context - reserved;
   const rendered = report.rendered_tokens;
-  const scale = Math.max(context, reserved + rendered, 1);
+  const scale = Math.max(context + Math.min(extra, context / 4), reserved + rendered, 1);
   const box = el("div", "window-lanes");
   const lane = el("div", "bar-lane window-lane");
   lane.setAttribute("role", "img");
@@ -87,24 +95,31 @@ function windowLanes(report, window, unit) {
     ["fixed", reserved, fixed, `fixed prompt ${fixed}`],
     ["available", reserved + fixed, report.available, `available ${report.available}`],
   ]) {
-    const part = place(el("span", `window-part ${name}`, label), start, amount, scale);
+    const part = place(el("span", `window-part ${name}`), start, amount, scale);
     part.title = label;
+    part.append(fittedName(label, amount));
     lane.append(part);
   }
   const prompt = el("div", "bar-lane prompt-lane");
   const over = Math.max(0, rendered - room);
   prompt.setAttribute("role", "img");
   prompt.setAttribute("aria-label", `The composed prompt estimates ${count(rendered, unit)}: ${report.rendered_overhead} of headers, system and task plus ${report.used} of blocks, ${over ? `${over} over` : "within"} the ${room} the window leaves after the reserved output.`);
+  const promptPart = (className, full, amount, start, length) => {
+    const part = place(el("span", `prompt-part ${className}`), start, length, scale);
+    part.title = full;
+    part.append(fittedName(full, amount));
+    return part;
+  };
   prompt.append(
-    place(el("span", "prompt-part overhead", `headers ${report.rendered_overhead}`), reserved, report.rendered_overhead, scale),
-    place(el("span", "prompt-part blocks", `blocks ${report.used}`), reserved + report.rendered_overhead, report.used, scale),
+    promptPart("overhead", `headers ${report.rendered_overhead}`, report.rendered_overhead, reserved, report.rendered_overhead),
+    promptPart("blocks", `blocks ${report.used}`, report.used, reserved + report.rendered_overhead, report.used),
   );
-  if (over) prompt.append(place(el("span", "prompt-part over", `${over} over`), room, over, scale));
+  if (over) prompt.append(promptPart("over", `${over} over`, `+${over}`, room, over));
   prompt.append(limitLine(room, scale));
   box.append(el("p", "lane-label", `The window, ${count(context, unit)}`), lane,
     el("p", "lane-label", `The composed prompt as rendered: ${rendered} of the ${room} left after the reserved output`), prompt,
     el("p", "lane-label", `The ${report.available} available for blocks, block by block`));
-  return box;
+  return { box, scale, offset: reserved + fixed };
 }
 
 function limitLine(at, scale) {
@@ -114,15 +129,51 @@ function limitLine(at, scale) {
 }
 
 function segment(entry, scale, unit, className, label) {
-  const node = place(el("span", className), entry.start, entry.cost, scale);
+  // Cut at the lane's end (1.5 times the budget): the label says the whole cost.
+  const shown = Math.max(0, Math.min(entry.cost, scale - entry.start));
+  const node = place(el("span", className), entry.start, shown, scale);
   node.dataset.id = entry.row.id;
+  node.dataset.cost = String(entry.cost);
   node.dataset.index = String(entry.index);
   node.setAttribute("role", "listitem");
   node.tabIndex = -1;
   node.title = label;
   node.dataset.label = label;
-  node.append(el("span", "segment-name", entry.row.id), el("span", "visually-hidden", label));
+  node.append(segmentName(entry.row.id, entry.cost), el("span", "visually-hidden", label));
   return node;
+}
+
+// A segment's id and count ("A 4"), shown where they fit: else the id alone, else nothing
+// (the segment's title and its hidden text still say both). fitLabels() decides once drawn.
+export const segmentName = (id, cost) => fittedName(`${id} ${cost}`, id);
+
+function fittedName(full, short) {
+  const name = el("span", "segment-name");
+  name.setAttribute("aria-hidden", "true");  // the lane's label says it in words
+  name.dataset.full = full;
+  name.dataset.short = String(short);
+  name.textContent = full;
+  return name;
+}
+
+export function fitLabels(root) {
+  for (const name of root.querySelectorAll(".segment-name[data-full]")) {
+    name.textContent = name.dataset.full;
+    name.classList.remove("no-fit");
+    if (name.scrollWidth <= name.clientWidth + 1) continue;
+    name.textContent = name.dataset.short;
+    if (name.scrollWidth > name.clientWidth + 1) name.classList.add("no-fit");
+  }
+}
+if (typeof ResizeObserver !== "undefined") {
+  const refit = new ResizeObserver((entries) => { for (const entry of entries) fitLabels(entry.target); });
+  // Every bar drawn into the page is watched (a narrower window refits its labels).
+  new MutationObserver((records) => {
+    for (const record of records) for (const node of record.addedNodes) {
+      if (node.nodeType === 1 && node.matches(".budget, .compare-bars")) refit.observe(node);
+    }
+  }).observe(document.documentElement, { childList: true, subtree: true });
+  for (const id of ["budget-block", "compare-bars"]) { const node = document.getElementById(id); if (node) refit.observe(node); }
 }
 
 // Renders into `block` (the #budget-block element). `report.trace` may be the first page
@@ -134,17 +185,30 @@ export function renderBar(block, report, mode, { total, rest, window }) {
   if (typeof capacity !== "number") return false;
   const unit = mode.unit(report);
   const model = layout(report, mode, { total, rest });
-  const { scale } = model;
   const failure = failureOf(report);
   block.classList.toggle("failed", Boolean(failure));
   block.append(el("h3", "", "Budget"));
   if (failure) block.append(el("p", "failure-badge", `✗ ${failure}`));
+  // In blocks, the lanes below sit under the window's "available" part, on the window's scale.
+  let inset = null;  // {marginLeft, width} of each lane, under the window's "available" part
+  let cutNote = "(drawn up to 1.5 times the budget)";
   if (report.mode === "blocks" && window) {
-    const lanes = windowLanes(report, window, unit);
-    if (lanes) block.append(lanes);
+    const extra = Math.max(0, ...model.ghosts.map((entry) => entry.start + entry.cost - model.capacity));
+    const lanes = windowLanes(report, window, unit, extra);
+    if (lanes) {
+      block.append(lanes.box);
+      inset = { marginLeft: percent(lanes.offset, lanes.scale), width: percent(lanes.scale - lanes.offset, lanes.scale) };
+      model.scale = Math.max(lanes.scale - lanes.offset, 1);
+      cutNote = "(drawn up to a quarter of the window past its end)";
+    }
   }
+  const onScale = (node) => {
+    if (inset) Object.assign(node.style, inset);
+    return node;
+  };
+  const { scale } = model;
   const legend = legendOf(report, model, unit);
-  const bar = el("div", "budget-bar");
+  const bar = onScale(el("div", "budget-bar"));
   bar.id = "budget-bar";
   bar.dataset.testid = "budget-bar";
   bar.setAttribute("role", "list");
@@ -154,9 +218,16 @@ export function renderBar(block, report, mode, { total, rest, window }) {
   if (model.base) {
     const base = place(el("span", "bar-base"), 0, model.base, scale);
     base.title = `question and headings: ${count(model.base, unit)}`;
-    base.append(el("span", "segment-name", "question"), el("span", "visually-hidden", base.title));
+    base.append(fittedName(`question ${model.base}`, "question"), el("span", "visually-hidden", base.title));
     base.setAttribute("role", "listitem");
     bar.append(base);
+  }
+  // The free part of the budget, and nothing past its end: the lane past it is not room.
+  const usedEnd = Math.min(model.capacity, model.base + model.used);
+  if (model.capacity > usedEnd) {
+    const room = place(el("span", "bar-room"), usedEnd, model.capacity - usedEnd, scale);
+    room.setAttribute("aria-hidden", "true");
+    bar.append(room);
   }
   for (const entry of model.kept) {
     const label = `${entry.row.id}: ${count(entry.cost, unit)}, kept`;
@@ -187,6 +258,7 @@ export function renderBar(block, report, mode, { total, rest, window }) {
     for (const entry of model.ghosts) {
       const room = Math.max(0, model.capacity - entry.start);
       const over = Math.max(0, entry.start + entry.cost - model.capacity);
+      const shownCost = Math.max(0, Math.min(entry.cost, scale - entry.start));
       const failing = entry.row.reason === "required_items_exceed_budget" || entry.row.reason === "required_block_too_large_for_budget";
       const label = {
         not_considered_required_overflow: `${entry.row.id}: not considered`,
@@ -195,14 +267,16 @@ export function renderBar(block, report, mode, { total, rest, window }) {
       const lane = el("div", "ghost-lane");
       lane.dataset.index = String(entry.index);
       lane.setAttribute("role", "listitem");
-      const track = el("div", "ghost-track");
+      const track = onScale(el("div", "ghost-track"));
       track.append(place(el("span", "ghost-room"), entry.start, room, scale));
       const ghost = segment(entry, scale, unit, `bar-ghost${failing ? " fail" : ""}`, label);
       ghost.dataset.testid = "bar-ghost";
       ghost.removeAttribute("role");
-      if (over) ghost.append(place(el("span", "ghost-over"), (100 * (entry.cost - over)) / entry.cost, (100 * over) / entry.cost, 100));
+      // Past the budget's end: hatched, never in the colour of free room.
+      if (over && shownCost > entry.cost - over) ghost.append(place(el("span", "ghost-over"), (100 * (entry.cost - over)) / shownCost, (100 * (shownCost - entry.cost + over)) / shownCost, 100));
+      if (shownCost < entry.cost) ghost.classList.add("cut");
       track.append(ghost, limitLine(model.capacity, scale));
-      lane.append(el("span", "ghost-label", label), track);
+      lane.append(el("span", "ghost-label", shownCost < entry.cost ? `${label} ${cutNote}` : label), track);
       lanes.append(lane);
     }
     if (model.leftOut > model.ghosts.length) {
@@ -212,8 +286,30 @@ export function renderBar(block, report, mode, { total, rest, window }) {
   }
   const legendNode = el("p", "legend", legend);
   legendNode.id = "budget-legend";
+  legendNode.dataset.final = legend;
   block.append(legendNode, keyOf(report, model));
+  drawn.set(block, { model, unit, report });
+  requestAnimationFrame(() => fitLabels(block));
   return true;
+}
+
+const drawn = new WeakMap();  // block -> what renderBar drew, for the step-through's legend
+
+// While stepping, the legend says where the budget stands after the current decision (not the
+// final outcome, which the last step reaches).
+function stepLegend(block, step) {
+  const legend = block.querySelector("#budget-legend");
+  const { model, unit, report } = drawn.get(block) || {};
+  if (!legend || !model) return;
+  const row = step === null ? null : (report.trace || [])[step];
+  if (!row || typeof row.remaining_before !== "number" || row.reason === "required_items_exceed_budget" || row.reason === "not_considered_required_overflow") {
+    legend.textContent = legend.dataset.final;
+    return;
+  }
+  const cost = costOf(row);
+  const left = row.kept ? row.remaining_before - cost : row.remaining_before;
+  const usedNow = model.capacity - left;
+  legend.textContent = `After decision ${step + 1}: ${row.kept ? "kept" : "left out"} ${row.id ?? `#${row.index}`}; ${usedNow} of ${count(model.capacity, unit)} used, ${left} remaining.`;
 }
 
 function keyOf(report, model) {
@@ -224,8 +320,9 @@ function keyOf(report, model) {
     item.append(el("span", `swatch ${className}`), text);
     return item;
   };
-  key.append(swatch("kept", "kept item"));
-  if (model.ghosts.length) key.append(swatch("ghost", "left out: what it needed"), swatch("room", "what remained at its turn"));
+  key.append(swatch("kept", "kept item"), swatch("room", "free room in the budget"));
+  if (model.ghosts.length) key.append(swatch("ghost", "left out: what it needed"));
+  if (model.ghosts.some((entry) => entry.start + entry.cost > model.capacity)) key.append(swatch("over", "past the end of the budget"));
   key.append(swatch("limit", report.mode === "passages" ? "the limit" : "end of the budget"));
   if (model.base) key.append(swatch("base", "question and headings"));
   return key;
@@ -234,6 +331,7 @@ function keyOf(report, model) {
 // The step-through: items after `step` are hidden, the one at `step` is marked.
 export function showStep(block, step) {
   block.classList.toggle("stepping", step !== null);
+  stepLegend(block, step);
   for (const node of block.querySelectorAll("[data-index]")) {
     const index = Number(node.dataset.index);
     node.classList.toggle("pending", step !== null && index > step);

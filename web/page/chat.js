@@ -6,7 +6,7 @@
 // report does not carry); every decision is made in Python.
 
 import { addView } from "./report.js";
-import { el, percent } from "./bar.js";
+import { el, percent, segmentName, fitLabels } from "./bar.js";
 import { count, reasonText } from "../common/modes.js";
 
 const MAX_BUBBLES = 200;  // the newest turns; the table pages through every decision
@@ -98,17 +98,17 @@ function budgetLane(report, rows, context, past = null) {
     stop = { rows: [{ index: past.stop.index }], tokens: past.stop.tokens, before: past.stop.before, kept: false };
   }
   const reach = Math.max(limit, pinnedTokens, stop ? limit - stop.before + stop.tokens : 0, 1);
-  const part = (className, start, amount, label, step) => {
+  const part = (className, start, amount, label, step, name = label.split(":")[0]) => {
     const node = el("span", `chat-part ${className}`);
     node.style.left = percent(start, reach);
     node.style.width = percent(amount, reach);
     node.title = label;
     node.setAttribute("role", "listitem");
-    node.append(el("span", "visually-hidden", label));
+    node.append(segmentName(name, amount), el("span", "visually-hidden", label));
     if (step !== undefined) node.dataset.step = String(step);
     lane.append(node);
   };
-  part("priming", 0, 3, `reply priming: ${count(3, unit)}`);
+  part("priming", 0, 3, `reply priming: ${count(3, unit)}`, undefined, "priming");
   let at = 3;
   for (const row of pinnedRows.sort((a, b) => a.index - b.index)) {
     part(`pinned role-${row.role}${report.shortfall ? " over" : ""}`, at, row.tokens, `#${row.index} ${row.role}, pinned: ${count(row.tokens, unit)}`, rows.indexOf(row));
@@ -138,7 +138,19 @@ function budgetLane(report, rows, context, past = null) {
     ? `The pinned messages, the live turn and the priming need ${count(report.limit + report.shortfall, unit)}: ${report.shortfall} over the limit of ${limit}. Nothing is sent.`
     : `Priming and pinned messages ${pinnedTokens}, then the newest turns while they fit: the prompt counts ${report.tokens} of ${count(limit, unit)}${stop ? `; #${stop.rows[stop.rows.length - 1].index} needed ${stop.tokens} with ${stop.before} left, so it and every older turn are dropped` : ""}.${report.kept.length ? "" : " Nothing is sent: no message is kept."}`;
   lane.setAttribute("aria-label", legend);
-  box.append(lane, el("p", "legend", legend));
+  const key = el("p", "chat-key");
+  key.setAttribute("aria-hidden", "true");  // the legend and each part's text say it in words
+  const swatch = (className, text) => {
+    const item = el("span", "key-item");
+    item.append(el("span", `swatch ${className}`), text);
+    return item;
+  };
+  key.append(swatch("priming", "reply priming (3)"), swatch("pinned", "pinned, system"), swatch("kept", "kept turns, newest first"));
+  if (walked.some((entry) => !entry.kept)) key.append(swatch("user-start", "fit, dropped for the user start"));
+  if (stop) key.append(swatch("stop", "the turn that stopped the walk"));
+  key.append(swatch("limit", "the limit"));
+  box.append(el("p", "lane-label", `The budget: a limit of ${count(limit, unit)}, the conversation's parts in the order they were taken`), lane, el("p", "legend", legend), key);
+  requestAnimationFrame(() => fitLabels(box));
   return box;
 }
 

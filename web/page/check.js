@@ -4,6 +4,7 @@
 import { $ } from "./dom.js";
 import { currentText, state } from "./state.js";
 import * as editor from "./editor.js";
+import * as codeEditor from "./code-editor.js";
 import * as python from "./python.js";
 import { loadReport } from "./store.js";
 import { PAGE_SIZE, clearReport, renderReport, setSummary } from "./report.js";
@@ -54,6 +55,19 @@ export function windowOf(text) {
   return { context_tokens: read("context_tokens"), reserved_output_tokens: read("reserved_output_tokens"), fixed_prompt_tokens: read("fixed_prompt_tokens") };
 }
 
+// Where the input's problems are in its text, for the code editor to mark.
+function problemMarks(envelope, text) {
+  if (!envelope.result) {
+    if (!envelope.line) return [];
+    const at = editor.offsetOf(text, envelope.line, envelope.column);
+    return [{ from: at, to: at + 1, message: envelope.error }];
+  }
+  return (envelope.result.errors || []).slice(0, 200).map((error) => {
+    const span = editor.locate(text, error.path);
+    return { from: span.start, to: span.complete ? span.end : span.start + 1, message: `${error.path} ${error.message}` };
+  });
+}
+
 export async function runCheck() {
   const runId = ++state.report.run;
   const text = currentText();
@@ -75,7 +89,9 @@ export async function runCheck() {
         const at = editor.offsetOf($("input").value, line, column);
         editor.select(at, at + 1);
       },
+      openChecks: state.lesson.openChecks,
     });
+    codeEditor.markProblems(problemMarks(envelope, text));
     $("summary").title = `evaluated in ${answer.ms.toFixed(1)} ms`;
     state.report.envelopeText = report ? answer.envelope : null;
     $("copy-report").disabled = $("download-report").disabled = !report;

@@ -2,6 +2,8 @@
 // the text, selects it, and replaces one number in place so the user's own formatting
 // survives. It reads the text only; it never decides anything about the input.
 
+import * as codeEditor from "./code-editor.js";
+
 const textarea = () => document.getElementById("input");
 
 // "$.items[2].tokens" or '$["a b"][0]' (the paths Python writes) -> ["items", 2, "tokens"].
@@ -127,11 +129,20 @@ export function numberAt(text, path) {
   return /^\d+(\.0*)?$/.test(written) ? Number(written) : null;
 }
 
-// The text with the value at `path` replaced by `value`'s digits (only where a number is).
+// The text with the value at `path` replaced by `value`'s digits (only where a number is
+// written, even one the input refuses, such as -1: the slider can bring it back).
 export function withNumber(text, path, value) {
   const span = locate(text, path);
-  if (!span.complete || numberAt(text, path) === null) return null;
+  if (!span.complete || !/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text.slice(span.start, span.end))) return null;
   return text.slice(0, span.start) + String(value) + text.slice(span.end);
+}
+
+// The number literal written at `path`, as text ("-1"), or null.
+export function literalAt(text, path) {
+  const span = locate(text, path);
+  if (!span.complete) return null;
+  const written = text.slice(span.start, span.end);
+  return /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(written) ? written : null;
 }
 
 // A 1-based line and column (columns in code points, as Python counts) -> an index into the text.
@@ -150,6 +161,7 @@ export function offsetOf(text, line, column) {
 
 // Focus the editor, select start..end and scroll that line into the editor's view.
 export function select(start, end) {
+  if (codeEditor.select(start, end)) return;
   const editor = textarea();
   editor.focus({ preventScroll: true });
   editor.setSelectionRange(start, Math.max(start, end));

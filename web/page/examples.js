@@ -7,16 +7,33 @@ import * as python from "./python.js";
 import { runCheck } from "./check.js";
 import { setInput, setOrigin } from "./input.js";
 
+// The menu's groups, in plain words (an example's `mode` in examples.json).
+const GROUPS = {
+  relevance: "By relevance, under a token budget",
+  required: "Required items first, then by priority",
+  blocks: "Blocks of a prompt in a context window",
+  passages: "Retrieved passages under a limit",
+  messages: "A chat history under a limit",
+  invalid: "Inputs the checker refuses",
+  template: "Start from a template",
+};
+
 export async function loadExamples() {
   const response = await fetch("examples.json");
   state.examples.list = await response.json();
   const menu = $("example");
-  menu.append(new Option("Your own input", ""));
-  const groups = { fixture: document.createElement("optgroup"), template: document.createElement("optgroup") };
-  groups.fixture.label = "Examples";
-  groups.template.label = "Start from a template";
-  state.examples.list.forEach((example, index) => groups[example.template ? "template" : "fixture"].append(new Option(example.label, String(index))));
-  menu.append(groups.fixture, groups.template);
+  menu.append(new Option("Your own input (or the lesson's)", ""));
+  const groups = new Map();
+  state.examples.list.forEach((example, index) => {
+    const mode = example.mode || (example.template ? "template" : "other");
+    if (!groups.has(mode)) {
+      const group = document.createElement("optgroup");
+      group.label = GROUPS[mode] || mode;
+      groups.set(mode, group);
+    }
+    groups.get(mode).append(new Option(example.label, String(index)));
+  });
+  menu.append(...groups.values());
 }
 
 // Each example's text, fetched once. All of them (a few KB each) are fetched once the page is
@@ -72,7 +89,7 @@ async function showExample(index) {
   const { origin } = state.input;
   if ((origin.kind === "own" || origin.kind === "link") && before.trim()) state.input.replaced = { origin, text: before };
   setInput(exampleInput);
-  setOrigin({ kind: "example", index, text: $("input").value, description: JSON.parse(text).description });
+  setOrigin({ kind: "example", index, text: $("input").value, description: example.description || JSON.parse(text).description });
   offerRestore();
   runCheck();
 }
@@ -111,8 +128,21 @@ export function startWithPageExample() {
   state.input.origin = { kind: "example", index: 0, text: $("input").value, description: $("example-description").textContent };
 }
 
-// Once the menu is filled: it names the page's example while the editor still holds it.
-export function showPageExample() {
+// Once the menu is filled: it names the page's example while the editor still holds it, and
+// the example a share link names (`linked`, an index), with its description.
+export async function showPageExample(linked = null) {
   const { origin } = state.input;
   if (origin.kind === "example" && $("input").value === origin.text) setOrigin(origin);
+  if (linked === null) return;
+  const example = state.examples.list[linked];
+  const text = $("input").value;
+  let description = example.description;
+  if (!description) {
+    try {
+      description = JSON.parse(await fetchExample(example)).description;
+    } catch {
+      description = "";
+    }
+  }
+  if ($("input").value === text && state.input.origin.kind === "link") setOrigin({ kind: "example", index: linked, text, description });
 }

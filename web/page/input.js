@@ -5,6 +5,7 @@ import { $ } from "./dom.js";
 import { state } from "./state.js";
 import * as python from "./python.js";
 import { checkNow, runCheck, scheduleCheck } from "./check.js";
+import * as codeEditor from "./code-editor.js";
 
 // Registered by app.js: run after every change of the editor's text, typed or set by the page.
 const changeHooks = [];
@@ -22,6 +23,7 @@ export function setInput(text) {
   state.slider.pendingText = null;  // the slider's number is in the text now, or moot: the page replaced the input
   clearTimeout(state.slider.timer);
   $("input").value = text;
+  codeEditor.setText(text);
   inputChanged();
 }
 
@@ -29,9 +31,10 @@ export function setInput(text) {
 export function setOrigin(origin) {
   state.input.origin = origin;
   const example = origin.kind === "example";
+  const described = example || origin.kind === "lesson";
   $("example").value = example ? String(origin.index) : "";
-  $("example-description").textContent = example ? origin.description : "";
-  $("example-description").hidden = !example;
+  $("example-description").textContent = described ? origin.description : "";
+  $("example-description").hidden = !described;
 }
 
 // An edit, by the user or (`byPage`) the slider: the text is no longer what the page put

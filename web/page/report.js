@@ -3,6 +3,8 @@
 // choice cost, the composed prompt, and any view a mode adds (addView). Reads only.
 
 import { renderBar, showStep } from "./bar.js";
+import { renderComparison } from "./compare.js";
+import { checkDetail } from "./check-details.js";
 import { HEADINGS, costOf, count, modeOf, reasonText } from "../common/modes.js";
 
 // Rows drawn at once. A longer trace is shown a page at a time (the rest stays in
@@ -69,8 +71,18 @@ export function shortened(text) {
   return `${text.slice(0, head)}, … ${hidden.toLocaleString("en")} more …, ${text.slice(tail + 2)}`;
 }
 
+// A report to keep on screen, dimmed, while the input is invalid: one with decisions to show.
+const teaches = (report) => Boolean(report && modeOf(report) && Array.isArray(report.trace) && !(report.errors || []).length);
+
+function setStale(note) {
+  $("result").classList.toggle("stale", Boolean(note));
+  $("stale-note").hidden = !note;
+  $("stale-note").textContent = note || "";
+}
+
 export function clearReport() {
-  for (const id of ["checks", "errors", "mode-views"]) $(id).replaceChildren();
+  setStale(null);
+  for (const id of ["checks", "errors", "mode-views", "compare-bars"]) $(id).replaceChildren();
   for (const id of ["errors-block", "budget-block", "steps-block", "optimal-block", "table-block", "prompt-block"]) $(id).hidden = true;
   $("syntax-error").hidden = true;
   $("syntax-error").replaceChildren();
@@ -86,8 +98,15 @@ export function clearReport() {
 // `input` is {onPath(path), onLocation(line, column), window, about, fetchRows}: `about`
 // (from report-store.js) counts the whole trace when envelope.result.trace is its first page.
 export function renderReport(envelope, input) {
-  clearReport();
   const report = envelope.result;
+  // Mid-typing, an input is often invalid for a moment: the last report with decisions stays,
+  // dimmed and marked as the previous input's, and the problem is said beside the summary.
+  const invalid = !report || !modeOf(report) || (report.errors || []).length > 0;
+  if (invalid && teaches(shown.report)) {
+    keepPrevious(envelope, input);
+    return null;
+  }
+  clearReport();
   if (!report) {
     renderSyntaxError(envelope, input);
     return null;
@@ -95,17 +114,19 @@ export function renderReport(envelope, input) {
   const mode = modeOf(report);
   shown.report = report;
   shown.context = { report, mode, unit: mode ? mode.unit(report) : "token" };
+  $("result").dataset.mode = report.mode || "";
   shown.fetchRows = input.fetchRows;
   const about = input.about;
   setSummary("done", String(report.pass), report.summary);
   const failedChecks = report.checks.filter((check) => !check.pass).length;
   $("announce").textContent = `${report.pass ? "Pass" : "Fail"}. ${shortened(report.summary)} ${report.checks.length - failedChecks} of ${count(report.checks.length, "check")} pass.`;
-  renderChecks(report.checks);
+  renderChecks(report, { unit: shown.context.unit, window: input.window, open: Boolean(input.openChecks) });
   renderErrors(report.errors || [], input.onPath);
   if (mode && Array.isArray(report.trace)) {
     $("budget-block").hidden = !renderBar($("budget-block"), report, mode, { total: about.total, rest: about.rest, window: input.window });
   }
   renderOptimal(report.optimal, report.sensitivity, input.about.cut);
+  if (mode && renderComparison($("compare-bars"), report, mode.capacity(report), shown.context.unit)) $("optimal-block").hidden = false;
   renderTrace(report, about);
   renderPrompt(report, about);
   for (const view of views) {
@@ -114,6 +135,26 @@ export function renderReport(envelope, input) {
     if (node) $("mode-views").append(node);
   }
   return report;
+}
+
+function keepPrevious(envelope, input) {
+  // The summary, the checks and the problems are the new input's; the decisions below stay.
+  $("checks").replaceChildren();
+  if (envelope.result) renderChecks(envelope.result, { open: false });
+  $("errors").replaceChildren();
+  $("errors-block").hidden = true;
+  $("syntax-error").hidden = true;
+  $("syntax-error").replaceChildren();
+  if (!envelope.result) {
+    renderSyntaxError(envelope, input);
+  } else {
+    const report = envelope.result;
+    setSummary("done", "false", report.summary);
+    $("announce").textContent = `Fail. ${shortened(report.summary)}`;
+    renderErrors(report.errors || [], input.onPath);
+  }
+  const problem = envelope.result ? (envelope.result.errors || []).map((error) => `${error.path} ${error.message}`)[0] : envelope.error;
+  setStale(`${problem ? `${problem}. ` : ""}Below, dimmed: the result of the last valid input, until this one is fixed.`);
 }
 
 function renderSyntaxError(envelope, input) {
@@ -134,15 +175,29 @@ function renderSyntaxError(envelope, input) {
   $("announce").textContent = `Not acceptable JSON. ${envelope.error}`;
 }
 
-function renderChecks(checks) {
-  for (const check of checks) {
+// Each check opens to what it re-derived (check-details.js), passing or failing.
+function renderChecks(report, context) {
+  for (const check of report.checks) {
     const item = el("li", undefined, check.pass ? "check pass" : "check fail");
     item.dataset.testid = "check";
     item.dataset.pass = String(check.pass);
-    item.append(el("span", check.pass ? "✓" : "✗", "mark"), el("span", check.pass ? " passed: " : " failed: ", "visually-hidden"), el("strong", check.name));
-    if (check.detail) item.append(el("span", ` — ${check.detail}`, "detail"));
+    const said = checkDetail(check, report, context);
+    const head = said ? el("details") : item;
+    const label = said ? el("summary") : item;
+    label.append(el("span", check.pass ? "✓" : "✗", "mark"), el("span", check.pass ? " passed: " : " failed: ", "visually-hidden"), el("strong", check.name));
+    if (said) {
+      const detail = el("p", said, "detail check-detail");
+      detail.dataset.testid = "check-detail";
+      head.append(label, detail);
+      head.open = context.open || !check.pass;
+      item.append(head);
+    }
     $("checks").append(item);
   }
+}
+
+export function openChecks(open) {
+  for (const details of $("checks").querySelectorAll("details")) details.open = open || details.closest("li").dataset.pass === "false";
 }
 
 function renderErrors(errors, onPath) {
@@ -210,7 +265,8 @@ function columnsOf(rows) {
 }
 
 function headingOf(key, unit) {
-  return (HEADINGS[key] || key.replaceAll("_", " ")).replace("{unit}", unit);
+  const own = shown.context.mode && shown.context.mode.headings;
+  return ((own && own[key]) || HEADINGS[key] || key.replaceAll("_", " ")).replace("{unit}", unit);
 }
 
 function renderTrace(report, about) {

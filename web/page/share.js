@@ -10,7 +10,7 @@ import { settleSlider } from "./slider.js";
 
 // Chromium opens URLs up to 2 MB; refuse well before, with the way out.
 const SHARE_LIMIT = 1_500_000;
-const LINK_START = /^#(?:length|input)=/;
+const LINK_START = /^#(?:example|length|input)=/;
 
 // A text as the editor holds it: a textarea turns "\r\n" and "\r" into "\n".
 const asInEditor = (text) => (text === null ? null : text.replace(/\r\n?/g, "\n"));
@@ -20,7 +20,11 @@ const asInEditor = (text) => (text === null ? null : text.replace(/\r\n?/g, "\n"
 function shareLink() {
   const url = new URL(window.location.href);
   const text = $("input").value;
-  url.hash = `length=${text.length}&input=${encodeURIComponent(text)}`;
+  // An example as loaded is named (its fixture or template), so that the link opens with its name.
+  const { origin } = state.input;
+  const example = origin.kind === "example" && origin.text === text ? state.examples.list[origin.index] : null;
+  const name = example ? `example=${encodeURIComponent(example.fixture || example.template)}&` : "";
+  url.hash = `${name}length=${text.length}&input=${encodeURIComponent(text)}`;
   return url.href;
 }
 
@@ -83,7 +87,7 @@ function reportText() {
 // the address holds no share link this page can read (a note says so). A link cut short
 // inside a character cannot be decoded; one cut between characters holds fewer than its N.
 function inputFromLink(instead) {
-  const match = /^#(?:length=(\d+)&)?input=(.*)$/s.exec(window.location.hash);
+  const match = /^#(?:example=[^&]*&)?(?:length=(\d+)&)?input=(.*)$/s.exec(window.location.hash);
   if (!match) {
     // A hash that starts like a share link but is not one (edited by hand, mangled in a chat) is said, not ignored.
     if (LINK_START.test(window.location.hash)) {
@@ -128,6 +132,22 @@ export function openLinkAtStart() {
   return true;
 }
 
+// The example a share link names, once the menu is loaded: the link opens under its name
+// while the editor still holds the link's text (the link names only an example as loaded).
+export function nameLinkedExample() {
+  const match = /^#example=([^&]*)&/.exec(window.location.hash);
+  const { origin } = state.input;
+  if (!match || origin.kind !== "link" || $("input").value !== origin.text) return null;
+  let key;
+  try {
+    key = decodeURIComponent(match[1]);
+  } catch {
+    return null;
+  }
+  const index = state.examples.list.findIndex((example) => (example.fixture || example.template) === key);
+  return index < 0 ? null : index;
+}
+
 // A share link opened in a tab that already shows the page changes only the hash: load it too.
 // Never over the user's own edits: only an input the page itself put there (an example, a link) is replaced.
 function openLinkLater() {
@@ -135,7 +155,7 @@ function openLinkLater() {
   const linked = inputFromLink("the editor keeps what it holds");
   if (linked === null || asInEditor(linked.text) === $("input").value) return;
   const { kind, text } = state.input.origin;
-  if (!((kind === "example" || kind === "link") && $("input").value === text)) {
+  if (!((kind === "example" || kind === "link" || kind === "lesson") && $("input").value === text)) {
     $("share-note").textContent = "The link's input was not loaded: it would replace your edits. Reload the page to open it.";
     state.address.refused = true;
     return;

@@ -18,6 +18,14 @@ const SETTLE_MS = 800;
 
 // The range and number for the report on screen (after each check).
 export function updateSlider(report, text, about = {}) {
+  if (!report && shown.report && !$("slider-block").hidden) {
+    // The input is invalid and the last valid report stays: so does the slider, with its range,
+    // to slide back to a budget that works. It shows the number as written (-1, say).
+    const mode = MODES[shown.report.mode];
+    const written = mode && editor.literalAt(text, mode.slider.path);
+    if (written !== null && written !== undefined) $("slider-value").textContent = written;
+    return;
+  }
   const mode = report && MODES[report.mode];
   const path = mode && mode.slider.path;
   const value = path ? editor.numberAt(text, path) : null;

@@ -90,9 +90,10 @@ async function show() {
     const span = document.createElement("span");
     span.className = `token token-${index % 2 ? "b" : "a"}`;
     span.textContent = segment.text;
+    span.title = `token id${segment.ids.length > 1 ? "s" : ""} ${segment.ids.join(" ")}`;
     if (segment.tokens > 1) {
       span.classList.add("token-joined");
-      span.title = `${segment.tokens} tokens inside this text (a token can end inside a character)`;
+      span.title = `${segment.tokens} tokens inside this text (a token can end inside a character): ids ${segment.ids.join(" ")}`;
     }
     fragment.append(span);
   });

@@ -28,6 +28,15 @@ from ..tokenizers import EXACT, RANK_FILES
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+# CodeMirror 6's ES modules (npm, pinned), served as codemirror/<package>/<file> and named by
+# index.html's import map; the page keeps a plain text box when they are missing.
+CODEMIRROR_FILES = (
+    "@codemirror/state/dist/index.js", "@codemirror/view/dist/index.js", "@codemirror/language/dist/index.js",
+    "@codemirror/commands/dist/index.js", "@codemirror/lint/dist/index.js", "@codemirror/lang-json/dist/index.js",
+    "@codemirror/streamparser/dist/index.js", "@lezer/common/dist/index.js", "@lezer/highlight/dist/index.js",
+    "@lezer/lr/dist/index.js", "@lezer/json/dist/index.js", "@marijn/find-cluster-break/src/index.js",
+    "style-mod/src/style-mod.js", "w3c-keyname/index.js", "crelt/index.js",
+)
 
 # Files whose URL names their version or content hash never change: a browser may keep them
 # for a year without asking again. Everything else (the page shell, app.js, worker.js,
@@ -63,15 +72,16 @@ class PageSources(NamedTuple):
     rank_data: Path
     fixtures: Path
     root: Path  # a checkout's root (the prebuilt snapshot's scripts and cache), or the wheel's data
+    codemirror: Path  # where CODEMIRROR_FILES are: node_modules/, or the wheel's codemirror/
 
 
 def page_sources(root: Path | None = None) -> PageSources:
     """The checkout at ``root`` (default: this package's own, when it has the page), else the installed wheel's data."""
     if root is None and not (project_root() / "web" / "index.html").is_file() and (PACKAGED_DATA / "web" / "index.html").is_file():
         data = PACKAGED_DATA
-        return PageSources(data / "web", data / "pyodide", data / "tokenizers", data / "fixtures", data)
+        return PageSources(data / "web", data / "pyodide", data / "tokenizers", data / "fixtures", data, data / "codemirror")
     root = project_root() if root is None else root
-    return PageSources(root / "web", root / "node_modules" / "pyodide", root / "node_modules" / "gpt-tokenizer" / "data", root / "fixtures", root)
+    return PageSources(root / "web", root / "node_modules" / "pyodide", root / "node_modules" / "gpt-tokenizer" / "data", root / "fixtures", root, root / "node_modules")
 
 
 def site_map(root: Path | None = None, snapshot: bool = True) -> dict[str, Path | bytes]:
@@ -137,6 +147,9 @@ def site_map(root: Path | None = None, snapshot: bool = True) -> dict[str, Path 
         # The rank files' sizes, for their progress bar (served gzipped, their Content-Length is not).
         "tokenizers": {name: path.stat().st_size for name, path in ranks.items()},
     })
+    for name in CODEMIRROR_FILES:
+        if (sources.codemirror / name).is_file():
+            files[f"codemirror/{name}"] = sources.codemirror / name
     fixtures = sources.fixtures
     fixture_names = [path.relative_to(fixtures).as_posix() for path in sorted(fixtures.rglob("*.json"))] if fixtures.is_dir() else []
     for name in fixture_names:

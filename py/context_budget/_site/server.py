@@ -34,7 +34,7 @@ MIME_TYPES = {
 # Also in web/index.html as a meta tag, for static hosts that send no headers of their own.
 # The one inline script (it starts the Python worker) is allowed by its SHA-256 (tests/cli/test_site.py checks it).
 CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self' 'sha256-R6lo3V9D6EX2VP+Nh3AqNKAZ7jfaT9XZ+rxfCBQ1+Bo=' 'wasm-unsafe-eval'; worker-src 'self'; connect-src 'self'; "
+    "default-src 'self'; script-src 'self' 'sha256-R6lo3V9D6EX2VP+Nh3AqNKAZ7jfaT9XZ+rxfCBQ1+Bo=' 'sha256-jU4gK5F8Oc0w8tQqXo599PY1wB8gcg0phyPgyEBVQOo=' 'wasm-unsafe-eval'; worker-src 'self'; connect-src 'self'; "
     "style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'none'"
 )
 
