@@ -84,13 +84,19 @@ const TEXTS = {
       : "No passage was skipped.";
   },
   "kept messages re-counted": (report, rows, { unit }) =>
-    `Counted the kept messages again: ${count(report.tokens, unit)} (3 that prime the reply + each kept message's own) ${versus(report.tokens, report.limit)} (the limit).`,
+    `Counted the kept messages again: ${count(report.tokens, unit)} (3 that prime the reply${report.tools_tokens ? ` + ${report.tools_tokens} of tool definitions` : ""} + each kept message's own) ${versus(report.tokens, report.limit)} (the limit).`,
   "no holes": (report) =>
     `The kept turns are the newest ones, with no dropped turn between two kept ones: kept ${list(report.kept.map((index) => `#${index}`))}.`,
   "tool calls paired": () => "Every kept tool call has all its results kept, and every kept result its call.",
   "history starts with user": (report, rows) => {
     const first = rows.filter((row) => row.kept && !row.pinned).sort((a, b) => a.index - b.index)[0];
     return first ? `The oldest kept turn that is not pinned, #${first.index}, is a ${first.role} message.` : "No turn besides the pinned ones is kept.";
+  },
+  "live turn kept": (report) => {
+    const live = Array.isArray(report.live_turn) ? report.live_turn : [];
+    return live.length
+      ? `The live turn, the newest user message and everything after it (${list(live.map((index) => `#${index}`))}, ${count(report.live_tokens, "token")}), is kept whole, as if pinned.`
+      : "The history has no user message, so there is no live turn to keep.";
   },
   "pinned messages kept": (report, rows) => {
     const pinned = rows.filter((row) => row.pinned).map((row) => `#${row.index} ${row.role}`);
