@@ -1,5 +1,6 @@
 """A model's own tokenizer file chosen on the page: read in the browser, moved to the worker,
-named for the session; the token view and the checks count with it as CPython does."""
+named for the session; the token view and the checks count with it as CPython does. And the
+messages mode's images and tool definitions in the conversation and its budget lane (issue 30)."""
 
 import json
 
@@ -7,6 +8,7 @@ import pytest
 
 from conftest import ROOT
 from test_page import DONE, open_page
+from test_page_lesson import AXE, axe_serious
 
 QWEN3 = ROOT / "tests" / "data" / "models" / "qwen3" / "tokenizer.json"
 STATUS = "[data-testid=model-status]"
@@ -15,7 +17,9 @@ TEXT = "Résumé: the blender jar arrived cracked 🫙, 4 days late.\n<|im_start
 
 @pytest.fixture(scope="module")
 def model_page(browser, site_url):
-    context, page, guard, problems = open_page(browser, site_url)
+    # axe-core served to this test's page only, from its own origin (the CSP stays as it is).
+    routes = [("**/test-only/axe.min.js", lambda route: route.fulfill(path=str(AXE), content_type="text/javascript"))]
+    context, page, guard, problems = open_page(browser, site_url, routes=routes)
     page.click("[data-testid=tokens] summary")
     yield page, guard, problems
     context.close()
@@ -83,3 +87,73 @@ def test_a_bad_file_gets_one_line_in_words(model_page, name, data, words):
     assert words in text and name in text, text
     assert "\n" not in text.strip() and "Traceback" not in text
     assert guard.foreign == [] and problems == []
+
+
+# ------------------------------------------------------------ images and tool definitions (issue 30)
+IMAGES_AND_TOOLS = "messages/image-and-tool-definition.json"
+
+
+def test_images_and_tool_definitions_are_parts_of_the_conversation_and_its_lane(model_page):
+    from context_budget import _fixtures
+    from context_budget._envelope import check_text
+
+    page, guard, problems = model_page
+    examples = json.loads((ROOT / "web" / "examples.json").read_text())
+    index = next(i for i, example in enumerate(examples) if example.get("fixture") == IMAGES_AND_TOOLS)
+    data = _fixtures.load(ROOT / "fixtures" / IMAGES_AND_TOOLS)["input"]
+    report = json.loads(check_text(json.dumps(data)))["result"]
+    page.eval_on_selector("[data-testid=summary]", "node => { node.dataset.state = 'stale'; }")
+    page.select_option("[data-testid=example]", str(index))
+    page.wait_for_selector(DONE)
+    assert page.text_content("[data-testid=summary]") == report["summary"]
+    view = page.locator("[data-testid=chat-view]")
+    # Each image part as a chip in its message: its size, or counted at the most without one.
+    chips = view.locator("[data-testid=chat-message][data-index='3'] [data-testid=chat-image]")
+    assert chips.all_text_contents() == ["image 16×8, detail auto: 255 tokens",
+                                         "image, size unknown: counted at the most, 1,445 tokens"]
+    assert [image["tokens"] for image in report["images"]] == [255, 1445]
+    assert view.locator("[data-testid=chat-image]").count() == len(report["images"])
+    # The tool definitions: a pinned block at the top of the conversation, with their tokens.
+    tools = view.locator(".chat > :first-child")
+    assert tools.get_attribute("data-testid") == "chat-tools"
+    text = tools.inner_text()
+    assert "lookup_order: 35 tokens" in text and "47 tokens" in text and "pinned" in text
+    # The lane: priming, then the tools, the pinned system message, the live turn with its images inside.
+    lane = view.locator("[data-testid=chat-budget]")
+    parts = lane.locator(".chat-part")
+    classes = parts.evaluate_all("nodes => nodes.map(n => n.className.split(' ')[1])")
+    assert classes[:4] == ["priming", "tools", "pinned", "live"] and classes.count("image") == 2
+    assert lane.locator(".chat-part.tools").get_attribute("title") == f"tool definitions, pinned: {report['tools_tokens']} tokens"
+    box = lambda locator: locator.bounding_box()
+    priming, tool_part, live = box(lane.locator(".chat-part.priming")), box(lane.locator(".chat-part.tools")), box(lane.locator(".chat-part.live"))
+    assert abs(tool_part["x"] - (priming["x"] + priming["width"])) < 1.5  # right after the priming
+    for image in lane.locator(".chat-part.image").all():
+        inside = box(image)
+        assert live["x"] - 1 <= inside["x"] and inside["x"] + inside["width"] <= live["x"] + live["width"] + 1
+    titles = lane.locator(".chat-part.image").evaluate_all("nodes => nodes.map(n => n.title)")
+    assert titles == ["#3: image 16×8, detail auto: 255 tokens", "#3: image, size unknown: counted at the most, 1,445 tokens"]
+    key = view.locator(".chat-key").inner_text()
+    assert "tool definitions (47)" in key and "images, inside their message" in key and "the live turn" in key
+    assert "tool definitions (47)" in lane.get_attribute("aria-label")
+    # Readable in both colour schemes (axe-core's contrast and the rest).
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        found, _ = axe_serious(page, scheme)
+        assert found == []
+    page.emulate_media(color_scheme="light")
+    assert guard.foreign == [] and problems == []
+
+
+def test_a_conversation_without_images_or_tools_shows_neither(model_page):
+    """The chips and the tools block come from the report: a plain chat has none of them."""
+    page, _, problems = model_page
+    text = json.dumps({"mode": "messages", "limit": 200, "messages": [{"role": "user", "content": "Hello there"}]})
+    page.fill("[data-testid=input]", text)
+    page.click("[data-testid=run]")
+    page.wait_for_selector(DONE)
+    view = page.locator("[data-testid=chat-view]")
+    view.wait_for()
+    assert view.locator("[data-testid=chat-image]").count() == 0 and view.locator("[data-testid=chat-tools]").count() == 0
+    assert view.locator(".chat-part.tools, .chat-part.image").count() == 0
+    assert view.locator(".chat-part.live").count() == 1
+    assert problems == []

@@ -69,7 +69,7 @@ async function useFile(file) {
       say(answer.error, "error");
       return;
     }
-    say(`Ready: "${answer.name}" is ${file.name} (${answer.kind}), SHA-256 ${answer.sha256}. Inputs can name it in any mode that takes a tokenizer: "tokenizer": "${answer.name}". It stays in this page only and is forgotten when the page closes.`, "done");
+    say(`Ready: "${answer.name}" is ${file.name}, a ${answer.kind}, SHA-256 ${answer.sha256}. Inputs can name it in any mode that takes a tokenizer: "tokenizer": "${answer.name}". It stays in this page only and is forgotten when the page closes.`, "done");
     offerInTokenView(answer.name, answer);
     checkNow();  // an input that names it is counted with it now
   } catch (error) {
