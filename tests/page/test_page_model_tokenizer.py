@@ -89,6 +89,22 @@ def test_a_bad_file_gets_one_line_in_words(model_page, name, data, words):
     assert guard.foreign == [] and problems == []
 
 
+DROP = """([name, text]) => {
+  const transfer = new DataTransfer();
+  transfer.items.add(new File([text], name, { type: "application/json" }));
+  document.getElementById("model-drop").dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true }));
+}"""
+
+
+def test_a_file_dropped_on_the_box_is_read_too(model_page):
+    page, guard, problems = model_page
+    page.eval_on_selector(STATUS, "node => { node.dataset.state = 'idle'; }")
+    page.evaluate(DROP, ["dropped.json", "[1, 2, 3]"])
+    page.wait_for_selector(f"{STATUS}[data-state=error]")
+    assert page.text_content(STATUS) == "dropped.json: a JSON list, not a tokenizer file (an object)"
+    assert guard.foreign == [] and problems == []
+
+
 # ------------------------------------------------------------ images and tool definitions (issue 30)
 IMAGES_AND_TOOLS = "messages/image-and-tool-definition.json"
 
