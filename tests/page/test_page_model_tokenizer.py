@@ -173,3 +173,21 @@ def test_a_conversation_without_images_or_tools_shows_neither(model_page):
     assert view.locator(".chat-part.tools, .chat-part.image").count() == 0
     assert view.locator(".chat-part.live").count() == 1
     assert problems == []
+
+
+def test_the_chosen_tokenizer_lasts_as_long_as_the_page(model_page):
+    """Nothing is stored: after a reload the name is unknown again (this test reloads: keep it last)."""
+    from test_page import READY
+
+    page, guard, problems = model_page
+    if page.locator("[data-testid=tokens-tokenizer] option[value=model]").count() == 0:
+        choose(page, str(QWEN3))  # run alone: choose it first
+    text = json.dumps({"budget": 40, "tokenizer": "model", "items": [{"id": "a", "content": "x", "relevance": 1}]})
+    assert json.loads(page.evaluate("text => window.contextBudget.checkText(text)", text))["ok"] is True
+    page.reload()
+    page.wait_for_selector(READY)
+    page.wait_for_selector(DONE)
+    envelope = json.loads(page.evaluate("text => window.contextBudget.checkText(text)", text))
+    assert envelope["ok"] is False and '"model"' in envelope["error"]
+    assert page.locator("[data-testid=tokens-tokenizer] option[value=model]").count() == 0
+    assert guard.foreign == [] and problems == []
