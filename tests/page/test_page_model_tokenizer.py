@@ -26,6 +26,7 @@ def model_page(browser, site_url):
 
 
 def choose(page, files):
+    page.eval_on_selector(STATUS, "node => { node.dataset.state = 'idle'; }")  # not the previous file's answer
     page.set_input_files("[data-testid=model-file]", files)
     page.wait_for_selector(f"{STATUS}[data-state=done], {STATUS}[data-state=error]")
     return page.locator(STATUS)
@@ -86,6 +87,28 @@ def test_a_bad_file_gets_one_line_in_words(model_page, name, data, words):
     assert status.get_attribute("data-state") == "error"
     assert words in text and name in text, text
     assert "\n" not in text.strip() and "Traceback" not in text
+    assert guard.foreign == [] and problems == []
+
+
+def test_a_chosen_gguf_file_counts_as_its_header_says(model_page, tmp_path):
+    """A GGUF model file (written here with PyPI gguf from the same tokenizer.json): its header read in the page."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests" / "package"))
+    from test_gguf_tokenizer import write_gguf
+
+    from context_budget.tokenizers import load_tokenizer
+
+    page, guard, problems = model_page
+    path = tmp_path / "qwen3-test.gguf"
+    write_gguf(path, "qwen3")
+    model = load_tokenizer(path, "qwen3-test")
+    status = choose(page, str(path))
+    assert status.get_attribute("data-state") == "done", status.text_content()
+    assert '"tokenizer": "qwen3-test"' in status.text_content() and model.sha256 in status.text_content()
+    page.fill("[data-testid=tokens-input]", TEXT)
+    page.locator(f"[data-testid=tokens-count][data-count='{model.count(TEXT)}']").wait_for()
+    assert "(qwen3-test, your file" in page.text_content("[data-testid=tokens-count]")
     assert guard.foreign == [] and problems == []
 
 
