@@ -13,6 +13,7 @@ import { loadExamples, offerRestore, prefetchExamples, showPageExample, startWit
 import { dropStaleLink, nameLinkedExample, openLinkAtStart, wireSharing } from "./page/share.js";
 import { showModeHelp } from "./page/mode-help.js";
 import { shown, turnPage } from "./page/report.js";
+import "./page/model-tokenizer.js";  // a model's tokenizer file, chosen or dropped, named for this session
 import "./page/chat.js";  // the messages mode's conversation view (it registers itself with report.js)
 import { showFirstReport } from "./page/first-report.js";
 import { loadLesson, setView, wireLesson } from "./page/lesson.js";

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 
-from . import _strict_json
+from . import _envelope, _strict_json
 from .tokenizers import EXACT, TokenizerUnavailable, resolve
+from .tokenizers.registry import NAME, RESERVED, TokenizerRegistry, using_tokenizers
 from .tokenizers.models import MODEL_ENCODINGS, PREFIX_ENCODINGS
 from .tokenizers import exact as _tokenizer
 from .tokenizers.estimate import estimate_tokens
@@ -53,23 +54,96 @@ def provide_ranks(name: str, data: bytes) -> str:
     return ""
 
 
+# The tokenizers the user chose from their own files on this page: the worker's, so they last as
+# long as the page is open and are never stored (a kept start-up snapshot is made in another
+# Python, before any file is read).
+SESSION = TokenizerRegistry()
+
+# Of a GGUF model file, only its start is read: the header (tokenizer and chat template) comes first.
+GGUF_HEAD_BYTES = 64 << 20
+
+
+def check_text(text: str) -> str:
+    """The envelope, with the session's tokenizers known by their names in every mode."""
+    with using_tokenizers(SESSION):
+        return _envelope.check_text(text)
+
+
+def model_tokenizer_name(file_name: str) -> str:
+    """The name a chosen file's tokenizer is known by: its file name without the extension
+    (``tokenizer`` and names no input could use become ``model``)."""
+    stem = file_name.rsplit("/", 1)[-1]
+    for ending in (".json", ".gguf"):
+        if stem.lower().endswith(ending):
+            stem = stem[:-len(ending)]
+    stem = "-".join(part for part in "".join(c if c.isascii() and (c.isalnum() or c in "_.:-") else " " for c in stem).split())
+    if stem.lower() in ("", "tokenizer") or stem in RESERVED or resolve(stem) != stem or not NAME.fullmatch(stem):
+        return "model"
+    return stem
+
+
+def load_model_tokenizer(data, file_name: str, size: int = -1) -> str:
+    """Read a chosen file's bytes (a tokenizer.json, a tekken file, or a GGUF file's start) and name
+    its tokenizer for this page session. JSON ``{ok: true, name, kind, sha256}`` or ``{ok: false,
+    error}``, the reason in one line: the page never shows a traceback."""
+    if hasattr(data, "to_bytes"):  # a JavaScript Uint8Array, as Pyodide passes it
+        data = data.to_bytes()
+    from .tokenizers.model import TokenizerFileError, from_bytes
+
+    name = model_tokenizer_name(file_name)
+    try:
+        tokenizer = from_bytes(data, file_name, name)
+    except TokenizerFileError as error:
+        message = str(error)
+        if data[:4] == b"GGUF" and size > len(data):
+            message += f" (the page reads the first {GGUF_HEAD_BYTES >> 20} MiB of a GGUF file; its header is longer)"
+        return json.dumps({"ok": False, "error": message})
+    except Exception as error:  # a file no loader foresaw: still one line, never a traceback
+        return json.dumps({"ok": False, "error": f"{file_name}: not a tokenizer file this page can read ({type(error).__name__})"})
+    SESSION.register(name, tokenizer)
+    return json.dumps({"ok": True, "name": name, "kind": tokenizer.kind, "sha256": tokenizer.sha256, "file": file_name})
+
+
+def _model_id(tokenizer):
+    """token bytes -> its id in the model's file, or None (an added token the file keeps apart)."""
+    by_bytes = getattr(tokenizer, "by_bytes", None)
+    if by_bytes is not None:
+        return by_bytes.get
+    ranks = tokenizer.ranks
+    offset = 1000 if tokenizer.kind == "tekken" else 0  # tekken's ids are its ranks after 1,000 control tokens
+    from .tokenizers.model import HARMONY_SPECIALS
+
+    def id_of(token: bytes):
+        rank = ranks.get(token)
+        if rank is not None:
+            return rank + offset
+        return HARMONY_SPECIALS.get(token.decode("utf-8", "replace"))
+    return id_of
+
+
 def token_view(text: str, tokenizer: str) -> str:
     """``{tokenizer, count, estimate, segments: [{text, tokens, ids}]}``: the text cut at its token boundaries.
 
     A token can end inside a character (a CJK character or an emoji is often two or three tokens);
     such tokens are joined into one segment that says how many tokens it holds, so every segment
     is readable text and the segments' ``tokens`` add up to ``count``. ``ids`` are the tokens'
-    ids (their ranks in the tokenizer's file), as a model receives them.
+    ids (their ranks in the tokenizer's file), as a model receives them; a model file's added
+    token the file keeps apart from its vocabulary has the id ``null``. ``tokenizer`` is
+    o200k_base, cl100k_base or a name of this session's tokenizers (``sha256`` then says which file).
     """
-    if tokenizer not in _tokenizer.ENCODINGS:
-        raise ValueError(f"the token view needs o200k_base or cl100k_base, got {tokenizer!r}")
-    encoding = _tokenizer.ENCODINGS[tokenizer]
-    ranks = encoding.ranks
+    model = SESSION.get(tokenizer)
+    if model is not None:
+        tokens, id_of = model.tokens(text), _model_id(model)
+    elif tokenizer in _tokenizer.ENCODINGS:
+        encoding = _tokenizer.ENCODINGS[tokenizer]
+        tokens, id_of = encoding.tokens(text), encoding.ranks.__getitem__
+    else:
+        raise ValueError(f"the token view needs o200k_base, cl100k_base or a tokenizer file chosen on this page, got {tokenizer!r}")
     segments: list[dict] = []
     pending, ids = b"", []
-    for token in encoding.tokens(text):
+    for token in tokens:
         pending += token
-        ids.append(ranks[token])
+        ids.append(id_of(token))
         try:
             piece = pending.decode("utf-8")
         except UnicodeDecodeError:
@@ -79,7 +153,10 @@ def token_view(text: str, tokenizer: str) -> str:
     if pending:  # only text with lone surrogates (counted as U+FFFD) can leave bytes here
         segments.append({"text": pending.decode("utf-8", "replace"), "tokens": len(ids), "ids": ids})
     count = sum(segment["tokens"] for segment in segments)
-    return json.dumps({"tokenizer": tokenizer, "count": count, "estimate": estimate_tokens(text), "segments": segments})
+    answer = {"tokenizer": tokenizer, "count": count, "estimate": estimate_tokens(text), "segments": segments}
+    if model is not None:
+        answer["sha256"] = model.sha256
+    return json.dumps(answer)
 
 
 def count_texts(texts_json: str, tokenizer: str) -> str:

@@ -1,7 +1,9 @@
 // Mode `messages` as a conversation: a bubble per message in input order, by role; a tool
 // call and its results framed as the one unit they are; every dropped turn struck through
 // with the reason it went; a budget lane (priming, pinned, then each kept unit in the order
-// the walk took them, and the unit that stopped it); and the page's step-through followed
+// the walk took them, and the unit that stopped it); an image part as a chip in its message
+// and a segment of the lane; the tool definitions as a pinned block above the conversation
+// and a part of the lane; and the page's step-through followed
 // here too. Reads the report only (and the input's text for the dropped turns, which the
 // report does not carry); every decision is made in Python.
 
@@ -36,6 +38,34 @@ function textOf(content) {
   return "";
 }
 
+// An image part as the report counted it: its size, or why none was needed or known.
+function imageText(image) {
+  const tokens = image.tokens.toLocaleString("en");
+  if (image.size) return `image ${image.size[0]}×${image.size[1]}, detail ${image.detail}: ${tokens} tokens`;
+  if (image.at_most) return `image, size unknown: counted at the most, ${tokens} tokens`;
+  return `image, detail ${image.detail}: ${tokens} tokens`;
+}
+
+function imageChip(image) {
+  const chip = el("span", "image-chip", imageText(image));
+  chip.dataset.testid = "chat-image";
+  return chip;
+}
+
+// The tool definitions, sent with every call: pinned above the conversation, with their tokens.
+function toolsBlock(report, unit) {
+  const block = el("div", "tools-block");
+  block.dataset.testid = "chat-tools";
+  block.append(el("p", "bubble-meta", ""));
+  block.firstChild.append(el("span", "bubble-role", "tool definitions"), el("span", "bubble-tokens", count(report.tools_tokens, unit)), el("span", "badge pin", "pinned"));
+  const list = el("ul", "tools-list");
+  for (const tool of report.tools) list.append(el("li", "", `${tool.name}: ${count(tool.tokens, unit)}`));
+  block.append(list);
+  const framing = report.tools_tokens - report.tools.reduce((sum, tool) => sum + tool.tokens, 0);
+  block.append(el("p", "hint", `Sent with every call, so counted before any turn${framing > 0 ? ` (${count(framing, unit)} of it the definitions' framing)` : ""}.`));
+  return block;
+}
+
 function bubble(index, row, message, context) {
   const role = row ? row.role : (message && message.role) || "?";
   const node = el("div", `bubble role-${role}${row && !row.kept ? " dropped" : ""}${row && row.pinned ? " pinned" : ""}`);
@@ -62,7 +92,9 @@ function bubble(index, row, message, context) {
       body.append(el("code", "tool-call", `→ ${fn.name}(${fn.arguments}) [${call.id}]`));
     }
     if (typeof message.tool_call_id === "string") body.prepend(el("code", "tool-result", `← ${message.tool_call_id}: `));
-  } else {
+  }
+  for (const image of context.images.get(index) || []) body.append(imageChip(image));
+  if (!message) {
     body.append(el("span", "hint", "(text not shown: the editor no longer holds this input)"));
   }
   node.append(body);
@@ -108,17 +140,40 @@ function budgetLane(report, rows, context, past = null) {
     if (step !== undefined) node.dataset.step = String(step);
     lane.append(node);
   };
+  const starts = new Map();  // message index -> where its part starts (for its images)
   part("priming", 0, 3, `reply priming: ${count(3, unit)}`, undefined, "priming");
   let at = 3;
+  const toolsTokens = report.tools_tokens || 0;
+  if (toolsTokens) {
+    part("tools", at, toolsTokens, `tool definitions, pinned: ${count(toolsTokens, unit)}`, undefined, "tools");
+    at += toolsTokens;
+  }
   for (const row of pinnedRows.sort((a, b) => a.index - b.index)) {
+    starts.set(row.index, at);
     part(`pinned role-${row.role}${report.shortfall ? " over" : ""}`, at, row.tokens, `#${row.index} ${row.role}, pinned: ${count(row.tokens, unit)}`, rows.indexOf(row));
     at += row.tokens;
   }
   if (at < pinnedTokens) {  // pinned turns older than the rows in hand
     part(`pinned${report.shortfall ? " over" : ""}`, at, pinnedTokens - at, `older pinned messages: ${count(pinnedTokens - at, unit)}`);
   }
+  // The live turn (the newest user turn and what answers it), taken right after the pinned parts.
+  const liveRows = rows.filter((row) => row.reason === "live_turn").sort((a, b) => a.index - b.index);
+  if (liveRows.length && report.live_tokens) {
+    let liveAt = Math.max(pinnedTokens, at);
+    for (const row of liveRows) {
+      starts.set(row.index, liveAt);
+      liveAt += row.tokens;
+    }
+    const label = `#${liveRows.map((row) => row.index).join(", #")}, the live turn: ${count(report.live_tokens, unit)}, always sent`;
+    part("live", Math.max(pinnedTokens, at), report.live_tokens, label, rows.indexOf(liveRows[liveRows.length - 1]), "live");
+  }
   for (const entry of walked) {
     const start = limit - entry.before;
+    let rowAt = start;
+    for (const row of [...entry.rows].sort((a, b) => a.index - b.index)) {
+      starts.set(row.index, rowAt);
+      rowAt += row.tokens;
+    }
     const label = `#${entry.rows.map((row) => row.index).sort((a, b) => a - b).join(", #")}: ${count(entry.tokens, unit)}, ${entry.kept ? "kept" : "fit, but dropped for the user start"}`;
     part(`walked${entry.kept ? "" : " user-start"}`, start, entry.tokens, label, entry.step);
   }
@@ -131,12 +186,24 @@ function budgetLane(report, rows, context, past = null) {
     const start = limit - stop.before;
     part("stop", start, stop.tokens, `#${stop.rows.map((row) => row.index).sort((a, b) => a - b).join(", #")}: needs ${count(stop.tokens, unit)}, ${stop.before} left: the walk stops`, stop.step);
   }
+  // Each image: a segment at the end of its message's part (its tokens are inside the message's).
+  const imageRows = [];
+  for (const [index, images] of context.images) {
+    const row = rows.find((candidate) => candidate.index === index);
+    if (!row || !starts.has(index)) continue;
+    let imageAt = starts.get(index) + row.tokens - images.reduce((sum, image) => sum + image.tokens, 0);
+    for (const image of images) {
+      part("image", imageAt, image.tokens, `#${index}: ${imageText(image)}`, rows.indexOf(row), "image");
+      imageAt += image.tokens;
+      imageRows.push(image);
+    }
+  }
   const end = el("span", "chat-limit");
   end.style.left = percent(limit, reach);
   lane.append(end);
   const legend = report.shortfall
     ? `The pinned messages, the live turn and the priming need ${count(report.limit + report.shortfall, unit)}: ${report.shortfall} over the limit of ${limit}. Nothing is sent.`
-    : `Priming and pinned messages ${pinnedTokens}, then the newest turns while they fit: the prompt counts ${report.tokens} of ${count(limit, unit)}${stop ? `; #${stop.rows[stop.rows.length - 1].index} needed ${stop.tokens} with ${stop.before} left, so it and every older turn are dropped` : ""}.${report.kept.length ? "" : " Nothing is sent: no message is kept."}`;
+    : `Priming${toolsTokens ? `, tool definitions (${toolsTokens})` : ""} and pinned messages ${pinnedTokens}, then the newest turns while they fit: the prompt counts ${report.tokens} of ${count(limit, unit)}${stop ? `; #${stop.rows[stop.rows.length - 1].index} needed ${stop.tokens} with ${stop.before} left, so it and every older turn are dropped` : ""}.${report.kept.length ? "" : " Nothing is sent: no message is kept."}`;
   lane.setAttribute("aria-label", legend);
   const key = el("p", "chat-key");
   key.setAttribute("aria-hidden", "true");  // the legend and each part's text say it in words
@@ -145,7 +212,12 @@ function budgetLane(report, rows, context, past = null) {
     item.append(el("span", `swatch ${className}`), text);
     return item;
   };
-  key.append(swatch("priming", "reply priming (3)"), swatch("pinned", "pinned, system"), swatch("kept", "kept turns, newest first"));
+  key.append(swatch("priming", "reply priming (3)"));
+  if (toolsTokens) key.append(swatch("tools", `tool definitions (${toolsTokens})`));
+  key.append(swatch("pinned", "pinned, system"));
+  if (liveRows.length && report.live_tokens) key.append(swatch("live", "the live turn, always sent"));
+  key.append(swatch("kept", "kept turns, newest first"));
+  if (imageRows.length) key.append(swatch("image", "images, inside their message"));
   if (walked.some((entry) => !entry.kept)) key.append(swatch("user-start", "fit, dropped for the user start"));
   if (stop) key.append(swatch("stop", "the turn that stopped the walk"));
   key.append(swatch("limit", "the limit"));
@@ -181,9 +253,17 @@ function followSteps(view, rows) {
   observer.observe(table, { subtree: true, attributes: true, attributeFilter: ["aria-current"] });
 }
 
-function render(report, context, about = {}) {
+function render(report, reportContext, about = {}) {
   const rows = Array.isArray(report.trace) ? report.trace : [];
   if (!Array.isArray(report.kept) || !rows.length) return null;
+  // Each message's image parts, in part order, as the report counted them.
+  const images = new Map();
+  for (const image of Array.isArray(report.images) ? report.images : []) {
+    if (!images.has(image.index)) images.set(image.index, []);
+    images.get(image.index).push(image);
+  }
+  for (const list of images.values()) list.sort((a, b) => a.part - b.part);
+  const context = { ...reportContext, images };
   // The trace is newest first and, for a long history, may be only its first page: the
   // turns in hand are the newest ones, down to the last row's index. `about` (the report
   // store's sums over every row) gives the counts and the rest of the walk.
@@ -201,6 +281,7 @@ function render(report, context, about = {}) {
   view.append(heading, el("p", "hint", `${sent} Struck-through turns are dropped; a tool call and its results are kept or dropped together.`));
   view.append(budgetLane(report, rows, context, about.walk));
   const list = el("div", "chat");
+  if (Array.isArray(report.tools) && report.tools.length) list.append(toolsBlock(report, context.unit));
   const first = Math.max(0, total - Math.min(MAX_BUBBLES, rows.length));
   if (first) {
     const note = el("p", "hint", `${count(first, "older message")} not shown here: the table lists every decision.`);

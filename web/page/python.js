@@ -3,7 +3,8 @@
 // for the style sheets and the page's modules; what the worker says before the page listens
 // is kept there (window.pythonWorker.early) and handed over by listen().
 //
-// Requests: {type: "check" | "format" | "tokens" | "count", id, text, key?}, answered by
+// Requests: {type: "check" | "format" | "tokens" | "count", id, text, key?}
+// (or "model-tokenizer" with `data`, a transferred ArrayBuffer), answered by
 // {type: "result", id, envelope, ms} or {type: "result", id, failure}. Sent only once the
 // worker has said ready; a request made earlier waits for that.
 
@@ -14,7 +15,7 @@ export const worker = started.worker;
 export const created = Math.round(started.created);  // ms since navigation, for bench/page.py
 
 // worker.postMessage is looked up at each call: a test may stand in for it.
-const rpc = createRpc((message) => worker.postMessage(message));
+const rpc = createRpc((message, transfer) => worker.postMessage(message, transfer || []));
 
 const readiness = {};
 readiness.promise = new Promise((resolve, reject) => Object.assign(readiness, { resolve, reject }));
@@ -33,6 +34,12 @@ export function failed(error) {
 // {envelope, ms}: the answer as JSON text, and how long Python took.
 export function ask(type, text, key) {
   return readiness.promise.then(() => rpc.call({ type, text, key }));
+}
+
+// A chosen tokenizer file's bytes, moved (not copied) to the worker and named there for this
+// page session: {envelope} holds {ok, name, kind, sha256} or {ok: false, error}.
+export function provideModelTokenizer(buffer, fileName, size) {
+  return readiness.promise.then(() => rpc.call({ type: "model-tokenizer", data: buffer, text: fileName, key: size }, [buffer]));
 }
 
 // Messages that are not requests (keep or forget the snapshot): sent at once.

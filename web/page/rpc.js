@@ -8,11 +8,12 @@ export function createRpc(send) {
   const pending = new Map();  // id -> {resolve, reject}
   const ids = { last: 0 };
   return {
-    call(message) {
+    // `transfer`: ArrayBuffers moved to the other side, not copied (a chosen file's bytes).
+    call(message, transfer) {
       const id = ++ids.last;
       const answer = new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        send({ ...message, id });
+        send({ ...message, id }, transfer);
       });
       answer.id = id;
       return answer;

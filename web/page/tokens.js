@@ -83,17 +83,20 @@ async function show() {
   count.dataset.state = "done";
   count.dataset.count = String(answer.count);
   const off = answer.count ? Math.round(((answer.estimate - answer.count) / answer.count) * 100) : 0;
-  count.textContent = `${plural(answer.count, "token")} (${answer.tokenizer}, exact) · the estimate says ${answer.estimate.toLocaleString("en-US")}` +
+  const which = answer.sha256 ? `${answer.tokenizer}, your file, SHA-256 ${answer.sha256.slice(0, 12)}…` : answer.tokenizer;
+  count.textContent = `${plural(answer.count, "token")} (${which}, exact) · the estimate says ${answer.estimate.toLocaleString("en-US")}` +
     (answer.count ? ` (${off >= 0 ? "+" : ""}${off}%)` : "");
+  // A model file's added token (such as <|im_start|>) can be kept apart from its vocabulary: no id here.
+  const idsText = (ids) => ids.map((id) => (id === null ? "(an added token)" : id)).join(" ");
   const fragment = document.createDocumentFragment();
   answer.segments.slice(0, SHOWN_SEGMENTS).forEach((segment, index) => {
     const span = document.createElement("span");
     span.className = `token token-${index % 2 ? "b" : "a"}`;
     span.textContent = segment.text;
-    span.title = `token id${segment.ids.length > 1 ? "s" : ""} ${segment.ids.join(" ")}`;
+    span.title = `token id${segment.ids.length > 1 ? "s" : ""} ${idsText(segment.ids)}`;
     if (segment.tokens > 1) {
       span.classList.add("token-joined");
-      span.title = `${segment.tokens} tokens inside this text (a token can end inside a character): ids ${segment.ids.join(" ")}`;
+      span.title = `${segment.tokens} tokens inside this text (a token can end inside a character): ids ${idsText(segment.ids)}`;
     }
     fragment.append(span);
   });

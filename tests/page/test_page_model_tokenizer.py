@@ -1,0 +1,216 @@
+"""A model's own tokenizer file chosen on the page: read in the browser, moved to the worker,
+named for the session; the token view and the checks count with it as CPython does. And the
+messages mode's images and tool definitions in the conversation and its budget lane (issue 30)."""
+
+import json
+
+import pytest
+
+from conftest import ROOT
+from test_page import DONE, open_page
+from test_page_lesson import AXE, axe_serious
+
+QWEN3 = ROOT / "tests" / "data" / "models" / "qwen3" / "tokenizer.json"
+STATUS = "[data-testid=model-status]"
+TEXT = "Résumé: the blender jar arrived cracked 🫙, 4 days late.\n<|im_start|>user\n日本語も数えます 12345"
+
+
+@pytest.fixture(scope="module")
+def model_page(browser, site_url):
+    # axe-core served to this test's page only, from its own origin (the CSP stays as it is).
+    routes = [("**/test-only/axe.min.js", lambda route: route.fulfill(path=str(AXE), content_type="text/javascript"))]
+    context, page, guard, problems = open_page(browser, site_url, routes=routes)
+    page.click("[data-testid=tokens] summary")
+    yield page, guard, problems
+    context.close()
+
+
+def choose(page, files):
+    page.eval_on_selector(STATUS, "node => { node.dataset.state = 'idle'; }")  # not the previous file's answer
+    page.set_input_files("[data-testid=model-file]", files)
+    page.wait_for_selector(f"{STATUS}[data-state=done], {STATUS}[data-state=error]")
+    return page.locator(STATUS)
+
+
+def test_a_chosen_tokenizer_json_counts_as_the_package_does(model_page):
+    from context_budget._envelope import check_text
+    from context_budget.tokenizers import TokenizerRegistry, load_tokenizer, using_tokenizers
+
+    page, guard, problems = model_page
+    model = load_tokenizer(QWEN3, "model")
+    status = choose(page, str(QWEN3))
+    assert status.get_attribute("data-state") == "done", status.text_content()
+    assert '"tokenizer": "model"' in status.text_content() and model.sha256 in status.text_content()
+    # The token view switched to it: the count is the package's, the pieces give back the text.
+    assert page.input_value("[data-testid=tokens-tokenizer]") == "model"
+    page.fill("[data-testid=tokens-input]", TEXT)
+    count = page.locator(f"[data-testid=tokens-count][data-count='{model.count(TEXT)}']")
+    count.wait_for()
+    assert "(model, your file, SHA-256 " in count.text_content()
+    spans = page.locator("[data-testid=tokens-view] .token")
+    assert "".join(spans.all_text_contents()) == TEXT
+    assert spans.count() > 10
+    # An input naming it is checked with it: the report equals CPython's with the same file registered.
+    registry = TokenizerRegistry()
+    registry.register("model", model)
+    text = json.dumps({"budget": 40, "tokenizer": "model", "items": [
+        {"id": "a", "content": TEXT, "relevance": 3}, {"id": "b", "content": "short note", "relevance": 2}]})
+    with using_tokenizers(registry):
+        expected = json.loads(check_text(text))
+    assert expected["ok"] and expected["result"]["tokenizer_file"]["sha256"] == model.sha256
+    assert json.loads(page.evaluate("text => window.contextBudget.checkText(text)", text)) == expected
+    page.fill("[data-testid=input]", text)
+    page.click("[data-testid=run]")
+    page.wait_for_selector(DONE)
+    assert guard.foreign == [] and problems == []
+
+
+def test_a_name_nothing_registered_is_refused_in_words(model_page):
+    """The check can fail: the same input naming a tokenizer never chosen is an input error."""
+    page, _, problems = model_page
+    text = json.dumps({"budget": 40, "tokenizer": "never-chosen", "items": [{"id": "a", "content": "x", "relevance": 1}]})
+    envelope = json.loads(page.evaluate("text => window.contextBudget.checkText(text)", text))
+    assert envelope["ok"] is False and "never-chosen" in envelope["error"]
+    assert problems == []
+
+
+@pytest.mark.parametrize("name, data, words", [
+    ("notes.json", b'{"title": "not a tokenizer"}', "neither a Hugging Face tokenizer.json"),
+    ("unigram.json", b'{"model": {"type": "Unigram", "vocab": []}}', "is not supported"),
+    ("model.gguf", b"GGUF\x03\x00\x00\x00\x02\x00", "truncated"),
+    ("picture.json", b"\x89PNG\r\n\x1a\n", "not JSON"),
+])
+def test_a_bad_file_gets_one_line_in_words(model_page, name, data, words):
+    page, guard, problems = model_page
+    status = choose(page, {"name": name, "mimeType": "application/octet-stream", "buffer": data})
+    text = status.text_content()
+    assert status.get_attribute("data-state") == "error"
+    assert words in text and name in text, text
+    assert "\n" not in text.strip() and "Traceback" not in text
+    assert guard.foreign == [] and problems == []
+
+
+def test_a_chosen_gguf_file_counts_as_its_header_says(model_page, tmp_path):
+    """A GGUF model file (written here with PyPI gguf from the same tokenizer.json): its header read in the page."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests" / "package"))
+    from test_gguf_tokenizer import write_gguf
+
+    from context_budget.tokenizers import load_tokenizer
+
+    page, guard, problems = model_page
+    path = tmp_path / "qwen3-test.gguf"
+    write_gguf(path, "qwen3")
+    model = load_tokenizer(path, "qwen3-test")
+    status = choose(page, str(path))
+    assert status.get_attribute("data-state") == "done", status.text_content()
+    assert '"tokenizer": "qwen3-test"' in status.text_content() and model.sha256 in status.text_content()
+    page.fill("[data-testid=tokens-input]", TEXT)
+    page.locator(f"[data-testid=tokens-count][data-count='{model.count(TEXT)}']").wait_for()
+    assert "(qwen3-test, your file" in page.text_content("[data-testid=tokens-count]")
+    assert guard.foreign == [] and problems == []
+
+
+DROP = """([name, text]) => {
+  const transfer = new DataTransfer();
+  transfer.items.add(new File([text], name, { type: "application/json" }));
+  document.getElementById("model-drop").dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true }));
+}"""
+
+
+def test_a_file_dropped_on_the_box_is_read_too(model_page):
+    page, guard, problems = model_page
+    page.eval_on_selector(STATUS, "node => { node.dataset.state = 'idle'; }")
+    page.evaluate(DROP, ["dropped.json", "[1, 2, 3]"])
+    page.wait_for_selector(f"{STATUS}[data-state=error]")
+    assert page.text_content(STATUS) == "dropped.json: a JSON list, not a tokenizer file (an object)"
+    assert guard.foreign == [] and problems == []
+
+
+# ------------------------------------------------------------ images and tool definitions (issue 30)
+IMAGES_AND_TOOLS = "messages/image-and-tool-definition.json"
+
+
+def test_images_and_tool_definitions_are_parts_of_the_conversation_and_its_lane(model_page):
+    from context_budget import _fixtures
+    from context_budget._envelope import check_text
+
+    page, guard, problems = model_page
+    examples = json.loads((ROOT / "web" / "examples.json").read_text())
+    index = next(i for i, example in enumerate(examples) if example.get("fixture") == IMAGES_AND_TOOLS)
+    data = _fixtures.load(ROOT / "fixtures" / IMAGES_AND_TOOLS)["input"]
+    report = json.loads(check_text(json.dumps(data)))["result"]
+    page.eval_on_selector("[data-testid=summary]", "node => { node.dataset.state = 'stale'; }")
+    page.select_option("[data-testid=example]", str(index))
+    page.wait_for_selector(DONE)
+    assert page.text_content("[data-testid=summary]") == report["summary"]
+    view = page.locator("[data-testid=chat-view]")
+    # Each image part as a chip in its message: its size, or counted at the most without one.
+    chips = view.locator("[data-testid=chat-message][data-index='3'] [data-testid=chat-image]")
+    assert chips.all_text_contents() == ["image 16×8, detail auto: 255 tokens",
+                                         "image, size unknown: counted at the most, 1,445 tokens"]
+    assert [image["tokens"] for image in report["images"]] == [255, 1445]
+    assert view.locator("[data-testid=chat-image]").count() == len(report["images"])
+    # The tool definitions: a pinned block at the top of the conversation, with their tokens.
+    tools = view.locator(".chat > :first-child")
+    assert tools.get_attribute("data-testid") == "chat-tools"
+    text = tools.inner_text()
+    assert "lookup_order: 35 tokens" in text and "47 tokens" in text and "pinned" in text
+    # The lane: priming, then the tools, the pinned system message, the live turn with its images inside.
+    lane = view.locator("[data-testid=chat-budget]")
+    parts = lane.locator(".chat-part")
+    classes = parts.evaluate_all("nodes => nodes.map(n => n.className.split(' ')[1])")
+    assert classes[:4] == ["priming", "tools", "pinned", "live"] and classes.count("image") == 2
+    assert lane.locator(".chat-part.tools").get_attribute("title") == f"tool definitions, pinned: {report['tools_tokens']} tokens"
+    box = lambda locator: locator.bounding_box()
+    priming, tool_part, live = box(lane.locator(".chat-part.priming")), box(lane.locator(".chat-part.tools")), box(lane.locator(".chat-part.live"))
+    assert abs(tool_part["x"] - (priming["x"] + priming["width"])) < 1.5  # right after the priming
+    for image in lane.locator(".chat-part.image").all():
+        inside = box(image)
+        assert live["x"] - 1 <= inside["x"] and inside["x"] + inside["width"] <= live["x"] + live["width"] + 1
+    titles = lane.locator(".chat-part.image").evaluate_all("nodes => nodes.map(n => n.title)")
+    assert titles == ["#3: image 16×8, detail auto: 255 tokens", "#3: image, size unknown: counted at the most, 1,445 tokens"]
+    key = view.locator(".chat-key").inner_text()
+    assert "tool definitions (47)" in key and "images, inside their message" in key and "the live turn" in key
+    assert "tool definitions (47)" in lane.get_attribute("aria-label")
+    # Readable in both colour schemes (axe-core's contrast and the rest).
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        found, _ = axe_serious(page, scheme)
+        assert found == []
+    page.emulate_media(color_scheme="light")
+    assert guard.foreign == [] and problems == []
+
+
+def test_a_conversation_without_images_or_tools_shows_neither(model_page):
+    """The chips and the tools block come from the report: a plain chat has none of them."""
+    page, _, problems = model_page
+    text = json.dumps({"mode": "messages", "limit": 200, "messages": [{"role": "user", "content": "Hello there"}]})
+    page.fill("[data-testid=input]", text)
+    page.click("[data-testid=run]")
+    page.wait_for_selector(DONE)
+    view = page.locator("[data-testid=chat-view]")
+    view.wait_for()
+    assert view.locator("[data-testid=chat-image]").count() == 0 and view.locator("[data-testid=chat-tools]").count() == 0
+    assert view.locator(".chat-part.tools, .chat-part.image").count() == 0
+    assert view.locator(".chat-part.live").count() == 1
+    assert problems == []
+
+
+def test_the_chosen_tokenizer_lasts_as_long_as_the_page(model_page):
+    """Nothing is stored: after a reload the name is unknown again (this test reloads: keep it last)."""
+    from test_page import READY
+
+    page, guard, problems = model_page
+    if page.locator("[data-testid=tokens-tokenizer] option[value=model]").count() == 0:
+        choose(page, str(QWEN3))  # run alone: choose it first
+    text = json.dumps({"budget": 40, "tokenizer": "model", "items": [{"id": "a", "content": "x", "relevance": 1}]})
+    assert json.loads(page.evaluate("text => window.contextBudget.checkText(text)", text))["ok"] is True
+    page.reload()
+    page.wait_for_selector(READY)
+    page.wait_for_selector(DONE)
+    envelope = json.loads(page.evaluate("text => window.contextBudget.checkText(text)", text))
+    assert envelope["ok"] is False and '"model"' in envelope["error"]
+    assert page.locator("[data-testid=tokens-tokenizer] option[value=model]").count() == 0
+    assert guard.foreign == [] and problems == []
