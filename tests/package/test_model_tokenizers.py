@@ -209,11 +209,23 @@ def test_registry_names_a_tokenizer_in_every_mode_and_the_report_records_the_fil
         report = evaluate(data)
         assert count_tokens("hello there, world", "qwen3") == ours("qwen3").count("hello there, world")
     assert report["pass"] is True
-    assert report["selected"][0]["cost"] == ours("qwen3").count("hello there, world") if isinstance(report["selected"][0], dict) else True
+    assert report["selected"] == ["a"]
+    assert [row["cost"] for row in report["trace"]] == [ours("qwen3").count("hello there, world")]
     assert report["tokenizer_file"] == {"name": "qwen3", "kind": ours("qwen3").kind, "sha256": ours("qwen3").sha256}
     outside = evaluate(data)  # the scope ended: the name is unknown again, and nothing leaked
     assert outside["pass"] is False and "qwen3" in outside["checks"][0]["detail"]
     assert named_tokenizer("qwen3") is None
+
+
+def test_passages_refuses_a_model_tokenizer_by_its_path_and_name():
+    # passages' prompt count is a sum of its parts' counts, proven for its built-in counters only
+    registry = TokenizerRegistry()
+    registry.register("qwen3", ours("qwen3"))
+    data = {"mode": "passages", "question": "What?", "limit": 100, "counter": "qwen3", "passages": [{"id": "a", "text": "hello world"}]}
+    with using_tokenizers(registry):
+        report = evaluate(data)
+    assert report["pass"] is False and [error["path"] for error in report["errors"]] == ["$.counter"]
+    assert "a model's own tokenizer cannot count passages" in report["errors"][0]["message"] and '"qwen3"' in report["errors"][0]["message"]
 
 
 def test_register_tokenizer_refuses_built_in_and_malformed_names():
