@@ -166,3 +166,18 @@ def test_the_api_refuses_a_template_without_the_models_tokenizer(registry):
         trim_messages([{"role": "user", "content": "hi"}], 100, template="qwen3")
     with using_tokenizers(registry), pytest.raises(MessagesError, match=r"\$\.template: .*got \"harmony\", which is not available"):
         count_messages([{"role": "user", "content": "hi"}], "qwen3", template="harmony")
+
+
+def test_a_model_tokenizer_without_template_is_not_remembered_across_registries():
+    """OpenAI's accounting with a model's tokenizer: the same name in two registries counts by each file."""
+    messages = [{"role": "user", "content": "Where is my refund for order 12345? 你好"}]
+    counts = []
+    for folder in ("qwen3", "deepseek_v3", "qwen3"):
+        registry = TokenizerRegistry()
+        registry.register("model", ours(folder))
+        with using_tokenizers(registry):
+            report = evaluate({"mode": "messages", "limit": 1000, "tokenizer": "model", "messages": messages})
+        assert report["pass"] is True and report["tokenizer_file"]["sha256"] == ours(folder).sha256, report
+        counts.append(report["tokens"])
+    expected = [3 + 3 + ours(f).count("user") + ours(f).count(messages[0]["content"]) for f in ("qwen3", "deepseek_v3")]
+    assert counts == [expected[0], expected[1], expected[0]] and expected[0] != expected[1]

@@ -131,6 +131,8 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
         if isinstance(top.get("messages"), list):
             chat_template.check_messages(top["messages"], problems)
     top_problems = len(problems)
+    # The memories are by tokenizer name: a name read from a file may stand for another file in the next call.
+    remembered_counts = token_counter is None and template is None and not (isinstance(tokenizer, str) and tokenizer not in TOKENIZERS)
     read: list[dict | None] = []
     known = None
     pairing = Pairing()
@@ -145,7 +147,7 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
         else:
             if not messages:
                 problems.append(Problem(_MESSAGES, EMPTY, "expected at least one message, got an empty array"))
-            if token_counter is None and template is None and not problems:
+            if remembered_counts and not problems:
                 known = HISTORIES.find(tokenizer, messages)  # a history read before: only what was appended is read
             call_sites: dict = dict(known.call_sites) if known else {}
             if known:
@@ -166,20 +168,20 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
         if top_problems == 0 and problems[0].code == NO_USER_MESSAGE:
             raise InvalidInput(problems, "message shape", NO_USER_SUMMARY)
         raise InvalidInput(problems, "message shape" if only_messages else "input shape", MESSAGE_SUMMARY if only_messages else INPUT_SUMMARY)
-    count = cached_counter(tokenizer) if token_counter is None else _callers_counter(token_counter)
-    costs: list[int] = list(known.costs) if known else []
-    images: list[dict] = list(known.images) if known else []
-    for index, message in enumerate(read, first):
-        cost, message_images = message_cost(message, count, index)
-        costs.append(cost)
-        images.extend(message_images)
     records = (known.records + read) if known else read
     roles = (known.roles if known else []) + [message["role"] for message in read]
     pinned = (known.pinned if known else []) + [message["pinned"] for message in read]
     flat = (known.flat if known else []) + [message["flat"] for message in read]
     if template is not None:
         return _with_template(top, limit, template, tokenizer, model, tools, live_start, records, roles, pinned, flat, pairing)
-    if token_counter is None:
+    count = cached_counter(tokenizer) if remembered_counts else _callers_counter(token_counter or counter(tokenizer))
+    costs: list[int] = list(known.costs) if known else []
+    images: list[dict] = list(known.images) if known else []
+    for index, message in enumerate(read, first):
+        cost, message_images = message_cost(message, count, index)
+        costs.append(cost)
+        images.extend(message_images)
+    if remembered_counts:
         appended, chars = frozen(top["messages"][first:])
         remembered = Known(tokenizer, (known.snapshot if known else []) + appended, records, pairing, call_sites, costs, images, live_start, roles, pinned, flat)
         remembered.chars = (known.chars if known else 0) + chars
