@@ -47,7 +47,8 @@ def conversation(rng: random.Random, template: str, pool: list[str]) -> tuple[li
         if rng.random() < 0.1:
             user["pinned"] = True
         messages.append(user)
-        # DeepSeek's template writes only the first tool round of a conversation with its opening tokens: one round at most
+        # DeepSeek's template writes only the first tool call of a conversation with its opening tokens, so a
+        # message's share can change by a token when an earlier round is dropped: one round here (docs/contract.md)
         if template != "llama3" and rng.random() < 0.3 and (template != "deepseek_v3" or not calls_made):
             calls = []
             for _ in range(rng.randint(1, 2)):
