@@ -8,6 +8,7 @@ from itertools import accumulate, compress
 
 from ..._values import plural
 from .reading import ALWAYS_PINNED, REPLY_PRIMING
+from ...templates import TemplateError
 from .template import rendered_tokens
 
 # A trace row's reason.
@@ -142,8 +143,11 @@ def select(parsed: dict, with_trace: bool = True) -> dict:
         dropped = [index for index, keep in enumerate(kept) if not keep]
     tokens = REPLY_PRIMING + parsed["tools_tokens"] + sum(map(costs.__getitem__, kept_indices)) if kept_indices else 0
     if parsed.get("template") and kept_indices:  # the kept messages rendered again: the exact prompt
-        tokens = rendered_tokens([messages[index] for index in kept_indices], parsed["template"], parsed["tokenizer"],
-                                 parsed["template_tools"])
+        try:
+            tokens = rendered_tokens([messages[index] for index in kept_indices], parsed["template"], parsed["tokenizer"],
+                                     parsed["template_tools"])
+        except TemplateError:  # (Mistral's turn order broken by what was dropped: the shares stand, the check says it)
+            pass
     flat = parsed["flat"]
     sent = list(map(dict, map(messages.__getitem__, kept_indices)))  # at C speed: most messages are flat text
     for position in [position for position, index in enumerate(kept_indices) if not flat[index]]:
