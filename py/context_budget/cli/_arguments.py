@@ -159,6 +159,7 @@ def parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
     compose.add_argument("--config", metavar="FILE", help=f"JSON settings: {', '.join(DEFAULTS)}")
     compose.add_argument("--call-model", action="store_true", help="post the prompt to the OpenAI-compatible model server in the settings")
     compose.add_argument("--json", action="store_true", help="print the report envelope as JSON instead of text")
+    _tokenizer_file_option(compose, " (compose counts the blocks with the first one given)")
 
     count = commands.add_parser("count", help="print the number of tokens in a text (exact for OpenAI's encodings)")
     count.add_argument("file", nargs="?", default=None, metavar="FILE|-", help="a UTF-8 text file, or - for standard input (the default when text is piped)")
@@ -185,10 +186,10 @@ def parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
     return parser
 
 
-def _tokenizer_file_option(command: argparse.ArgumentParser) -> None:
+def _tokenizer_file_option(command: argparse.ArgumentParser, more: str = "") -> None:
     command.add_argument("--tokenizer-file", action="append", default=[], metavar="NAME=PATH",
                          help="a model's own tokenizer (tokenizer.json, tekken JSON or GGUF file) under NAME, "
-                              "usable wherever a tokenizer is named; repeatable")
+                              "usable wherever a tokenizer is named; repeatable" + more)
 
 
 def tokenizer_registry(specs: list[str]):

@@ -12,12 +12,14 @@ from __future__ import annotations
 import argparse
 from typing import IO, Mapping
 
-from .. import _strict_json
+from .. import _strict_json, templates
 from .._errors import ContextBudgetError
 from .._envelope import envelope_of, unreadable
 from .._evaluate import evaluate
 from .._values import MAX_SAFE_INTEGER
 from . import _chat
+from ..tokenizers import using_tokenizers
+from ._arguments import tokenizer_registry
 from ._exits import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, UsageError
 from ._input import read_json_file
 from ._report_text import packing_text
@@ -39,6 +41,10 @@ def run(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[st
     try:
         document = _blocks_input(arguments, stdin)
         settings = _settings(arguments, document, stdin, environ)
+        try:
+            registry = tokenizer_registry(arguments.tokenizer_file)
+        except UsageError as error:
+            raise _usage(str(error)) from None
     except Refused as refused:
         for line in refused.lines:
             stderr.write(f"context-budget: {line}\n")
@@ -47,8 +53,14 @@ def run(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[st
         return refused.code
 
     window = {key: settings[key] for key in WINDOW_KEYS}
-    report = evaluate({**document, "mode": "blocks", "window": window})
+    model_tokenizer = registry.names()[0] if registry.names() else None
+    with using_tokenizers(registry):
+        # With the model's own tokenizer, the blocks are counted by it, whatever the input's tokenizer says.
+        report = evaluate({**document, "mode": "blocks", "window": window, **({"tokenizer": model_tokenizer} if model_tokenizer else {})})
+        chat = _chat_prompt(report, model_tokenizer) if model_tokenizer and report.get("can_proceed") else None
     said = envelope_of(report)
+    if chat is not None:
+        said["chat_prompt"] = chat
     wanted = arguments.call_model or settings["call_model"]
     if "errors" in report:
         code, not_called = EXIT_FAIL, "the input is not valid"
@@ -67,6 +79,8 @@ def run(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[st
     else:
         if not arguments.json:  # with --json, the envelope is written last, with the model's answer if it is called
             stdout.write(printable(packing_text(report, window)))
+            if model_tokenizer:
+                stdout.write(printable(_counted_by(report, model_tokenizer, chat)))
         if not report["can_proceed"]:
             stderr.write(printable(_required_overflow_advice(report, window, note)))  # block ids: no escape sequences
             note = ""
@@ -91,6 +105,29 @@ def run(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[st
     if arguments.json:
         write_json(said, stdout, 2)
     return code
+
+
+def _chat_prompt(report: dict, tokenizer: str) -> dict | None:
+    """The composed prompt as the model server gets it (one user message, ``_chat.call_model``) in the
+    chat template whose special tokens the tokenizer has: ``{template, tokens}``, or None when none fits."""
+    for template in templates.TEMPLATES:
+        try:
+            tokens = templates.count_rendered([{"role": "user", "content": report["prompt"]}], template, tokenizer)[0]
+        except templates.TemplateError:
+            continue
+        return {"template": template, "tokens": tokens}
+    return None
+
+
+def _counted_by(report: dict, tokenizer: str, chat: dict | None) -> str:
+    record = report.get("tokenizer_file") or {}
+    line = f"counted by {tokenizer} ({record.get('kind', 'a model tokenizer')}, sha256 {str(record.get('sha256', ''))[:12]}), exactly"
+    if chat is not None:
+        line += (f"; sent as one user message, the {chat['template']} chat template makes it {chat['tokens']} tokens "
+                 "(special tokens and the generation prompt included)")
+    elif report.get("can_proceed"):
+        line += "; no known chat template has this tokenizer's special tokens, so the chat prompt is not counted"
+    return line + "\n"
 
 
 def _usage(message: str) -> Refused:

@@ -8,11 +8,13 @@ it fits what is left; the first one that does not fit stops the walk, so the kep
 no holes. The conversation sent starts at a user turn and never with a reply to a dropped
 message: kept units that break this are dropped, oldest first. Costs follow OpenAI's published accounting
 for its chat models: 3 tokens per message, the count of each value it has (plus 1 for
-a ``name``), and 3 more that prime the reply.
+a ``name``), and 3 more that prime the reply. With ``template`` (``template.py``), a message costs
+its share of the prompt the model's own chat template renders, and the prompt's count is the kept
+messages rendered again.
 
 The parts: ``reading`` (the chat format, its problems, the costs), ``rule`` (the walk and
 the report), ``checks`` (the independent verifications), ``api`` (``trim_messages``,
-``count_messages``, ``MessagesError``). This module is the mode (``modes/protocol.py``).
+``count_messages``, ``MessagesError``), ``template``. This module is the mode (``modes/protocol.py``).
 """
 
 from __future__ import annotations

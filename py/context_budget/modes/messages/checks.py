@@ -15,6 +15,7 @@ from ... import _checks
 from ...tokenizers import count_tokens, resolve
 from .images import data_url_size
 from .reading import ALWAYS_PINNED, DEFAULT_TOKENIZER, REPLY_PRIMING
+from .template import counted as template_counted, rendered_tokens
 from .rule import FITS, LIVE, OLDER, PINNED, PINNED_OVERFLOW, TOO_LARGE, USER_START
 
 
@@ -124,8 +125,17 @@ class History:
         self._costs: dict[int, int] = {}
         self.kept = result["kept"]
         self.kept_set = set(self.kept)
-        self.tools_tokens = tools_recount(data.get("tools") or [], self.tokenizer, self.count)
-        self.pinned_need = REPLY_PRIMING + self.tools_tokens + sum(self.cost(index) for index in range(total) if self.pinned[index])
+        self.template = data.get("template")
+        self.data_tools = data.get("tools")
+        priming = REPLY_PRIMING
+        if self.template:  # each message's share of the whole history rendered; its tools are in the template's tokens
+            detail = template_counted(messages, self.template, self.tokenizer, data.get("tools"))
+            self._costs, priming = dict(enumerate(detail.per_message)), detail.overhead
+            self.tools_tokens = 0
+        else:
+            self.tools_tokens = tools_recount(data.get("tools") or [], self.tokenizer, self.count)
+        self.priming = priming
+        self.pinned_need = priming + self.tools_tokens + sum(self.cost(index) for index in range(total) if self.pinned[index])
         self.live_need = sum(self.cost(index) for index in range(total) if self.live[index])
 
     def count(self, text: str) -> int:
@@ -147,7 +157,13 @@ def recounted(history: History) -> str | None:
         return "the messages to send differ from the kept input messages"
     if result["tools_tokens"] != history.tools_tokens:
         return f"the tool definitions re-count to {history.tools_tokens} tokens, the report says {result['tools_tokens']}"
-    tokens = REPLY_PRIMING + history.tools_tokens + sum(map(history.cost, kept)) if kept else 0
+    if history.template:  # the kept messages rendered again, the prompt counted whole
+        tokens = rendered_tokens([history.messages[index] for index in kept], history.template, history.tokenizer,
+                                 history.data_tools) if kept else 0
+        if result.get("template") != history.template or result.get("template_tokens") != history.priming:
+            return f"the template {history.template} writes {history.priming} tokens of its own, the report says {result.get('template_tokens')} ({result.get('template')})"
+    else:
+        tokens = REPLY_PRIMING + history.tools_tokens + sum(map(history.cost, kept)) if kept else 0
     if tokens != result["tokens"]:
         return f"the kept messages re-count to {tokens} tokens, the report says {result['tokens']}"
     if tokens > limit:

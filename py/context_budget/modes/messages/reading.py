@@ -11,10 +11,11 @@ from .memory import HISTORIES, Known, frozen
 from ..._errors import InvalidInputError
 from ..._ordinal import identity_key
 from ..._shape import Field, InvalidInput, missing_key, read_fields
-from ...tokenizers import TOKENIZERS, count_tokens, counter, resolve, uncounted_reason
+from ...tokenizers import TOKENIZERS, count_tokens, counter, named_tokenizer, resolve, uncounted_reason
 from ...tokenizers.models import counted_encoding
 from .images import DETAILS, LOW_DETAIL, MOST, data_url_size, tile_cost
 from .tools import read_tools, tool_costs, tool_name
+from . import template as chat_template
 from ..._values import (
     EMPTY,
     NO_USER_MESSAGE,
@@ -61,7 +62,7 @@ INPUT_SUMMARY = "Input needs a limit, a known tokenizer and a non-empty messages
 NO_USER_SUMMARY = "The history has no user message: there is no turn to answer."
 MESSAGE_SUMMARY = "Each message needs a known role and text content, and every tool call its tool result."
 
-_TOP_KEYS = ("mode", "limit", "tokenizer", "messages", "tools")
+_TOP_KEYS = ("mode", "limit", "tokenizer", "messages", "tools", "template")
 _KEYS_BY_ROLE = {
     "system": ("role", "content", "name"),
     "developer": ("role", "content", "name"),
@@ -82,6 +83,8 @@ def read_tokenizer(value: object) -> str:
     name = resolve(value)
     if isinstance(name, str) and name in TOKENIZERS:
         return _loaded(name)
+    if isinstance(value, str) and named_tokenizer(value) is not None:  # read from a model's files (register_tokenizer)
+        return value
     if uncounted_reason(value):
         raise Invalid(f"{uncounted_reason(value)}; got {preview(value)}")
     guess = closest_name(value, TOKENIZERS) if isinstance(value, str) else None
@@ -119,7 +122,17 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
     tools: list[dict] = []
     if top.get("tools") is not None:
         tools = read_tools(top["tools"], ("tools",), problems) or []
+    template = None
+    if top.get("template") is not None:
+        if token_counter is not None:
+            problems.append(Problem(("template",), INVALID_VALUE, "a template counts with the model's tokenizer; leave token_counter out"))
+        else:
+            template = chat_template.read_template(top, tokenizer, problems)
+        if isinstance(top.get("messages"), list):
+            chat_template.check_messages(top["messages"], problems)
     top_problems = len(problems)
+    # The memories are by tokenizer name: a name read from a file may stand for another file in the next call.
+    remembered_counts = token_counter is None and template is None and not (isinstance(tokenizer, str) and tokenizer not in TOKENIZERS)
     read: list[dict | None] = []
     known = None
     pairing = Pairing()
@@ -134,7 +147,7 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
         else:
             if not messages:
                 problems.append(Problem(_MESSAGES, EMPTY, "expected at least one message, got an empty array"))
-            if token_counter is None and not problems:
+            if remembered_counts and not problems:
                 known = HISTORIES.find(tokenizer, messages)  # a history read before: only what was appended is read
             call_sites: dict = dict(known.call_sites) if known else {}
             if known:
@@ -155,18 +168,20 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
         if top_problems == 0 and problems[0].code == NO_USER_MESSAGE:
             raise InvalidInput(problems, "message shape", NO_USER_SUMMARY)
         raise InvalidInput(problems, "message shape" if only_messages else "input shape", MESSAGE_SUMMARY if only_messages else INPUT_SUMMARY)
-    count = cached_counter(tokenizer) if token_counter is None else _callers_counter(token_counter)
+    records = (known.records + read) if known else read
+    roles = (known.roles if known else []) + [message["role"] for message in read]
+    pinned = (known.pinned if known else []) + [message["pinned"] for message in read]
+    flat = (known.flat if known else []) + [message["flat"] for message in read]
+    if template is not None:
+        return _with_template(top, limit, template, tokenizer, model, tools, live_start, records, roles, pinned, flat, pairing)
+    count = cached_counter(tokenizer) if remembered_counts else _callers_counter(token_counter or counter(tokenizer))
     costs: list[int] = list(known.costs) if known else []
     images: list[dict] = list(known.images) if known else []
     for index, message in enumerate(read, first):
         cost, message_images = message_cost(message, count, index)
         costs.append(cost)
         images.extend(message_images)
-    records = (known.records + read) if known else read
-    roles = (known.roles if known else []) + [message["role"] for message in read]
-    pinned = (known.pinned if known else []) + [message["pinned"] for message in read]
-    flat = (known.flat if known else []) + [message["flat"] for message in read]
-    if token_counter is None:
+    if remembered_counts:
         appended, chars = frozen(top["messages"][first:])
         remembered = Known(tokenizer, (known.snapshot if known else []) + appended, records, pairing, call_sites, costs, images, live_start, roles, pinned, flat)
         remembered.chars = (known.chars if known else 0) + chars
@@ -184,6 +199,25 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
         "tools": [tool_name(tool) for tool in tools],
         "tool_costs": tool_costs,
         "tools_tokens": tools_tokens,
+    }
+
+
+def _with_template(top: dict, limit: int, template: str, tokenizer: str, model: object, tools: list[dict], live_start: int | None,
+                   records: list, roles: list, pinned: list, flat: list, pairing: "Pairing") -> dict:
+    """``parse``'s result with each message's share of the rendered prompt as its cost."""
+    try:
+        detail = chat_template.counted(top["messages"], template, tokenizer, top.get("tools"))
+    except chat_template.templates.TemplateError as error:
+        at: tuple[Key, ...] = ("tokenizer",) if "does not have" in str(error) else ("template",)
+        problem = Problem(at, INVALID_VALUE, f"the template {json_text(template)} cannot render this: {error}")
+        raise InvalidInput([problem], "input shape", INPUT_SUMMARY) from None
+    return {
+        "limit": limit, "tokenizer": tokenizer, "model": model, "messages": top["messages"],
+        "roles": roles, "pinned": pinned, "flat": flat, "unit_of": list(pairing.unit_of),
+        "costs": list(detail.per_message),
+        "live_start": len(records) if live_start is None else live_start,
+        "images": [], "tools": [tool_name(tool) for tool in tools], "tool_costs": [0] * len(tools), "tools_tokens": 0,
+        "template": template, "priming": detail.overhead, "template_tools": top.get("tools"),
     }
 
 

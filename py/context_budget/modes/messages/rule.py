@@ -8,6 +8,8 @@ from itertools import accumulate, compress
 
 from ..._values import plural
 from .reading import ALWAYS_PINNED, REPLY_PRIMING
+from ...templates import TemplateError
+from .template import rendered_tokens
 
 # A trace row's reason.
 PINNED = "pinned"
@@ -33,7 +35,7 @@ def rule(parsed: dict) -> tuple[list[bool], list[str], list[int], list[bool], in
         if pinned[index]:
             pinned_unit[unit_of[index]] = True
     starts = [index for index in range(count) if unit_of[index] == index]
-    pinned_tokens = REPLY_PRIMING + parsed["tools_tokens"] + sum(unit_cost[start] for start in starts if pinned_unit[start])
+    pinned_tokens = parsed.get("priming", REPLY_PRIMING) + parsed["tools_tokens"] + sum(unit_cost[start] for start in starts if pinned_unit[start])
     live_tokens = sum(unit_cost[start] for start in starts if start >= live_start and not pinned_unit[start])
     remaining = limit - pinned_tokens - live_tokens
     unit_pinned = [pinned_unit[start] for start in unit_of]
@@ -97,7 +99,7 @@ def kept_fast(parsed: dict) -> list[int] | None:
     for index in fixed:
         if index < live_start:
             masked[index] = 0
-    need = REPLY_PRIMING + parsed["tools_tokens"] + sum(costs[index] for index in fixed) + sum(costs[live_start:]) \
+    need = parsed.get("priming", REPLY_PRIMING) + parsed["tools_tokens"] + sum(costs[index] for index in fixed) + sum(costs[live_start:]) \
         - sum(costs[index] for index in fixed if index >= live_start)
     remaining = limit - need
     if remaining < 0:
@@ -140,6 +142,12 @@ def select(parsed: dict, with_trace: bool = True) -> dict:
         kept_indices = list(compress(range(len(kept)), kept))
         dropped = [index for index, keep in enumerate(kept) if not keep]
     tokens = REPLY_PRIMING + parsed["tools_tokens"] + sum(map(costs.__getitem__, kept_indices)) if kept_indices else 0
+    if parsed.get("template") and kept_indices:  # the kept messages rendered again: the exact prompt
+        try:
+            tokens = rendered_tokens([messages[index] for index in kept_indices], parsed["template"], parsed["tokenizer"],
+                                     parsed["template_tools"])
+        except TemplateError:  # (Mistral's turn order broken by what was dropped: the shares stand, the check says it)
+            pass
     flat = parsed["flat"]
     sent = list(map(dict, map(messages.__getitem__, kept_indices)))  # at C speed: most messages are flat text
     for position in [position for position, index in enumerate(kept_indices) if not flat[index]]:
@@ -167,7 +175,7 @@ def select(parsed: dict, with_trace: bool = True) -> dict:
         }
         for index in reversed(range(len(costs)))
     ]
-    return {
+    report = {
         "tokenizer": parsed["tokenizer"],
         "model": parsed["model"],
         "limit": limit,
@@ -185,6 +193,9 @@ def select(parsed: dict, with_trace: bool = True) -> dict:
         "tools_tokens": parsed["tools_tokens"],
         "trace": trace,
     }
+    if parsed.get("template"):
+        report["template"], report["template_tokens"] = parsed["template"], parsed["priming"]
+    return report
 
 
 # What a message may have that a request does not take: this tool's own key, and a reply's.
@@ -234,10 +245,11 @@ def shortfall_text(result: dict) -> str:
         parts.append(f"the pinned {'message' if len(pinned) == 1 else 'messages'} ({shown})")
     if result["tools_tokens"]:
         parts.append(f"the tool definitions ({result['tools_tokens']})")
+    priming = f"the {result['template']} template's own tokens" if result.get("template") else "the reply priming"
     if not parts:
-        return f"The reply priming alone needs {need} {_unit_name(result['tokenizer'])}, {over}"
+        return f"{priming[0].upper()}{priming[1:]} alone needs {need} {_unit_name(result['tokenizer'])}, {over}"
     listed = ", ".join(parts)
-    return f"{listed[0].upper()}{listed[1:]} and the reply priming need {need} {_unit_name(result['tokenizer'])}, {over}"
+    return f"{listed[0].upper()}{listed[1:]} and {priming} need {need} {_unit_name(result['tokenizer'])}, {over}"
 
 
 def summarize(result: dict) -> str:
