@@ -273,3 +273,19 @@ def test_the_same_bytes_load_once_and_other_bytes_are_parsed_anew(tmp_path):
     other = from_bytes(json.dumps(changed).encode(), "c.json")
     assert other.pair_ranks is not first.pair_ranks and other.sha256 != first.sha256
     assert other.count("internationalization") > first.count("internationalization")
+
+
+def test_merges_as_pairs_equal_merges_as_strings_and_a_bad_pair_is_named(tmp_path):
+    data = json.loads(model_file("qwen3", "tokenizer.json").read_text(encoding="utf-8"))
+    as_strings = [merge if isinstance(merge, str) else " ".join(merge) for merge in data["model"]["merges"][:2000]]
+    as_pairs = [merge.split(" ") for merge in as_strings]
+    text = _text.mixed_text(2_000)
+    counts = []
+    for merges in (as_strings, as_pairs):
+        data["model"]["merges"] = merges
+        counts.append(from_bytes(json.dumps(data).encode(), "cut.json").count(text))
+    assert counts[0] == counts[1] > 0
+    for bad in ([as_pairs[3][0]], [as_pairs[3][0], 7], "x"):
+        data["model"]["merges"] = as_pairs[:3] + [bad] + as_pairs[4:]
+        with pytest.raises(TokenizerFileError, match=r"cut\.json: model\.merges\[3\] is .*, not a pair of tokens"):
+            from_bytes(json.dumps(data).encode(), "cut.json")

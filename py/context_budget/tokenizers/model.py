@@ -448,12 +448,16 @@ def _pair_ranks(vocab: dict[str, int], merges: list, size: int, where: str) -> d
     if all(isinstance(merge, str) and " " in merge for merge in merges):  # "left right"
         lefts = [merge[:merge.index(" ")] for merge in merges]
         rights = [merge[merge.index(" ") + 1:] for merge in merges]
-    else:  # ["left", "right"]
-        for rank, pair in enumerate(merges):
-            if not isinstance(pair, list) or len(pair) != 2 or not all(isinstance(part, str) for part in pair):
-                raise TokenizerFileError(f"{where}: model.merges[{rank}] is {merges[rank]!r}, not a pair of tokens")
-        lefts = [pair[0] for pair in merges]
-        rights = [pair[1] for pair in merges]
+    else:  # ["left", "right"], checked with C-level maps too (a Python loop cost GPT-OSS ~0.6 s)
+        well_formed = set(map(type, merges)) <= {list} and set(map(len, merges)) <= {2}
+        if well_formed:
+            lefts = list(map(operator.itemgetter(0), merges))
+            rights = list(map(operator.itemgetter(1), merges))
+            well_formed = set(map(type, lefts)) <= {str} and set(map(type, rights)) <= {str}
+        if not well_formed:
+            for rank, pair in enumerate(merges):
+                if not isinstance(pair, list) or len(pair) != 2 or not all(isinstance(part, str) for part in pair):
+                    raise TokenizerFileError(f"{where}: model.merges[{rank}] is {merges[rank]!r}, not a pair of tokens")
     get = vocab.get
     a = list(map(get, lefts))
     b = list(map(get, rights))
