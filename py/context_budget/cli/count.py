@@ -30,8 +30,9 @@ def run(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[st
                 reason = uncounted_reason(name)
                 if reason:
                     raise UsageError(f"count: argument --tokenizer: {reason}")
-                known = ", ".join((*tokenizers.TOKENIZERS, "o200k_harmony", *registry.names()))
-                guess = closest_name(name, (*tokenizers.TOKENIZERS, "o200k_harmony", *registry.names(), *EXAMPLES, *MODEL_ENCODINGS))
+                names = (*tokenizers.TOKENIZERS, "o200k_harmony", *registry.names())
+                known = ", ".join(names)
+                guess = closest_name(name, (*names, *EXAMPLES, *MODEL_ENCODINGS))
                 hint = f"; did you mean {guess!r}?" if guess else ""
                 raise UsageError(f"count: argument --tokenizer: expected one of {known} or a model name such as gpt-4o, got {name!r}{hint}")
             tokens = tokenizers.count_tokens(text, name)

@@ -17,8 +17,8 @@ from .. import _checks
 from ..tokenizers.estimate import estimate_from_stats, utf16_length, word_count
 from .._passages import ANSWER_CUE, PASSAGE_FIELDS, passage_line, prompt_prefix, render
 from .._shape import Field, InputShape, read_input
-from ..tokenizers import EXACT, count_tokens, named_tokenizer, read_tokenizer, resolve
-from .._values import DEFAULT_MARGIN, OVER_LIMIT, Invalid, Problem, preview, read_count, read_margin, read_text
+from ..tokenizers import EXACT, count_tokens, read_tokenizer, resolve
+from .._values import DEFAULT_MARGIN, OVER_LIMIT, Problem, read_count, read_margin, read_text
 
 NAME = "passages"
 COUNTED_COST = None
@@ -33,11 +33,9 @@ PASSAGE_SUMMARY = "Each passage needs a unique non-empty id and a text string."
 
 
 def read_counter(value: object) -> str:
-    if isinstance(value, str) and resolve(value) not in COUNTERS and named_tokenizer(value) is not None:
-        # The prompt's count is a sum of its parts' counts only for these counters (ExactCount's proof).
-        raise Invalid(f"a model's own tokenizer cannot count passages yet: expected one of {', '.join(COUNTERS)} "
-                      f"or a model name such as gpt-4o, got {preview(value)}")
-    return read_tokenizer(value, COUNTERS)  # an exact tokenizer's rank file is loaded here, or the path says why not
+    # An exact tokenizer's rank file is loaded here, or the path says why not. A model's own tokenizer
+    # is refused: the prompt's count is a sum of its parts' counts only for these counters (ExactCount).
+    return read_tokenizer(value, COUNTERS, not_for="count passages")
 
 
 _TOP = (

@@ -76,22 +76,27 @@ def count_tokens(text: str, tokenizer: "str | Tokenizer" = "o200k_base") -> int:
     return exact.ENCODINGS[tokenizer].count(text)
 
 
-def read_tokenizer(value: object, allowed: tuple[str, ...] = TOKENIZERS) -> str:
+def read_tokenizer(value: object, allowed: tuple[str, ...] = TOKENIZERS, *, not_for: str | None = None) -> str:
     """A tokenizer name from an input (or a model name, read as its encoding), its rank file loaded:
     raises ``Invalid`` (a one-line reason) otherwise.
 
-    A name registered in the registry in use (``named_tokenizer``) is accepted too.
+    A name registered in the registry in use (``named_tokenizer``) is accepted too, unless
+    ``not_for`` says what such a tokenizer cannot do there (``"count passages"``).
     """
+    models = " or a model name such as gpt-4o" if any(name in EXACT for name in allowed) else ""
     if isinstance(value, str) and _loaded(value) is not None:
-        return value
-    if counted_encoding(value) in allowed:
-        value = counted_encoding(value)
+        if not_for is None:
+            return value
+        raise Invalid(f"a model's own tokenizer cannot {not_for} yet: expected one of {', '.join(allowed)}{models}, got {preview(value)}")
+    encoding = counted_encoding(value)
+    if encoding in allowed:
+        value = encoding
     if not isinstance(value, str) or value not in allowed:
-        if uncounted_reason(value):
-            raise Invalid(f"{uncounted_reason(value)}; got {preview(value)}")
+        reason = uncounted_reason(value)
+        if reason:
+            raise Invalid(f"{reason}; got {preview(value)}")
         guess = closest_name(value, allowed) if isinstance(value, str) else None
         hint = f"; did you mean {json_text(guess)}?" if guess else ""
-        models = " or a model name such as gpt-4o" if any(name in EXACT for name in allowed) else ""
         raise Invalid(f"expected one of {', '.join(allowed)}{models}, got {preview(value)}{hint}")
     if value in exact.ENCODINGS:
         try:
