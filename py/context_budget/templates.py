@@ -36,13 +36,19 @@ is the count of exactly the rendered prompt.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, NamedTuple
 
 TEMPLATES = ("llama3", "llama3_1", "qwen3", "deepseek_v3", "mistral", "harmony")
 
 
 class TemplateError(ValueError):
-    """A conversation the template cannot render (the message says which message and why)."""
+    """A conversation the template cannot render (the message says which message and why; ``at`` is
+    that place as a JSON path's keys, ``("messages", 2, "tool_calls")``, or ``()``)."""
+
+    def __init__(self, message: str, at: tuple = ()) -> None:
+        super().__init__(message)
+        self.at = at
 
 
 class Piece(NamedTuple):
@@ -66,7 +72,7 @@ def _tojson(value: Any) -> str:
 def _content(message: dict, index: int) -> str:
     content = message.get("content")
     if not isinstance(content, str):
-        raise TemplateError(f"messages[{index}].content must be a string, got {type(content).__name__}")
+        raise TemplateError(f"messages[{index}].content must be a string, got {type(content).__name__}", ("messages", index, "content"))
     return content
 
 
@@ -213,12 +219,12 @@ def _mistral(messages: list[dict], add_generation_prompt: bool, tools: Any) -> l
     turns = [(i, m) for i, m in enumerate(messages) if m.get("role") != "system"]
     for i, message in enumerate(messages):
         if message.get("role") == "system" and i and messages[i - 1].get("role") == "assistant":
-            raise TemplateError(f"messages[{i}]: the mistral template takes no system message right after an assistant turn")
+            raise TemplateError(f"messages[{i}]: the mistral template takes no system message right after an assistant turn", ("messages", i))
     for position, (i, message) in enumerate(turns):
         wanted = "user" if position % 2 == 0 else "assistant"
         if message.get("role") != wanted:
             raise TemplateError(f"messages[{i}]: the mistral template needs user and assistant turns in turn, "
-                                f"starting with user; got {message.get('role')!r} where {wanted!r} belongs")
+                                f"starting with user; got {message.get('role')!r} where {wanted!r} belongs", ("messages", i, "role"))
     if not turns or turns[-1][1].get("role") != "user":
         raise TemplateError("the mistral template needs the conversation to end with a user turn")
     last_user = turns[-1][0]
@@ -232,7 +238,7 @@ def _mistral(messages: list[dict], add_generation_prompt: bool, tools: Any) -> l
             out += [Piece(i, content, False), Piece(i, "[/INST]", True)]
         else:
             if not content.rstrip(" "):
-                raise TemplateError(f"messages[{i}]: an assistant turn needs content for the mistral template")
+                raise TemplateError(f"messages[{i}]: an assistant turn needs content for the mistral template", ("messages", i, "content"))
             out += [Piece(i, content.rstrip(" "), False), Piece(i, "</s>", True)]
     return out
 
@@ -252,12 +258,8 @@ def _llama3_1(messages: list[dict], add_generation_prompt: bool, tools: Any, dat
               tools_in_user_message: bool = True, builtin_tools: list | None = None) -> list[Piece]:
     """Llama 3.1's official template: the dated system block, tools in the first user message (or the
     system block), one tool call per assistant message, tool results as ``ipython``."""
-    if not isinstance(date_string, str):
-        raise TemplateError(f"date_string must be a string like {LLAMA3_1_DATE!r}, got {type(date_string).__name__}")
-    if builtin_tools is not None and not (isinstance(builtin_tools, list) and all(isinstance(t, str) for t in builtin_tools)):
-        raise TemplateError("builtin_tools must be a list of tool names")
     if not messages:
-        raise TemplateError("the llama3_1 template needs at least one message")
+        raise TemplateError("the llama3_1 template needs at least one message", ("messages",))
     header_start, header_end, eot = Piece(None, "<|start_header_id|>", True), Piece(None, "<|end_header_id|>", True), "<|eot_id|>"
     out: list[Piece] = [Piece(None, "<|begin_of_text|>", True)]
     first = 0
@@ -278,7 +280,7 @@ def _llama3_1(messages: list[dict], add_generation_prompt: bool, tools: Any, dat
     out += [Piece(owner, system_message, False), Piece(None, eot, True)]
     if tools_in_user_message and tools is not None:
         if first == len(messages):
-            raise TemplateError("the llama3_1 template puts tools in the first user message, and there is none")
+            raise TemplateError("the llama3_1 template puts tools in the first user message, and there is none", ("messages",))
         out += [Piece(first, "<|start_header_id|>", True), Piece(first, "user", False), Piece(first, "<|end_header_id|>", True),
                 Piece(first, "\n\n", False),
                 Piece(None, "Given the following functions, please respond with a JSON for a function call with its proper "
@@ -298,13 +300,14 @@ def _llama3_1(messages: list[dict], add_generation_prompt: bool, tools: Any, dat
             calls = message["tool_calls"]
             if not isinstance(calls, list) or len(calls) != 1:
                 raise TemplateError(f"messages[{i}].tool_calls: the llama3_1 template renders exactly one tool call per "
-                                    f"assistant message, got {len(calls) if isinstance(calls, list) else calls!r}")
+                                    f"assistant message, got {len(calls) if isinstance(calls, list) else calls!r}",
+                                    ("messages", i, "tool_calls"))
             call = _function(calls[0], i)
             name, arguments = call["name"], call.get("arguments")
             if builtin_tools is not None and name in builtin_tools:
                 if not isinstance(arguments, dict) or not all(isinstance(v, str) for v in arguments.values()):
                     raise TemplateError(f"messages[{i}].tool_calls[0]: a built-in tool call needs its arguments as an "
-                                        f"object of strings")
+                                        f"object of strings", ("messages", i, "tool_calls", 0))
                 body = "<|python_tag|>" + name + ".call(" + ", ".join(f'{k}="{v}"' for k, v in arguments.items()) + ")"
                 out += [*head, Piece(i, "\n\n", False), Piece(i, "<|python_tag|>", True), Piece(i, body[len("<|python_tag|>"):], False)]
             else:
@@ -323,7 +326,7 @@ def _function(call: Any, index: int) -> dict:
     if isinstance(function, dict):
         call = function
     if not isinstance(call, dict) or not isinstance(call.get("name"), str):
-        raise TemplateError(f"messages[{index}].tool_calls: a tool call needs a function with a string name")
+        raise TemplateError(f"messages[{index}].tool_calls: a tool call needs a function with a string name", ("messages", index, "tool_calls"))
     return call
 
 
@@ -359,9 +362,9 @@ _PYTHON = (
     "this session is UNKNOWN. Depends on the cluster.\n\n")
 
 
-def _text(value: Any, what: str) -> str:
+def _text(value: Any, what: str, at: tuple = ()) -> str:
     if not isinstance(value, str):
-        raise TemplateError(f"{what} must be a string, got {type(value).__name__}")
+        raise TemplateError(f"{what} must be a string, got {type(value).__name__}", at)
     return value
 
 
@@ -390,7 +393,7 @@ def _ts_type(spec: Any) -> str:
         for position, variant in enumerate(variants):
             text = _ts_type(variant)
             if isinstance(variant, dict) and variant.get("description"):
-                text += "// " + _text(variant["description"], "a oneOf variant's description")
+                text += "// " + _text(variant["description"], "a oneOf variant's description", ("tools",))
             if isinstance(variant, dict) and "default" in variant:
                 text += "                    // default: " + _tojson(variant["default"])
             if position < len(variants) - 1:
@@ -427,9 +430,9 @@ def _harmony_tools(tools: list) -> str:
     for position, tool in enumerate(tools):
         function = tool.get("function") if isinstance(tool, dict) else None
         if not isinstance(function, dict):
-            raise TemplateError(f"tools[{position}]: the harmony template needs {{\"type\": \"function\", \"function\": {{...}}}}")
-        text += "// " + _text(function.get("description"), f"tools[{position}].function.description") + "\n"
-        text += "type " + _text(function.get("name"), f"tools[{position}].function.name") + " = "
+            raise TemplateError(f"tools[{position}]: the harmony template needs {{\"type\": \"function\", \"function\": {{...}}}}", ("tools", position))
+        text += "// " + _text(function.get("description"), f"tools[{position}].function.description", ("tools", position, "function", "description")) + "\n"
+        text += "type " + _text(function.get("name"), f"tools[{position}].function.name", ("tools", position, "function", "name")) + " = "
         parameters = function.get("parameters")
         properties = parameters.get("properties") if isinstance(parameters, dict) else None
         if not properties:
@@ -440,11 +443,11 @@ def _harmony_tools(tools: list) -> str:
         for name, spec in properties.items():
             spec = spec if isinstance(spec, dict) else {}
             if spec.get("description"):
-                text += "// " + _text(spec["description"], f"tools[{position}]: a parameter's description") + "\n"
+                text += "// " + _text(spec["description"], f"tools[{position}]: a parameter's description", ("tools", position)) + "\n"
             text += name + ("" if name in required else "?") + ": " + _ts_type(spec)
             if "default" in spec:
                 if spec.get("enum") or spec.get("oneOf"):
-                    default = _text(spec["default"], f"tools[{position}]: the default of an enum or oneOf parameter")
+                    default = _text(spec["default"], f"tools[{position}]: the default of an enum or oneOf parameter", ("tools", position))
                     text += (", // default: " if spec.get("enum") else "// default: ") + default
                 else:
                     text += ", // default: " + _tojson(spec["default"])
@@ -457,12 +460,8 @@ def _harmony(messages: list[dict], add_generation_prompt: bool, tools: Any, reas
              current_date: str = HARMONY_DATE, model_identity: str = "You are ChatGPT, a large language model trained by OpenAI.",
              builtin_tools: list | None = None) -> list[Piece]:
     """GPT-OSS's official template: OpenAI's harmony format (system, developer, channels)."""
-    for value, what in ((reasoning_effort, "reasoning_effort"), (current_date, "current_date"), (model_identity, "model_identity")):
-        _text(value, what)
-    if builtin_tools is not None and not (isinstance(builtin_tools, list) and all(isinstance(t, str) for t in builtin_tools)):
-        raise TemplateError("builtin_tools must be a list of tool names (browser, python)")
     if not messages:
-        raise TemplateError("the harmony template needs at least one message")
+        raise TemplateError("the harmony template needs at least one message", ("messages",))
     start, message_tag, end = "<|start|>", "<|message|>", "<|end|>"
     system = f"{model_identity}\nKnowledge cutoff: 2024-06\nCurrent date: {current_date}\n\nReasoning: {reasoning_effort}\n\n"
     if builtin_tools:
@@ -489,31 +488,32 @@ def _harmony(messages: list[dict], add_generation_prompt: bool, tools: Any, reas
         if role == "assistant":
             # beside a tool call, content may be left out or null (the official template fails on null: read as none)
             content = message.get("content") or "" if "tool_calls" in message else _content(message, i)
-            content = _text(content, f"messages[{i}].content")
+            content = _text(content, f"messages[{i}].content", ("messages", i, "content"))
             thinking = message.get("thinking")
             if "thinking" in message:
-                thinking = _text(thinking, f"messages[{i}].thinking")
+                thinking = _text(thinking, f"messages[{i}].thinking", ("messages", i, "thinking"))
             for value, field in ((content, "content"), (thinking, "thinking")):
                 if value is not None and any(tag in value for tag in _CHANNEL_TAGS):
                     raise TemplateError(f"messages[{i}].{field} holds <|channel|> tags: give the analysis in \"thinking\" "
-                                        f"and the final answer in \"content\"")
+                                        f"and the final answer in \"content\"", ("messages", i, field))
             if "tool_calls" in message:
                 calls = message["tool_calls"]
                 if not isinstance(calls, list) or len(calls) != 1:
                     raise TemplateError(f"messages[{i}].tool_calls: the harmony template renders exactly one tool call per "
-                                        f"assistant message, got {len(calls) if isinstance(calls, list) else calls!r}")
+                                        f"assistant message, got {len(calls) if isinstance(calls, list) else calls!r}",
+                                        ("messages", i, "tool_calls"))
                 call = _function(calls[0], i)
                 later_final = any(m.get("role") == "assistant" and "tool_calls" not in m for m in messages[i + 1:])
                 if content and thinking:
                     raise TemplateError(f"messages[{i}]: the harmony template takes content or thinking in an assistant "
-                                        f"message with a tool call, not both")
+                                        f"message with a tool call, not both", ("messages", i))
                 analysis = content or thinking
                 if analysis and not later_final:  # dropped once a final answer follows
                     out += [Piece(i, start, True), Piece(i, "assistant", False), Piece(i, "<|channel|>", True),
                             Piece(i, "analysis", False), Piece(i, message_tag, True), Piece(i, analysis, False), Piece(i, end, True)]
                 content_type = call["content_type"] if "content_type" in call else "json"
                 out += [Piece(i, start, True), Piece(i, "assistant to=functions." + call["name"], False), Piece(i, "<|channel|>", True),
-                        Piece(i, "commentary " + _text(content_type, f"messages[{i}].tool_calls[0].content_type"), False),
+                        Piece(i, "commentary " + _text(content_type, f"messages[{i}].tool_calls[0].content_type", ("messages", i, "tool_calls", 0)), False),
                         Piece(i, message_tag, True), Piece(i, _tojson(call.get("arguments")), False), Piece(i, "<|call|>", True)]
                 last_tool = call["name"]
             elif i == len(messages) - 1 and not add_generation_prompt:
@@ -528,7 +528,7 @@ def _harmony(messages: list[dict], add_generation_prompt: bool, tools: Any, reas
                 last_tool = None
         elif role == "tool":
             if last_tool is None:
-                raise TemplateError(f"messages[{i}]: the harmony template needs a tool result to follow an assistant tool call")
+                raise TemplateError(f"messages[{i}]: the harmony template needs a tool result to follow an assistant tool call", ("messages", i))
             out += [Piece(i, start, True), Piece(i, "functions." + last_tool + " to=assistant", False), Piece(i, "<|channel|>", True),
                     Piece(i, "commentary", False), Piece(i, message_tag, True), Piece(i, _tojson(_content(message, i)), False),
                     Piece(i, end, True)]
@@ -537,10 +537,63 @@ def _harmony(messages: list[dict], add_generation_prompt: bool, tools: Any, reas
                     Piece(i, end, True)]
         else:
             raise TemplateError(f"messages[{i}]: the harmony template renders a {role!r} message only as the first message "
-                                f"(anywhere else it would be left out of the prompt)")
+                                f"(anywhere else it would be left out of the prompt)", ("messages", i, "role"))
     if add_generation_prompt:
         out += [Piece(None, start, True), Piece(None, "assistant", False)]
     return out
+
+
+def _choice(*allowed: str):
+    return lambda value: None if value in allowed else f"one of {', '.join(allowed)}"
+
+
+def _date(pattern: str, example: str):
+    compiled = re.compile(pattern)
+    return lambda value: None if isinstance(value, str) and compiled.fullmatch(value) else f"a date like {json.dumps(example)}"
+
+
+def _names(*allowed: str):
+    def check(value: Any) -> str | None:
+        ok = isinstance(value, list) and all(isinstance(item, str) and (not allowed or item in allowed) for item in value)
+        return None if ok else f"a list of {' and '.join(allowed) if allowed else 'tool names'}"
+    return check
+
+
+def _is(kind: type, what: str):
+    return lambda value: None if isinstance(value, kind) and (kind is not str or value) else what
+
+
+# The options each template reads (its Jinja template's own variables), with what each must be.
+OPTIONS: dict[str, dict[str, Any]] = {
+    "llama3": {},
+    "llama3_1": {"date_string": _date(r"\d\d [A-Z][a-z][a-z] \d{4}", LLAMA3_1_DATE),
+                 "tools_in_user_message": _is(bool, "true or false"), "builtin_tools": _names()},
+    "qwen3": {"enable_thinking": _is(bool, "true or false")},
+    "deepseek_v3": {},
+    "mistral": {},
+    "harmony": {"reasoning_effort": _choice(*REASONING_EFFORTS), "current_date": _date(r"\d{4}-\d\d-\d\d", HARMONY_DATE),
+                "model_identity": _is(str, "a non-empty string"), "builtin_tools": _names("browser", "python")},
+}
+
+
+def option_problems(template: str, options: dict) -> list[tuple[str, str]]:
+    """(option, what is wrong) for each option ``template`` does not take or takes in another form."""
+    known = OPTIONS[template]
+    problems = []
+    for key, value in options.items():
+        if key not in known:
+            takes = f"it takes {', '.join(known)}" if known else "it takes none"
+            problems.append((key, f"the {template} template has no option {json.dumps(key)} ({takes})"))
+        elif (wanted := known[key](value)) is not None:
+            problems.append((key, f"{key} must be {wanted}, got {json.dumps(value, ensure_ascii=False) if _jsonable(value) else type(value).__name__}"))
+    return problems
+
+
+def _jsonable(value: Any) -> bool:
+    try:
+        return len(json.dumps(value)) < 200
+    except (TypeError, ValueError):
+        return False
 
 
 _RENDERERS = {"llama3": _llama3, "llama3_1": _llama3_1, "qwen3": _qwen3, "deepseek_v3": _deepseek_v3, "mistral": _mistral,
@@ -553,7 +606,9 @@ def pieces(messages: list[dict], template: str, *, add_generation_prompt: bool =
     if template not in _RENDERERS:
         raise TemplateError(f"unknown template {template!r}; known: {', '.join(TEMPLATES)}")
     if not isinstance(messages, list) or not all(isinstance(m, dict) and isinstance(m.get("role"), str) for m in messages):
-        raise TemplateError("messages must be a list of objects, each with a string role")
+        raise TemplateError("messages must be a list of objects, each with a string role", ("messages",))
+    for key, problem in option_problems(template, options):
+        raise TemplateError(problem, ("template_options", key))
     return [piece for piece in _RENDERERS[template](messages, add_generation_prompt, tools, **options) if piece.text]
 
 
