@@ -566,12 +566,12 @@ def _is(kind: type, what: str):
 # The options each template reads (its Jinja template's own variables), with what each must be.
 OPTIONS: dict[str, dict[str, Any]] = {
     "llama3": {},
-    "llama3_1": {"date_string": _date(r"\d\d [A-Z][a-z][a-z] \d{4}", LLAMA3_1_DATE),
+    "llama3_1": {"date_string": _date("[0-9]{2} [A-Z][a-z]{2} [0-9]{4}", LLAMA3_1_DATE),
                  "tools_in_user_message": _is(bool, "true or false"), "builtin_tools": _names()},
     "qwen3": {"enable_thinking": _is(bool, "true or false")},
     "deepseek_v3": {},
     "mistral": {},
-    "harmony": {"reasoning_effort": _choice(*REASONING_EFFORTS), "current_date": _date(r"\d{4}-\d\d-\d\d", HARMONY_DATE),
+    "harmony": {"reasoning_effort": _choice(*REASONING_EFFORTS), "current_date": _date("[0-9]{4}-[0-9]{2}-[0-9]{2}", HARMONY_DATE),
                 "model_identity": _is(str, "a non-empty string"), "builtin_tools": _names("browser", "python")},
 }
 

@@ -287,3 +287,16 @@ def test_the_options_reach_the_template_in_every_count(registry):
         assert [base["tokens"], dated["tokens"]] == [ours("llama3_1").count(text) for text in texts]
         assert count_messages(messages, "harmony", template="harmony", template_options={"reasoning_effort": "high"}) == \
             ours("gptoss").count(templates.render(messages, "harmony", reasoning_effort="high"))
+
+
+def test_the_schema_takes_the_new_templates_and_their_options():
+    from test_schema import schema_for
+
+    validator = schema_for("messages")
+    base = {"mode": "messages", "limit": 100, "messages": [{"role": "user", "content": "hi"}]}
+    for template, options in [("llama3_1", {"date_string": "02 Dec 2026", "tools_in_user_message": False}),
+                              ("harmony", {"reasoning_effort": "high", "current_date": "2026-12-02", "builtin_tools": ["python"]}),
+                              ("qwen3", {"enable_thinking": False})]:
+        assert validator.is_valid({**base, "tokenizer": template, "template": template, "template_options": options})
+    for options in [{"date_string": "2026-12-02"}, {"reasoning_effort": "max"}, {"current_date": "today"}, {"temperature": 1}]:
+        assert not validator.is_valid({**base, "tokenizer": "harmony", "template": "harmony", "template_options": options})
