@@ -165,6 +165,8 @@ def test_the_recount_fails_on_a_corrupted_report(registry, template, options):
      "$.messages[1].tool_calls", "exactly one tool call"),
     ({"template": "llama3", "tokenizer": "llama3", "messages": [{"role": "developer", "content": "x"}, {"role": "user", "content": "y"}]},
      "$.messages[0].role", "harmony"),
+    ({"template": "harmony", "tokenizer": "harmony", "messages": [{"role": "user", "content": "y"}, {"role": "developer", "content": "x"}]},
+     "$.messages[1].role", "harmony takes it as the first message only"),
     ({"template": "chatml"}, "$.template", '"chatml"'),
     ({"tokenizer": "o200k_base"}, "$.tokenizer", '"o200k_base"'),
     ({"tokenizer": None}, "$.tokenizer", "needs the model's own tokenizer"),
@@ -300,3 +302,16 @@ def test_the_schema_takes_the_new_templates_and_their_options():
         assert validator.is_valid({**base, "tokenizer": template, "template": template, "template_options": options})
     for options in [{"date_string": "2026-12-02"}, {"reasoning_effort": "max"}, {"current_date": "today"}, {"temperature": 1}]:
         assert not validator.is_valid({**base, "tokenizer": "harmony", "template": "harmony", "template_options": options})
+
+
+def test_harmony_counts_alike_with_the_built_in_o200k_harmony(registry):
+    """GPT-OSS's tokenizer.json and the built-in o200k_harmony give the same report."""
+    messages = [{"role": "developer", "content": "Answer in one line."}, {"role": "user", "content": "Where is order 12345? 你好"},
+                {"role": "assistant", "content": "Shipped."}, {"role": "user", "content": "Thanks!"}]
+    reports = []
+    for tokenizer in ("harmony", "o200k_harmony"):
+        with using_tokenizers(registry):
+            reports.append(evaluate({"mode": "messages", "limit": 300, "tokenizer": tokenizer, "template": "harmony", "messages": messages}))
+    assert reports[0]["pass"] and reports[1]["pass"], reports
+    assert [r["tokens"] for r in reports] == [ours("gptoss").count(templates.render(messages, "harmony"))] * 2
+    assert [row["tokens"] for row in reports[0]["trace"]] == [row["tokens"] for row in reports[1]["trace"]]

@@ -239,6 +239,23 @@ def test_the_date_is_an_option_never_the_clock():
     assert "Reasoning: high\n\n" in templates.render(messages, "harmony", reasoning_effort="high")
 
 
+def test_the_default_dates_count_as_every_day_from_2024_to_2030():
+    """What docs/contract.md says: the date option changes the text, never the count, in these years."""
+    from datetime import date, timedelta
+
+    llama, harmony = ours("llama3_1"), ours("gptoss")
+    messages = [{"role": "user", "content": "hi"}]
+    expected = (templates.count_rendered(messages, "llama3_1", llama)[0], templates.count_rendered(messages, "harmony", harmony)[0])
+    day, counts = date(2024, 1, 1), set()
+    while day.year < 2031:
+        counts.add((llama.count("Today Date: " + day.strftime("%d %b %Y") + "\n\n"),
+                    harmony.count("Current date: " + day.strftime("%Y-%m-%d") + "\n\n")))
+        day += timedelta(days=1)
+    assert counts == {(llama.count("Today Date: 26 Jul 2024\n\n"), harmony.count("Current date: 2025-08-05\n\n"))}
+    assert (templates.count_rendered(messages, "llama3_1", llama, date_string="31 Dec 2030")[0],
+            templates.count_rendered(messages, "harmony", harmony, current_date="2030-12-31")[0]) == expected
+
+
 def test_harmony_drops_the_analysis_once_a_final_answer_follows():
     call = {"role": "assistant", "thinking": "look it up", "tool_calls": [{"type": "function", "function": {"name": "lookup", "arguments": {"id": 1}}}]}
     messages = [{"role": "user", "content": "where?"}, call, {"role": "tool", "content": "shipped"}]
