@@ -307,12 +307,7 @@ def _llama3_1(messages: list[dict], add_generation_prompt: bool, tools: Any, dat
         if not (role in ("tool", "ipython") or "tool_calls" in message):
             out += [*head, Piece(i, "\n\n" + _content(message, i).strip(), False), Piece(i, eot, True)]
         elif "tool_calls" in message:
-            calls = message["tool_calls"]
-            if not isinstance(calls, list) or len(calls) != 1:
-                raise TemplateError(f"messages[{i}].tool_calls: the llama3_1 template renders exactly one tool call per "
-                                    f"assistant message, got {len(calls) if isinstance(calls, list) else calls!r}",
-                                    ("messages", i, "tool_calls"))
-            call = _function(calls[0], i)
+            call = _single_call(message, i, "llama3_1")
             name, arguments = call["name"], call.get("arguments")
             if builtin_tools is not None and name in builtin_tools:
                 if not isinstance(arguments, dict) or not all(isinstance(v, str) for v in arguments.values()):
@@ -328,6 +323,16 @@ def _llama3_1(messages: list[dict], add_generation_prompt: bool, tools: Any, dat
     if add_generation_prompt:
         out += [header_start, Piece(None, "assistant", False), header_end, Piece(None, "\n\n", False)]
     return out
+
+
+def _single_call(message: dict, index: int, template: str) -> dict:
+    """The one tool call (its ``function``) of an assistant message, for the templates that render one."""
+    calls = message["tool_calls"]
+    if not isinstance(calls, list) or len(calls) != 1:
+        raise TemplateError(f"messages[{index}].tool_calls: the {template} template renders exactly one tool call per "
+                            f"assistant message, got {len(calls) if isinstance(calls, list) else calls!r}",
+                            ("messages", index, "tool_calls"))
+    return _function(calls[0], index)
 
 
 def _function(call: Any, index: int) -> dict:
@@ -466,6 +471,14 @@ def _harmony_tools(tools: list) -> str:
     return text + "} // namespace functions"
 
 
+def _harmony_message(owner: int, header: str, channel: str | None, text: str, end: str) -> list[Piece]:
+    """``<|start|>header<|channel|>channel<|message|>text`` and the end token, all the message's."""
+    out = [Piece(owner, "<|start|>", True), Piece(owner, header, False)]
+    if channel is not None:
+        out += [Piece(owner, "<|channel|>", True), Piece(owner, channel, False)]
+    return out + [Piece(owner, "<|message|>", True), Piece(owner, text, False), Piece(owner, end, True)]
+
+
 def _harmony(messages: list[dict], add_generation_prompt: bool, tools: Any, reasoning_effort: str = "medium",
              current_date: str = HARMONY_DATE, model_identity: str = "You are ChatGPT, a large language model trained by OpenAI.",
              builtin_tools: list | None = None) -> list[Piece]:
@@ -507,44 +520,32 @@ def _harmony(messages: list[dict], add_generation_prompt: bool, tools: Any, reas
                     raise TemplateError(f"messages[{i}].{field} holds <|channel|> tags: give the analysis in \"thinking\" "
                                         f"and the final answer in \"content\"", ("messages", i, field))
             if "tool_calls" in message:
-                calls = message["tool_calls"]
-                if not isinstance(calls, list) or len(calls) != 1:
-                    raise TemplateError(f"messages[{i}].tool_calls: the harmony template renders exactly one tool call per "
-                                        f"assistant message, got {len(calls) if isinstance(calls, list) else calls!r}",
-                                        ("messages", i, "tool_calls"))
-                call = _function(calls[0], i)
+                call = _single_call(message, i, "harmony")
                 later_final = any(m.get("role") == "assistant" and "tool_calls" not in m for m in messages[i + 1:])
                 if content and thinking:
                     raise TemplateError(f"messages[{i}]: the harmony template takes content or thinking in an assistant "
                                         f"message with a tool call, not both", ("messages", i))
                 analysis = content or thinking
                 if analysis and not later_final:  # dropped once a final answer follows
-                    out += [Piece(i, start, True), Piece(i, "assistant", False), Piece(i, "<|channel|>", True),
-                            Piece(i, "analysis", False), Piece(i, message_tag, True), Piece(i, analysis, False), Piece(i, end, True)]
+                    out += _harmony_message(i, "assistant", "analysis", analysis, "<|end|>")
                 content_type = call["content_type"] if "content_type" in call else "json"
-                out += [Piece(i, start, True), Piece(i, "assistant to=functions." + call["name"], False), Piece(i, "<|channel|>", True),
-                        Piece(i, "commentary " + _text(content_type, f"messages[{i}].tool_calls[0].content_type", ("messages", i, "tool_calls", 0)), False),
-                        Piece(i, message_tag, True), Piece(i, _tojson(call.get("arguments")), False), Piece(i, "<|call|>", True)]
+                content_type = _text(content_type, f"messages[{i}].tool_calls[0].content_type", ("messages", i, "tool_calls", 0))
+                out += _harmony_message(i, "assistant to=functions." + call["name"], "commentary " + content_type,
+                                        _tojson(call.get("arguments")), "<|call|>")
                 last_tool = call["name"]
             elif i == len(messages) - 1 and not add_generation_prompt:
                 if "thinking" in message:
-                    out += [Piece(i, start, True), Piece(i, "assistant", False), Piece(i, "<|channel|>", True),
-                            Piece(i, "analysis", False), Piece(i, message_tag, True), Piece(i, thinking, False), Piece(i, end, True)]
-                out += [Piece(i, start, True), Piece(i, "assistant", False), Piece(i, "<|channel|>", True), Piece(i, "final", False),
-                        Piece(i, message_tag, True), Piece(i, content, False), Piece(i, "<|return|>", True)]
+                    out += _harmony_message(i, "assistant", "analysis", thinking, "<|end|>")
+                out += _harmony_message(i, "assistant", "final", content, "<|return|>")
             else:  # an earlier turn's thinking is dropped
-                out += [Piece(i, start, True), Piece(i, "assistant", False), Piece(i, "<|channel|>", True), Piece(i, "final", False),
-                        Piece(i, message_tag, True), Piece(i, content, False), Piece(i, end, True)]
+                out += _harmony_message(i, "assistant", "final", content, "<|end|>")
                 last_tool = None
         elif role == "tool":
             if last_tool is None:
                 raise TemplateError(f"messages[{i}]: the harmony template needs a tool result to follow an assistant tool call", ("messages", i))
-            out += [Piece(i, start, True), Piece(i, "functions." + last_tool + " to=assistant", False), Piece(i, "<|channel|>", True),
-                    Piece(i, "commentary", False), Piece(i, message_tag, True), Piece(i, _tojson(_content(message, i)), False),
-                    Piece(i, end, True)]
+            out += _harmony_message(i, "functions." + last_tool + " to=assistant", "commentary", _tojson(_content(message, i)), "<|end|>")
         elif role == "user":
-            out += [Piece(i, start, True), Piece(i, "user", False), Piece(i, message_tag, True), Piece(i, _content(message, i), False),
-                    Piece(i, end, True)]
+            out += _harmony_message(i, "user", None, _content(message, i), "<|end|>")
         else:
             raise TemplateError(f"messages[{i}]: the harmony template renders a {role!r} message only as the first message "
                                 f"(anywhere else it would be left out of the prompt)", ("messages", i, "role"))

@@ -18,7 +18,7 @@ from datetime import datetime
 import pytest
 
 from test_model_tokenizers import ROOT, corpus, model_file, ours, reference
-from test_templates import content
+from test_templates import content, hf_environment
 
 from context_budget import templates
 from context_budget.tokenizers import load_tokenizer
@@ -31,22 +31,8 @@ ISO_DATES = ["2025-08-05", "2026-12-02", "1999-01-31"]
 
 def official(template: str, today: datetime = datetime(2025, 8, 5)):
     """The official chat_template.jinja in Hugging Face's Jinja environment; ``strftime_now`` reads ``today``."""
-    from jinja2.ext import loopcontrols
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
-
     source = model_file(FOLDER[template], "chat_template.jinja").read_text(encoding="utf-8")
-
-    def raise_exception(message):
-        raise ValueError(message)
-
-    def tojson(value, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
-        return json.dumps(value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
-
-    environment = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols])
-    environment.filters["tojson"] = tojson
-    environment.globals["raise_exception"] = raise_exception
-    environment.globals["strftime_now"] = lambda fmt: today.strftime(fmt)
-    compiled = environment.from_string(source)
+    compiled = hf_environment(today).from_string(source)
     return lambda **kwargs: compiled.render(bos_token="<|begin_of_text|>", eos_token=None, **kwargs)
 
 
