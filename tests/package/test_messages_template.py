@@ -260,6 +260,7 @@ def test_llama3_1_and_harmony_count_the_official_rendering_of_the_kept_messages(
                     **({"tools": tools} if tools else {}), **({"template_options": options} if options else {})}
             whole = evaluate({**data, "limit": 1_000_000})
             assert whole["pass"] is True, whole.get("errors") or whole["checks"]
+            assert sum(row["tokens"] for row in whole["trace"]) + whole["template_tokens"] == whole["tokens"]  # the shares add up
             limit = rng.randint(whole["pinned_tokens"] + whole["live_tokens"], whole["tokens"])
             report = evaluate({**data, "limit": limit})
             assert report["pass"] is True and report["template"] == template, report["checks"]
