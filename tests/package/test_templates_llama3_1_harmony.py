@@ -318,9 +318,9 @@ def harmony_encoding(tmp_path_factory):
 
 
 def test_harmony_equals_openai_harmony_where_both_write_it(harmony_encoding):
-    """Conversations of user turns, final answers and tool calls with their results, no developer
-    message (the template writes a blank line after its instructions, openai-harmony does not): the
-    same tokens, for every reasoning effort and date."""
+    """Conversations of user turns, final answers, tool definitions and tool calls with their results,
+    no developer instructions (the template writes a blank line after them, openai-harmony does not):
+    the same tokens, for every reasoning effort and date."""
     oh, encoding = harmony_encoding
     tokenizer = ours("gptoss")
     rng = random.Random("openai-harmony")
@@ -330,6 +330,17 @@ def test_harmony_equals_openai_harmony_where_both_write_it(harmony_encoding):
         effort, date = rng.choice(list(efforts)), rng.choice(ISO_DATES)
         messages, theirs = [], [oh.Message.from_role_and_content(
             oh.Role.SYSTEM, oh.SystemContent.new().with_reasoning_effort(efforts[effort]).with_conversation_start_date(date))]
+        tools = None
+        if rng.random() < 0.4:  # flat parameters, as the two write them alike
+            kinds = [{"type": "integer"}, {"type": "string"}, {"type": "boolean"}, {"type": "number"},
+                     {"type": "string", "enum": ["late", "damaged"]}, {"type": "string", "description": "why, in a word"}]
+            properties = {f"arg{n}": rng.choice(kinds) for n in range(rng.randint(1, 3))}  # (none: the template writes
+            # "() => any;", openai-harmony "(_: {\n}) => any;")
+            parameters = {"type": "object", "properties": properties, "required": sorted(properties)[:1]}
+            tools = [{"type": "function", "function": {"name": name, "description": f"{name.title()} an order", "parameters": parameters}}
+                     for name in rng.sample(["refund", "lookup", "escalate"], rng.randint(1, 2))]
+            theirs.append(oh.Message.from_role_and_content(oh.Role.DEVELOPER, oh.DeveloperContent.new().with_function_tools(
+                [oh.ToolDescription.new(t["function"]["name"], t["function"]["description"], parameters=parameters) for t in tools])))
         for _ in range(rng.randint(1, 4)):
             text = rng.choice(pool)
             messages.append({"role": "user", "content": text})
@@ -348,6 +359,6 @@ def test_harmony_equals_openai_harmony_where_both_write_it(harmony_encoding):
                 messages.append({"role": "assistant", "content": reply})
                 theirs.append(oh.Message.from_role_and_content(oh.Role.ASSISTANT, reply).with_channel("final"))
         tokens = encoding.render_conversation_for_completion(oh.Conversation.from_messages(theirs), oh.Role.ASSISTANT)
-        result = templates.count_rendered_detail(messages, "harmony", tokenizer, reasoning_effort=effort, current_date=date)
-        assert result.text == encoding.decode_utf8(tokens), messages
+        result = templates.count_rendered_detail(messages, "harmony", tokenizer, tools=tools, reasoning_effort=effort, current_date=date)
+        assert result.text == encoding.decode_utf8(tokens), (messages, tools)
         assert result.total == len(tokens)
