@@ -22,12 +22,11 @@ FOLDER = {"llama3": "llama3_1", "qwen3": "qwen3", "deepseek_v3": "deepseek_v3"}
 CONVERSATIONS = 2_000
 
 
-def jinja_template(folder: str):
-    """The model's chat_template in Hugging Face's Jinja environment (transformers' chat template rendering)."""
+def hf_environment(today: datetime | None = None):
+    """Hugging Face's Jinja environment for chat templates (transformers' chat template rendering):
+    its tojson, raise_exception and strftime_now (reading ``today`` when given, else the clock)."""
     from jinja2.ext import loopcontrols
     from jinja2.sandbox import ImmutableSandboxedEnvironment
-
-    config = json.loads(model_file(folder, "tokenizer_config.json").read_bytes())
 
     def raise_exception(message):
         raise ValueError(message)
@@ -38,7 +37,14 @@ def jinja_template(folder: str):
     environment = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols])
     environment.filters["tojson"] = tojson
     environment.globals["raise_exception"] = raise_exception
-    environment.globals["strftime_now"] = lambda fmt: datetime.now().strftime(fmt)
+    environment.globals["strftime_now"] = lambda fmt: (today or datetime.now()).strftime(fmt)
+    return environment
+
+
+def jinja_template(folder: str):
+    """The model's chat_template from its tokenizer_config.json in Hugging Face's Jinja environment."""
+    config = json.loads(model_file(folder, "tokenizer_config.json").read_bytes())
+    environment = hf_environment()
 
     def token(value):
         return value.get("content") if isinstance(value, dict) else value

@@ -95,7 +95,8 @@ def _listed(value: object, what: str) -> list:
 
 
 def _parse_call(messages: object, limit: object, tokenizer: object, tools: object = None,
-                token_counter: Callable[[str], int] | None = None, require_user: bool = True, template: object = None) -> dict:
+                token_counter: Callable[[str], int] | None = None, require_user: bool = True, template: object = None,
+                template_options: object = None) -> dict:
     messages = _listed(messages, "messages")
     if not set(map(type, messages)) <= {dict}:  # (at C speed: a chat loop sends a long history every call)
         messages = [_as_dict(message) for message in messages]
@@ -105,6 +106,8 @@ def _parse_call(messages: object, limit: object, tokenizer: object, tools: objec
         data["tools"] = [_as_dict(tool) for tool in tools]
     if template is not None:
         data["template"] = template
+    if template_options is not None:
+        data["template_options"] = template_options
     if token_counter is not None and not callable(token_counter):
         raise MessagesError(f"token_counter must be a function text -> int, got {preview(token_counter)}")
     try:
@@ -124,6 +127,7 @@ def trim_messages(
     tools: Sequence[Mapping[str, object] | Any] | None = None,
     token_counter: Callable[[str], int] | None = None,
     template: str | None = None,
+    template_options: Mapping[str, object] | None = None,
 ) -> TrimmedMessages:
     """The newest turns of an OpenAI-format chat history that fit ``limit`` prompt tokens, with
     the system, developer and pinned messages and the live turn (the newest user message and
@@ -136,10 +140,12 @@ def trim_messages(
     request's function definitions, counted with the pinned messages. ``token_counter``: a
     ``text -> int`` for another model's tokenizer, used for every text with the same per-message
     accounting (then ``tokenizer`` only picks the tool-definition constants). ``template``
-    (``"llama3"``, ``"qwen3"``, ``"deepseek_v3"``, ``"mistral"``): count the prompt as that chat
-    template renders it, special tokens and generation prompt included, with ``tokenizer`` naming
-    the model's own tokenizer (``register_tokenizer``); ``.tokens`` is then the kept messages
-    rendered and counted.
+    (``"llama3"``, ``"llama3_1"``, ``"qwen3"``, ``"deepseek_v3"``, ``"mistral"``, ``"harmony"``): count
+    the prompt as that chat template renders it, special tokens and generation prompt included, with
+    ``tokenizer`` naming the model's own tokenizer (``register_tokenizer``); ``.tokens`` is then the
+    kept messages rendered and counted. ``template_options``: the template's own options
+    (``{"date_string": "02 Dec 2026"}`` for llama3_1, ``{"reasoning_effort": "high", "current_date":
+    "2026-12-02"}`` for harmony, ``{"enable_thinking": False}`` for qwen3; docs/contract.md lists them).
 
     The same rule and counts as ``evaluate`` in mode ``messages`` (without the checks). Returns a
     :class:`TrimmedMessages`, a list of copies (changing them leaves ``messages`` as it was) that
@@ -150,7 +156,7 @@ def trim_messages(
     received, and :class:`MessagesDoNotFit` (a ``MessagesError``, with ``.shortfall``) when what
     must be kept alone exceeds the limit.
     """
-    parsed = _parse_call(messages, limit, tokenizer, tools, token_counter, template=template)
+    parsed = _parse_call(messages, limit, tokenizer, tools, token_counter, template=template, template_options=template_options)
     result = select(parsed, with_trace=False)
     if result["shortfall"]:
         result = select(parsed)  # the trace names what must be kept
@@ -174,12 +180,15 @@ def count_messages(
     tools: Sequence[Mapping[str, object] | Any] | None = None,
     token_counter: Callable[[str], int] | None = None,
     template: str | None = None,
+    template_options: Mapping[str, object] | None = None,
 ) -> int:
     """The prompt tokens of sending ``messages`` (and ``tools``) as they are: OpenAI's accounting
     (3 per message, plus each value's count, plus 3 that prime the reply), by ``tokenizer`` (a name
-    or a model name) or ``token_counter``; with ``template``, the prompt that chat template renders,
-    counted by the model's tokenizer named by ``tokenizer``. Raises :class:`MessagesError` for invalid input."""
-    parsed = _parse_call(messages, MAX_SAFE_INTEGER, tokenizer, tools, token_counter, require_user=False, template=template)
+    or a model name) or ``token_counter``; with ``template`` (and its ``template_options``), the prompt
+    that chat template renders, counted by the model's tokenizer named by ``tokenizer``. Raises :class:`MessagesError` for invalid input."""
+    parsed = _parse_call(messages, MAX_SAFE_INTEGER, tokenizer, tools, token_counter, require_user=False, template=template,
+                         template_options=template_options)
     if parsed.get("template"):
-        return rendered_tokens(parsed["messages"], parsed["template"], parsed["tokenizer"], parsed["template_tools"])
+        return rendered_tokens(parsed["messages"], parsed["template"], parsed["tokenizer"], parsed["template_tools"],
+                               parsed["template_options"])
     return REPLY_PRIMING + parsed["tools_tokens"] + sum(parsed["costs"])

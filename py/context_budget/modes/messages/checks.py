@@ -127,9 +127,10 @@ class History:
         self.kept_set = set(self.kept)
         self.template = data.get("template")
         self.data_tools = data.get("tools")
+        self.template_options = data.get("template_options")
         priming = REPLY_PRIMING
         if self.template:  # each message's share of the whole history rendered; its tools are in the template's tokens
-            detail = template_counted(messages, self.template, self.tokenizer, data.get("tools"))
+            detail = template_counted(messages, self.template, self.tokenizer, data.get("tools"), self.template_options)
             self._costs, priming = dict(enumerate(detail.per_message)), detail.overhead
             self.tools_tokens = 0
         else:
@@ -159,7 +160,7 @@ def recounted(history: History) -> str | None:
         return f"the tool definitions re-count to {history.tools_tokens} tokens, the report says {result['tools_tokens']}"
     if history.template:  # the kept messages rendered again, the prompt counted whole
         tokens = rendered_tokens([history.messages[index] for index in kept], history.template, history.tokenizer,
-                                 history.data_tools) if kept else 0
+                                 history.data_tools, history.template_options) if kept else 0
         if result.get("template") != history.template or result.get("template_tokens") != history.priming:
             return f"the template {history.template} writes {history.priming} tokens of its own, the report says {result.get('template_tokens')} ({result.get('template')})"
     else:

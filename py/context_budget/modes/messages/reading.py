@@ -62,7 +62,7 @@ INPUT_SUMMARY = "Input needs a limit, a known tokenizer and a non-empty messages
 NO_USER_SUMMARY = "The history has no user message: there is no turn to answer."
 MESSAGE_SUMMARY = "Each message needs a known role and text content, and every tool call its tool result."
 
-_TOP_KEYS = ("mode", "limit", "tokenizer", "messages", "tools", "template")
+_TOP_KEYS = ("mode", "limit", "tokenizer", "messages", "tools", "template", "template_options")
 _KEYS_BY_ROLE = {
     "system": ("role", "content", "name"),
     "developer": ("role", "content", "name"),
@@ -129,7 +129,9 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
         else:
             template = chat_template.read_template(top, tokenizer, problems)
         if isinstance(top.get("messages"), list):
-            chat_template.check_messages(top["messages"], problems)
+            chat_template.check_messages(top["messages"], problems, top["template"])
+    elif top.get("template_options") is not None:
+        problems.append(Problem(("template_options",), INVALID_VALUE, "template_options are a template's options: give template too"))
     top_problems = len(problems)
     # The memories are by tokenizer name: a name read from a file may stand for another file in the next call.
     remembered_counts = token_counter is None and template is None and not (isinstance(tokenizer, str) and tokenizer not in TOKENIZERS)
@@ -206,9 +208,9 @@ def _with_template(top: dict, limit: int, template: str, tokenizer: str, model: 
                    records: list, roles: list, pinned: list, flat: list, pairing: "Pairing") -> dict:
     """``parse``'s result with each message's share of the rendered prompt as its cost."""
     try:
-        detail = chat_template.counted(top["messages"], template, tokenizer, top.get("tools"))
+        detail = chat_template.counted(top["messages"], template, tokenizer, top.get("tools"), chat_template.read_options(top))
     except chat_template.templates.TemplateError as error:
-        at: tuple[Key, ...] = ("tokenizer",) if "does not have" in str(error) else ("template",)
+        at: tuple[Key, ...] = error.at or (("tokenizer",) if "does not have" in str(error) else ("template",))
         problem = Problem(at, INVALID_VALUE, f"the template {json_text(template)} cannot render this: {error}")
         raise InvalidInput([problem], "input shape", INPUT_SUMMARY) from None
     return {
@@ -218,6 +220,7 @@ def _with_template(top: dict, limit: int, template: str, tokenizer: str, model: 
         "live_start": len(records) if live_start is None else live_start,
         "images": [], "tools": [tool_name(tool) for tool in tools], "tool_costs": [0] * len(tools), "tools_tokens": 0,
         "template": template, "priming": detail.overhead, "template_tools": top.get("tools"),
+        "template_options": chat_template.read_options(top),
     }
 
 

@@ -145,7 +145,7 @@ def select(parsed: dict, with_trace: bool = True) -> dict:
     if parsed.get("template") and kept_indices:  # the kept messages rendered again: the exact prompt
         try:
             tokens = rendered_tokens([messages[index] for index in kept_indices], parsed["template"], parsed["tokenizer"],
-                                     parsed["template_tools"])
+                                     parsed["template_tools"], parsed["template_options"])
         except TemplateError:  # (Mistral's turn order broken by what was dropped: the shares stand, the check says it)
             pass
     flat = parsed["flat"]
