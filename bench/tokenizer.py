@@ -158,8 +158,9 @@ def models(text: str) -> None:
 
 
 if __name__ == "__main__":
-    main()
-    if "--models" in sys.argv or (MODELS / "qwen3" / "tokenizer.json").is_file():
+    if "--models-only" not in sys.argv:
+        main()
+    if "--models" in sys.argv or "--models-only" in sys.argv or (MODELS / "qwen3" / "tokenizer.json").is_file():
         models(_text.mixed_text(1_000_000))
     if "--page" in sys.argv:
         page(_text.mixed_text(1_000_000))

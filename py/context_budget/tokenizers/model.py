@@ -65,7 +65,9 @@ def _byte_alphabet() -> dict[str, int]:
 
 
 BYTE_OF_CHAR = _byte_alphabet()
+CHAR_OF_BYTE = {b: c for c, b in BYTE_OF_CHAR.items()}
 _UNBYTE = str.maketrans({c: chr(b) for c, b in BYTE_OF_CHAR.items()})
+_LEVEL = str.maketrans({chr(b): c for c, b in BYTE_OF_CHAR.items()})  # latin-1 text of bytes -> byte-level text
 _BYTE_LEVEL_CHARS = frozenset(BYTE_OF_CHAR)
 
 
@@ -255,20 +257,37 @@ class BPETokenizer(Tokenizer):
         merges = model.get("merges")
         if not isinstance(vocab, dict) or not isinstance(merges, list):
             raise TokenizerFileError(f"{where}: model.vocab must be an object and model.merges a list")
+        if not set(map(type, vocab.values())) <= {int} or min(vocab.values(), default=0) < 0:
+            token, bad = next((t, i) for t, i in vocab.items() if type(i) is not int or i < 0)
+            raise TokenizerFileError(f"{where}: model.vocab[{token!r}] is {bad!r}, not a token id")
         size = max(vocab.values(), default=-1) + 1
-        by_bytes, token_bytes = _vocabulary_bytes(vocab)
         byte_ids = []
         for byte in range(256):
-            token_id = by_bytes.get(bytes((byte,)))
+            token_id = vocab.get(CHAR_OF_BYTE[byte])
             if token_id is None:
                 raise TokenizerFileError(f"{where}: byte 0x{byte:02X} has no token: not a byte-level BPE vocabulary")
             byte_ids.append(token_id)
-        pair_ranks = _pair_ranks(vocab, merges, size, where)
         self.size = size
-        self.by_bytes = by_bytes
-        self.token_bytes = token_bytes
+        self.vocab = vocab
         self.byte_ids = byte_ids
-        self.pair_ranks = pair_ranks
+        self.pair_ranks = _pair_ranks(vocab, merges, size, where)
+        self._tables: dict = {}  # built on first use, shared with named copies: see by_bytes
+
+    @property
+    def by_bytes(self) -> dict[bytes, int]:
+        """A byte-level token's bytes -> its id (built on first use: counting needs the vocabulary only)."""
+        return self._byte_tables()[0]
+
+    @property
+    def token_bytes(self) -> dict[int, bytes]:
+        """A byte-level token's id -> its bytes (built on first use, as ``by_bytes``)."""
+        return self._byte_tables()[1]
+
+    def _byte_tables(self) -> tuple[dict[bytes, int], dict[int, bytes]]:
+        tables = self._tables.get("bytes")
+        if tables is None:
+            tables = self._tables["bytes"] = _vocabulary_bytes(self.vocab)
+        return tables
 
     def _read_added(self, added: list, where: str) -> None:
         raw, normalized = [], []
@@ -330,12 +349,12 @@ class BPETokenizer(Tokenizer):
         return spans
 
     def _piece_count(self, piece: bytes) -> int:
-        if self.ignore_merges and piece in self.by_bytes:
+        if self.ignore_merges and piece.decode("latin-1").translate(_LEVEL) in self.vocab:
             return 1
         return len(self._merge(piece))
 
     def _piece_tokens(self, piece: bytes) -> list[bytes]:
-        if self.ignore_merges and piece in self.by_bytes:
+        if self.ignore_merges and piece.decode("latin-1").translate(_LEVEL) in self.vocab:
             return [piece]
         token_bytes = self.token_bytes
         return [token_bytes[token_id] for token_id in self._merge(piece)]
@@ -422,30 +441,26 @@ class BPETokenizer(Tokenizer):
 
 def _vocabulary_bytes(vocab: dict[str, int]) -> tuple[dict[bytes, int], dict[int, bytes]]:
     """bytes -> id and id -> bytes for the vocabulary's byte-level tokens (others, such as added
-    tokens written in plain text, are left out: no byte-level piece can equal them)."""
+    tokens written in plain text, are left out: no byte-level piece can equal them). One translate
+    for all of them, then slices."""
     tokens = list(vocab)
-    joined = "".join(tokens)
-    if _BYTE_LEVEL_CHARS.issuperset(joined):  # the usual case: one translate for all, then slices
-        data = joined.translate(_UNBYTE).encode("latin-1")
-        ends = list(accumulate(map(len, tokens)))
-        pieces = list(map(data.__getitem__, map(slice, [0, *ends[:-1]], ends)))
-        ids = list(map(vocab.__getitem__, tokens))
-        return dict(zip(pieces, ids)), dict(zip(ids, pieces))
-    by_bytes: dict[bytes, int] = {}
-    token_bytes: dict[int, bytes] = {}
-    for token, token_id in vocab.items():
-        level = _level_bytes(token)
-        if level is not None:
-            by_bytes[level] = token_id
-            token_bytes[token_id] = level
-    return by_bytes, token_bytes
+    if not _BYTE_LEVEL_CHARS.issuperset("".join(tokens)):
+        tokens = list(filter(_BYTE_LEVEL_CHARS.issuperset, tokens))
+    data = "".join(tokens).translate(_UNBYTE).encode("latin-1")
+    ends = list(accumulate(map(len, tokens)))
+    pieces = list(map(data.__getitem__, map(slice, [0, *ends[:-1]], ends)))
+    ids = list(map(vocab.__getitem__, tokens))
+    return dict(zip(pieces, ids)), dict(zip(ids, pieces))
 
 
 def _pair_ranks(vocab: dict[str, int], merges: list, size: int, where: str) -> dict[int, int]:
     """(left id * size + right id) -> (rank * size + merged id), as ``tokenizers`` builds its merge map
-    (a pair listed twice keeps its last rank, as its map does). Built with C-level maps: ~0.2 s for
-    GPT-OSS's 446,189 merges, where a Python loop took a second."""
-    if all(isinstance(merge, str) and " " in merge for merge in merges):  # "left right"
+    (a pair listed twice keeps its last rank, as its map does). Built with C-level maps only: ~0.5 s
+    for GPT-OSS's 446,189 merges, where a Python loop took over a second."""
+    if set(map(type, merges)) <= {str} and set(map(str.count, merges, repeat(" "))) <= {1}:
+        flat = " ".join(merges).split(" ")  # "left right", one space each: left, right, left, right...
+        lefts, rights = flat[0::2], flat[1::2]
+    elif all(isinstance(merge, str) and " " in merge for merge in merges):  # more spaces: cut at the first
         lefts = [merge[:merge.index(" ")] for merge in merges]
         rights = [merge[merge.index(" ") + 1:] for merge in merges]
     else:  # ["left", "right"], checked with C-level maps too (a Python loop cost GPT-OSS ~0.6 s)
@@ -458,13 +473,15 @@ def _pair_ranks(vocab: dict[str, int], merges: list, size: int, where: str) -> d
             for rank, pair in enumerate(merges):
                 if not isinstance(pair, list) or len(pair) != 2 or not all(isinstance(part, str) for part in pair):
                     raise TokenizerFileError(f"{where}: model.merges[{rank}] is {merges[rank]!r}, not a pair of tokens")
-    get = vocab.get
-    a = list(map(get, lefts))
-    b = list(map(get, rights))
-    new = list(map(get, map(operator.add, lefts, rights)))
-    if None in a or None in b or None in new:
-        rank = next(i for i, ids in enumerate(zip(a, b, new)) if None in ids)
-        raise TokenizerFileError(f"{where}: model.merges[{rank}] ({lefts[rank]!r} {rights[rank]!r}) names a token not in the vocabulary")
+    get = vocab.__getitem__  # a KeyError (rare: a broken file) is found and named below
+    try:
+        a = list(map(get, lefts))
+        b = list(map(get, rights))
+        new = list(map(get, map(operator.add, lefts, rights)))
+    except KeyError:
+        rank = next(i for i, (left, right) in enumerate(zip(lefts, rights))
+                    if left not in vocab or right not in vocab or left + right not in vocab)
+        raise TokenizerFileError(f"{where}: model.merges[{rank}] ({lefts[rank]!r} {rights[rank]!r}) names a token not in the vocabulary") from None
     keys = map(operator.add, map(operator.mul, a, repeat(size)), b)
     values = map(operator.add, map(operator.mul, range(len(merges)), repeat(size)), new)
     return dict(zip(keys, values))
