@@ -467,7 +467,7 @@ class MergeRanks(dict):
     starts again): pieces repeat, so few pairs are ever asked for.
     """
 
-    LIMIT = 1 << 20
+    LIMIT = 1 << 16
 
     def __init__(self, vocab: dict[str, int], texts: dict[int, str], size: int,
                  lefts: list[int], rights: list[int], merged: list[int]):
