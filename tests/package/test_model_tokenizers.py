@@ -269,7 +269,9 @@ def test_merges_out_of_merged_id_order_a_pair_listed_twice_and_shared_ids_count_
         raw = json.dumps(data)
         tokenizer = from_bytes(raw.encode(), f"{case}.json")
         assert isinstance(tokenizer.pair_ranks, model_module.MergeRanks) and tokenizer.pair_ranks.ranks is not None
-        assert tokenizer.count(text) == len(Tokenizer.from_str(raw).encode(text, add_special_tokens=False).ids), case
+        encoding = Tokenizer.from_str(raw).encode(text, add_special_tokens=False)
+        assert tokenizer.count(text) == len(encoding.ids), case
+        assert tokenizer.tokens(text) == [model_module._level_bytes(token) for token in encoding.tokens], case
         _, table = whole_map(data["model"])
         assert all(tokenizer.pair_ranks.get(a * tokenizer.size + b) == rank * tokenizer.size + merged
                    for (a, b), (rank, merged) in table.items()), case
@@ -279,7 +281,9 @@ def test_merges_out_of_merged_id_order_a_pair_listed_twice_and_shared_ids_count_
     raw = json.dumps(data)
     tokenizer = from_bytes(raw.encode(), "shared.json")
     assert type(tokenizer.pair_ranks) is model_module.EveryPair
-    assert tokenizer.count(text) == len(Tokenizer.from_str(raw).encode(text, add_special_tokens=False).ids)
+    encoding = Tokenizer.from_str(raw).encode(text, add_special_tokens=False)
+    assert tokenizer.count(text) == len(encoding.ids)
+    assert tokenizer.tokens(text) == [model_module._level_bytes(token) for token in encoding.tokens]
 
 
 def test_a_corrupted_merge_table_is_seen_by_the_equality_checks():

@@ -272,23 +272,22 @@ class BPETokenizer(Tokenizer):
         self.vocab = vocab
         self.byte_ids = byte_ids
         self.pair_ranks = _pair_ranks(vocab, merges, size, where)
-        self._tables: dict = {}  # built on first use, shared with named copies: see by_bytes
+        self._texts = getattr(self.pair_ranks, "texts", None)  # id -> its text (None: ids shared, see _token_bytes)
+        self._tables: dict = {}  # made on first use, shared with named copies
 
     @property
-    def by_bytes(self) -> dict[bytes, int]:
-        """A byte-level token's bytes -> its id (built on first use: counting needs the vocabulary only)."""
-        return self._byte_tables()[0]
+    def by_bytes(self) -> "IdsOfBytes":
+        """A byte-level token's bytes -> its id (``.get``), read from the vocabulary itself."""
+        return IdsOfBytes(self.vocab)
 
-    @property
-    def token_bytes(self) -> dict[int, bytes]:
-        """A byte-level token's id -> its bytes (built on first use, as ``by_bytes``)."""
-        return self._byte_tables()[1]
-
-    def _byte_tables(self) -> tuple[dict[bytes, int], dict[int, bytes]]:
-        tables = self._tables.get("bytes")
-        if tables is None:
-            tables = self._tables["bytes"] = _vocabulary_bytes(self.vocab)
-        return tables
+    def _token_bytes(self, ids: list[int]) -> list[bytes]:
+        texts = self._texts
+        if texts is not None:  # each id has one text, and a merged token's text is byte-level
+            return [texts[token_id].translate(_UNBYTE).encode("latin-1") for token_id in ids]
+        table = self._tables.get("token bytes")
+        if table is None:  # two texts share an id: the byte-level one's bytes, as a table of them all
+            table = self._tables["token bytes"] = _vocabulary_bytes(self.vocab)
+        return [table[token_id] for token_id in ids]
 
     def _read_added(self, added: list, where: str) -> None:
         raw, normalized = [], []
@@ -350,15 +349,14 @@ class BPETokenizer(Tokenizer):
         return spans
 
     def _piece_count(self, piece: bytes) -> int:
-        if self.ignore_merges and piece.decode("latin-1").translate(_LEVEL) in self.vocab:
+        if self.ignore_merges and piece.decode("latin-1").translate(_LEVEL) in self.vocab:  # the piece is a token
             return 1
         return len(self._merge(piece))
 
     def _piece_tokens(self, piece: bytes) -> list[bytes]:
         if self.ignore_merges and piece.decode("latin-1").translate(_LEVEL) in self.vocab:
             return [piece]
-        token_bytes = self.token_bytes
-        return [token_bytes[token_id] for token_id in self._merge(piece)]
+        return self._token_bytes(self._merge(piece))
 
     def _merge(self, piece: bytes) -> list[int]:
         ids = [self.byte_ids[b] for b in piece]
@@ -439,18 +437,31 @@ class BPETokenizer(Tokenizer):
         return result
 
 
-def _vocabulary_bytes(vocab: dict[str, int]) -> tuple[dict[bytes, int], dict[int, bytes]]:
-    """bytes -> id and id -> bytes for the vocabulary's byte-level tokens (others, such as added
-    tokens written in plain text, are left out: no byte-level piece can equal them). One translate
-    for all of them, then slices."""
+def _vocabulary_bytes(vocab: dict[str, int]) -> dict[int, bytes]:
+    """id -> bytes for the vocabulary's byte-level tokens (others, such as added tokens written in
+    plain text, are left out: no byte-level piece can equal them). One translate for all of them,
+    then slices."""
     tokens = list(vocab)
     if not _BYTE_LEVEL_CHARS.issuperset("".join(tokens)):
         tokens = list(filter(_BYTE_LEVEL_CHARS.issuperset, tokens))
     data = "".join(tokens).translate(_UNBYTE).encode("latin-1")
     ends = list(accumulate(map(len, tokens)))
-    pieces = list(map(data.__getitem__, map(slice, [0, *ends[:-1]], ends)))
-    ids = list(map(vocab.__getitem__, tokens))
-    return dict(zip(pieces, ids)), dict(zip(ids, pieces))
+    pieces = map(data.__getitem__, map(slice, [0, *ends[:-1]], ends))
+    return dict(zip(map(vocab.__getitem__, tokens), pieces))
+
+
+class IdsOfBytes:
+    """bytes -> the id of the byte-level token that stands for them, or None (``.get``): the bytes
+    written as ``ByteLevel`` writes them, looked up in the vocabulary (no table of their own)."""
+
+    def __init__(self, vocab: dict[str, int]):
+        self.vocab = vocab
+
+    def get(self, piece: bytes, default=None):
+        return self.vocab.get(piece.decode("latin-1").translate(_LEVEL), default)
+
+    def __contains__(self, piece: bytes) -> bool:
+        return self.get(piece) is not None
 
 
 NO_MERGE = 1 << 62  # MergeRanks' value for a pair that is not a merge: above every real value
