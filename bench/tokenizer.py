@@ -238,10 +238,10 @@ def models(text: str) -> None:
 
 def cold_model_count(tokenizer, text: str) -> int:
     """A count with the tokenizer's piece counts and merge table emptied (as after a first load)."""
-    from context_budget.tokenizers.model import MergeRanks
+    from context_budget.tokenizers import model
 
     tokenizer._counts.clear()
-    if isinstance(getattr(tokenizer, "pair_ranks", None), MergeRanks):
+    if isinstance(getattr(tokenizer, "pair_ranks", None), getattr(model, "MergeRanks", ())):  # (absent before it)
         tokenizer.pair_ranks.clear()  # the merge table's entries are made on first use too
     return tokenizer.count(text)
 
