@@ -360,6 +360,10 @@ def test_register_tokenizer_refuses_built_in_and_malformed_names():
      b'"normalizer": {"type": "Lowercase"}}', "normalizer 'Lowercase' is not supported"),
     (b'{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}}',
      "has no token: not a byte-level BPE vocabulary"),
+    (b'{"model": {"type": "BPE", "vocab": {"a": 0, "b": "1"}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}}',
+     "model.vocab['b'] is '1', not a token id"),
+    (b'{"model": {"type": "BPE", "vocab": {"a": -2}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}}',
+     "model.vocab['a'] is -2, not a token id"),
     (b'{"hello": 1}', "neither a Hugging Face tokenizer.json"),
 ])
 def test_a_file_that_cannot_be_used_is_refused_with_its_path_and_why(tmp_path, content, message):
@@ -397,7 +401,16 @@ def test_merges_as_pairs_equal_merges_as_strings_and_a_bad_pair_is_named(tmp_pat
         data["model"]["merges"] = merges
         counts.append(from_bytes(json.dumps(data).encode(), "cut.json").count(text))
     assert counts[0] == counts[1] > 0
-    for bad in ([as_pairs[3][0]], [as_pairs[3][0], 7], "x"):
+    for bad in ([as_pairs[3][0]], [as_pairs[3][0], 7], "x", [as_pairs[3][0], ["y"]], [as_pairs[3][0], "y", "z"]):
         data["model"]["merges"] = as_pairs[:3] + [bad] + as_pairs[4:]
         with pytest.raises(TokenizerFileError, match=r"cut\.json: model\.merges\[3\] is .*, not a pair of tokens"):
             from_bytes(json.dumps(data).encode(), "cut.json")
+    # a token the vocabulary lacks, on either side or as the two together, in either form
+    absent = "\u0100absent"
+    assert "x" in data["model"]["vocab"] and "\u0120" * 8 in data["model"]["vocab"] and "x" + "\u0120" * 8 not in data["model"]["vocab"]
+    for left, right in ((absent, "a"), ("a", absent), ("x", "\u0120" * 8)):
+        for merges in (as_strings, as_pairs):
+            bad = f"{left} {right}" if merges is as_strings else [left, right]
+            data["model"]["merges"] = merges[:3] + [bad] + merges[4:]
+            with pytest.raises(TokenizerFileError, match=r"cut\.json: model\.merges\[3\] \(.*\) names a token not in the vocabulary"):
+                from_bytes(json.dumps(data).encode(), "cut.json")

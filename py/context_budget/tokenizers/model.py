@@ -30,10 +30,10 @@ bytes). ``sha256`` is the digest of the file it was read from, for reports to re
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_left, bisect_right
 import json
 import operator
 import re
+from bisect import bisect_left, bisect_right
 from itertools import accumulate, repeat
 from typing import Callable, Iterable
 
