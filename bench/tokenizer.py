@@ -9,11 +9,14 @@
 3. Loading each rank file (read, SHA-256, parse): the first use's cost, in CPython and, with
    --page, in the page (Pyodide in Chromium: fetch, SHA-256, parse), with a count of the same
    mixed text in both.
-4. With the model files of scripts/fetch_model_tokenizers (--models, or when they are present):
-   each model's tokenizer (Llama 3.1, Qwen 3, DeepSeek V3, GPT-OSS tokenizer.json; Mistral's tekken;
-   o200k_harmony) loaded (read, SHA-256, parse) and counting the same 1 MB against its reference
-   (Rust ``tokenizers`` encode, mistral-common's tiktoken, tiktoken), and "a" * n growth on Qwen 3
-   (no ignore_merges: every piece merges through the heap).
+4. With the model files of scripts/fetch_model_tokenizers (--models, or when they are present;
+   --models-only for this part alone): each model's tokenizer (Llama 3.1, Qwen 3, DeepSeek V3,
+   GPT-OSS tokenizer.json; Mistral's tekken; o200k_harmony) loaded (read, SHA-256, parse) and
+   counting the same 1 MB against its reference (Rust ``tokenizers``, mistral-common's tiktoken,
+   tiktoken), each time a median of 3 with the CPU time beside the wall time and the machine's
+   load average printed; one long piece ("a" * n and " " * n up to 1M, through the heap) on Qwen 3
+   and GPT-OSS against ``tokenizers`` on the same piece; a GPT-OSS load in a new process with its
+   peak and resident memory.
 """
 
 import sys
@@ -107,59 +110,146 @@ def page(text: str) -> None:
 
 
 MODELS = ROOT / "tests" / "data" / "models"
+HF_MODELS = ("llama3_1", "qwen3", "deepseek_v3", "gptoss")
+
+RSS_CHILD = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from context_budget.tokenizers import load_tokenizer
+
+def memory(field):  # /proc's figures (ru_maxrss would hold the parent's peak: it survives exec)
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) // 1024 for line in status if line.startswith(field))
+
+base = memory("VmRSS:")
+started = time.perf_counter()
+tokenizer = load_tokenizer(sys.argv[2])
+seconds = time.perf_counter() - started
+print(seconds, memory("VmHWM:") - base, memory("VmRSS:") - base)
+"""
+
+
+def machine() -> str:
+    import os
+    import platform
+
+    one, five, _ = os.getloadavg()
+    return f"Python {platform.python_version()}, {os.cpu_count()} cores, load average {one:.2f} (1 min) {five:.2f} (5 min)"
+
+
+def timed(function, runs: int = 3) -> tuple[float, float, object]:
+    """Median wall and CPU seconds of ``runs`` calls (CPU time is what this process used: on a
+    shared machine the wall time also holds the neighbours' share), and the last result."""
+    import statistics
+
+    walls, cpus, result = [], [], None
+    for _ in range(runs):
+        result = None
+        started, cpu = time.perf_counter(), time.process_time()
+        result = function()
+        walls.append(time.perf_counter() - started)
+        cpus.append(time.process_time() - cpu)
+    return statistics.median(walls), statistics.median(cpus), result
+
+
+def rust_encode(reference, text: str) -> tuple[float, float, int]:
+    """``tokenizers``' time on ``text``: the faster of ``encode`` and ``encode_batch_fast`` (no offsets)."""
+    slow = timed(lambda: reference.encode(text, add_special_tokens=False).ids)
+    fast = timed(lambda: reference.encode_batch_fast([text], add_special_tokens=False)[0].ids)
+    wall, cpu, ids = min(slow, fast, key=lambda row: row[0])
+    return wall, cpu, len(ids)
 
 
 def models(text: str) -> None:
     """Tokenizers from model files against their reference libraries on the same text."""
+    import subprocess
+
+    from tokenizers import Tokenizer
+
     from context_budget.tokenizers import load_tokenizer, model as model_module, named_tokenizer
 
     def load_tokenizer_cold(path):  # a first load: not from the memo of files already read
         model_module._MEMO.clear()
         return load_tokenizer(path)
 
-    print("\ntokenizers from model files (load = read + SHA-256 + parse, median of 3; counts: median of 3):")
-    for folder in ("llama3_1", "qwen3", "deepseek_v3", "gptoss"):
+    print(f"\ntokenizers from model files, {len(text.encode('utf-8')):,} bytes of mixed text; {machine()}")
+    print("load = read + SHA-256 + parse (the memo of files read cleared); every time a median of 3, "
+          "wall (CPU of this process); ratio = ours / reference, wall")
+    print("reference: Rust tokenizers 0.23, the faster of encode and encode_batch_fast([text]); "
+          "cold = piece counts and merge table emptied first")
+    rust = {}
+    for folder in HF_MODELS:
         path = MODELS / folder / "tokenizer.json"
-        from tokenizers import Tokenizer
-
-        load, ours = median_time(lambda: load_tokenizer_cold(path), 3)
+        load, load_cpu, ours = timed(lambda: load_tokenizer_cold(path))
         reference = Tokenizer.from_file(str(path))
-        theirs, encoding = median_time(lambda: reference.encode(text, add_special_tokens=False), 3)
-        cold, count = median_time(lambda: (ours._counts.clear(), ours.count(text))[1], 3)
-        warm, _ = median_time(lambda: ours.count(text), 3)
-        assert count == len(encoding.ids), (folder, count, len(encoding.ids))
-        print(f"  {folder:12} {count:>9,} tokens  load {load * 1000:6.0f} ms  tokenizers (Rust) {theirs * 1000:7.1f} ms  "
-              f"ours cold {cold * 1000:7.1f} ms ({cold / theirs:4.1f}x)  warm {warm * 1000:7.1f} ms ({warm / theirs:4.1f}x)")
+        theirs, theirs_cpu, expected = rust[folder] = rust_encode(reference, text)
+        cold, cold_cpu, count = timed(lambda: cold_model_count(ours, text))
+        warm, warm_cpu, _ = timed(lambda: ours.count(text))
+        assert count == expected, (folder, count, expected)
+        print(f"  {folder:12} {count:>8,} tokens  load {load * 1000:5.0f} ms ({load_cpu * 1000:4.0f})  "
+              f"tokenizers {theirs * 1000:6.1f} ms ({theirs_cpu * 1000:4.0f})  ours cold {cold * 1000:6.1f} ms "
+              f"({cold_cpu * 1000:4.0f}) {cold / theirs:4.2f}x  warm {warm * 1000:6.1f} ms ({warm_cpu * 1000:4.0f}) "
+              f"{warm / theirs:4.2f}x")
     from mistral_common.tokens.tokenizers.tekken import Tekkenizer
 
     path = MODELS / "mistral" / "tekken_240911.json"
-    load, ours = median_time(lambda: load_tokenizer_cold(path), 3)
+    load, load_cpu, ours = timed(lambda: load_tokenizer_cold(path))
     reference = Tekkenizer.from_file(str(path))
-    theirs, tokens = median_time(lambda: reference.encode(text, bos=False, eos=False), 3)
-    cold, count = median_time(lambda: (ours._counts.clear(), ours.count(text))[1], 3)
+    theirs, theirs_cpu, tokens = timed(lambda: reference.encode(text, bos=False, eos=False))
+    cold, cold_cpu, count = timed(lambda: cold_model_count(ours, text))
     assert count == len(tokens)
-    print(f"  {'tekken':12} {count:>9,} tokens  load {load * 1000:6.0f} ms  mistral-common   {theirs * 1000:7.1f} ms  "
-          f"ours cold {cold * 1000:7.1f} ms ({cold / theirs:4.1f}x)")
+    print(f"  {'tekken':12} {count:>8,} tokens  load {load * 1000:5.0f} ms ({load_cpu * 1000:4.0f})  "
+          f"mistral-common (tiktoken) {theirs * 1000:6.1f} ms ({theirs_cpu * 1000:4.0f})  ours cold "
+          f"{cold * 1000:6.1f} ms ({cold_cpu * 1000:4.0f}) {cold / theirs:4.2f}x")
     harmony = named_tokenizer("o200k_harmony")
     reference = _text.reference_encoding("o200k_base")
-    theirs, tokens = median_time(lambda: reference.encode(text, allowed_special="all"), 3)
-    cold, count = median_time(lambda: (harmony._counts.clear(), harmony.count(text))[1], 3)
-    assert count == len(tokens)
-    print(f"  {'o200k_harmony':12} {count:>9,} tokens  (o200k_base's rank file)  tiktoken {theirs * 1000:7.1f} ms  "
-          f"ours cold {cold * 1000:7.1f} ms ({cold / theirs:4.1f}x)")
-    qwen = load_tokenizer(MODELS / "qwen3" / "tokenizer.json")
-    print("  'a' * n, Qwen 3 (one piece, no ignore_merges: merged through the heap):")
-    previous = None
-    for n in (10_000, 100_000, 1_000_000):
-        seconds, count = median_time(lambda: (qwen._counts.clear(), qwen.count("a" * n))[1], 3)
-        growth = f"  growth {seconds / previous:5.1f}x per tenfold" if previous else ""
-        print(f"    n = {n:>9,}: {seconds * 1000:9.1f} ms, {count:,} tokens{growth}")
-        previous = seconds
+    theirs, theirs_cpu, tokens = timed(lambda: reference.encode(text, allowed_special="all"))
+    cold, cold_cpu, count = timed(lambda: cold_model_count(harmony, text))
+    assert count == len(tokens) == rust["gptoss"][2]
+    print(f"  {'o200k_harmony':12} {count:>8,} tokens  (o200k_base's verified rank file)  ours cold {cold * 1000:6.1f} ms "
+          f"({cold_cpu * 1000:4.0f}): {cold / rust['gptoss'][0]:4.2f}x tokenizers on GPT-OSS's tokenizer.json, "
+          f"{cold / theirs:4.2f}x tiktoken ({theirs * 1000:.1f} ms)")
+
+    print("\none long piece (merged through the heap), ours against tokenizers; growth per tenfold "
+          "(linear: 10x, quadratic: 100x):")
+    for folder in ("qwen3", "gptoss"):
+        ours = load_tokenizer(MODELS / folder / "tokenizer.json")
+        reference = Tokenizer.from_file(str(MODELS / folder / "tokenizer.json"))
+        for letter in ("a", " "):
+            previous = None
+            for n in (10_000, 100_000, 1_000_000):
+                piece = letter * n
+                seconds, _, count = timed(lambda: cold_model_count(ours, piece))
+                theirs, _, expected = rust_encode(reference, piece)
+                assert count == expected, (folder, letter, n)
+                growth = (f"  growth {seconds / previous[0]:5.1f}x (tokenizers {theirs / previous[1]:5.1f}x)"
+                          if previous else "")
+                print(f"  {folder:7} {letter!r} * {n:>9,}: {seconds * 1000:8.1f} ms, tokenizers {theirs * 1000:7.1f} ms "
+                      f"({seconds / theirs:4.1f}x), {count:,} tokens{growth}")
+                previous = seconds, theirs
+
+    print("\na first load in a new process (imports done, tables not built), GPT-OSS's tokenizer.json:")
+    result = subprocess.run([sys.executable, "-c", RSS_CHILD, str(ROOT / "py"), str(MODELS / "gptoss" / "tokenizer.json")],
+                            capture_output=True, text=True, check=True)
+    seconds, peak, kept = result.stdout.split()
+    print(f"  {float(seconds) * 1000:.0f} ms; peak RSS {peak} MB above the imports' RSS, {kept} MB more resident after")
+    print(f"\n{machine()}")
+
+
+def cold_model_count(tokenizer, text: str) -> int:
+    """A count with the tokenizer's piece counts and merge table emptied (as after a first load)."""
+    from context_budget.tokenizers import model
+
+    tokenizer._counts.clear()
+    if isinstance(getattr(tokenizer, "pair_ranks", None), getattr(model, "MergeRanks", ())):  # (absent before it)
+        tokenizer.pair_ranks.clear()  # the merge table's entries are made on first use too
+    return tokenizer.count(text)
 
 
 if __name__ == "__main__":
-    main()
-    if "--models" in sys.argv or (MODELS / "qwen3" / "tokenizer.json").is_file():
+    if "--models-only" not in sys.argv:
+        main()
+    if "--models" in sys.argv or "--models-only" in sys.argv or (MODELS / "qwen3" / "tokenizer.json").is_file():
         models(_text.mixed_text(1_000_000))
     if "--page" in sys.argv:
         page(_text.mixed_text(1_000_000))

@@ -165,28 +165,140 @@ def test_nfc_equals_tokenizers_on_every_character_it_can_change():
     assert nfc("e\u0301") == "\u00e9" and nfc("\u1100\u1161\u11a8") == "\uac01"
 
 
-def plain_merge(ids, pair_ranks, size):
+def whole_map(data: dict) -> tuple[dict, dict]:
+    """``tokenizers``' merge map written plainly from a tokenizer.json's model: (left id, right id) ->
+    (rank, merged id), every merge entered up front (a pair listed twice keeps its last rank)."""
+    vocab = data["vocab"]
+    table = {}
+    for rank, merge in enumerate(data["merges"]):
+        left, right = merge.split(" ") if isinstance(merge, str) else merge
+        table[vocab[left], vocab[right]] = (rank, vocab[left + right])
+    return vocab, table
+
+
+@functools.lru_cache(maxsize=None)
+def model_whole_map(name: str):
+    return whole_map(json.loads(model_file(name, "tokenizer.json").read_text(encoding="utf-8"))["model"])
+
+
+def plain_merge(ids, table):
     """HF's rule written plainly: merge the adjacent pair with the lowest rank, leftmost first."""
     ids = list(ids)
     while True:
-        found = [(pair_ranks[ids[i] * size + ids[i + 1]], i) for i in range(len(ids) - 1) if ids[i] * size + ids[i + 1] in pair_ranks]
+        found = [(table[ids[i], ids[i + 1]], i) for i in range(len(ids) - 1) if (ids[i], ids[i + 1]) in table]
         if not found:
             return ids
-        value, i = min(found)
-        ids[i:i + 2] = [value % size]
+        (_, merged), i = min(found)
+        ids[i:i + 2] = [merged]
 
 
 @pytest.mark.parametrize("name", ["qwen3", "gptoss"])
 def test_scan_and_heap_merges_equal_the_plain_rule(name):
     tokenizer = ours(name)
+    _, table = model_whole_map(name)
     rng = random.Random(5)
     for _ in range(300):
         text = "".join(_text.fragment(rng, ["\U00016100"]) for _ in range(4))
         piece = exact.without_lone_surrogates(text).encode("utf-8")[:120]
         ids = [tokenizer.byte_ids[b] for b in piece]
-        expected = plain_merge(ids, tokenizer.pair_ranks, tokenizer.size)
+        expected = plain_merge(ids, table)
         assert tokenizer._merge(piece) == expected
         assert tokenizer._merge_with_heap(list(ids)) == expected
+
+
+@pytest.mark.parametrize("name", ["qwen3", "gptoss"])
+def test_merge_ranks_made_on_first_use_equal_the_whole_map(name):
+    """Qwen 3 lists one merge per token, GPT-OSS several (every split of a token into two tokens):
+    sampled merges, other splits of the same tokens (not merges: their text is a token all the
+    same) and random pairs, asked of a fresh table, answer as the whole map does."""
+    vocab, table = model_whole_map(name)
+    tokenizer = load_tokenizer_fresh(name)
+    ranks, size = tokenizer.pair_ranks, tokenizer.size
+    assert isinstance(ranks, model_module.MergeRanks) and len(ranks) == 0  # nothing made up front
+    texts = {token_id: text for text, token_id in vocab.items()}
+    rng = random.Random(11)
+    merges = rng.sample(sorted(table), 5_000)
+    splits = []
+    for left, right in merges[:2_000]:
+        whole = texts[left] + texts[right]
+        splits += [(vocab[whole[:k]], vocab[whole[k:]]) for k in range(1, len(whole)) if whole[:k] in vocab and whole[k:] in vocab]
+    unlisted = [pair for pair in splits if pair not in table]
+    assert len(unlisted) > 100 if name == "qwen3" else unlisted == []  # GPT-OSS lists every split
+    pairs = merges + splits + [(rng.randrange(size), rng.randrange(size)) for _ in range(5_000)] + [(size - 1, size + 5)]
+    for left, right in pairs:
+        rank, merged = table.get((left, right), (None, None))
+        assert ranks.get(left * size + right) == (None if rank is None else rank * size + merged)
+        assert (left * size + right in ranks) == (rank is not None)
+    assert 0 < len(ranks) <= len(pairs)
+
+
+def load_tokenizer_fresh(name: str):
+    model_module._MEMO.clear()  # a new parse: its own, empty table
+    try:
+        return load_tokenizer(model_file(name, "tokenizer.json"))
+    finally:
+        model_module._MEMO.clear()
+
+
+def small_qwen(merges: int = 3_000) -> dict:
+    """Qwen 3's file cut to its byte tokens and first merges (every token they make)."""
+    data = json.loads(model_file("qwen3", "tokenizer.json").read_text(encoding="utf-8"))
+    keep = 256 + merges
+    data["model"]["vocab"] = {text: i for text, i in data["model"]["vocab"].items() if i < keep}
+    data["model"]["merges"] = data["model"]["merges"][:merges]
+    data["added_tokens"] = []
+    return data
+
+
+def test_merges_out_of_merged_id_order_a_pair_listed_twice_and_shared_ids_count_as_tokenizers_does():
+    """The table's three cases: merges whose merged ids do not rise with their rank (ids shuffled:
+    the lists are sorted), a pair listed twice (its last rank), two texts with one id (no text
+    names a pair's id: every pair up front). Each counts as ``tokenizers`` does."""
+    from tokenizers import Tokenizer
+
+    data = small_qwen()
+    vocab, merges = data["model"]["vocab"], data["model"]["merges"]
+    rng = random.Random(3)
+    moved = list(range(256, len(vocab)))
+    rng.shuffle(moved)
+    data["model"]["vocab"] = {text: (i if i < 256 else moved[i - 256]) for text, i in vocab.items()}
+    text = _text.mixed_text(20_000) + " " + " ".join("".join(pair) for pair in merges[:500])
+    cases = {"shuffled": list(merges), "listed twice": merges + merges[40:60] + merges[5:6]}
+    for case, listed in cases.items():
+        data["model"]["merges"] = listed
+        raw = json.dumps(data)
+        tokenizer = from_bytes(raw.encode(), f"{case}.json")
+        assert isinstance(tokenizer.pair_ranks, model_module.MergeRanks) and tokenizer.pair_ranks.ranks is not None
+        encoding = Tokenizer.from_str(raw).encode(text, add_special_tokens=False)
+        assert tokenizer.count(text) == len(encoding.ids), case
+        assert tokenizer.tokens(text) == [model_module._level_bytes(token) for token in encoding.tokens], case
+        _, table = whole_map(data["model"])
+        assert all(tokenizer.pair_ranks.get(a * tokenizer.size + b) == rank * tokenizer.size + merged
+                   for (a, b), (rank, merged) in table.items()), case
+    data["model"]["merges"] = merges
+    first_merged = data["model"]["vocab"]["".join(merges[0])]
+    data["model"]["vocab"]["\u0100shared"] = first_merged  # a second text for the first merge's token
+    raw = json.dumps(data)
+    tokenizer = from_bytes(raw.encode(), "shared.json")
+    assert type(tokenizer.pair_ranks) is model_module.EveryPair
+    encoding = Tokenizer.from_str(raw).encode(text, add_special_tokens=False)
+    assert tokenizer.count(text) == len(encoding.ids)
+    assert tokenizer.tokens(text) == [model_module._level_bytes(token) for token in encoding.tokens]
+
+
+def test_a_corrupted_merge_table_is_seen_by_the_equality_checks():
+    """The checks above can fail: one entry of the table changed (a merge's rank made the highest)
+    changes the count of a text that uses it, so an equality with ``tokenizers`` would not hold."""
+    tokenizer = from_bytes(json.dumps(small_qwen()).encode(), "small.json")
+    text = "the refund policy, the refund window"
+    before = tokenizer.count(text)
+    size = tokenizer.size
+    ids = [tokenizer.byte_ids[b] for b in b" refund"]
+    first = min(tokenizer.pair_ranks[a * size + b] for a, b in zip(ids, ids[1:]))
+    key = next(a * size + b for a, b in zip(ids, ids[1:]) if tokenizer.pair_ranks[a * size + b] == first)
+    tokenizer.pair_ranks[key] = model_module.NO_MERGE  # that merge no longer exists
+    tokenizer._counts.clear()
+    assert tokenizer.count(text) != before
 
 
 def test_from_bytes_equals_the_file_and_records_its_digest():
@@ -248,6 +360,10 @@ def test_register_tokenizer_refuses_built_in_and_malformed_names():
      b'"normalizer": {"type": "Lowercase"}}', "normalizer 'Lowercase' is not supported"),
     (b'{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}}',
      "has no token: not a byte-level BPE vocabulary"),
+    (b'{"model": {"type": "BPE", "vocab": {"a": 0, "b": "1"}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}}',
+     "model.vocab['b'] is '1', not a token id"),
+    (b'{"model": {"type": "BPE", "vocab": {"a": -2}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}}',
+     "model.vocab['a'] is -2, not a token id"),
     (b'{"hello": 1}', "neither a Hugging Face tokenizer.json"),
 ])
 def test_a_file_that_cannot_be_used_is_refused_with_its_path_and_why(tmp_path, content, message):
@@ -276,8 +392,8 @@ def test_the_same_bytes_load_once_and_other_bytes_are_parsed_anew(tmp_path):
 
 
 def test_merges_as_pairs_equal_merges_as_strings_and_a_bad_pair_is_named(tmp_path):
-    data = json.loads(model_file("qwen3", "tokenizer.json").read_text(encoding="utf-8"))
-    as_strings = [merge if isinstance(merge, str) else " ".join(merge) for merge in data["model"]["merges"][:2000]]
+    data = small_qwen(2_000)
+    as_strings = [merge if isinstance(merge, str) else " ".join(merge) for merge in data["model"]["merges"]]
     as_pairs = [merge.split(" ") for merge in as_strings]
     text = _text.mixed_text(2_000)
     counts = []
@@ -285,7 +401,16 @@ def test_merges_as_pairs_equal_merges_as_strings_and_a_bad_pair_is_named(tmp_pat
         data["model"]["merges"] = merges
         counts.append(from_bytes(json.dumps(data).encode(), "cut.json").count(text))
     assert counts[0] == counts[1] > 0
-    for bad in ([as_pairs[3][0]], [as_pairs[3][0], 7], "x"):
+    for bad in ([as_pairs[3][0]], [as_pairs[3][0], 7], "x", [as_pairs[3][0], ["y"]], [as_pairs[3][0], "y", "z"]):
         data["model"]["merges"] = as_pairs[:3] + [bad] + as_pairs[4:]
         with pytest.raises(TokenizerFileError, match=r"cut\.json: model\.merges\[3\] is .*, not a pair of tokens"):
             from_bytes(json.dumps(data).encode(), "cut.json")
+    # a token the vocabulary lacks, on either side or as the two together, in either form
+    absent = "\u0100absent"
+    assert "x" in data["model"]["vocab"] and "\u0120" * 8 in data["model"]["vocab"] and "x" + "\u0120" * 8 not in data["model"]["vocab"]
+    for left, right in ((absent, "a"), ("a", absent), ("x", "\u0120" * 8)):
+        for merges in (as_strings, as_pairs):
+            bad = f"{left} {right}" if merges is as_strings else [left, right]
+            data["model"]["merges"] = merges[:3] + [bad] + merges[4:]
+            with pytest.raises(TokenizerFileError, match=r"cut\.json: model\.merges\[3\] \(.*\) names a token not in the vocabulary"):
+                from_bytes(json.dumps(data).encode(), "cut.json")

@@ -33,6 +33,7 @@ import heapq
 import json
 import operator
 import re
+from bisect import bisect_left, bisect_right
 from itertools import accumulate, repeat
 from typing import Callable, Iterable
 
@@ -65,7 +66,9 @@ def _byte_alphabet() -> dict[str, int]:
 
 
 BYTE_OF_CHAR = _byte_alphabet()
+CHAR_OF_BYTE = {b: c for c, b in BYTE_OF_CHAR.items()}
 _UNBYTE = str.maketrans({c: chr(b) for c, b in BYTE_OF_CHAR.items()})
+_LEVEL = str.maketrans({chr(b): c for c, b in BYTE_OF_CHAR.items()})  # latin-1 text of bytes -> byte-level text
 _BYTE_LEVEL_CHARS = frozenset(BYTE_OF_CHAR)
 
 
@@ -255,20 +258,36 @@ class BPETokenizer(Tokenizer):
         merges = model.get("merges")
         if not isinstance(vocab, dict) or not isinstance(merges, list):
             raise TokenizerFileError(f"{where}: model.vocab must be an object and model.merges a list")
+        if not set(map(type, vocab.values())) <= {int} or min(vocab.values(), default=0) < 0:
+            token, bad = next((t, i) for t, i in vocab.items() if type(i) is not int or i < 0)
+            raise TokenizerFileError(f"{where}: model.vocab[{token!r}] is {bad!r}, not a token id")
         size = max(vocab.values(), default=-1) + 1
-        by_bytes, token_bytes = _vocabulary_bytes(vocab)
         byte_ids = []
         for byte in range(256):
-            token_id = by_bytes.get(bytes((byte,)))
+            token_id = vocab.get(CHAR_OF_BYTE[byte])
             if token_id is None:
                 raise TokenizerFileError(f"{where}: byte 0x{byte:02X} has no token: not a byte-level BPE vocabulary")
             byte_ids.append(token_id)
-        pair_ranks = _pair_ranks(vocab, merges, size, where)
         self.size = size
-        self.by_bytes = by_bytes
-        self.token_bytes = token_bytes
+        self.vocab = vocab
         self.byte_ids = byte_ids
-        self.pair_ranks = pair_ranks
+        self.pair_ranks = _pair_ranks(vocab, merges, size, where)
+        self._texts = getattr(self.pair_ranks, "texts", None)  # id -> its text (None: ids shared, see _token_bytes)
+        self._tables: dict = {}  # made on first use, shared with named copies
+
+    @property
+    def by_bytes(self) -> "IdsOfBytes":
+        """A byte-level token's bytes -> its id (``.get``), read from the vocabulary itself."""
+        return IdsOfBytes(self.vocab)
+
+    def _token_bytes(self, ids: list[int]) -> list[bytes]:
+        texts = self._texts
+        if texts is not None:  # each id has one text, and a merged token's text is byte-level
+            return [texts[token_id].translate(_UNBYTE).encode("latin-1") for token_id in ids]
+        table = self._tables.get("token bytes")
+        if table is None:  # two texts share an id: the byte-level one's bytes, as a table of them all
+            table = self._tables["token bytes"] = _vocabulary_bytes(self.vocab)
+        return [table[token_id] for token_id in ids]
 
     def _read_added(self, added: list, where: str) -> None:
         raw, normalized = [], []
@@ -330,36 +349,34 @@ class BPETokenizer(Tokenizer):
         return spans
 
     def _piece_count(self, piece: bytes) -> int:
-        if self.ignore_merges and piece in self.by_bytes:
+        if self.ignore_merges and piece.decode("latin-1").translate(_LEVEL) in self.vocab:  # the piece is a token
             return 1
         return len(self._merge(piece))
 
     def _piece_tokens(self, piece: bytes) -> list[bytes]:
-        if self.ignore_merges and piece in self.by_bytes:
+        if self.ignore_merges and piece.decode("latin-1").translate(_LEVEL) in self.vocab:
             return [piece]
-        token_bytes = self.token_bytes
-        return [token_bytes[token_id] for token_id in self._merge(piece)]
+        return self._token_bytes(self._merge(piece))
 
     def _merge(self, piece: bytes) -> list[int]:
         ids = [self.byte_ids[b] for b in piece]
         if len(ids) >= HEAP_FROM:
             return self._merge_with_heap(ids)
-        get = self.pair_ranks.get
+        ranks = self.pair_ranks
         size = self.size
-        none = float("inf")
-        pairs = [get(ids[i] * size + ids[i + 1], none) for i in range(len(ids) - 1)]
+        pairs = [ranks[ids[i] * size + ids[i + 1]] for i in range(len(ids) - 1)]
         while pairs:
             best = min(pairs)
-            if best == none:
+            if best == NO_MERGE:
                 break
             i = pairs.index(best)  # leftmost of the lowest rank
             ids[i] = best % size
             del ids[i + 1]
             del pairs[i]
             if i < len(pairs):
-                pairs[i] = get(ids[i] * size + ids[i + 1], none)
+                pairs[i] = ranks[ids[i] * size + ids[i + 1]]
             if i:
-                pairs[i - 1] = get(ids[i - 1] * size + ids[i], none)
+                pairs[i - 1] = ranks[ids[i - 1] * size + ids[i]]
         return ids
 
     def _merge_with_heap(self, ids: list[int]) -> list[int]:
@@ -369,7 +386,7 @@ class BPETokenizer(Tokenizer):
         one it was made for (the pair's rank names it). Entries are packed into one integer, which
         orders as (rank, position) would.
         """
-        get = self.pair_ranks.get
+        ranks = self.pair_ranks
         size = self.size
         n = len(ids)
         span = n + 1
@@ -378,8 +395,8 @@ class BPETokenizer(Tokenizer):
         alive = bytearray(b"\x01") * n
         heap = []
         for i in range(n - 1):
-            value = get(ids[i] * size + ids[i + 1])
-            if value is not None:
+            value = ranks[ids[i] * size + ids[i + 1]]
+            if value != NO_MERGE:
                 heap.append(value * span + i)
         heapq.heapify(heap)
         pop, push = heapq.heappop, heapq.heappush
@@ -388,7 +405,7 @@ class BPETokenizer(Tokenizer):
             if not alive[i]:
                 continue
             j = following[i]
-            if j >= n or get(ids[i] * size + ids[j]) != value:
+            if j >= n or ranks[ids[i] * size + ids[j]] != value:
                 continue
             ids[i] = value % size
             alive[j] = 0
@@ -396,13 +413,13 @@ class BPETokenizer(Tokenizer):
             following[i] = after
             if after < n:
                 preceding[after] = i
-                found = get(ids[i] * size + ids[after])
-                if found is not None:
+                found = ranks[ids[i] * size + ids[after]]
+                if found != NO_MERGE:
                     push(heap, found * span + i)
             before = preceding[i]
             if before >= 0:
-                found = get(ids[before] * size + ids[i])
-                if found is not None:
+                found = ranks[ids[before] * size + ids[i]]
+                if found != NO_MERGE:
                     push(heap, found * span + before)
         return [ids[i] for i in range(n) if alive[i]]
 
@@ -420,54 +437,138 @@ class BPETokenizer(Tokenizer):
         return result
 
 
-def _vocabulary_bytes(vocab: dict[str, int]) -> tuple[dict[bytes, int], dict[int, bytes]]:
-    """bytes -> id and id -> bytes for the vocabulary's byte-level tokens (others, such as added
-    tokens written in plain text, are left out: no byte-level piece can equal them)."""
+def _vocabulary_bytes(vocab: dict[str, int]) -> dict[int, bytes]:
+    """id -> bytes for the vocabulary's byte-level tokens (others, such as added tokens written in
+    plain text, are left out: no byte-level piece can equal them). One translate for all of them,
+    then slices."""
     tokens = list(vocab)
-    joined = "".join(tokens)
-    if _BYTE_LEVEL_CHARS.issuperset(joined):  # the usual case: one translate for all, then slices
-        data = joined.translate(_UNBYTE).encode("latin-1")
-        ends = list(accumulate(map(len, tokens)))
-        pieces = list(map(data.__getitem__, map(slice, [0, *ends[:-1]], ends)))
-        ids = list(map(vocab.__getitem__, tokens))
-        return dict(zip(pieces, ids)), dict(zip(ids, pieces))
-    by_bytes: dict[bytes, int] = {}
-    token_bytes: dict[int, bytes] = {}
-    for token, token_id in vocab.items():
-        level = _level_bytes(token)
-        if level is not None:
-            by_bytes[level] = token_id
-            token_bytes[token_id] = level
-    return by_bytes, token_bytes
+    if not _BYTE_LEVEL_CHARS.issuperset("".join(tokens)):
+        tokens = list(filter(_BYTE_LEVEL_CHARS.issuperset, tokens))
+    data = "".join(tokens).translate(_UNBYTE).encode("latin-1")
+    ends = list(accumulate(map(len, tokens)))
+    pieces = map(data.__getitem__, map(slice, [0, *ends[:-1]], ends))
+    return dict(zip(map(vocab.__getitem__, tokens), pieces))
+
+
+class IdsOfBytes:
+    """bytes -> the id of the byte-level token that stands for them, or None (``.get``): the bytes
+    written as ``ByteLevel`` writes them, looked up in the vocabulary (no table of their own)."""
+
+    def __init__(self, vocab: dict[str, int]):
+        self.vocab = vocab
+
+    def get(self, piece: bytes, default=None):
+        return self.vocab.get(piece.decode("latin-1").translate(_LEVEL), default)
+
+    def __contains__(self, piece: bytes) -> bool:
+        return self.get(piece) is not None
+
+
+NO_MERGE = 1 << 62  # MergeRanks' value for a pair that is not a merge: above every real value
+
+
+class MergeRanks(dict):
+    """(left id * size + right id) -> rank * size + merged id, or ``NO_MERGE``: ``tokenizers``' merge
+    map, each pair's entry made the first time it is asked for (a dict lookup afterwards).
+
+    A pair (x, y) can only be a merge of the token whose text is x's then y's; the merges are kept
+    as three lists of ids (left, right, merged) ordered by merged id, so the entry is found by
+    bisecting for that token and reading its few merges. A dict of every pair made up front cost
+    GPT-OSS's load ~0.2 s and tens of MB more. Entries seen are kept up to ``LIMIT`` (then the table
+    starts again): pieces repeat, so few pairs are ever asked for.
+    """
+
+    LIMIT = 1 << 16
+
+    def __init__(self, vocab: dict[str, int], texts: dict[int, str], size: int,
+                 lefts: list[int], rights: list[int], merged: list[int]):
+        super().__init__()
+        self.vocab, self.texts, self.size = vocab, texts, size
+        self.ranks = None  # position -> rank, or None: the position is the rank
+        if not all(map(operator.le, merged, merged[1:])):  # not in merged-id order (rare): sort them so
+            ranks = sorted(range(len(merged)), key=merged.__getitem__)  # stable: ranks rise within a token
+            lefts, rights, merged = ([values[rank] for rank in ranks] for values in (lefts, rights, merged))
+            self.ranks = ranks
+        self.lefts, self.rights, self.merged = lefts, rights, merged
+
+    def __missing__(self, key: int) -> int:
+        size, texts = self.size, self.texts
+        left, right = divmod(key, size)
+        value = NO_MERGE
+        if left in texts and right in texts:
+            token = self.vocab.get(texts[left] + texts[right])
+            if token is not None:
+                merged, lefts, rights = self.merged, self.lefts, self.rights
+                start = bisect_left(merged, token)
+                for position in range(start, bisect_right(merged, token, start)):
+                    if lefts[position] == left and rights[position] == right:  # the last (highest) rank wins
+                        value = (position if self.ranks is None else self.ranks[position]) * size + token
+        if len(self) >= self.LIMIT:
+            self.clear()
+        self[key] = value
+        return value
+
+    def __contains__(self, key) -> bool:
+        return self[key] != NO_MERGE
+
+    def get(self, key, default=None):
+        value = self[key]
+        return default if value == NO_MERGE else value
+
+
+class EveryPair(MergeRanks):
+    """The same map made whole up front: for a vocabulary where two texts share an id (no text then
+    names a pair's id)."""
+
+    def __init__(self, size: int, lefts: list[int], rights: list[int], merged: list[int]):
+        dict.__init__(self)
+        keys = map(operator.add, map(operator.mul, lefts, repeat(size)), rights)
+        self.update(zip(keys, map(operator.add, map(operator.mul, range(len(merged)), repeat(size)), merged)))
+
+    def __missing__(self, key: int) -> int:
+        return NO_MERGE
 
 
 def _pair_ranks(vocab: dict[str, int], merges: list, size: int, where: str) -> dict[int, int]:
-    """(left id * size + right id) -> (rank * size + merged id), as ``tokenizers`` builds its merge map
-    (a pair listed twice keeps its last rank, as its map does). Built with C-level maps: ~0.2 s for
-    GPT-OSS's 446,189 merges, where a Python loop took a second."""
-    if all(isinstance(merge, str) and " " in merge for merge in merges):  # "left right"
+    """The merge map of ``tokenizers`` (a pair listed twice keeps its last rank, as its map does),
+    every merge checked as it checks them: both tokens and their concatenation are in the
+    vocabulary. With C-level maps only: GPT-OSS's 446,189 merges in ~0.4-0.6 s, nearly all of it
+    those lookups."""
+    if not merges:
+        return EveryPair(size, [], [], [])
+    if set(map(type, merges)) <= {str} and set(map(str.count, merges, repeat(" "))) <= {1}:
+        flat = " ".join(merges).split(" ")  # "left right", one space each: left, right, left, right...
+        lefts, rights = flat[0::2], flat[1::2]
+    elif all(isinstance(merge, str) and " " in merge for merge in merges):  # more spaces: cut at the first
         lefts = [merge[:merge.index(" ")] for merge in merges]
         rights = [merge[merge.index(" ") + 1:] for merge in merges]
     else:  # ["left", "right"], checked with C-level maps too (a Python loop cost GPT-OSS ~0.6 s)
         well_formed = set(map(type, merges)) <= {list} and set(map(len, merges)) <= {2}
-        if well_formed:
-            lefts = list(map(operator.itemgetter(0), merges))
-            rights = list(map(operator.itemgetter(1), merges))
-            well_formed = set(map(type, lefts)) <= {str} and set(map(type, rights)) <= {str}
         if not well_formed:
-            for rank, pair in enumerate(merges):
-                if not isinstance(pair, list) or len(pair) != 2 or not all(isinstance(part, str) for part in pair):
-                    raise TokenizerFileError(f"{where}: model.merges[{rank}] is {merges[rank]!r}, not a pair of tokens")
-    get = vocab.get
-    a = list(map(get, lefts))
-    b = list(map(get, rights))
-    new = list(map(get, map(operator.add, lefts, rights)))
-    if None in a or None in b or None in new:
-        rank = next(i for i, ids in enumerate(zip(a, b, new)) if None in ids)
-        raise TokenizerFileError(f"{where}: model.merges[{rank}] ({lefts[rank]!r} {rights[rank]!r}) names a token not in the vocabulary")
-    keys = map(operator.add, map(operator.mul, a, repeat(size)), b)
-    values = map(operator.add, map(operator.mul, range(len(merges)), repeat(size)), new)
-    return dict(zip(keys, values))
+            _check_pairs(merges, where)
+        lefts = list(map(operator.itemgetter(0), merges))
+        rights = list(map(operator.itemgetter(1), merges))
+    get = vocab.__getitem__  # a KeyError (a broken file; a TypeError: a part not a string) is named below
+    try:
+        a = list(map(get, lefts))
+        b = list(map(get, rights))
+        new = list(map(get, map(operator.add, lefts, rights)))
+    except (KeyError, TypeError):
+        if not isinstance(merges[0], str):
+            _check_pairs(merges, where)
+        rank = next(i for i, (left, right) in enumerate(zip(lefts, rights))
+                    if left not in vocab or right not in vocab or left + right not in vocab)
+        raise TokenizerFileError(f"{where}: model.merges[{rank}] ({lefts[rank]!r} {rights[rank]!r}) names a token not in the vocabulary") from None
+    texts = dict(zip(vocab.values(), vocab))
+    if len(texts) < len(vocab):
+        return EveryPair(size, a, b, new)
+    return MergeRanks(vocab, texts, size, a, b, new)
+
+
+def _check_pairs(merges: list, where: str) -> None:
+    for rank, pair in enumerate(merges):
+        if not isinstance(pair, list) or len(pair) != 2 or not all(isinstance(part, str) for part in pair):
+            raise TokenizerFileError(f"{where}: model.merges[{rank}] is {merges[rank]!r}, not a pair of tokens")
 
 
 def _apply(steps: list[Callable[[str], str]], text: str) -> str:

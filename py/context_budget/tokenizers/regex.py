@@ -77,18 +77,21 @@ def categories() -> _Categories:
 Atom = tuple
 
 
-def _item_test(item: tuple, table: _Categories) -> Callable[[int], bool]:
-    kind = item[0]
-    if kind == "cat":
-        names = item[1]
-        return lambda cp: table.category(cp) in names
-    if kind == "white":
-        return table.is_white
-    if kind == "chars":
-        chars = item[1]
-        return lambda cp: cp in chars
-    lo, hi = item[1], item[2]
-    return lambda cp: lo <= cp <= hi
+def _atom_test(negated: bool, items: tuple) -> Callable[[int, str, bool], bool]:
+    """A class's test of (code point, its general category, whether it is White_Space), its items
+    merged by kind: one call per code point and class when the code alphabet is made."""
+    names = frozenset().union(*(item[1] for item in items if item[0] == "cat"))
+    chars = frozenset().union(*(item[1] for item in items if item[0] == "chars"))
+    wants_white = any(item[0] == "white" for item in items)
+    ranges = tuple((item[1], item[2]) for item in items if item[0] == "range")
+    complements = tuple(_atom_test(True, item[1]) for item in items if item[0] == "not")  # not any(inner)
+
+    def test(cp: int, category: str, white: bool) -> bool:
+        hit = (category in names or cp in chars or (wants_white and white)
+               or (ranges and any(lo <= cp <= hi for lo, hi in ranges))
+               or (complements and any(t(cp, category, white) for t in complements)))
+        return bool(hit) != negated
+    return test
 
 
 class _Parser:
@@ -360,26 +363,16 @@ class Patterns:
                 elif item[0] == "not":
                     collect(item[1])
 
-        def make_test(atom):
-            negated, items = atom
-            item_tests = []
-            for item in items:
-                if item[0] == "not":
-                    inner = [_item_test(sub, table) for sub in item[1]]
-                    item_tests.append(lambda cp, inner=inner: not any(t(cp) for t in inner))
-                else:
-                    item_tests.append(_item_test(item, table))
-            return lambda cp: any(t(cp) for t in item_tests) != negated
-
         for atom in atoms:
             collect(atom[1])
-            tests.append(make_test(atom))
+            tests.append(_atom_test(*atom))
         points = sorted(b for b in boundaries if b < 0x110000)
         signatures: dict = {}
         starts: list[int] = []
         codes: list[str] = []
         for start in points:
-            signature = tuple(test(start) for test in tests)
+            category, white = table.category(start), table.is_white(start)
+            signature = tuple([test(start, category, white) for test in tests])
             code = signatures.get(signature)
             if code is None:
                 code = chr(CODE_BASE + len(signatures))
