@@ -8,6 +8,9 @@
 // shown token by token, with each exact tokenizer it names loaded from RANKS_DIR, so that what
 // the page runs is imported here. A module the page needs that is missing here is not an error:
 // the page then loads the whole python_stdlib.zip (web/worker/python-package.js).
+// The zip also holds the package's own bytecode, under PACKAGE_BYTECODE/: checked hash-based
+// .pyc files, which Python uses only for a source of exactly the bytes they were compiled from
+// (the bundle's), and compiles the source itself otherwise.
 import { readFileSync, readdirSync, statSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -16,6 +19,7 @@ const [pyodideDir, bundlePath, ranksDir, outPath, ...inputDirs] = process.argv.s
 const { loadPyodide } = await import(pathToFileURL(`${pyodideDir}/pyodide.mjs`).href);
 const bundle = JSON.parse(readFileSync(bundlePath, "utf8"));
 const PACKAGE_ROOT = "/home/pyodide/py";
+const PACKAGE_BYTECODE = "context_budget-bytecode";  // as in web/worker/python-package.js
 const pyodide = await loadPyodide({ indexURL: `${pyodideDir}/`, jsglobals: {}, stdout: () => {}, stderr: () => {} });
 for (const [name, text] of Object.entries(bundle.files)) {
   const path = `${PACKAGE_ROOT}/${name}`;
@@ -91,5 +95,19 @@ with zipfile.ZipFile("/out.zip", "w", zipfile.ZIP_DEFLATED, compresslevel=9) as 
             data = bytes(external._code_to_hash_pyc(code, importlib.util.source_hash(data), False))
             name += "c"
         out.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), data, zipfile.ZIP_DEFLATED, 9)
+    import py_compile
+    root = ${JSON.stringify(PACKAGE_ROOT)}
+    imported = sorted(module.__file__ for module in list(sys.modules.values()) if (getattr(module, "__file__", None) or "").startswith(root + "/"))
+    listed = []
+    for source in imported:  # the package's modules the page was seen to import (the others compile as they come)
+        name = source[len(root) + 1:]
+        folder, _, file = name.rpartition("/")
+        target = folder + "/__pycache__/" + file[:-3] + "." + sys.implementation.cache_tag + ".pyc"
+        py_compile.compile(source, cfile="/tmp/compiled.pyc", doraise=True, invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
+        with open("/tmp/compiled.pyc", "rb") as compiled:
+            out.writestr(zipfile.ZipInfo(${JSON.stringify(PACKAGE_BYTECODE)} + "/" + target, date_time=(1980, 1, 1, 0, 0, 0)), compiled.read(), zipfile.ZIP_DEFLATED, 9)
+        listed.append(target)
+    # Their list, read with zipimport (zipfile would need a codec more than the page does).
+    out.writestr(zipfile.ZipInfo(${JSON.stringify(PACKAGE_BYTECODE)} + "/files.txt", date_time=(1980, 1, 1, 0, 0, 0)), " ".join(listed), zipfile.ZIP_DEFLATED, 9)
 `);
 writeFileSync(outPath, pyodide.FS.readFile("/out.zip"));

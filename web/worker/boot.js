@@ -9,7 +9,7 @@
 //    snapshot falls back to 3, quietly. After a normal boot the page is ready at once; what
 //    the next visit starts from is fetched or made afterwards, never delaying this one.
 
-import { BOOT_URL, SITE } from "./site.js";
+import { BOOT_URL, PYODIDE_FOLDER, SITE } from "./site.js";
 import { mark, markDownloads, status, steps } from "./messages.js";
 import { arrivedOf, expect, fetchOk, fromCache, reportProgress, requestEarly, requestStdlib, runtimeCached, unexpect, withStallCheck } from "./downloads.js";
 import { bindPackage } from "./package.js";
@@ -96,6 +96,7 @@ const pythonPackage = import("./python-package.js");
 // Pyodide's loader, under the site's unversioned name, fetched alongside boot.json instead of
 // after it; used only if its version is the one boot.json names (else the versioned copy is).
 const pyodideLoader = import(new URL("pyodide/pyodide.mjs", SITE).href);
+if (PYODIDE_FOLDER) requestEarly(new URL(PYODIDE_FOLDER, SITE).href, true);  // the builder's word is boot.json's
 pyodideLoader.then((loader) => requestEarly(new URL(`pyodide/${loader.version}/`, SITE).href, false), () => {});
 
 async function loaderFor(config, indexURL) {
@@ -165,9 +166,10 @@ export async function boot() {
   }), indexURL);
   mark("loadPyodide");
   status("Loading the checker", 2, 3);
-  const [{ installPackage, importPackage, wholeStdlibWhenMissing }, bundle] = await Promise.all([pythonPackage, bundlePromise]);
+  const [{ installBytecode, installPackage, importPackage, wholeStdlibWhenMissing }, bundle] = await Promise.all([pythonPackage, bundlePromise]);
   if (stdLibURL !== wholeStdlibURL) wholeStdlibWhenMissing(pyodide, wholeStdlibURL);
   installPackage(pyodide, bundle);
+  if (stdLibURL !== wholeStdlibURL) installBytecode(pyodide);
   mark("bundle");
   status("Starting the checker", 3, 3);
   importPackage(pyodide, config.package.sources_sha256);

@@ -81,3 +81,28 @@ if not any(type(finder).__name__ == "_WholeStandardLibrary" for finder in sys.me
 del _WholeStandardLibrary
 `);
 }
+
+// The package's bytecode, when the compiled standard library carries it (scripts/make_stdlib.mjs
+// compiles it from the bundle's sources): written beside the sources as __pycache__ files that
+// name the hash of the source they were compiled from, which Python checks at import; a source
+// of other bytes is compiled from itself, as without them. Saves compiling the package at start.
+export const PACKAGE_BYTECODE = "context_budget-bytecode";
+
+export function installBytecode(pyodide) {
+  pyodide.runPython(`
+import os, sys, zipimport
+def _install_bytecode():
+    stdlib = zipimport.zipimporter("/lib/python%d%d.zip" % sys.version_info[:2])
+    try:
+        names = stdlib.get_data(${JSON.stringify(PACKAGE_BYTECODE + "/files.txt")}).decode().split()
+    except OSError:
+        return  # a standard library without the package's bytecode
+    for name in names:
+        path = ${JSON.stringify(PACKAGE_ROOT + "/")} + name
+        os.makedirs(path.rpartition("/")[0], exist_ok=True)
+        with open(path, "wb") as file:
+            file.write(stdlib.get_data(${JSON.stringify(PACKAGE_BYTECODE + "/")} + name))
+_install_bytecode()
+del _install_bytecode
+`);
+}

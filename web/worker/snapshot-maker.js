@@ -5,7 +5,7 @@
 // `put` completes nothing is stored (Cache Storage writes an entry whole or not at all), so a
 // page closed or reloaded meanwhile leaves no entry; worker/snapshot.js still checks every kept copy.
 // {indexURL, stdLibURL, bundle, sourcesSha256, cacheName, key} -> {ok: true} | {ok: false, message}
-import { importPackage, installPackage } from "./python-package.js";
+import { importPackage, installBytecode, installPackage } from "./python-package.js";
 
 onmessage = async (event) => {
   const { indexURL, stdLibURL, bundle, sourcesSha256, cacheName, key } = event.data;
@@ -13,6 +13,7 @@ onmessage = async (event) => {
     const { loadPyodide } = await import(indexURL + "pyodide.mjs");
     const pyodide = await loadPyodide({ indexURL, stdLibURL, stdout: () => {}, stderr: () => {}, _makeSnapshot: true });
     installPackage(pyodide, bundle);
+    if (stdLibURL && !stdLibURL.endsWith("/python_stdlib.zip")) installBytecode(pyodide);
     importPackage(pyodide, sourcesSha256);
     // No input is ever checked here: the image is exactly "Pyodide + context_budget imported".
     const bytes = pyodide.makeMemorySnapshot();

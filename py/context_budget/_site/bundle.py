@@ -108,6 +108,9 @@ def site_map(root: Path | None = None, snapshot: bool = True) -> dict[str, Path 
     if page is not None:
         files["index.html"] = page
     version = pyodide_version(pyodide)
+    site_js = worker_site_js(web, version)
+    if site_js is not None:
+        files["worker/site.js"] = site_js
     for name in PYODIDE_FILES:
         files[f"pyodide/{version}/{name}"] = pyodide / name
     # The same pyodide.mjs under a name without the version (no-cache, like the shell): the
@@ -239,6 +242,21 @@ def page_with_first_report(sources: PageSources) -> bytes | None:
     if value is None or at < 0:
         return None
     return html[:at] + module_preloads(sources.web, html) + first_report(value) + html[at:]
+
+
+PYODIDE_FOLDER_LINE = b"export const PYODIDE_FOLDER = null;"
+
+
+def worker_site_js(web: Path, version: str) -> bytes | None:
+    """web/worker/site.js naming Pyodide's folder (as boot.json does), so that the worker asks for
+    Pyodide's files as soon as it runs; None when the file lacks the line to replace."""
+    try:
+        text = (web / "worker" / "site.js").read_bytes()
+    except OSError:
+        return None
+    if PYODIDE_FOLDER_LINE not in text:
+        return None
+    return text.replace(PYODIDE_FOLDER_LINE, f'export const PYODIDE_FOLDER = "pyodide/{version}/";'.encode())
 
 
 def pyodide_version(pyodide: Path) -> str:
