@@ -280,6 +280,8 @@ def base_page(directory: Path, commit: str) -> Path:
     if not (directory / "py" / "context_budget").is_dir():
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(directory), commit], check=True, capture_output=True)
     modules = directory / "node_modules"
+    if modules.is_symlink() and not modules.exists():
+        raise SystemExit(f"{modules} points to {os.readlink(modules)}, which is gone: give another --base-dir (made if missing)")
     if not modules.exists():
         modules.symlink_to(ROOT / "node_modules")
     return directory

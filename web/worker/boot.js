@@ -11,7 +11,7 @@
 
 import { BOOT_URL, PYODIDE_FOLDER, SITE } from "./site.js";
 import { mark, markDownloads, status, steps } from "./messages.js";
-import { arrivedOf, expect, fetchOk, fromCache, reportProgress, requestEarly, requestStdlib, runtimeCached, unexpect, withStallCheck } from "./downloads.js";
+import { arrivedOf, expect, fetchOk, fromCache, reportProgress, requestEarly, requestStdlib, unexpect, wasmArrival, withStallCheck } from "./downloads.js";
 import { bindPackage } from "./package.js";
 import { knowSizes } from "./tokenizers.js";
 import { afterSnapshotStart, bootFromSnapshot, dropKept, keptSnapshot, offerToKeep } from "./snapshot.js";
@@ -25,21 +25,24 @@ import { afterSnapshotStart, bootFromSnapshot, dropKept, keptSnapshot, offerToKe
 // - when Pyodide's own files are cached and the prebuilt snapshot is not (a reload after a
 //   visit that did not download it), a normal start at once: it takes about what the
 //   snapshot's download alone would, and downloads nothing;
-// - else (a first visit: everything to download) the prebuilt snapshot, if it arrives quickly:
+// - on a first visit over a slow link (the .wasm not in within FAST_MS), a normal start: the
+//   snapshot is not asked for, the first visit downloads half the bytes and is live sooner;
+// - else (a first visit over a fast link) the prebuilt snapshot, if it arrives quickly:
 //   DECIDE_MS after its first bytes, the rest of it is projected at the pace it has been
-//   arriving since (sharing the link with Pyodide's files), and over SAVES_MS it is dropped
-//   and Python starts normally: on a link slower than about 50 Mbit/s, where a first visit
-//   then downloads half the bytes and is live as soon. One that sends nothing for
-//   NO_ANSWER_MS is dropped; a download that ended (whole or not) is tried: its checks decide.
+//   arriving since, and over SAVES_MS it is dropped and Python starts normally. One that sends
+//   nothing for NO_ANSWER_MS is dropped; a download that ended (whole or not) is tried: its
+//   checks decide.
 // Not downloaded for this start, it is fetched in the background once live editing is up, for
 // the next visit (fetchForLater in snapshot.js); the learner never waits for it.
 const SNAPSHOT_DECIDE_MS = 400;
 const SNAPSHOT_SAVES_MS = 2000;
 const SNAPSHOT_NO_ANSWER_MS = 3000;
-// Pyodide's files count as cached when its .wasm, asked for before boot.json, has arrived from
-// this browser's own copies by then or within CACHED_MS (a disk cache gives its 10 MB in about
-// a tenth of a second); the prebuilt snapshot, when the cache answers within as long.
+// The prebuilt snapshot counts as cached when the HTTP cache gives it within CACHED_MS. A link
+// counts as fast when Pyodide's .wasm (3.5 MB gzipped) has arrived within FAST_MS of being
+// asked for (over about 25 Mbit/s): only then is the snapshot downloaded before Python starts,
+// after the .wasm rather than beside it.
 const CACHED_MS = 300;
+const FAST_MS = 1200;
 
 async function arrivesQuickly(url, bytes, response, askedAt) {
   let failed = false;
@@ -67,17 +70,17 @@ async function arrivesQuickly(url, bytes, response, askedAt) {
 // be fetched for the next visit): see the order above.
 async function choosePrebuilt(config, indexURL, prebuiltURL, kept, later) {
   if (!prebuiltURL || kept) return null;
-  if (await runtimeCached(indexURL, CACHED_MS)) {
-    const cached = await fromCache(prebuiltURL, CACHED_MS);
-    if (cached) {
-      mark("prebuilt cached");
-      return cached;
-    }
-    mark("prebuilt not cached");
-    later.url = prebuiltURL;
-    return null;
+  const cached = await fromCache(prebuiltURL, CACHED_MS);
+  if (cached) {
+    mark("prebuilt cached");
+    return cached;
   }
   later.url = prebuiltURL;
+  const wasm = await wasmArrival(indexURL, FAST_MS);
+  if (wasm !== "fast") {
+    mark(wasm === "cached" ? "prebuilt not cached" : "prebuilt not asked for: a slow link");
+    return null;
+  }
   const download = new AbortController();
   const askedAt = performance.now();
   const response = fetchOk(prebuiltURL, { signal: download.signal });

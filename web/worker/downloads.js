@@ -75,7 +75,7 @@ const originalFetch = globalThis.fetch.bind(globalThis);
 // the .wasm's download waits neither for boot.json's round trip nor behind the page's modules.
 // Requests for a folder that boot.json does not name are aborted; once boot.json has named the
 // folder (`confirmed`), a loader arriving late changes nothing.
-const early = { indexURL: null, confirmed: false, requests: new Map(), abort: null };
+const early = { indexURL: null, confirmed: false, requests: new Map(), abort: null, askedAt: 0 };
 // The standard library is not among them: boot.json names which one Pyodide loads
 // (requestStdlib), the compiled one when the site has it.
 const EARLY_FILES = ["pyodide.asm.wasm", "pyodide-lock.json"];
@@ -111,21 +111,21 @@ export async function fromCache(url, withinMs) {
   }
 }
 
-// Whether Pyodide's files in `indexURL` come from this browser's own copies: its .wasm is kept
-// (runtime-cache.js), or its download (the early one) ended within `withinMs` without crossing
-// the network (Resource Timing's transferSize is 0 for a file the HTTP cache gave). Asked of the
+// How Pyodide's .wasm in `indexURL` is arriving: "cached" (the kept copy of runtime-cache.js,
+// or the HTTP cache: Resource Timing's transferSize is 0), "fast" (over the network, whole
+// within `withinMs` of being asked for), or "slow" (still on its way then). Asked of the
 // download already on its way, not by a second request: the HTTP cache would answer that one
 // only once the first had ended, and a test's request interception would send it to the server.
-export async function runtimeCached(indexURL, withinMs) {
+export async function wasmArrival(indexURL, withinMs) {
   const url = indexURL + "pyodide.asm.wasm";
-  if (await keptResponse(url)) return true;
-  const deadline = performance.now() + withinMs;
+  if (await keptResponse(url)) return "cached";
+  const deadline = (early.indexURL === indexURL ? early.askedAt : performance.now()) + withinMs;
   for (;;) {
     if (finished.has(url)) {
       const entry = performance.getEntriesByName(url).pop();
-      return Boolean(entry) && entry.transferSize === 0 && entry.decodedBodySize > 0;
+      return entry && entry.transferSize === 0 && entry.decodedBodySize > 0 ? "cached" : "fast";
     }
-    if (performance.now() >= deadline) return false;
+    if (performance.now() >= deadline) return "slow";
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -168,6 +168,7 @@ export function requestEarly(indexURL, confirmed) {
   early.requests.clear();
   early.indexURL = indexURL;
   early.abort = new AbortController();
+  early.askedAt = performance.now();
   for (const name of EARLY_FILES) {
     const url = indexURL + name;
     pyodideFiles.add(url);
