@@ -90,7 +90,7 @@ export function watchStartup({ onReady }) {
     } else if (message.type === "ready") {
       clearTimeout(loadTimer);
       state.python.ready = true;
-      startStore();  // its modules load while Python answers the first check
+      startStore();  // if the page has not yet (app.js): its modules load while Python answers the first check
       onReady();
       setProgress("done", 1, 1);
       if (message.snapshot !== "normal") noteSnapshot(message.snapshot);  // after a normal start, "snapshot" messages say

@@ -1,7 +1,7 @@
 // The page's handle to the report store (../worker/report-store.js), which parses each
-// envelope off the main thread and hands out pages of its trace. Started once Python is
-// ready (startStore), not while it loads: one thread less competing with Pyodide's start; its
-// modules then arrive while Python checks the first input, not after.
+// envelope off the main thread and hands out pages of its trace. Started (startStore) once
+// the page has its lesson and examples, well before Python's first report, so that its
+// modules (three round trips) are never waited for; it is idle until then.
 
 import { createRpc } from "./rpc.js";
 
