@@ -433,8 +433,8 @@ def test_the_dimmed_report_of_an_invalid_input_still_turns_pages_and_steps(loade
     """The report store holds the report on screen beside the newest one loaded. It once held the
     newest only: an invalid input's report (loaded, never drawn: the last valid one stays, dimmed)
     made every page of rows the page asked for the dimmed report come back empty, so Next page
-    and stepping past its first page did nothing (and so did a check overtaken by a newer edit
-    meanwhile: test_large_input_is_shown_a_page_at_a_time once stayed at step 200 that way)."""
+    and stepping past its first page did nothing (as they would after a check overtaken by a
+    newer edit, until the newer report was drawn)."""
     page, _, problems = loaded
     page.set_viewport_size(SIZES["wide"])
     items = [{"id": f"item{i:03d}", "relevance": (i * 37) % 100, "tokens": 1 + i % 9} for i in range(450)]
