@@ -17,8 +17,9 @@ Run: .venv/bin/python bench/page.py [--runs N] [--server serve|static]
 With --throttled, instead: this page against an earlier commit's ("today's", --base-commit,
 served by its own code from a git worktree at --base-dir), each behind a throttling proxy
 (bench/_throttle.py: --mbit shared by all connections, --latency per request), every visit
-in a fresh browser profile: bytes transferred, time to the first report on screen and time
-to live editing, on a first visit and a reload; then a private window (no disk cache) that
+in a fresh browser profile: bytes transferred until live editing (and those fetched after it,
+in the background, before the next visit), time to the first report on screen and time to
+live editing, on a first visit and a reload; then a private window (no disk cache) that
 reloads after "Keep a copy".
 """
 
@@ -268,6 +269,8 @@ MILESTONES = """
 """
 LIVE = "() => window.__milestones && window.__milestones.live !== undefined"
 SETTLE_MS = 1000  # after live editing, for requests still on their way (the examples' prefetch) to be counted
+QUIET_MS = 2500  # then the link must stay this long without a byte: what the page fetches in the background is over
+QUIET_LIMIT_S = 60
 
 
 def base_page(directory: Path, commit: str) -> Path:
@@ -277,6 +280,8 @@ def base_page(directory: Path, commit: str) -> Path:
     if not (directory / "py" / "context_budget").is_dir():
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(directory), commit], check=True, capture_output=True)
     modules = directory / "node_modules"
+    if modules.is_symlink() and not modules.exists():
+        raise SystemExit(f"{modules} points to {os.readlink(modules)}, which is gone: give another --base-dir (made if missing)")
     if not modules.exists():
         modules.symlink_to(ROOT / "node_modules")
     return directory
@@ -322,13 +327,22 @@ def throttled(arguments) -> None:
                   f"a fresh profile each visit (progress: ", end="", flush=True)
 
             def measure(name, page, action):
+                """Bytes until live editing (and the requests then on their way: SETTLE_MS), and
+                those the page fetched in the background after that, until the link was quiet
+                (this page: the prebuilt snapshot for the next visit, when it did without it)."""
                 proxy = proxies[name]
                 proxy.reset()
                 action()
                 page.wait_for_function(LIVE, polling="raf", timeout=180_000)
                 page.wait_for_timeout(SETTLE_MS)
                 seen = page.evaluate("window.__milestones")
-                return {"bytes": proxy.bytes_down, "first": seen["firstReport"], "live": seen["live"], "by_path": dict(proxy.by_path)}
+                until_live, by_path = proxy.bytes_down, dict(proxy.by_path)
+                last, still_since, deadline = proxy.bytes_down, time.monotonic(), time.monotonic() + QUIET_LIMIT_S
+                while time.monotonic() - still_since < QUIET_MS / 1000 and time.monotonic() < deadline:
+                    page.wait_for_timeout(100)
+                    if proxy.bytes_down != last:
+                        last, still_since = proxy.bytes_down, time.monotonic()
+                return {"bytes": until_live, "later": proxy.bytes_down - until_live, "first": seen["firstReport"], "live": seen["live"], "by_path": by_path}
 
             for _ in range(arguments.runs):
                 for name, proxy in proxies.items():
@@ -363,17 +377,19 @@ def throttled(arguments) -> None:
     def median(name, kind, key):
         return statistics.median(sample[key] for sample in samples[(name, kind)])
 
-    print(f"  {'':10} {'visit':15} {'transferred':>12} {'first report':>13} {'live editing':>13}")
+    print(f"  {'':10} {'visit':15} {'transferred':>12} {'first report':>13} {'live editing':>13} {'then, in the background':>24}")
     for kind in kinds:
         for name in servers:
             print(f"  {name:10} {kind:15} {median(name, kind, 'bytes') / 1e6:9.2f} MB {median(name, kind, 'first') / 1000:11.2f} s"
-                  f" {median(name, kind, 'live') / 1000:11.2f} s")
+                  f" {median(name, kind, 'live') / 1000:11.2f} s {median(name, kind, 'later') / 1e6:21.2f} MB")
         today, mine = (median(name, kind, "live") for name in servers)
         print(f"  {'':10} {'':15} {'':>12} {'':>13} {mine / today:11.2f}x of today's")
     for name in servers:
         last = samples[(name, "first visit")][-1]["by_path"]
         biggest = sorted(last.items(), key=lambda item: -item[1])[:6]
         print(f"  {name}, first visit, largest transfers: " + ", ".join(f"{path.rsplit('/', 1)[-1] or '/'} {size / 1e6:.2f} MB" for path, size in biggest))
+    print("  transferred: until live editing (and a second after); then, in the background: after that, until the link was"
+          f" quiet for {QUIET_MS / 1000:g} s (the reload comes after)")
     print(f"  targets at 20 Mbit/s: first visit <= 9 MB, first report <= 1 s, live editing <= 5 s")
 
 

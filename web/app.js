@@ -19,6 +19,7 @@ import { showFirstReport } from "./page/first-report.js";
 import { loadLesson, setView, wireLesson } from "./page/lesson.js";
 import { startCodeEditor } from "./page/code-editor.js";
 import { checkNow } from "./page/check.js";
+import { startStore } from "./page/store.js";
 
 // A small, stable API for tests and the benchmark: the envelope as JSON text.
 window.contextBudget = {
@@ -61,3 +62,4 @@ startCodeEditor({ onCheck: checkNow });  // the textarea until CodeMirror has lo
 await Promise.all([loadExamples(), loadLesson()]);
 prefetchExamples();
 showPageExample(nameLinkedExample());
+startStore();  // the report store's thread, idle until the first report: its modules are in by then

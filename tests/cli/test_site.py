@@ -95,7 +95,8 @@ def test_boot_json_gives_the_sizes_of_what_the_page_downloads(site_url):
     assert config["pyodide"]["version"] == VERSION and config["pyodide"]["url"] == f"pyodide/{VERSION}/"
     for name, size in config["pyodide"]["bytes"].items():
         assert int(fetch(site_url + f"pyodide/{VERSION}/{name}", method="HEAD")[1]["Content-Length"]) == size, name
-    assert "pyodide.asm.wasm" in config["pyodide"]["bytes"] and "python_stdlib.zip" in config["pyodide"]["bytes"]
+    assert "pyodide.asm.wasm" in config["pyodide"]["bytes"] and config["pyodide"]["stdlib"] in config["pyodide"]["bytes"]
+    assert config["pyodide"]["whole_stdlib"] == "python_stdlib.zip"  # served too (tested above), loaded only for a missing module
 
 
 def test_versioned_and_hashed_files_are_cached_long_the_shell_is_revalidated(site_url):
@@ -182,7 +183,9 @@ def test_serve_on_a_busy_port_is_a_usage_error(site_url):
 def test_the_prebuilt_snapshot_is_served_long_lived_with_the_probe_to_check_it(site_url):
     config = boot(site_url)
     snapshot = config["snapshot"]
-    assert snapshot["url"] == f"pyodide/{VERSION}/context_budget-{config['package']['sources_sha256'][:16]}.snapshot.gz"
+    stdlib = config["pyodide"]["stdlib"]  # made with the compiled standard library (Node made both), named by it too
+    assert stdlib.startswith("stdlib-")
+    assert snapshot["url"] == f"pyodide/{VERSION}/context_budget-{config['package']['sources_sha256'][:16]}-{stdlib[7:15]}.snapshot.gz"
     status, headers, body = fetch(site_url + snapshot["url"])
     assert status == 200 and headers["Content-Type"] == "application/gzip" and len(body) == snapshot["bytes"]
     assert headers["Cache-Control"] == "public, max-age=31536000, immutable"

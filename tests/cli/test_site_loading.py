@@ -1,13 +1,17 @@
 """What makes the page quick to load, without a browser: `serve` answers with gzip where the
 request allows it (one compression per file and process), `build-site` writes `.gz` siblings
-that its manifest tracks, and the page carries its default input's report, made by evaluate."""
+that its manifest tracks, the page carries its default input's report, made by evaluate, and
+(with Node) a compiled standard library with the package's bytecode."""
 
 import gzip
 import hashlib
 import http.client
+import io
 import json
 import re
+import shutil
 import threading
+import zipfile
 
 import pytest
 
@@ -235,3 +239,38 @@ def test_boot_json_gives_the_rank_files_sizes(site_url):
     assert set(sizes) == {"o200k_base", "cl100k_base"}
     for name, size in sizes.items():
         assert len(ask(site_url, f"tokenizers/{name}.tiktoken")[2]) == size > 1_000_000
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="the compiled standard library is made with Node")
+def test_the_compiled_standard_library_is_bytecode_and_the_packages_is_checked_against_its_sources():
+    files = bundle.site_map()
+    config = json.loads(files["boot.json"])
+    name = config["pyodide"]["stdlib"]
+    assert re.fullmatch(r"stdlib-[0-9a-f]{16}\.zip", name) and name[7:23] == hashlib.sha256(files[f"pyodide/{VERSION}/{name}"]).hexdigest()[:16]
+    assert bundle.cache_control(f"pyodide/{VERSION}/{name}") == bundle.LONG_LIVED  # named by its content
+    assert config["pyodide"]["bytes"][name] == len(files[f"pyodide/{VERSION}/{name}"]) and "python_stdlib.zip" not in config["pyodide"]["bytes"]
+    assert f"pyodide/{VERSION}/python_stdlib.zip" in files  # the whole one stays, for a module missing here
+    archive = zipfile.ZipFile(io.BytesIO(files[f"pyodide/{VERSION}/{name}"]))
+    standard = [entry for entry in archive.namelist() if not entry.startswith("context_budget-bytecode/")]
+    assert standard and all(entry.endswith(".pyc") for entry in standard)  # no sources
+    assert {"json/__init__.pyc", "difflib.pyc", "encodings/utf_8.pyc", "pyodide/__init__.pyc"} <= set(standard)
+    assert "email/__init__.pyc" not in standard  # what nothing imports stays out
+    sources = json.loads(files[config["package"]["url"]])["files"]
+    listed = archive.read("context_budget-bytecode/files.txt").decode().split()
+    assert "context_budget/__pycache__/_envelope.cpython-314.pyc" in listed
+    for entry in listed:
+        folder, _, compiled = entry.partition("/__pycache__/")
+        assert f"{folder}/{compiled.split('.')[0]}.py" in sources, entry
+        data = archive.read("context_budget-bytecode/" + entry)
+        assert int.from_bytes(data[4:8], "little") == 0b11, entry  # hash-based and checked: used only for its source
+    assert "context_budget/_site/__pycache__/bundle.cpython-314.pyc" not in listed  # the page never imports it
+
+
+def test_without_node_the_page_loads_pyodides_own_standard_library(monkeypatch):
+    monkeypatch.setattr(bundle.shutil, "which", lambda name: None)
+    files = bundle.site_map()
+    config = json.loads(files["boot.json"])
+    assert config["pyodide"]["stdlib"] == "python_stdlib.zip" and config["snapshot"] is None
+    assert "python_stdlib.zip" in config["pyodide"]["bytes"]
+    assert not any(path.startswith(f"pyodide/{VERSION}/stdlib-") for path in files)
+    assert files["worker/site.js"].count(f'PYODIDE_FOLDER = "pyodide/{VERSION}/"'.encode()) == 1  # the folder named all the same

@@ -1,19 +1,27 @@
 """Loading, in Chromium: the default input's report on screen before Python has loaded (made by
 evaluate when the site was built), replaced by the live one; the runtime served gzipped; the
 runtime's copy in Cache Storage, kept when asked, so that a private window's reload downloads
-no .wasm; a prebuilt snapshot that arrives slowly dropped for a normal start."""
+no .wasm; a prebuilt snapshot that arrives slowly dropped for a normal start; a reload that
+starts from the HTTP cache, never waiting for a snapshot it does not have."""
 
+import collections
+import io
 import json
 import re
+import threading
 import time
+import urllib.request
+import zipfile
 from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import expect
 
 from context_budget._envelope import check_text
+from context_budget._site import server as site_server
+from context_budget._site.bundle import content_of
 from test_page import LOAD_TIMEOUT, READY
-from test_page_startup import NEEDS_NODE, SAVED, open_held, open_page, startup
+from test_page_startup import NEEDS_NODE, SAVED, boot_config, open_held, open_page, startup
 
 RUNTIME = "context-budget-runtime"
 SNAPSHOT = "context-budget-snapshot"
@@ -179,7 +187,8 @@ def runtime_keys(page):
 def test_keep_a_copy_in_a_private_window_then_a_reload_downloads_no_wasm(browser, site_url):
     """A fresh context is a private window: its HTTP cache is in memory (and off here, under
     Playwright's routes). After "Keep a copy", the reload takes Pyodide's files from Cache Storage."""
-    counts, count = counting([".wasm", "python_stdlib.zip", "pyodide-lock.json"])
+    stdlib = boot_config(site_url)["pyodide"]["stdlib"]
+    counts, count = counting([".wasm", stdlib, "pyodide-lock.json"])
     context, page, guard, problems = open_page(browser, site_url, prebuilt="block", routes=[("**/pyodide/**", count)])
     try:
         assert startup(page)["snapshot"] == "normal" and counts[".wasm"] == 1
@@ -189,7 +198,7 @@ def test_keep_a_copy_in_a_private_window_then_a_reload_downloads_no_wasm(browser
         # routes turn the HTTP cache off. From here on, each request counts.
         before = dict(counts)
         version = json.loads(page.evaluate("fetch('boot.json').then(r => r.text())"))["pyodide"]["version"]
-        assert sorted(runtime_keys(page)) == sorted(f"{version}/{name}" for name in ("pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"))
+        assert sorted(runtime_keys(page)) == sorted(f"{version}/{name}" for name in ("pyodide.asm.wasm", stdlib, "pyodide-lock.json"))
         # A copy of another Pyodide, as an earlier version of the site would have left it.
         page.evaluate(f"""caches.open({RUNTIME!r}).then(c => c.put(new URL('pyodide/0.0.1/pyodide.asm.wasm', location.href).href,
             new Response('old', {{headers: {{'Content-Type': 'application/wasm'}}}})))""")
@@ -246,6 +255,127 @@ def test_a_prebuilt_snapshot_that_arrives_slowly_is_dropped_for_a_normal_start(b
         assert startup(page)["snapshot"] == "normal"
         assert "prebuilt dropped" in startup(page)["steps"]
         assert page.evaluate("window.contextBudget.checkText('{\"budget\": 1, \"items\": []}')") == check_text('{"budget": 1, "items": []}')
+        assert guard.foreign == [] and problems == []
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def counted_site():
+    """A site of its own (`serve`'s server) whose requests are counted by path, and whose
+    prebuilt snapshot a test can hide (404) and bring back."""
+    server = site_server.make_server(0)
+    handler = server.RequestHandlerClass
+    hits = collections.Counter()
+    answer = handler.do_GET
+
+    def counting(self):
+        hits[self.path.split("?", 1)[0].lstrip("/")] += 1
+        answer(self)
+
+    handler.do_GET = counting
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    config = json.loads(content_of(handler.files["boot.json"]))
+    yield f"http://127.0.0.1:{server.server_address[1]}/", hits, handler.files, config
+    server.shutdown()
+    server.server_close()
+
+
+@NEEDS_NODE
+def test_a_reload_starts_from_the_http_cache_and_fetches_the_snapshot_only_once_live(browser_type, browser_type_launch_args, counted_site, tmp_path):
+    """A first visit that did without the prebuilt snapshot (here: it was missing) leaves Pyodide's
+    files in the HTTP cache: the reload starts from them at once, normally, asking for nothing
+    big, and only once it is live fetches the snapshot in the background; the visit after starts
+    from that copy, which the HTTP cache then gives. (A real profile: Playwright's routes would
+    turn the HTTP cache off, so nothing here is routed; the server counts the requests.)"""
+    url, hits, files, config = counted_site
+    snapshot, wasm = config["snapshot"]["url"], config["pyodide"]["url"] + "pyodide.asm.wasm"
+    hidden = files.pop(snapshot)
+    context = browser_type.launch_persistent_context(str(tmp_path / "profile"), **browser_type_launch_args)
+    finished = []
+    context.on("requestfinished", lambda request: finished.append(request.url))
+    try:
+        page = context.pages[0] if context.pages else context.new_page()
+        page.goto(url + "?editor=plain&view=tool")
+        page.wait_for_selector(READY, timeout=LOAD_TIMEOUT)
+        assert startup(page)["snapshot"] == "normal" and "prebuilt dropped" in startup(page)["steps"]
+        assert hits[wasm] == 1
+        deadline = time.monotonic() + LOAD_TIMEOUT / 1000  # the fetch for later, once live (it fails: missing)
+        while hits[snapshot] < 2 and time.monotonic() < deadline:
+            page.wait_for_timeout(100)
+        assert hits[snapshot] == 2
+        files[snapshot] = hidden  # served again from here on
+        asked = hits[snapshot]
+        finished.clear()
+
+        page.reload()
+        page.wait_for_selector(READY, timeout=LOAD_TIMEOUT)
+        steps = startup(page)["steps"]
+        assert startup(page)["snapshot"] == "normal" and "prebuilt not cached" in steps, steps
+        assert hits[snapshot] == asked and hits[wasm] == 1  # live without asking for either
+        # The fetch for later: asked of the server once, and read to its end.
+        seen = sum(done.endswith(snapshot) for done in finished)  # "is it in the cache?" answered (a stored 404, here)
+        deadline = time.monotonic() + LOAD_TIMEOUT / 1000
+        while (hits[snapshot] == asked or sum(done.endswith(snapshot) for done in finished) == seen) and time.monotonic() < deadline:
+            page.wait_for_timeout(100)
+        assert hits[snapshot] == asked + 1  # fetched once, in the background, after the page was live
+
+        page.reload()
+        page.wait_for_selector(READY, timeout=LOAD_TIMEOUT)
+        assert startup(page)["snapshot"] == "prebuilt" and "prebuilt cached" in startup(page)["steps"], startup(page)
+        assert hits[snapshot] == asked + 1 and hits[wasm] == 1  # both from the HTTP cache
+        answer = page.evaluate("window.contextBudget.checkText('{\"budget\": 1, \"items\": []}')")
+        assert answer == check_text('{"budget": 1, "items": []}')
+    finally:
+        context.close()
+
+
+TYPO = '{"budget": 7, "items": [{"id": "A", "relevance": 9, "tokenz": 4}]}'  # "did you mean" imports difflib
+
+
+def without(zip_bytes, name):
+    """The zip without its member ``name``."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(zip_bytes)) as source, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            if info.filename != name:
+                target.writestr(info, source.read(info))
+    return out.getvalue()
+
+
+@NEEDS_NODE
+def test_the_compiled_standard_library_holds_what_the_page_imports_and_a_missing_module_loads_the_whole_one(browser, site_url):
+    """Python starts from the compiled standard library boot.json names, never asking for the whole
+    python_stdlib.zip; a module missing from it (difflib, here taken out of it; a typo's "did you
+    mean" imports it) is found in the whole zip, fetched once, and the answer is CPython's."""
+    config = boot_config(site_url)
+    stdlib = config["pyodide"]["stdlib"]
+    assert stdlib != "python_stdlib.zip"
+    with urllib.request.urlopen(site_url + config["pyodide"]["url"] + stdlib, timeout=30) as response:
+        compiled = response.read()
+    assert "difflib.pyc" in zipfile.ZipFile(io.BytesIO(compiled)).namelist()
+    counts, count = counting(["python_stdlib.zip", stdlib])
+    context, page, guard, problems = open_page(browser, site_url, prebuilt="block", routes=[("**/pyodide/**", count)])
+    try:
+        assert counts == {"python_stdlib.zip": 0, stdlib: 1}
+        assert page.evaluate("t => window.contextBudget.checkText(t)", TYPO) == check_text(TYPO)
+        assert counts["python_stdlib.zip"] == 0  # everything the page used was in the compiled one
+    finally:
+        context.close()
+    # The same, from a compiled standard library without difflib.
+    missing = without(compiled, "difflib.pyc")
+    serve = lambda route: route.fulfill(status=200, body=missing, content_type="application/zip")  # noqa: E731
+    counts, count = counting(["python_stdlib.zip"])
+    context, page, guard, problems = open_page(browser, site_url, prebuilt="block", routes=[("**/pyodide/**", count), (f"**/{stdlib}", serve)])
+    messages = []
+    page.on("console", lambda message: messages.append(message.text))
+    try:
+        assert counts["python_stdlib.zip"] == 0
+        assert page.evaluate("t => window.contextBudget.checkText(t)", TYPO) == check_text(TYPO)
+        assert counts["python_stdlib.zip"] == 1
+        assert any("the whole one is loaded" in text for text in messages)
+        assert page.evaluate("t => window.contextBudget.checkText(t)", TYPO.replace("tokenz", "tokenss")) == check_text(TYPO.replace("tokenz", "tokenss"))
+        assert counts["python_stdlib.zip"] == 1  # once
         assert guard.foreign == [] and problems == []
     finally:
         context.close()

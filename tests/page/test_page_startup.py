@@ -129,7 +129,8 @@ def test_first_visit_boots_normally_and_keeps_one_snapshot_under_the_sources_has
     states = page.evaluate("window.__states")
     assert states.index("status:ready") < states.index("snapshot-note:offer") < states.index("snapshot-note:saving") < states.index("snapshot-note:saved")
     config = boot_config(site_url)
-    key = f"{site_url}snapshot/pyodide-{config['pyodide']['version']}/{config['package']['sources_sha256']}.bin"
+    stdlib = "" if config["pyodide"]["stdlib"] == "python_stdlib.zip" else "-" + config["pyodide"]["stdlib"].removesuffix(".zip")
+    key = f"{site_url}snapshot/pyodide-{config['pyodide']['version']}{stdlib}/{config['package']['sources_sha256']}.bin"
     assert cached_keys(page) == [key]
     assert "kept for the next visit" in page.inner_text("[data-testid=snapshot-note]")
     assert "never your input" in page.inner_text("#privacy")
@@ -479,7 +480,7 @@ def test_a_wasm_served_with_the_wrong_type_is_a_clear_error(browser, site_url):
 
 # ---------------------------------------------------------------- Pyodide's loader
 
-PYODIDE_FILES = ("pyodide.asm.wasm", "pyodide.asm.mjs", "python_stdlib.zip", "pyodide-lock.json")
+PYODIDE_FILES = ("pyodide.asm.wasm", "pyodide.asm.mjs", "pyodide-lock.json")  # the standard library: boot.json names which
 WRONG_LOADER = 'export const version = "0.0.1"; export function loadPyodide() { throw new Error("not this loader"); }'
 
 

@@ -429,6 +429,38 @@ def test_large_input_is_shown_a_page_at_a_time(loaded):
     assert problems == []
 
 
+def test_the_dimmed_report_of_an_invalid_input_still_turns_pages_and_steps(loaded):
+    """The report store holds the report on screen beside the newest one loaded. It once held the
+    newest only: an invalid input's report (loaded, never drawn: the last valid one stays, dimmed)
+    made every page of rows the page asked for the dimmed report come back empty, so Next page
+    and stepping past its first page did nothing (as they would after a check overtaken by a
+    newer edit, until the newer report was drawn)."""
+    page, _, problems = loaded
+    page.set_viewport_size(SIZES["wide"])
+    items = [{"id": f"item{i:03d}", "relevance": (i * 37) % 100, "tokens": 1 + i % 9} for i in range(450)]
+    text = json.dumps({"budget": 1500, "items": items})
+    expected = json.loads(check_text(text))["result"]
+    check(page, text)
+    check(page, text.replace('"budget": 1500', '"budget": -1'))  # invalid: its report is loaded, not drawn
+    expect(page.locator("#stale-note")).to_be_visible()
+    rows = page.locator("[data-testid=items] tbody tr")
+    page.click("[data-testid=page-next]")
+    expect(rows.first).to_have_attribute("data-id", expected["trace"][200]["id"])
+    page.click("[data-testid=page-prev]")
+    expect(rows.first).to_have_attribute("data-id", expected["trace"][0]["id"])
+    page.evaluate("""async () => { const next = document.querySelector('[data-testid=step-next]');
+        for (let i = 0; i < 201; i++) { next.click(); await new Promise(r => setTimeout(r, 0)); } }""")
+    current = page.locator("[data-testid=items] tbody tr[aria-current=step]")
+    expect(current).to_have_attribute("data-id", expected["trace"][200]["id"])
+    # A valid input drawn again lets the dimmed report go: its pages are the new report's.
+    check(page, text.replace('"budget": 1500', '"budget": 1400'))
+    expect(page.locator("#stale-note")).to_be_hidden()
+    page.click("[data-testid=page-next]")
+    expect(rows.first).to_have_attribute("data-id", json.loads(check_text(text.replace('"budget": 1500', '"budget": 1400')))["result"]["trace"][200]["id"])
+    check(page, '{"budget": 0, "items": []}')
+    assert problems == []
+
+
 def test_a_long_summary_is_shortened_above_the_decisions_and_shown_whole_on_request(loaded):
     """5,000 kept items: the summary named every id, 62,000 px tall on a phone, with the checks
     and the steps below it; the screen reader's region got all 58,000 characters too."""

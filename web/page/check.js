@@ -78,7 +78,7 @@ export async function runCheck() {
     const answer = await queuedCheck(text);
     if (runId !== state.report.run) return;  // a newer edit has been sent; show only its result
     performance.mark("context-budget:answer");  // rendering starts: the tests time what follows
-    const { envelope, about, rows } = await loadReport(answer.envelope, PAGE_SIZE);
+    const { envelope, about, rows, shown } = await loadReport(answer.envelope, PAGE_SIZE);
     if (runId !== state.report.run) return;
     const report = renderReport(envelope, {
       about,
@@ -91,6 +91,7 @@ export async function runCheck() {
       },
       openChecks: state.lesson.openChecks,
     });
+    if (report) shown();  // drawn (an invalid input's is not: the last valid report stays, dimmed)
     codeEditor.markProblems(problemMarks(envelope, text));
     $("summary").title = `evaluated in ${answer.ms.toFixed(1)} ms`;
     state.report.envelopeText = report ? answer.envelope : null;

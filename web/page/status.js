@@ -7,6 +7,7 @@ import { $ } from "./dom.js";
 import { state } from "./state.js";
 import { setSummary } from "./report.js";
 import * as python from "./python.js";
+import { startStore } from "./store.js";
 
 const LOAD_TIMEOUT_MS = 30000;  // the worker fails fast on a missing runtime; this catches a silent hang
 
@@ -89,6 +90,7 @@ export function watchStartup({ onReady }) {
     } else if (message.type === "ready") {
       clearTimeout(loadTimer);
       state.python.ready = true;
+      startStore();  // if the page has not yet (app.js): its modules load while Python answers the first check
       onReady();
       setProgress("done", 1, 1);
       if (message.snapshot !== "normal") noteSnapshot(message.snapshot);  // after a normal start, "snapshot" messages say

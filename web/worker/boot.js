@@ -2,51 +2,96 @@
 // bundle, as boot.json names them. In order of preference:
 // 1. a snapshot made on an earlier visit, kept in the browser's Cache Storage (made only when
 //    the user asks, and when 2 is missing or bad);
-// 2. the site's prebuilt snapshot (boot.json names it when the server had Node to make it);
+// 2. the site's prebuilt snapshot (boot.json names it when the server had Node to make it),
+//    when this browser has it already or, on a first visit, when it arrives quickly (see
+//    choosePrebuilt);
 // 3. a normal boot, with the package bundle fetched while Pyodide starts. Any problem with a
-//    snapshot falls back to 3, quietly. After a normal boot the page is ready at once; the
-//    snapshot for the next visit is made afterwards, on another thread.
-// The prebuilt snapshot is used only when it arrives quickly (see arrivesQuickly).
+//    snapshot falls back to 3, quietly. After a normal boot the page is ready at once; what
+//    the next visit starts from is fetched or made afterwards, never delaying this one.
 
-import { BOOT_URL, SITE } from "./site.js";
+import { BOOT_URL, PYODIDE_FOLDER, SITE } from "./site.js";
 import { mark, markDownloads, status, steps } from "./messages.js";
-import { arrivedOf, arrivedTotal, expect, fetchOk, reportProgress, requestEarly, unexpect, withStallCheck } from "./downloads.js";
+import { arrivedOf, expect, fetchOk, fromCache, reportProgress, requestEarly, requestStdlib, unexpect, wasmArrival, withStallCheck } from "./downloads.js";
 import { bindPackage } from "./package.js";
 import { knowSizes } from "./tokenizers.js";
 import { afterSnapshotStart, bootFromSnapshot, dropKept, keptSnapshot, offerToKeep } from "./snapshot.js";
 
 // The prebuilt snapshot spares a normal start's work (2 s of one core on a quiet desktop, far
-// more on a phone or a busy machine) for its download (about 6 MB, already gzipped): worth it
-// unless the link is slow. DECIDE_MS after its first bytes, the rest of it is projected at the
-// pace all the runtime's files have been arriving since; if that is over SAVES_MS while
-// Pyodide's own files are still on their way too, it is dropped and Python starts normally (on
-// this machine: below about 12 Mbit/s, where a first visit then downloads half the bytes and is
-// live sooner). Once Pyodide's files are in (a reload: from the HTTP cache) it is kept, to be
-// cached for the visits after. One that sends nothing for NO_ANSWER_MS is dropped; a download
-// that ended (whole or not) is tried: its checks decide.
+// more on a phone or a busy machine) for its download (about 6 MB, already gzipped). Which
+// start, in order:
+// - a snapshot kept in Cache Storage (made when the user asked), when there is one;
+// - the prebuilt snapshot, when this browser has it already (its HTTP cache, or the runtime's
+//   kept copy): read without asking the network;
+// - when Pyodide's own files are cached and the prebuilt snapshot is not (a reload after a
+//   visit that did not download it), a normal start at once: it takes about what the
+//   snapshot's download alone would, and downloads nothing;
+// - on a first visit over a slow link (the .wasm not in within FAST_MS), a normal start: the
+//   snapshot is not asked for, the first visit downloads half the bytes and is live sooner;
+// - else (a first visit over a fast link) the prebuilt snapshot, if it arrives quickly:
+//   DECIDE_MS after its first bytes, the rest of it is projected at the pace it has been
+//   arriving since, and over SAVES_MS it is dropped and Python starts normally. One that sends
+//   nothing for NO_ANSWER_MS is dropped; a download that ended (whole or not) is tried: its
+//   checks decide.
+// Not downloaded for this start, it is fetched in the background once live editing is up, for
+// the next visit (fetchForLater in snapshot.js); the learner never waits for it.
 const SNAPSHOT_DECIDE_MS = 400;
 const SNAPSHOT_SAVES_MS = 2000;
 const SNAPSHOT_NO_ANSWER_MS = 3000;
+// The prebuilt snapshot counts as cached when the HTTP cache gives it within CACHED_MS. A link
+// counts as fast when Pyodide's .wasm (3.5 MB gzipped) has arrived within FAST_MS of being
+// asked for (over about 25 Mbit/s): only then is the snapshot downloaded before Python starts,
+// after the .wasm rather than beside it.
+const CACHED_MS = 300;
+const FAST_MS = 1200;
 
-async function arrivesQuickly(url, bytes, response, askedAt, runtimeURLs) {
+async function arrivesQuickly(url, bytes, response, askedAt) {
   let failed = false;
-  let firstByte = null;  // {at, total}: when its first bytes came, and all bytes counted by then
+  let firstByte = null;  // {at, bytes}: when its first bytes came, and how many
   response.catch(() => { failed = true; });
   for (;;) {
     if (failed) return false;
     const got = arrivedOf(url);
     if (got.done || got.bytes >= bytes) return true;
     const now = performance.now();
-    if (got.bytes > 0 && firstByte === null) firstByte = { at: now, total: arrivedTotal() };
+    if (got.bytes > 0 && firstByte === null) firstByte = { at: now, bytes: got.bytes };
     if (firstByte === null) {
       if (now - askedAt >= SNAPSHOT_NO_ANSWER_MS) return false;
     } else if (now - firstByte.at >= SNAPSHOT_DECIDE_MS) {
-      if (runtimeURLs.every((runtime) => arrivedOf(runtime).done)) return true;
-      const pace = (arrivedTotal() - firstByte.total) / (now - firstByte.at);  // bytes a ms, decoded
+      // Its own bytes (served as they are stored: as many as crossed the link), not all the
+      // files' decoded bytes: the .wasm arrives gzipped and decodes to 2.7 times as many.
+      const pace = (got.bytes - firstByte.bytes) / (now - firstByte.at);  // bytes a ms
       return pace > 0 && (bytes - got.bytes) / pace <= SNAPSHOT_SAVES_MS;
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+// The prebuilt snapshot's response for this start, or null (then `later` is set when it should
+// be fetched for the next visit): see the order above.
+async function choosePrebuilt(config, indexURL, prebuiltURL, kept, later) {
+  if (!prebuiltURL || kept) return null;
+  const cached = await fromCache(prebuiltURL, CACHED_MS);
+  if (cached) {
+    mark("prebuilt cached");
+    return cached;
+  }
+  later.url = prebuiltURL;
+  const wasm = await wasmArrival(indexURL, FAST_MS);
+  if (wasm !== "fast") {
+    mark(wasm === "cached" ? "prebuilt not cached" : "prebuilt not asked for: a slow link");
+    return null;
+  }
+  const download = new AbortController();
+  const askedAt = performance.now();
+  const response = fetchOk(prebuiltURL, { signal: download.signal });
+  response.catch(() => {});
+  if (await arrivesQuickly(prebuiltURL, config.snapshot.bytes, response, askedAt)) {
+    later.url = null;
+    return response;
+  }
+  mark("prebuilt dropped");
+  download.abort();
+  return null;
 }
 
 // Imported while Pyodide loads: needed only once Pyodide has started.
@@ -54,6 +99,7 @@ const pythonPackage = import("./python-package.js");
 // Pyodide's loader, under the site's unversioned name, fetched alongside boot.json instead of
 // after it; used only if its version is the one boot.json names (else the versioned copy is).
 const pyodideLoader = import(new URL("pyodide/pyodide.mjs", SITE).href);
+if (PYODIDE_FOLDER) requestEarly(new URL(PYODIDE_FOLDER, SITE).href, true);  // the builder's word is boot.json's
 pyodideLoader.then((loader) => requestEarly(new URL(`pyodide/${loader.version}/`, SITE).href, false), () => {});
 
 async function loaderFor(config, indexURL) {
@@ -77,8 +123,13 @@ export async function boot() {
   for (const [name, bytes] of Object.entries(config.pyodide.bytes)) expect(indexURL + name, bytes, { pyodide: true });
   expect(bundleURL, config.package.bytes);
   requestEarly(indexURL, true);
+  // The compiled standard library when the site has one (boot.json's `stdlib`), else Pyodide's.
+  const stdLibURL = indexURL + (config.pyodide.stdlib || "python_stdlib.zip");
+  const wholeStdlibURL = indexURL + (config.pyodide.whole_stdlib || "python_stdlib.zip");
+  requestStdlib(stdLibURL);
+  const where = { indexURL, stdLibURL, wholeStdlibURL };
   const prebuiltURL = config.snapshot ? new URL(config.snapshot.url, BOOT_URL).href : null;
-  if (prebuiltURL) expect(prebuiltURL, config.snapshot.bytes);
+  if (prebuiltURL) expect(prebuiltURL, config.snapshot.bytes);  // taken back if it is not downloaded
   reportProgress(true);
   mark("boot.json");
 
@@ -86,28 +137,19 @@ export async function boot() {
   // that does not match boot.json, so the page never runs other sources than it names.
   const bundlePromise = fetchOk(bundleURL, { integrity: config.package.integrity, priority: "low" }).then((response) => response.json());
   bundlePromise.catch(() => {});
-  // The prebuilt snapshot starts downloading at once; dropped if a kept one turns up.
-  const download = new AbortController();
-  let prebuilt = null;
-  const askedAt = performance.now();
-  if (prebuiltURL) {
-    prebuilt = fetchOk(prebuiltURL, { signal: download.signal });
-    prebuilt.catch(() => {});
-  }
   const [{ loadPyodide }, kept] = await Promise.all([loaderFor(config, indexURL), keptSnapshot(config)]);
   mark("pyodide.mjs");
-  if (prebuilt && (kept || !(await arrivesQuickly(prebuiltURL, config.snapshot.bytes, prebuilt, askedAt, Object.keys(config.pyodide.bytes).map((name) => indexURL + name))))) {
-    if (!kept) mark("prebuilt dropped");
-    download.abort();
+  const later = { url: null };
+  const prebuilt = await choosePrebuilt(config, indexURL, prebuiltURL, kept, later);
+  if (prebuiltURL && !prebuilt) {
     unexpect(prebuiltURL);
     reportProgress(true);
-    prebuilt = null;
   }
 
   for (const [kind, response] of [["used", kept], ["prebuilt", prebuilt]]) {
     if (!response) continue;
     try {
-      const version = await withStallCheck(bootFromSnapshot(loadPyodide, indexURL, config, response, bundlePromise, pythonPackage), indexURL);
+      const version = await withStallCheck(bootFromSnapshot(loadPyodide, where, config, response, bundlePromise, pythonPackage), indexURL);
       mark("ready");
       markDownloads();
       postMessage({ type: "ready", version, ms: performance.now() - started, snapshot: kind, steps });
@@ -123,12 +165,14 @@ export async function boot() {
   }
 
   const pyodide = await withStallCheck(loadPyodide({
-    indexURL, stdout: () => {}, stderr: (line) => console.warn(line),
+    indexURL, stdLibURL, stdout: () => {}, stderr: (line) => console.warn(line),
   }), indexURL);
   mark("loadPyodide");
   status("Loading the checker", 2, 3);
-  const [{ installPackage, importPackage }, bundle] = await Promise.all([pythonPackage, bundlePromise]);
+  const [{ installBytecode, installPackage, importPackage, wholeStdlibWhenMissing }, bundle] = await Promise.all([pythonPackage, bundlePromise]);
+  if (stdLibURL !== wholeStdlibURL) wholeStdlibWhenMissing(pyodide, wholeStdlibURL);
   installPackage(pyodide, bundle);
+  if (stdLibURL !== wholeStdlibURL) installBytecode(pyodide);
   mark("bundle");
   status("Starting the checker", 3, 3);
   importPackage(pyodide, config.package.sources_sha256);
@@ -137,5 +181,5 @@ export async function boot() {
   mark("ready");
   markDownloads();
   postMessage({ type: "ready", version, ms: performance.now() - started, snapshot: "normal", steps });
-  await offerToKeep(indexURL, bundle, config);
+  await offerToKeep(where, bundle, config, later.url);
 }

@@ -27,13 +27,6 @@ export function unexpect(url) {
   expected.delete(url);
 }
 
-// Bytes received so far of all the files counted (their bodies, decoded).
-export function arrivedTotal() {
-  let total = 0;
-  for (const bytes of arrived.values()) total += bytes;
-  return total;
-}
-
 // Bytes of `url` received so far (its body, decoded), and whether its body has ended.
 export function arrivedOf(url) {
   return { bytes: arrived.get(url) || 0, done: finished.has(url) };
@@ -82,8 +75,10 @@ const originalFetch = globalThis.fetch.bind(globalThis);
 // the .wasm's download waits neither for boot.json's round trip nor behind the page's modules.
 // Requests for a folder that boot.json does not name are aborted; once boot.json has named the
 // folder (`confirmed`), a loader arriving late changes nothing.
-const early = { indexURL: null, confirmed: false, requests: new Map(), abort: null };
-const EARLY_FILES = ["pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"];
+const early = { indexURL: null, confirmed: false, requests: new Map(), abort: null, askedAt: 0 };
+// The standard library is not among them: boot.json names which one Pyodide loads
+// (requestStdlib), the compiled one when the site has it.
+const EARLY_FILES = ["pyodide.asm.wasm", "pyodide-lock.json"];
 
 // A request whose body is counted (Pyodide's files and the bundle) when it arrives. A plain
 // GET of a file the user kept comes from that copy (a request with `integrity`, the bundle,
@@ -96,8 +91,43 @@ async function countedFetch(url, resource, options) {
 }
 
 // `url` as the HTTP cache or the network gives it, for keeping a copy.
-export function fetchFresh(url) {
-  return originalFetch(url);
+export function fetchFresh(url, options) {
+  return originalFetch(url, options);
+}
+
+// `url` from this browser's own copies only (the kept runtime copy, else the HTTP cache),
+// never from the network: its response (its body counted like a download's), or null. A cache
+// answers at once; no answer within `withinMs` counts as none.
+export async function fromCache(url, withinMs) {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), withinMs);
+  try {
+    const response = await countedFetch(url, url, { cache: "only-if-cached", mode: "same-origin", signal: abort.signal });
+    return response.ok ? response : null;
+  } catch (error) {
+    return null;  // not cached: only-if-cached fails rather than ask the server
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+// How Pyodide's .wasm in `indexURL` is arriving: "cached" (the kept copy of runtime-cache.js,
+// or the HTTP cache: Resource Timing's transferSize is 0), "fast" (over the network, whole
+// within `withinMs` of being asked for), or "slow" (still on its way then). Asked of the
+// download already on its way, not by a second request: the HTTP cache would answer that one
+// only once the first had ended, and a test's request interception would send it to the server.
+export async function wasmArrival(indexURL, withinMs) {
+  const url = indexURL + "pyodide.asm.wasm";
+  if (await keptResponse(url)) return "cached";
+  const deadline = (early.indexURL === indexURL ? early.askedAt : performance.now()) + withinMs;
+  for (;;) {
+    if (finished.has(url)) {
+      const entry = performance.getEntriesByName(url).pop();
+      return entry && entry.transferSize === 0 && entry.decodedBodySize > 0 ? "cached" : "fast";
+    }
+    if (performance.now() >= deadline) return "slow";
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 // The .wasm handed to Pyodide, checked: a failed or mistyped one fails the start at once.
@@ -138,6 +168,7 @@ export function requestEarly(indexURL, confirmed) {
   early.requests.clear();
   early.indexURL = indexURL;
   early.abort = new AbortController();
+  early.askedAt = performance.now();
   for (const name of EARLY_FILES) {
     const url = indexURL + name;
     pyodideFiles.add(url);
@@ -147,6 +178,16 @@ export function requestEarly(indexURL, confirmed) {
   }
   // The same URL as loadPyodide's import(): the browser's module map makes it one request.
   import(indexURL + "pyodide.asm.mjs").catch(() => {});
+}
+
+// The standard library boot.json names, requested as soon as it is read (loadPyodide asks for
+// it a little later, once the kept snapshot is looked up) and handed to Pyodide like the others.
+export function requestStdlib(url) {
+  if (early.requests.has(url)) return;
+  pyodideFiles.add(url);
+  const response = countedFetch(url, url, { priority: "high" });
+  response.catch(() => {});
+  early.requests.set(url, response);
 }
 
 // Asked only once loading has stalled: the reason, or null when the .wasm looks right (a slow

@@ -10,6 +10,7 @@ export function markDownloads() {
   for (const entry of performance.getEntriesByType("resource")) {
     const name = entry.name.slice(entry.name.lastIndexOf("/") + 1);
     if (name.startsWith("pyodide.asm.") || name === "python_stdlib.zip") steps[`${name} arrived`] = Math.round(entry.responseEnd);
+    else if (/^stdlib-[0-9a-f]+\.zip$/.test(name)) steps["stdlib arrived"] = Math.round(entry.responseEnd);
   }
 }
 

@@ -4,15 +4,16 @@
 // as worker/boot.js does, and its memory image is gzipped into Cache Storage. Until the
 // `put` completes nothing is stored (Cache Storage writes an entry whole or not at all), so a
 // page closed or reloaded meanwhile leaves no entry; worker/snapshot.js still checks every kept copy.
-// {indexURL, bundle, sourcesSha256, cacheName, key} -> {ok: true} | {ok: false, message}
-import { importPackage, installPackage } from "./python-package.js";
+// {indexURL, stdLibURL, bundle, sourcesSha256, cacheName, key} -> {ok: true} | {ok: false, message}
+import { importPackage, installBytecode, installPackage } from "./python-package.js";
 
 onmessage = async (event) => {
-  const { indexURL, bundle, sourcesSha256, cacheName, key } = event.data;
+  const { indexURL, stdLibURL, bundle, sourcesSha256, cacheName, key } = event.data;
   try {
     const { loadPyodide } = await import(indexURL + "pyodide.mjs");
-    const pyodide = await loadPyodide({ indexURL, stdout: () => {}, stderr: () => {}, _makeSnapshot: true });
+    const pyodide = await loadPyodide({ indexURL, stdLibURL, stdout: () => {}, stderr: () => {}, _makeSnapshot: true });
     installPackage(pyodide, bundle);
+    if (stdLibURL && !stdLibURL.endsWith("/python_stdlib.zip")) installBytecode(pyodide);
     importPackage(pyodide, sourcesSha256);
     // No input is ever checked here: the image is exactly "Pyodide + context_budget imported".
     const bytes = pyodide.makeMemorySnapshot();

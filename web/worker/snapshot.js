@@ -18,9 +18,11 @@ const IDLE_MS = 1000;  // after a normal boot, the snapshot is made once the fir
 // Looked up without opening (which would create an empty cache on every first visit).
 export const storage = typeof caches !== "undefined";
 
-// Kept under the Pyodide version and the sources' SHA-256: another of either is another key.
+// Kept under the Pyodide version, the sources' SHA-256 and the standard library it was made
+// with (a compiled one is named by its content): another of any is another key.
 function snapshotKey(config) {
-  return new URL(`snapshot/pyodide-${config.pyodide.version}/${config.package.sources_sha256}.bin`, BOOT_URL).href;
+  const stdlib = config.pyodide.stdlib && config.pyodide.stdlib !== "python_stdlib.zip" ? `-${config.pyodide.stdlib.replace(/\.zip$/, "")}` : "";
+  return new URL(`snapshot/pyodide-${config.pyodide.version}${stdlib}/${config.package.sources_sha256}.bin`, BOOT_URL).href;
 }
 
 // ---------------------------------------------------------------- restoring
@@ -46,7 +48,8 @@ async function readSnapshot(response) {
 
 // Pyodide started from the snapshot `responsePromise` brings, trusted only once Pyodide's
 // build, the sources' hash and the report for boot.json's probe input all match: the version line.
-export async function bootFromSnapshot(loadPyodide, indexURL, config, responsePromise, bundlePromise, pythonPackage) {
+// `where`: {indexURL, stdLibURL, wholeStdlibURL}, as worker/boot.js found them in boot.json.
+export async function bootFromSnapshot(loadPyodide, where, config, responsePromise, bundlePromise, pythonPackage) {
   // gunzip fails on a damaged copy ("Failed to fetch"); Pyodide may only await the bytes
   // later, so the failure is marked as handled here and surfaces from loadPyodide.
   const bytes = Promise.resolve(responsePromise).then(readSnapshot).then((data) => { mark("snapshot read"); return data; }, (error) => {
@@ -54,11 +57,13 @@ export async function bootFromSnapshot(loadPyodide, indexURL, config, responsePr
   });
   bytes.catch(() => {});
   const pyodide = await loadPyodide({
-    indexURL, stdout: () => {}, stderr: (line) => console.warn(line), _loadSnapshot: bytes,
+    indexURL: where.indexURL, stdLibURL: where.stdLibURL, stdout: () => {}, stderr: (line) => console.warn(line), _loadSnapshot: bytes,
   });
   mark("loadPyodide");
   status("Checking the saved copy of Python", 2, 3);
-  (await pythonPackage).installPackage(pyodide, await bundlePromise);
+  const { installPackage, wholeStdlibWhenMissing } = await pythonPackage;
+  if (where.stdLibURL !== where.wholeStdlibURL) wholeStdlibWhenMissing(pyodide, where.wholeStdlibURL);
+  installPackage(pyodide, await bundlePromise);
   const sources = pyodide.runPython("globals().get('_context_budget_sources')");
   if (sources !== config.package.sources_sha256) throw new Error("the snapshot holds other sources");
   const version = bindPackage(pyodide);
@@ -124,20 +129,46 @@ function keepLater(job) {
   };
 }
 
+// Resolved by the first answer after Python is ready (the page is live and this worker idle).
+const idle = {};
+idle.reached = new Promise((resolve) => { idle.resolve = resolve; });
+
+// The prebuilt snapshot this start did without, fetched for the next visit: FOR_LATER_MS
+// after the first answer, at low priority, read to its end so that the HTTP cache keeps it
+// (the next visit finds it there: worker/boot.js). Never on a connection that asks to save
+// data; a failure only means the next visit decides again.
+const FOR_LATER_MS = 1000;
+
+function fetchForLater(url) {
+  const connection = globalThis.navigator && navigator.connection;
+  if (connection && connection.saveData) return;
+  idle.reached.then(() => new Promise((resolve) => setTimeout(resolve, FOR_LATER_MS))).then(async () => {
+    const response = await fetchFresh(url, { priority: "low" });
+    if (!response.ok || !response.body) return;
+    const reader = response.body.getReader();
+    while (!(await reader.read()).done);
+    mark("prebuilt fetched for later");
+  }).catch((error) => console.info(`context-budget: the prebuilt snapshot was not fetched for later (${error.message})`));
+}
+
 // After a normal boot: nothing is stored unless the user asks ("Keep a copy"). Once asked, the
-// cache exists until "Remove it": a copy that could not be used is replaced.
-export async function offerToKeep(indexURL, bundle, config) {
+// cache exists until "Remove it": a copy that could not be used is replaced. Not asked, the
+// prebuilt snapshot this start did without (`laterURL`) is fetched for the next visit.
+export async function offerToKeep(where, bundle, config, laterURL) {
+  const { indexURL, stdLibURL } = where;
   if (!storage) {
     postMessage({ type: "snapshot", state: "none" });
+    if (laterURL) fetchForLater(laterURL);
     return;
   }
   keeping.runtime = runtimeFiles(indexURL, config, null);
-  const job = { indexURL, bundle, sourcesSha256: config.package.sources_sha256, cacheName: SNAPSHOT_CACHE, key: snapshotKey(config) };
+  const job = { indexURL, stdLibURL, bundle, sourcesSha256: config.package.sources_sha256, cacheName: SNAPSHOT_CACHE, key: snapshotKey(config) };
   if (await asked()) {
     keepLater(job);
   } else {
     keeping.offer = job;
     postMessage({ type: "snapshot", state: "offer" });
+    if (laterURL) fetchForLater(laterURL);
   }
 }
 
@@ -183,5 +214,6 @@ export async function forget() {
 
 // The first answer after a normal boot: the worker is idle, now make the snapshot if it is due.
 export function answered() {
+  idle.resolve();
   if (keeping.start) keeping.start();
 }

@@ -108,6 +108,9 @@ def site_map(root: Path | None = None, snapshot: bool = True) -> dict[str, Path 
     if page is not None:
         files["index.html"] = page
     version = pyodide_version(pyodide)
+    site_js = worker_site_js(web, version)
+    if site_js is not None:
+        files["worker/site.js"] = site_js
     for name in PYODIDE_FILES:
         files[f"pyodide/{version}/{name}"] = pyodide / name
     # The same pyodide.mjs under a name without the version (no-cache, like the shell): the
@@ -117,8 +120,14 @@ def site_map(root: Path | None = None, snapshot: bool = True) -> dict[str, Path 
     bundle, sources_sha256 = package_bundle()
     bundle_path = f"py/context_budget-{sources_sha256[:16]}.json"
     files[bundle_path] = bundle
-    prebuilt = prebuilt_snapshot(root, version, bundle, sources_sha256) if snapshot else None
-    snapshot_path = f"pyodide/{version}/context_budget-{sources_sha256[:16]}.snapshot.gz"
+    # The standard library Pyodide loads: the compiled one (named by its content) when Node
+    # could make it, else Pyodide's own. The prebuilt snapshot is made with the same one.
+    stdlib = compiled_stdlib(sources, version, bundle, sources_sha256)
+    stdlib_name = "python_stdlib.zip" if stdlib is None else f"stdlib-{hashlib.sha256(stdlib).hexdigest()[:16]}.zip"
+    if stdlib is not None:
+        files[f"pyodide/{version}/{stdlib_name}"] = stdlib
+    prebuilt = prebuilt_snapshot(root, version, bundle, sources_sha256, stdlib) if snapshot else None
+    snapshot_path = f"pyodide/{version}/context_budget-{sources_sha256[:16]}{'' if stdlib is None else '-' + stdlib_name[7:15]}.snapshot.gz"
     if prebuilt is not None:
         files[snapshot_path] = prebuilt
     # OpenAI's rank files (npm gpt-tokenizer), fetched by the page only when an input names an exact
@@ -132,7 +141,14 @@ def site_map(root: Path | None = None, snapshot: bool = True) -> dict[str, Path 
             "version": version,
             "url": f"pyodide/{version}/",
             # What Pyodide fetches (the page counts those bytes); the .mjs files are imported.
-            "bytes": {name: (pyodide / name).stat().st_size for name in PYODIDE_FILES if not name.endswith(".mjs")},
+            "bytes": {
+                **{name: (pyodide / name).stat().st_size for name in PYODIDE_FILES if not name.endswith(".mjs") and name != "python_stdlib.zip"},
+                stdlib_name: (pyodide / "python_stdlib.zip").stat().st_size if stdlib is None else len(stdlib),
+            },
+            # The standard library it loads, and the whole one, loaded as well only if a module
+            # is missing from the first (web/worker/python-package.js).
+            "stdlib": stdlib_name,
+            "whole_stdlib": "python_stdlib.zip",
         },
         "package": {
             "url": bundle_path,
@@ -228,6 +244,21 @@ def page_with_first_report(sources: PageSources) -> bytes | None:
     return html[:at] + module_preloads(sources.web, html) + first_report(value) + html[at:]
 
 
+PYODIDE_FOLDER_LINE = b"export const PYODIDE_FOLDER = null;"
+
+
+def worker_site_js(web: Path, version: str) -> bytes | None:
+    """web/worker/site.js naming Pyodide's folder (as boot.json does), so that the worker asks for
+    Pyodide's files as soon as it runs; None when the file lacks the line to replace."""
+    try:
+        text = (web / "worker" / "site.js").read_bytes()
+    except OSError:
+        return None
+    if PYODIDE_FOLDER_LINE not in text:
+        return None
+    return text.replace(PYODIDE_FOLDER_LINE, f'export const PYODIDE_FOLDER = "pyodide/{version}/";'.encode())
+
+
 def pyodide_version(pyodide: Path) -> str:
     """The installed Pyodide's version, which names its directory on the site."""
     try:
@@ -271,33 +302,73 @@ PROBE = '{"budget":7,"items":[{"id":"A","relevance":9,"tokens":4},{"id":"B","rel
 SNAPSHOT_SECONDS = 300
 
 
-def prebuilt_snapshot(root: Path, version: str, bundle: bytes, sources_sha256: str) -> bytes | None:
-    """The gzipped snapshot made by ``scripts/make_snapshot.mjs`` under Node, or None without Node.
+def _made_by_node(root: Path, script_name: str, key: str, suffix: str, arguments) -> bytes | None:
+    """What ``scripts/<script_name>`` writes when run by Node, or None without Node (or on any failure).
 
-    Made once per Pyodide version and sources' hash and kept in ``node_modules/.cache``
-    (npm's place for tools' caches, never committed); any failure means no snapshot, and
-    the page then boots normally and keeps its own.
+    Made once per ``key`` (and version of the script) and kept in ``node_modules/.cache`` (npm's
+    place for tools' caches, never committed). ``arguments(folder)`` gives the script's
+    arguments after Pyodide's folder and the file it writes, both in the temporary ``folder``
+    (where it may write the files it names).
     """
-    node, script = shutil.which("node"), root / "scripts" / "make_snapshot.mjs"
+    node, script = shutil.which("node"), root / "scripts" / script_name
     pyodide = root / "node_modules" / "pyodide"
     if node is None or not script.is_file():
         return None
     maker = hashlib.sha256(script.read_bytes()).hexdigest()[:12]  # a changed script makes a new one
-    cache = root / "node_modules" / ".cache" / "context-budget" / f"pyodide-{version}-{sources_sha256}-{maker}.snapshot.gz"
+    cache = root / "node_modules" / ".cache" / "context-budget" / f"{key}-{maker}{suffix}"
     with contextlib.suppress(OSError):
         return cache.read_bytes()
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=cache.parent) as temporary:
-            (Path(temporary) / "bundle.json").write_bytes(bundle)
-            made = Path(temporary) / "snapshot.gz"
-            subprocess.run([node, str(script), str(pyodide), str(Path(temporary) / "bundle.json"), str(made)],
-                           check=True, capture_output=True, timeout=SNAPSHOT_SECONDS)
+            named, made = arguments(Path(temporary))
+            subprocess.run([node, str(script), str(pyodide), *map(str, named)], check=True, capture_output=True, timeout=SNAPSHOT_SECONDS)
             data = made.read_bytes()
             os.replace(made, cache)
     except (OSError, subprocess.SubprocessError):
         return None
     return data
+
+
+def prebuilt_snapshot(root: Path, version: str, bundle: bytes, sources_sha256: str, stdlib: bytes | None = None) -> bytes | None:
+    """The gzipped snapshot made by ``scripts/make_snapshot.mjs`` under Node (Pyodide started with
+    ``stdlib``, the compiled standard library, when given), or None without Node.
+
+    Made once per Pyodide version, sources' hash and standard library; any failure means no
+    snapshot, and the page then boots normally and keeps its own.
+    """
+    def arguments(folder: Path) -> tuple[list[Path], Path]:
+        (folder / "bundle.json").write_bytes(bundle)
+        named = [folder / "bundle.json"]
+        if stdlib is not None:
+            (folder / "stdlib.zip").write_bytes(stdlib)
+            named.append(folder / "stdlib.zip")
+        return [*named, folder / "snapshot.gz"], folder / "snapshot.gz"
+
+    with_stdlib = "" if stdlib is None else "-stdlib-" + hashlib.sha256(stdlib).hexdigest()[:16]
+    return _made_by_node(root, "make_snapshot.mjs", f"pyodide-{version}-{sources_sha256}{with_stdlib}", ".snapshot.gz", arguments)
+
+
+def compiled_stdlib(sources: PageSources, version: str, bundle: bytes, sources_sha256: str) -> bytes | None:
+    """The standard library the page loads, made by ``scripts/make_stdlib.mjs`` under Node: the
+    modules of Pyodide's python_stdlib.zip that its start, the package and the checks of every
+    fixture and template import, compiled to bytecode by Pyodide's own Python. None without Node.
+
+    Made once per Pyodide version, sources' hash and inputs (the fixtures' and templates' bytes)."""
+    inputs = [folder for folder in (sources.fixtures, sources.web / "templates") if folder.is_dir()]
+    digest = hashlib.sha256()
+    for folder in inputs:
+        for path in sorted(folder.rglob("*.json")):
+            for part in (path.relative_to(folder).as_posix().encode(), path.read_bytes()):
+                digest.update(len(part).to_bytes(8, "big"))
+                digest.update(part)
+
+    def arguments(folder: Path) -> tuple[list[Path], Path]:
+        (folder / "bundle.json").write_bytes(bundle)
+        return [folder / "bundle.json", sources.rank_data, folder / "stdlib.zip", *inputs], folder / "stdlib.zip"
+
+    key = f"pyodide-{version}-{sources_sha256}-inputs-{digest.hexdigest()[:16]}"
+    return _made_by_node(sources.root, "make_stdlib.mjs", key, ".stdlib.zip", arguments)
 
 
 def _json_bytes(value: object) -> bytes:
