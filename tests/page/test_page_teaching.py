@@ -406,7 +406,12 @@ def test_large_input_is_shown_a_page_at_a_time(loaded):
     expect(page.locator("[data-testid=rows-note]")).to_have_text("Items 201–400 of 70,000.")
     page.click("[data-testid=page-prev]")
     expect(rows.first).to_have_attribute("data-id", expected["trace"][0]["id"])
-    # Step to the last row of the first page, then past it: the next page is drawn.
+    # Step to the last row of the first page, then past it: the next page is drawn. Without
+    # motion: each step smooth-scrolls its row into view, and after 200 steps the page went on
+    # scrolling for over 2 s while Next, in the panel that sticks to the top, moved from y = 775
+    # to 47, so a pointer click could land where the button had been (the test failed so, under
+    # load, staying at row 199). With reduced motion every step scrolls at once.
+    page.emulate_media(reduced_motion="reduce")
     page.evaluate("""async () => { const next = document.querySelector('[data-testid=step-next]');
         for (let i = 0; i < 200; i++) { next.click(); await new Promise(r => setTimeout(r, 0)); } }""")
     current = page.locator("[data-testid=items] tbody tr[aria-current=step]")
@@ -426,6 +431,7 @@ def test_large_input_is_shown_a_page_at_a_time(loaded):
     assert page.evaluate("PerformanceObserver.supportedEntryTypes.includes('longtask')")
     assert rows.count() == 200  # one page of rows in the document, never all 70,000
     check(page, '{"budget": 0, "items": []}')  # leave a small page for the tests after this one
+    page.emulate_media(reduced_motion="no-preference")
     assert problems == []
 
 
