@@ -365,6 +365,22 @@ def test_a_negative_budget_keeps_the_slider_to_slide_back(page):
 
 
 # ---------------------------------------------------------------- the phone
+def test_on_a_phone_the_verdict_of_a_prediction_is_brought_into_view(page):
+    page.set_viewport_size(PHONE)
+    page.emulate_media(reduced_motion="reduce")  # the scroll is then immediate
+    try:
+        to_step(page, 2)
+        press(page, {"A", "B"})
+        page.evaluate("scrollTo(0, 0)")
+        page.click("[data-testid=claim-check]")  # the button at the screen's foot, the verdict below it
+        result = page.locator("[data-testid=claim-result]")
+        expect(result).to_have_attribute("data-pass", "false")
+        expect(result).to_be_in_viewport(ratio=0.9)
+    finally:
+        page.emulate_media(reduced_motion="no-preference")
+        page.set_viewport_size(WIDE)
+
+
 def test_on_a_phone_the_result_is_one_tap_from_the_editor(page):
     page.set_viewport_size(PHONE)
     page.click("[data-testid=show-tool]")

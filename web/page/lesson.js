@@ -142,6 +142,9 @@ async function checkClaim() {
   claim.shown = { selected, claim: report.claim, rule: report.selected };
   showVerdict(claim.shown);
   revealResult();
+  // On a phone the verdict opens below the button, off the screen: bring it into view.
+  const still = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  result.scrollIntoView({ block: "nearest", behavior: still ? "auto" : "smooth" });
 }
 
 function showVerdict({ selected, claim, rule }) {
