@@ -260,6 +260,10 @@ def test_a_prebuilt_snapshot_that_arrives_slowly_is_dropped_for_a_normal_start(b
         context.close()
 
 
+HELD = {}  # the end of a path -> seconds the counted site holds its answer back
+MISSING_ONCE = set()  # paths the counted site answers 404 the first time they are asked for
+
+
 @pytest.fixture
 def counted_site():
     """A site of its own (`serve`'s server) whose requests are counted by path, and whose
@@ -270,7 +274,12 @@ def counted_site():
     answer = handler.do_GET
 
     def counting(self):
-        hits[self.path.split("?", 1)[0].lstrip("/")] += 1
+        path = self.path.split("?", 1)[0].lstrip("/")
+        hits[path] += 1
+        time.sleep(next((seconds for end, seconds in HELD.items() if path.endswith(end)), 0))
+        if path in MISSING_ONCE:
+            MISSING_ONCE.discard(path)
+            return self.send_error(404)
         answer(self)
 
     handler.do_GET = counting
@@ -282,15 +291,15 @@ def counted_site():
 
 
 @NEEDS_NODE
-def test_a_reload_starts_from_the_http_cache_and_fetches_the_snapshot_only_once_live(browser_type, browser_type_launch_args, counted_site, tmp_path):
-    """A first visit that did without the prebuilt snapshot (here: it was missing) leaves Pyodide's
-    files in the HTTP cache: the reload starts from them at once, normally, asking for nothing
-    big, and only once it is live fetches the snapshot in the background; the visit after starts
-    from that copy, which the HTTP cache then gives. (A real profile: Playwright's routes would
-    turn the HTTP cache off, so nothing here is routed; the server counts the requests.)"""
+def test_a_snapshot_dropped_over_a_fast_link_is_fetched_once_live_for_the_next_visit(browser_type, browser_type_launch_args, counted_site, tmp_path):
+    """A first visit over a fast link whose prebuilt snapshot did not come (here: the first answer
+    is a 404) starts normally, and once live fetches the snapshot in the background; the reload
+    starts from that copy, which the HTTP cache gives, asking the network for neither it nor the
+    .wasm. (A real profile: Playwright's routes would turn the HTTP cache off, so nothing here is
+    routed; the server counts the requests.)"""
     url, hits, files, config = counted_site
     snapshot, wasm = config["snapshot"]["url"], config["pyodide"]["url"] + "pyodide.asm.wasm"
-    hidden = files.pop(snapshot)
+    MISSING_ONCE.add(snapshot)
     context = browser_type.launch_persistent_context(str(tmp_path / "profile"), **browser_type_launch_args)
     finished = []
     context.on("requestfinished", lambda request: finished.append(request.url))
@@ -300,33 +309,50 @@ def test_a_reload_starts_from_the_http_cache_and_fetches_the_snapshot_only_once_
         page.wait_for_selector(READY, timeout=LOAD_TIMEOUT)
         assert startup(page)["snapshot"] == "normal" and "prebuilt dropped" in startup(page)["steps"]
         assert hits[wasm] == 1
-        deadline = time.monotonic() + LOAD_TIMEOUT / 1000  # the fetch for later, once live (it fails: missing)
-        while hits[snapshot] < 2 and time.monotonic() < deadline:
-            page.wait_for_timeout(100)
-        assert hits[snapshot] == 2
-        files[snapshot] = hidden  # served again from here on
-        asked = hits[snapshot]
-        finished.clear()
-
-        page.reload()
-        page.wait_for_selector(READY, timeout=LOAD_TIMEOUT)
-        steps = startup(page)["steps"]
-        assert startup(page)["snapshot"] == "normal" and "prebuilt not cached" in steps, steps
-        assert hits[snapshot] == asked and hits[wasm] == 1  # live without asking for either
-        # The fetch for later: asked of the server once, and read to its end.
-        seen = sum(done.endswith(snapshot) for done in finished)  # "is it in the cache?" answered (a stored 404, here)
+        # The fetch for later, once live, read to its end (the 404 before it was aborted: not "finished").
         deadline = time.monotonic() + LOAD_TIMEOUT / 1000
-        while (hits[snapshot] == asked or sum(done.endswith(snapshot) for done in finished) == seen) and time.monotonic() < deadline:
+        while (hits[snapshot] < 2 or not any(done.endswith(snapshot) for done in finished)) and time.monotonic() < deadline:
             page.wait_for_timeout(100)
-        assert hits[snapshot] == asked + 1  # fetched once, in the background, after the page was live
+        assert hits[snapshot] == 2 and sum(done.endswith(snapshot) for done in finished) == 1
 
         page.reload()
         page.wait_for_selector(READY, timeout=LOAD_TIMEOUT)
         assert startup(page)["snapshot"] == "prebuilt" and "prebuilt cached" in startup(page)["steps"], startup(page)
-        assert hits[snapshot] == asked + 1 and hits[wasm] == 1  # both from the HTTP cache
+        assert hits[snapshot] == 2 and hits[wasm] == 1  # both from the HTTP cache
         answer = page.evaluate("window.contextBudget.checkText('{\"budget\": 1, \"items\": []}')")
         assert answer == check_text('{"budget": 1, "items": []}')
     finally:
+        MISSING_ONCE.clear()
+        context.close()
+
+
+@NEEDS_NODE
+def test_a_first_visit_over_a_slow_link_never_downloads_the_snapshot(browser_type, browser_type_launch_args, counted_site, tmp_path):
+    """The .wasm takes longer than a fast link's 1.2 s (the server holds it 1.6 s): Python starts
+    normally, and the prebuilt snapshot is asked for neither before nor after the page is live,
+    nor on the reload, which starts normally from the HTTP cache."""
+    url, hits, files, config = counted_site
+    snapshot, wasm = config["snapshot"]["url"], config["pyodide"]["url"] + "pyodide.asm.wasm"
+    HELD["pyodide.asm.wasm"] = 1.6
+    context = browser_type.launch_persistent_context(str(tmp_path / "profile"), **browser_type_launch_args)
+    try:
+        page = context.pages[0] if context.pages else context.new_page()
+        page.goto(url + "?editor=plain&view=tool")
+        page.wait_for_selector(READY, timeout=LOAD_TIMEOUT)
+        steps = startup(page)["steps"]
+        assert startup(page)["snapshot"] == "normal" and "prebuilt not asked for: a slow link" in steps, steps
+        page.wait_for_timeout(3000)  # past the fetch for later's 1 s after the first answer
+        assert hits[wasm] == 1 and hits[snapshot] == 0
+        # The reload starts normally from the cached .wasm, and fetches no snapshot either.
+        HELD.clear()
+        page.reload()
+        page.wait_for_selector(READY, timeout=LOAD_TIMEOUT)
+        steps = startup(page)["steps"]
+        assert startup(page)["snapshot"] == "normal" and "prebuilt not cached" in steps, steps
+        page.wait_for_timeout(3000)
+        assert hits[wasm] == 1 and hits[snapshot] == 0
+    finally:
+        HELD.clear()
         context.close()
 
 
