@@ -47,7 +47,8 @@ def fastest(command: list[str], runs: int, stdin: bytes | None = None) -> float:
 def per_line_steps(count: int) -> None:
     """Where a line's time goes, in this process: the strict parse, evaluate (with and without
     the optimum) and writing the envelope, each over the same lines, fastest of 3 passes."""
-    from context_budget import _strict_json, evaluate
+    from context_budget import evaluate
+    from context_budget._base import strict_json as _strict_json
     from context_budget._envelope import to_json
     from context_budget.modes import relevance
 

@@ -20,7 +20,7 @@ sys.path.insert(0, str(HERE))
 from _inputs import realistic_requests  # noqa: E402
 from _timing import fastest  # noqa: E402
 from context_budget import evaluate  # noqa: E402
-from context_budget._optimal import WORK_BOUND, _fractional_bound, best_subset  # noqa: E402
+from context_budget._shared.optimal import WORK_BOUND, _fractional_bound, best_subset  # noqa: E402
 from context_budget.modes import relevance  # noqa: E402
 
 

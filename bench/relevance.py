@@ -34,7 +34,7 @@ from _inputs import as_parsed, relevance_input  # noqa: E402
 from _minimal import minimal  # noqa: E402
 from _timing import median_interval, median_time  # noqa: E402
 from context_budget import evaluate  # noqa: E402
-from context_budget._ordinal import ranked_order  # noqa: E402
+from context_budget._base.ordinal import ranked_order  # noqa: E402
 from context_budget.modes import relevance  # noqa: E402
 
 

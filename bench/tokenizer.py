@@ -166,10 +166,10 @@ def models(text: str) -> None:
 
     from tokenizers import Tokenizer
 
-    from context_budget.tokenizers import load_tokenizer, model as model_module, named_tokenizer
+    from context_budget.tokenizers import files as files_module, load_tokenizer, named_tokenizer
 
     def load_tokenizer_cold(path):  # a first load: not from the memo of files already read
-        model_module._MEMO.clear()
+        files_module._MEMO.clear()
         return load_tokenizer(path)
 
     print(f"\ntokenizers from model files, {len(text.encode('utf-8')):,} bytes of mixed text; {machine()}")

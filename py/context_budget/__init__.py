@@ -14,15 +14,15 @@ Every exception raised on purpose derives from ``ContextBudgetError``. The contr
 input, field and message): docs/contract.md in the project.
 """
 
-from ._errors import ContextBudgetError, InvalidInputError
-from ._evaluate import evaluate
+from ._base.errors import ContextBudgetError, InputProblem, InvalidInputError
+from ._evaluation.evaluate import evaluate
 from ._passages import PackError, Packed, pack_passages
-from ._selection import Check, Decision, InputProblem, Selection, select
+from ._selection import Check, Decision, Selection, select
 from ._verify_claim import ClaimFailure, ClaimVerdict, verify_claim
 from .modes.messages import MessagesDoNotFit, MessagesError, TrimmedMessages, as_sent, count_messages, trim_messages
 from .tokenizers import TokenizerUnavailable, count_tokens
 
-__version__ = "0.1.0"
+__version__ = "0.4.0"  # CHANGELOG.md; the wheel's version is read from here
 
 __all__ = [
     "evaluate",

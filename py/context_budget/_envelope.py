@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from . import _strict_json
-from ._evaluate import evaluate
+from ._base import strict_json as _strict_json
+from ._evaluation.evaluate import evaluate
 
 
 def check_document(text: str) -> dict:

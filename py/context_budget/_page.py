@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from . import _envelope, _strict_json
+from . import _envelope
+from ._base import strict_json as _strict_json
 from .tokenizers import EXACT, TokenizerUnavailable, resolve
 from .tokenizers.registry import NAME, RESERVED, TokenizerRegistry, using_tokenizers
 from .tokenizers.models import MODEL_ENCODINGS, PREFIX_ENCODINGS
@@ -88,7 +89,8 @@ def load_model_tokenizer(data, file_name: str, size: int = -1) -> str:
     error}``, the reason in one line: the page never shows a traceback."""
     if hasattr(data, "to_bytes"):  # a JavaScript Uint8Array, as Pyodide passes it
         data = data.to_bytes()
-    from .tokenizers.model import TokenizerFileError, from_bytes
+    from .tokenizers.files import from_bytes
+    from .tokenizers.model import TokenizerFileError
 
     name = model_tokenizer_name(file_name)
     try:

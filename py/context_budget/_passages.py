@@ -10,13 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Callable, NamedTuple
 
-from ._errors import InvalidInputError
-from ._shape import Field, read_records
-from ._values import DUPLICATE_ID, INVALID_VALUE, OVER_LIMIT, WRONG_TYPE, Key, Problem, json_text, preview, read_id, read_text
+from ._base.errors import InvalidInputError, input_problems
+from ._shared.shape import read_records
+from .modes.passages import ANSWER_CUE, PASSAGE_FIELDS, passage_line, prompt_prefix
+from ._base.values import DUPLICATE_ID, INVALID_VALUE, OVER_LIMIT, WRONG_TYPE, Key, Problem, json_text, preview
 
-ANSWER_CUE = "Answer:"
-# A passage, as the passages mode reads it and pack_passages too.
-PASSAGE_FIELDS = (Field("id", read_id), Field("text", read_text))
 
 
 class PackError(InvalidInputError):
@@ -25,8 +23,6 @@ class PackError(InvalidInputError):
 
 
 def _refused(message: str, at: tuple[Key, ...] = (), code: str = INVALID_VALUE) -> PackError:
-    from ._selection import input_problems  # the typed API's dataclasses: loaded only to raise
-
     return PackError(message, input_problems([Problem(at, code, message)]))
 
 
@@ -39,19 +35,6 @@ class Packed(NamedTuple):
     skipped: list[str]
     prompt: str
     units: int
-
-
-def prompt_prefix(question: str) -> str:
-    return "Question: " + question + "\nSources:\n"
-
-
-def passage_line(passage_id: str, text: str) -> str:
-    return f"[{passage_id}] {text}\n"
-
-
-def render(question: str, passages: Sequence[tuple[str, str]]) -> str:
-    """The seed's prompt: the question, a ``[id] text`` line per passage, then the answer cue."""
-    return prompt_prefix(question) + "".join(passage_line(key, text) for key, text in passages) + ANSWER_CUE
 
 
 def pack_passages(
@@ -142,6 +125,4 @@ def _read_passages(passages: object) -> list[tuple[str, str]]:
 
 
 def _as_raised(problem: Problem, message: str) -> tuple:
-    from ._selection import input_problems
-
     return input_problems([problem._replace(message=message)])

@@ -9,38 +9,13 @@ Both read the same report: ``Selection.report`` is exactly what ``evaluate`` ret
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from ._errors import InvalidInputError
-from ._evaluate import evaluate_with_problems
-from ._values import MAX_PROBLEMS, Problem
-
-
-@dataclass(frozen=True)
-class InputProblem:
-    """One thing wrong with the input: where (a JSON path such as ``$.items[2].tokens``) and what.
-
-    ``code`` says what kind of problem it is (``missing_key``, ``unknown_key``, ``wrong_type``,
-    ``invalid_value``, ``duplicate_id``, ``tokenizer_unavailable``...: ``_values.py`` lists
-    them) and ``at`` is the path as data (``("items", 2, "tokens")``), for code to branch on.
-    ``problem["path"]`` and ``problem["message"]`` read as the report's ``{path, message}``.
-    """
-
-    path: str
-    message: str
-    code: str = field(default="", repr=False)
-    at: tuple[str | int, ...] = field(default=(), repr=False)
-
-    def __getitem__(self, key: str) -> str:
-        if key not in ("path", "message"):
-            raise KeyError(key)
-        return self.path if key == "path" else self.message
-
-
-def input_problems(problems: Iterable[Problem]) -> tuple[InputProblem, ...]:
-    return tuple(InputProblem(problem.path, problem.message, problem.code, problem.at) for problem in problems)
+from ._base.errors import InputProblem, InvalidInputError, input_problems
+from ._evaluation.evaluate import evaluate_with_problems
+from ._base.values import MAX_PROBLEMS
 
 
 def invalid_input_error(summary: str, problems: tuple[InputProblem, ...], report: dict) -> InvalidInputError:

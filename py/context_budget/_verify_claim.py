@@ -10,9 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._evaluate import evaluate_with_problems
-from ._selection import input_problems, invalid_input_error
-from ._values import MAX_PROBLEMS
+from ._evaluation.evaluate import evaluate_with_problems
+from ._base.errors import input_problems
+from ._selection import invalid_input_error
+from ._base.values import MAX_PROBLEMS
 
 
 @dataclass(frozen=True)

@@ -18,13 +18,14 @@ import time
 from collections import deque
 from typing import IO, Iterable, Iterator
 
-from . import _strict_json
+from ._base.errors import ContextBudgetError
+from ._base import strict_json as _strict_json
 from ._envelope import check_document, to_json, unreadable
 
 __all__ = ["check_lines", "checked_lines", "check_line", "write_checked", "worker_count", "WorkerLost"]
 
 
-class WorkerLost(Exception):
+class WorkerLost(ContextBudgetError):
     """A worker process ended in the middle of a run (killed, out of memory): the envelopes of
     the lines before ``line`` are written, none from it on."""
 
@@ -255,7 +256,7 @@ def _started_pool(executor, jobs: int):
     return pool, (reader, writer)
 
 
-class _Lost(Exception):
+class _Lost(ContextBudgetError):
     def __init__(self, line: int) -> None:
         self.line = line
 

@@ -7,7 +7,7 @@ line of configuration (``context_budget_cases = my-cases``); to choose the cases
     from pathlib import Path
 
     import pytest
-    from context_budget.fixtures import case_files, check_case
+    from .fixtures import case_files, check_case
 
     CASES = Path(__file__).parent / "my-cases"
 
@@ -24,8 +24,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import _fixtures
-from ._fixtures import Outcome
+from ._fixtures import case as _fixtures
+from ._fixtures.case import Outcome
 
 __all__ = ["case_files", "check_case", "Outcome"]
 

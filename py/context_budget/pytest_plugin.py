@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from ._base.errors import ContextBudgetError
+
 INI = "context_budget_cases"
 _CASES = pytest.StashKey["tuple[Path, ...]"]()
 _UPDATED = pytest.StashKey["list[str]"]()
@@ -52,7 +54,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         if config.getoption("context_budget_update"):
             raise pytest.UsageError(f"--context-budget-update: there are no cases to update; name their directory ({INI} in the ini file, or --context-budget-cases DIR)")
         return
-    from . import _fixtures
+    from ._fixtures import case as _fixtures
 
     cases = []
     for said, relative_to, line in named:
@@ -105,7 +107,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Ite
     return None
 
 
-class CaseFailed(Exception):
+class CaseFailed(ContextBudgetError):
     """A case whose report differs from what it states: the lines to show, without a traceback."""
 
 
@@ -117,7 +119,7 @@ class Case(pytest.Item):
         self.root = root
 
     def runtest(self) -> None:
-        from . import _fixtures, _snapshots
+        from ._fixtures import case as _fixtures, snapshots as _snapshots
 
         judgement = _fixtures.judge(self.path, self.name)
         if judgement.passed:

@@ -160,4 +160,4 @@ def test_the_plugin_loads_no_fixture_code_until_a_case_runs():
     probe = "import sys, context_budget.pytest_plugin; print(sorted(m for m in sys.modules if m.startswith('context_budget.')))"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=clean_environment(), timeout=60).stdout
     loaded = set(eval(out))
-    assert "context_budget.pytest_plugin" in loaded and "context_budget._fixtures" not in loaded and "context_budget._snapshots" not in loaded
+    assert "context_budget.pytest_plugin" in loaded and "context_budget._fixtures.case" not in loaded and "context_budget._fixtures.snapshots" not in loaded

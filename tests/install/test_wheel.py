@@ -77,6 +77,16 @@ def built(tmp_path_factory):
     return {"wheel": from_tree, "sdist-wheel": from_sdist, "sdist": sdist}
 
 
+def test_the_wheel_and_the_sdist_carry_the_package_s_version(built):
+    import context_budget
+
+    version = context_budget.__version__
+    assert built["wheel"].name.startswith(f"context_budget-{version}-") and built["sdist-wheel"].name == built["wheel"].name
+    assert built["sdist"].name == f"context_budget-{version}.tar.gz"
+    metadata = zipfile.ZipFile(built["wheel"]).read(f"context_budget-{version}.dist-info/METADATA").decode()
+    assert f"\nVersion: {version}\n" in metadata
+
+
 @pytest.fixture(scope="module", params=["wheel", "sdist-wheel"])
 def installed(request, built, tmp_path_factory):
     """(bin directory, environment, a working directory outside the checkout) with the wheel installed offline."""

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from context_budget import ClaimFailure, ClaimVerdict, InvalidInputError, evaluate, verify_claim
-from context_budget import _claims
+from context_budget._evaluation import claims as _claims
 from context_budget.modes import MODES
 
 

@@ -6,7 +6,7 @@ import threading
 import pytest
 
 from context_budget import count_tokens, evaluate, trim_messages
-from context_budget._count_memory import COUNTS, CountMemory
+from context_budget._shared.count_memory import COUNTS, CountMemory
 from context_budget.modes.messages.memory import HISTORIES
 
 

@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from context_budget import _fixtures, evaluate
+from context_budget import evaluate
+from context_budget._fixtures import case as _fixtures
 from context_budget.fixtures import check_case
 
 INPUT = {"budget": 7, "items": [{"id": "A", "relevance": 0.9, "tokens": 4},

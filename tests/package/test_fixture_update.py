@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-from context_budget import _fixtures, _snapshots, evaluate
+from context_budget import evaluate
+from context_budget._fixtures import case as _fixtures, snapshots as _snapshots
 
 INPUT = {"budget": 7, "items": [{"id": "A", "relevance": 9, "tokens": 4}, {"id": "é", "relevance": 8, "tokens": 5}]}
 REPORT = evaluate(INPUT)

@@ -6,7 +6,7 @@ import os
 import pytest
 
 from conftest import FIXTURES
-from context_budget import _fixtures
+from context_budget._fixtures import case as _fixtures
 from context_budget import evaluate
 from context_budget.modes import MODES
 

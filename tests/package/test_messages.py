@@ -9,7 +9,7 @@ from hypothesis import event, given, strategies as st
 
 from context_budget import evaluate
 from context_budget import MessagesDoNotFit, MessagesError, count_messages, evaluate, trim_messages
-from context_budget._fixtures import first_difference
+from context_budget._fixtures.case import first_difference
 from context_budget.cli import run
 from context_budget.modes import messages as mode
 

@@ -19,7 +19,7 @@ import _text
 from context_budget import count_tokens, evaluate
 from context_budget.tokenizers import (TokenizerFileError, TokenizerRegistry, exact, from_bytes, load_tokenizer,
                                        named_tokenizer, register_tokenizer, using_tokenizers)
-from context_budget.tokenizers import model as model_module
+from context_budget.tokenizers import files as files_module, model as model_module
 from context_budget.tokenizers.normalize import nfc
 
 MODELS = ROOT / "tests" / "data" / "models"
@@ -233,11 +233,11 @@ def test_merge_ranks_made_on_first_use_equal_the_whole_map(name):
 
 
 def load_tokenizer_fresh(name: str):
-    model_module._MEMO.clear()  # a new parse: its own, empty table
+    files_module._MEMO.clear()  # a new parse: its own, empty table
     try:
         return load_tokenizer(model_file(name, "tokenizer.json"))
     finally:
-        model_module._MEMO.clear()
+        files_module._MEMO.clear()
 
 
 def small_qwen(merges: int = 3_000) -> dict:

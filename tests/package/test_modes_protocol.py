@@ -7,7 +7,7 @@ import sys
 from conftest import ROOT
 
 CONFORMANCE = '''
-from context_budget import _values
+from context_budget._base import values as _values
 from context_budget.modes import MODES, blocks, messages, passages, relevance, required
 from context_budget.modes.protocol import Mode
 

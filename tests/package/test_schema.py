@@ -7,7 +7,7 @@ import jsonschema
 import pytest
 
 from conftest import FIXTURES
-from context_budget import _fixtures
+from context_budget._fixtures import case as _fixtures
 from context_budget.modes import MODES
 
 # Rules a JSON Schema cannot state: ids unique by a property of array elements, and

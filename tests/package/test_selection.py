@@ -10,7 +10,7 @@ import pytest
 
 from conftest import FIXTURES
 from context_budget import Check, Decision, InputProblem, InvalidInputError, Selection, evaluate, select
-from context_budget import _fixtures
+from context_budget._fixtures import case as _fixtures
 from seeds import SEED_000
 
 from context_budget.modes import MODES

@@ -2,7 +2,7 @@
 
 from hypothesis import given, strategies as st
 
-from context_budget._shape import fast_columns, read_records
+from context_budget._shared.shape import fast_columns, read_records
 from context_budget.modes import passages, relevance, required
 
 VALUES = st.one_of(

@@ -85,7 +85,7 @@ def modules_after(more: str = "") -> set:
 
 def test_the_page_start_up_leaves_out_difflib_and_calendar():
     loaded = modules_after()
-    assert "context_budget._values" in loaded and "context_budget.modes.messages" in loaded
+    assert "context_budget._base.values" in loaded and "context_budget.modes.messages" in loaded
     assert loaded.isdisjoint({"difflib", "calendar"})
 
 
@@ -94,7 +94,7 @@ def test_blocks_needs_no_calendar():
     window = {"context_tokens": 500, "reserved_output_tokens": 10, "fixed_prompt_tokens": 10}
     text = json.dumps({"mode": "blocks", "window": window, "blocks": [block]})
     loaded = modules_after(f"assert json.loads(check_text({text!r}))['ok']")
-    assert "context_budget._instant" in loaded
+    assert "context_budget._base.instant" in loaded
     assert loaded.isdisjoint({"difflib", "calendar"})
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from hypothesis import given, strategies as st
 
-from context_budget import _strict_json
+from context_budget._base import strict_json as _strict_json
 from context_budget._envelope import check_document
 
 # Strings full of the characters the depth scan has to see through.

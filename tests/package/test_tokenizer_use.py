@@ -53,7 +53,7 @@ def failing(report):
 
 
 def test_relevance_checks_fail_when_a_counted_cost_is_misreported():
-    from context_budget._counted import with_counts
+    from context_budget._shared.counted import with_counts
     from context_budget.modes import relevance
 
     data = {"budget": 3, "tokenizer": "o200k_base", "items": [{"id": "a", "relevance": 2, "content": "hello world"},

@@ -72,7 +72,7 @@ def test_huge_and_surrogate_values_are_shown_safely():
 
 def test_messages_say_what_was_received_once_and_plainly():
     """A message names a null once (never "got null: null") and 1e400 as written (never "got Infinity")."""
-    from context_budget._strict_json import loads
+    from context_budget._base.strict_json import loads
 
     assert evaluate(None)["errors"] == [{"path": "$", "message": "expected an object, got null"}]
     assert evaluate({"budget": 1, "items": None})["errors"] == [{"path": "$.items", "message": "expected an array, got null"}]

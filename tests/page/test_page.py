@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import FIXTURES
-from context_budget import _fixtures
+from context_budget._fixtures import case as _fixtures
 from context_budget._envelope import check_text
 
 READY = "[data-testid=status][data-state=ready]"

@@ -134,7 +134,7 @@ IMAGES_AND_TOOLS = "messages/image-and-tool-definition.json"
 
 
 def test_images_and_tool_definitions_are_parts_of_the_conversation_and_its_lane(model_page):
-    from context_budget import _fixtures
+    from context_budget._fixtures import case as _fixtures
     from context_budget._envelope import check_text
 
     page, guard, problems = model_page

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import FIXTURES, ROOT
-from context_budget import _fixtures
+from context_budget._fixtures import case as _fixtures
 from context_budget._envelope import check_text, format_json
 from test_page import DONE, LOAD_TIMEOUT, READY, as_tool, check, loading_error, random_inputs
 from test_page import open_page as open_shared_page

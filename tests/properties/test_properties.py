@@ -8,7 +8,7 @@ import math
 from hypothesis import given, strategies as st
 
 from context_budget import evaluate
-from context_budget._fixtures import first_difference
+from context_budget._fixtures.case import first_difference
 
 # Ids drawn from characters whose UTF-16 order differs from code point order, plus
 # whitespace that JavaScript's trim does or does not remove.

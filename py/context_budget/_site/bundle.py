@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .._envelope import check_text
-from .._errors import ContextBudgetError
+from .._base.errors import ContextBudgetError
 from ..tokenizers import EXACT, RANK_FILES
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent

@@ -10,7 +10,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from .._errors import ContextBudgetError
+from .._base.errors import ContextBudgetError
 from .bundle import PACKAGE_DIR, cache_control, content_of, page_sources, site_map
 from .compress import BUILD_LEVEL, compressible, gzipped
 

@@ -10,9 +10,9 @@ import threading
 import urllib.parse
 from typing import TYPE_CHECKING
 
-from .._errors import ContextBudgetError
-from .._strict_json import nesting_within
-from .._values import preview
+from .._base.errors import ContextBudgetError
+from .._base.strict_json import nesting_within
+from .._base.values import preview
 from ._secrets import redact, secrets_of, shown_url
 from ._streams import printable
 

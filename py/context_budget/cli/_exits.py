@@ -9,7 +9,7 @@ process of ``check --jsonl --jobs N`` ended unexpectedly, so the output is cut s
 
 from __future__ import annotations
 
-from .._errors import ContextBudgetError
+from .._base.errors import ContextBudgetError
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_WORKER_LOST = 0, 1, 2, 3
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import IO
 
-from .. import _strict_json
+from .._base import strict_json as _strict_json
 from ._exits import UsageError
 from ._streams import is_terminal
 

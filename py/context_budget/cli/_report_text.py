@@ -10,7 +10,7 @@ window's budget was spent.
 from __future__ import annotations
 
 
-from .._values import plural
+from .._base.values import plural
 
 # More rows than a terminal shows are cut, with a pointer to the JSON that has them all.
 MAX_ROWS = 100

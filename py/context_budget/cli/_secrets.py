@@ -11,7 +11,7 @@ import re
 import urllib.parse
 from itertools import compress, count
 
-from .._values import json_text, preview
+from .._base.values import json_text, preview
 
 # The default API key: a placeholder for local servers that take any key.
 PLACEHOLDER_KEY = "not-needed"

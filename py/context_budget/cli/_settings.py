@@ -13,8 +13,8 @@ import re
 import urllib.parse
 from typing import Mapping
 
-from .._errors import ContextBudgetError
-from .._values import Invalid, closest_name, got, json_text, preview, read_count, unknown_key_problems
+from .._base.errors import ContextBudgetError
+from .._base.values import Invalid, closest_name, got, json_text, preview, read_count, unknown_key_problems
 from ._secrets import PLACEHOLDER_KEY, redact, secrets_of, shown, url_for_message, without_key_like_runs, without_url_credentials
 
 ENV_PREFIX = "CONTEXT_BUDGET_"

@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import IO
 
-from .. import _strict_json, batch, tokenizers
+from .. import batch, tokenizers
+from .._base import strict_json as _strict_json
 from .._envelope import envelope_of, unreadable
-from .._evaluate import evaluate_with_problems
+from .._evaluation.evaluate import evaluate_with_problems
 from ._arguments import tokenizer_registry
 from ._exits import EXIT_FAIL, EXIT_PASS, EXIT_WORKER_LOST, UsageError
 from ._input import open_lines, read_input, read_json_file

@@ -12,11 +12,12 @@ from __future__ import annotations
 import argparse
 from typing import IO, Mapping
 
-from .. import _strict_json, templates
-from .._errors import ContextBudgetError
+from .. import templates
+from .._base import strict_json as _strict_json
+from .._base.errors import ContextBudgetError
 from .._envelope import envelope_of, unreadable
-from .._evaluate import evaluate
-from .._values import MAX_SAFE_INTEGER
+from .._evaluation.evaluate import evaluate
+from .._base.values import MAX_SAFE_INTEGER
 from . import _chat
 from ..tokenizers import using_tokenizers
 from ._arguments import tokenizer_registry

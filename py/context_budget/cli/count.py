@@ -6,7 +6,7 @@ import argparse
 from typing import IO
 
 from .. import tokenizers
-from .._values import closest_name
+from .._base.values import closest_name
 from ..tokenizers.models import EXAMPLES, MODEL_ENCODINGS, uncounted_reason
 from ._exits import EXIT_FAIL, EXIT_PASS, UsageError
 from ._arguments import tokenizer_registry

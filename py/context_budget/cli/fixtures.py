@@ -9,10 +9,11 @@ import json
 from pathlib import Path
 from typing import IO
 
-from .. import _fixtures, _snapshots, _strict_json
-from .._claims import LIST_KEY
-from .._evaluate import evaluate
-from .._values import json_text, preview
+from .._base import strict_json as _strict_json
+from .._fixtures import case as _fixtures, snapshots as _snapshots
+from .._evaluation.claims import LIST_KEY
+from .._evaluation.evaluate import evaluate
+from .._base.values import json_text, preview
 from ._exits import EXIT_FAIL, EXIT_PASS, UsageError
 from ._input import read_json_file
 from ._streams import is_terminal, one_line

@@ -11,14 +11,14 @@ from __future__ import annotations
 import math
 from itertools import compress
 
-from .. import _checks
+from .._shared import checks as _checks
 from ..tokenizers.estimate import estimate_tokens
 from ..tokenizers import EXACT, count_tokens, counter, read_tokenizer
-from .._instant import read_instant
-from .._optimal import report_optimal
-from .._ordinal import ordinal_keys
-from .._shape import Field, InputShape, read_input, read_object
-from .._values import DEFAULT_MARGIN, OVER_LIMIT, Invalid, Problem, plural, preview, read_bool, read_count, read_id, read_margin, read_text
+from .._base.instant import read_instant
+from .._shared.optimal import report_optimal
+from .._base.ordinal import ordinal_keys
+from .._shared.shape import Field, InputShape, read_input, read_object
+from .._base.values import DEFAULT_MARGIN, OVER_LIMIT, Invalid, Problem, plural, preview, read_bool, read_count, read_id, read_margin, read_text
 
 NAME = "blocks"
 COUNTED_COST = None

@@ -12,15 +12,32 @@ The exact tokenizers add up over the parts too, counted in context (see ``ExactC
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
-from .. import _checks
+from .._shared import checks as _checks
 from ..tokenizers.estimate import estimate_from_stats, utf16_length, word_count
-from .._passages import ANSWER_CUE, PASSAGE_FIELDS, passage_line, prompt_prefix, render
-from .._shape import Field, InputShape, read_input
+from .._shared.shape import Field, InputShape, read_input
 from ..tokenizers import EXACT, count_tokens, read_tokenizer, resolve
-from .._values import DEFAULT_MARGIN, OVER_LIMIT, Problem, read_count, read_margin, read_text
+from .._base.values import DEFAULT_MARGIN, OVER_LIMIT, Problem, read_count, read_id, read_margin, read_text
 
 NAME = "passages"
+
+ANSWER_CUE = "Answer:"
+# A passage, as the passages mode reads it and pack_passages too.
+PASSAGE_FIELDS = (Field("id", read_id), Field("text", read_text))
+
+
+def prompt_prefix(question: str) -> str:
+    return "Question: " + question + "\nSources:\n"
+
+
+def passage_line(passage_id: str, text: str) -> str:
+    return f"[{passage_id}] {text}\n"
+
+
+def render(question: str, passages: Sequence[tuple[str, str]]) -> str:
+    """The seed's prompt: the question, a ``[id] text`` line per passage, then the answer cue."""
+    return prompt_prefix(question) + "".join(passage_line(key, text) for key, text in passages) + ANSWER_CUE
 COUNTED_COST = None
 DEFAULT_TOKENIZER = None
 COUNTERS = ("words", "estimate") + EXACT

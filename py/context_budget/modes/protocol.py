@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from .._shape import InputShape
+from .._shared.shape import InputShape
 
 
 class Mode(Protocol):

@@ -5,11 +5,11 @@ from __future__ import annotations
 from itertools import compress, count
 from operator import not_
 
-from .. import _checks
-from .._optimal import report_optimal
-from .._ordinal import ranked_order
-from .._shape import Field, InputShape, read_input
-from .._values import plural, read_count, read_id, read_score, read_text
+from .._shared import checks as _checks
+from .._shared.optimal import report_optimal
+from .._base.ordinal import ranked_order
+from .._shared.shape import Field, InputShape, read_input
+from .._base.values import plural, read_count, read_id, read_score, read_text
 
 NAME = "relevance"
 DEFAULT_TOKENIZER = None
@@ -18,7 +18,7 @@ INPUT_SUMMARY = "Input needs a non-negative integer budget and items array."
 ITEM_SUMMARY = "Each item needs id, numeric relevance, and non-negative integer tokens."
 REASONS = ("exceeds_remaining_budget", "fits_remaining_budget")  # indexed by kept
 
-# "tokenizer" is read (and taken out) before the mode sees the input (_counted.py); declared
+# "tokenizer" is read (and taken out) before the mode sees the input (_shared/counted.py); declared
 # here so that a misspelt one gets its suggestion and every message lists it.
 _TOP = (Field("mode", read_text, optional=True), Field("budget", read_count), Field("items", lambda value: value),
         Field("tokenizer", read_text, optional=True))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-from .._values import Invalid, Unavailable, closest_name, json_text, preview
+from .._base.values import Invalid, Unavailable, closest_name, json_text, preview
 from . import exact
 from .estimate import estimate_tokens
 from .exact import ENCODINGS, EXACT, RANK_FILES, TokenizerUnavailable
@@ -38,18 +38,24 @@ def check_name(tokenizer: object) -> str:
 
 
 if TYPE_CHECKING:
-    from .model import Tokenizer, TokenizerFileError, from_bytes, load_tokenizer
+    from .files import from_bytes, load_tokenizer
+    from .model import Tokenizer, TokenizerFileError
 
-_FROM_MODEL = ("Tokenizer", "TokenizerFileError", "from_bytes", "load_tokenizer")
+_FROM_MODEL = ("Tokenizer", "TokenizerFileError")
+_FROM_FILES = ("from_bytes", "load_tokenizer")
 
 
 def __getattr__(name: str):
-    """``Tokenizer``, ``load_tokenizer``... from ``model``, imported on first use: most inputs never
+    """``Tokenizer``, ``load_tokenizer``... from ``model`` and ``files``, imported on first use: most inputs never
     read a tokenizer file, and importing the package is the page's start-up."""
     if name in _FROM_MODEL:
         from . import model
 
         return getattr(model, name)
+    if name in _FROM_FILES:
+        from . import files
+
+        return getattr(files, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

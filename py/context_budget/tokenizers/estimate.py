@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 
-from .._values import JS_WHITESPACE
+from .._base.values import JS_WHITESPACE
 
 WORD = re.compile(f"[^{re.escape(JS_WHITESPACE)}]+")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")

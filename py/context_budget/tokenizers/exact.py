@@ -27,7 +27,7 @@ import re
 from bisect import bisect_right
 from typing import NamedTuple
 
-from .._errors import ContextBudgetError
+from .._base.errors import ContextBudgetError
 
 EXACT = ("o200k_base", "cl100k_base")
 DATA_ENV = "CONTEXT_BUDGET_TOKENIZER_DATA"

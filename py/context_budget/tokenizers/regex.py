@@ -25,6 +25,8 @@ import re
 from bisect import bisect_right
 from typing import Callable, Iterable
 
+from .._base.errors import ContextBudgetError
+
 CATEGORY_GROUPS = {
     "L": ("Lu", "Ll", "Lt", "Lm", "Lo"), "M": ("Mn", "Mc", "Me"), "N": ("Nd", "Nl", "No"),
     "P": ("Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po"), "S": ("Sm", "Sc", "Sk", "So"),
@@ -42,7 +44,7 @@ NON_ASCII_FOLDS = {"s": (0x17F,), "k": (0x212A,)}
 CODE_BASE = 0xE000
 
 
-class PatternUnsupported(ValueError):
+class PatternUnsupported(ContextBudgetError, ValueError):
     """A split pattern uses syntax this translator does not handle (the message says what and where)."""
 
 

@@ -42,7 +42,8 @@ class TokenizerRegistry:
             raise ValueError(f"a tokenizer name is 1 to 64 letters, digits or _.:- (starting with a letter or digit), got {name!r}")
         if name in RESERVED:
             raise ValueError(f"{name!r} is a built-in tokenizer name; choose another")
-        from .model import Tokenizer, load_tokenizer
+        from .files import load_tokenizer
+        from .model import Tokenizer
 
         tokenizer = path_or_tokenizer if isinstance(path_or_tokenizer, Tokenizer) else load_tokenizer(path_or_tokenizer, name)
         self._named[name] = tokenizer

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..._errors import InvalidInputError
-from ..._shape import InvalidInput
-from ..._values import LIMIT_TOO_LOW, MAX_SAFE_INTEGER, Problem, got, plural, preview
+from ..._base.errors import InvalidInputError, input_problems
+from ..._shared.shape import InvalidInput
+from ..._base.values import LIMIT_TOO_LOW, MAX_SAFE_INTEGER, Problem, got, plural, preview
 from .reading import DEFAULT_TOKENIZER, REPLY_PRIMING, parse
 from .rule import select, shortfall_text
 from .template import rendered_tokens
@@ -65,8 +65,6 @@ class TrimmedMessages(list[dict[str, Any]]):
 
 
 def _error(text: str, problems: list[Problem]) -> MessagesError:
-    from ..._selection import input_problems  # the typed API's dataclasses: loaded only to raise
-
     return MessagesError(text, input_problems(problems))
 
 

@@ -11,7 +11,7 @@ from typing import Callable
 
 from math import ceil
 
-from ... import _checks
+from ..._shared import checks as _checks
 from ...tokenizers import count_tokens, resolve
 from .images import data_url_size
 from .reading import ALWAYS_PINNED, DEFAULT_TOKENIZER, REPLY_PRIMING

@@ -6,17 +6,17 @@ from __future__ import annotations
 import json
 from typing import Callable
 
-from ..._count_memory import COUNTS
+from ..._shared.count_memory import COUNTS
 from .memory import HISTORIES, Known, frozen
-from ..._errors import InvalidInputError
-from ..._ordinal import identity_key
-from ..._shape import Field, InvalidInput, missing_key, read_fields
+from ..._base.errors import InvalidInputError
+from ..._base.ordinal import identity_key
+from ..._shared.shape import Field, InvalidInput, missing_key, read_fields
 from ...tokenizers import TOKENIZERS, count_tokens, counter, named_tokenizer, resolve, uncounted_reason
 from ...tokenizers.models import counted_encoding
 from .images import DETAILS, LOW_DETAIL, MOST, data_url_size, tile_cost
 from .tools import read_tools, tool_costs, tool_name
 from . import template as chat_template
-from ..._values import (
+from ..._base.values import (
     EMPTY,
     NO_USER_MESSAGE,
     KEY_NOT_ALLOWED,
@@ -26,7 +26,6 @@ from ..._values import (
     TOOL_RESULT_UNMATCHED,
     DUPLICATE_ID,
     INVALID_VALUE,
-    UNKNOWN_KEY,
     WRONG_TYPE,
     Invalid,
     Key,

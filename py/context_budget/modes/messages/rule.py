@@ -6,7 +6,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from itertools import accumulate, compress
 
-from ..._values import plural
+from ..._base.values import plural
 from .reading import ALWAYS_PINNED, REPLY_PRIMING
 from ...templates import TemplateError
 from .template import rendered_tokens

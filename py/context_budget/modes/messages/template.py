@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from ... import templates
-from ..._values import INVALID_VALUE, NOT_TEXT, Key, Problem, json_text, preview
+from ..._base.values import INVALID_VALUE, NOT_TEXT, Key, Problem, json_text, preview
 from ...tokenizers import named_tokenizer
 
 TOOLS_TEMPLATES = ("llama3_1", "qwen3", "harmony")  # the templates that write tool definitions into the prompt

@@ -15,8 +15,8 @@ from __future__ import annotations
 import json
 from typing import Callable
 
-from ..._shape import missing_key
-from ..._values import INVALID_VALUE, WRONG_TYPE, Key, Problem, got, json_text, preview, unknown_keys
+from ..._shared.shape import missing_key
+from ..._base.values import INVALID_VALUE, WRONG_TYPE, Key, Problem, got, json_text, preview, unknown_keys
 
 # (func_init, prop_init, prop_key, enum_init, enum_item, func_end), the cookbook's constants.
 CONSTANTS = {"o200k_base": (7, 3, 3, -3, 3, 12), "cl100k_base": (10, 3, 3, -3, 3, 12)}
@@ -72,7 +72,32 @@ def read_tools(value: object, at: tuple[Key, ...], problems: list[Problem]) -> l
                 problems.append(Problem((*function_at, "parameters"), WRONG_TYPE, f"expected a JSON Schema object, got {got(parameters)}"))
             elif parameters.get("properties") is not None and not isinstance(parameters["properties"], dict):
                 problems.append(Problem((*function_at, "parameters", "properties"), WRONG_TYPE, f"expected an object of properties, got {got(parameters['properties'])}"))
+            else:
+                _read_properties(parameters.get("properties") or {}, (*function_at, "parameters", "properties"), problems)
     return value if len(problems) == count else None
+
+
+def _read_properties(properties: dict, at: tuple[Key, ...], problems: list[Problem]) -> None:
+    """What the counting method reads of each property, by its type: ``type`` (a string, or a list
+    of strings), ``description`` (a string), ``enum`` (an array), each counted as text; the rest
+    of a property is counted as its compact JSON, so it must be JSON."""
+    for key, schema in properties.items():
+        schema_at = (*at, key)
+        if not isinstance(key, str):
+            problems.append(Problem(at, WRONG_TYPE, f"expected property names that are strings, got {got(key)}"))
+            continue
+        if isinstance(schema, dict):
+            kind = schema.get("type")
+            if "type" in schema and not isinstance(kind, str) and not (isinstance(kind, list) and all(isinstance(one, str) for one in kind)):
+                problems.append(Problem((*schema_at, "type"), WRONG_TYPE, f"expected a type name or a list of type names, got {preview(kind)}"))
+            if "description" in schema and not isinstance(schema["description"], str):
+                problems.append(Problem((*schema_at, "description"), WRONG_TYPE, f"expected a string, got {preview(schema['description'])}"))
+            if "enum" in schema and not isinstance(schema["enum"], list):
+                problems.append(Problem((*schema_at, "enum"), WRONG_TYPE, f"expected an array of the allowed values, got {preview(schema['enum'])}"))
+        try:
+            compact(schema)
+        except (TypeError, ValueError, RecursionError) as error:  # from Python: a set, an object, a cycle
+            problems.append(Problem(schema_at, WRONG_TYPE, f"expected a JSON Schema made of JSON values, got {got(schema)} ({error})"[:300]))
 
 
 def _simple(schema: object) -> bool:
@@ -80,8 +105,8 @@ def _simple(schema: object) -> bool:
     return (
         isinstance(schema, dict) and schema.keys() <= _SIMPLE
         and isinstance(schema.get("type", ""), str) and isinstance(schema.get("description", ""), str)
-        and all(isinstance(item, str) for item in schema.get("enum", ()))
         and isinstance(schema.get("enum", ()), list | tuple)
+        and all(isinstance(item, str) for item in schema.get("enum", ()))
     )
 
 

@@ -17,8 +17,10 @@ import tempfile
 from json.decoder import scanstring
 from pathlib import Path
 
-from . import _fixtures, _strict_json
-from ._values import child_path, preview
+from .._base.errors import ContextBudgetError
+from .._base import strict_json as _strict_json
+from . import case as _fixtures
+from .._base.values import child_path, preview
 
 MAX_CHANGES_SHOWN = 10
 _SPACE = re.compile(r"[ \t\n\r]*")
@@ -26,7 +28,7 @@ _SPACE = re.compile(r"[ \t\n\r]*")
 _ESCAPED = re.compile(r"(?<!\\)\\u(?:00[89a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]|[1-9a-fA-F][0-9a-fA-F]{2})[0-9a-fA-F]")
 
 
-class Refused(ValueError):
+class Refused(ContextBudgetError, ValueError):
     """A case that is not to be rewritten; the message says why."""
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ._counted import with_counts
-from .tokenizers import TOKENIZERS
-from ._shape import InputShape, InvalidInput, missing_key
-from ._values import MAX_PROBLEMS, MISSING_KEY, TOKENIZER_UNAVAILABLE, UNKNOWN_MODE, WRONG_MODE, Problem, closest_name, json_text, preview
-from .modes import DEFAULT_MODE, MODES
-from .modes.protocol import Mode
+from .._shared.counted import with_counts
+from ..tokenizers import TOKENIZERS
+from .._shared.shape import InputShape, InvalidInput, missing_key
+from .._base.values import MAX_PROBLEMS, MISSING_KEY, TOKENIZER_UNAVAILABLE, UNKNOWN_MODE, WRONG_MODE, Problem, closest_name, json_text, preview
+from ..modes import DEFAULT_MODE, MODES
+from ..modes.protocol import Mode
 
 
 def evaluate(input: object) -> dict:
@@ -42,8 +42,8 @@ def _evaluate(data: object) -> tuple[dict, list[Problem] | None]:
     mode = MODES.get(mode_name) if isinstance(mode_name, str) else None
     if mode is None:
         return _unknown_mode(mode_name)
-    if isinstance(data, dict) and "claim" in data:  # someone's selection to judge too (_claims.py): the mode never sees the key
-        from ._claims import judging
+    if isinstance(data, dict) and "claim" in data:  # someone's selection to judge too (claims.py): the mode never sees the key
+        from .claims import judging
         mode, data = judging(mode, data)
     counting = None
     cost_key = mode.COUNTED_COST  # modes whose items may give content for a tokenizer to count
@@ -72,7 +72,7 @@ def _evaluate(data: object) -> tuple[dict, list[Problem] | None]:
         summary = f"{summary} But a check failed: {names}."
     report = {"pass": all_passed, "summary": summary, "checks": checks, "mode": mode.NAME, **result}
     if isinstance(given, dict):  # a tokenizer read from a file: which file, by its SHA-256 (tokenizers/registry.py)
-        from .tokenizers import file_record
+        from ..tokenizers import file_record
         record = file_record(given.get("tokenizer", given.get("counter")))
         if record is not None:
             report["tokenizer_file"] = record

@@ -14,7 +14,7 @@ from itertools import accumulate, compress, count, islice
 from operator import eq, ge, itemgetter, le, lt, mul, not_, sub
 from typing import Callable, Iterable
 
-from ._values import JS_WHITESPACE
+from .._base.values import JS_WHITESPACE
 
 _SPACES = {ord(char): " " for char in JS_WHITESPACE}
 

@@ -8,6 +8,7 @@ callers who catch those keep working.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -32,3 +33,28 @@ class InvalidInputError(ContextBudgetError, ValueError):
 
     def __reduce__(self):  # pickled whole (a process pool sends it back to the caller)
         return type(self), (str(self), self.problems, self.summary, self.report)
+
+
+@dataclass(frozen=True)
+class InputProblem:
+    """One thing wrong with the input: where (a JSON path such as ``$.items[2].tokens``) and what.
+
+    ``code`` says what kind of problem it is (``missing_key``, ``unknown_key``, ``wrong_type``,
+    ``invalid_value``, ``duplicate_id``, ``tokenizer_unavailable``...: ``_base/values.py`` lists
+    them) and ``at`` is the path as data (``("items", 2, "tokens")``), for code to branch on.
+    ``problem["path"]`` and ``problem["message"]`` read as the report's ``{path, message}``.
+    """
+
+    path: str
+    message: str
+    code: str = field(default="", repr=False)
+    at: tuple[str | int, ...] = field(default=(), repr=False)
+
+    def __getitem__(self, key: str) -> str:
+        if key not in ("path", "message"):
+            raise KeyError(key)
+        return self.path if key == "path" else self.message
+
+
+def input_problems(problems: Iterable[Any]) -> tuple[InputProblem, ...]:
+    return tuple(InputProblem(problem.path, problem.message, problem.code, problem.at) for problem in problems)

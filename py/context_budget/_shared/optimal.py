@@ -35,7 +35,7 @@ from bisect import bisect_right
 from itertools import accumulate, compress
 from operator import and_, gt, not_, truediv
 
-from ._ordinal import ordinal_keys
+from .._base.ordinal import ordinal_keys
 
 # Search nodes before the branch and bound gives up. On the realistic workload
 # (bench/optimal.py: 10-200 items, budgets 1,000-8,000, costs 20-600) nearly every

@@ -22,10 +22,10 @@ import math
 from itertools import compress, count, islice, repeat
 from operator import eq, itemgetter, not_
 
-from ._ordinal import identity_key, ordinal_keys
-from ._shape import InvalidInput
-from .modes.protocol import Mode
-from ._values import (
+from .._base.ordinal import identity_key, ordinal_keys
+from .._shared.shape import InvalidInput
+from ..modes.protocol import Mode
+from .._base.values import (
     JS_WHITESPACE,
     MAX_SAFE_INTEGER,
     MISSING_KEY,
@@ -504,7 +504,7 @@ def _prompt_failures(claimed: str, rendered: str) -> list[dict]:
 # ---------------------------------------------------------------- passages
 
 def _judge_passages(parsed: dict, claim: dict, proven: list | None = None) -> list[dict]:
-    from ._checks import estimate_of_parts, estimate_parts  # the checks' estimator, apart from the rule's
+    from .._shared.checks import estimate_of_parts, estimate_parts  # the checks' estimator, apart from the rule's
 
     passages, limit, counter = parsed["passages"], parsed["limit"], parsed["counter"]
     ids = [passage_id for passage_id, _ in passages]
@@ -522,7 +522,7 @@ def _judge_passages(parsed: dict, claim: dict, proven: list | None = None) -> li
             def part(text: str) -> int:
                 return len(text.split())
         else:
-            from .tokenizers import count_tokens
+            from ..tokenizers import count_tokens
 
             def part(text: str) -> int:
                 return count_tokens(text, counter)

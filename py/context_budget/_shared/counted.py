@@ -8,9 +8,9 @@ any input, so every check holds against the counted costs.
 
 from __future__ import annotations
 
-from ._shape import InvalidInput
-from .tokenizers import counter, read_tokenizer
-from ._values import Invalid, problem_from
+from .shape import InvalidInput
+from ..tokenizers import counter, read_tokenizer
+from .._base.values import Invalid, problem_from
 
 
 def with_counts(data: dict, cost_key: str, input_summary: str) -> tuple[dict, str, list[str]]:

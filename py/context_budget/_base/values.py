@@ -14,7 +14,7 @@ import math
 import re
 from typing import NamedTuple
 
-from ._errors import ContextBudgetError
+from .errors import ContextBudgetError
 
 MAX_SAFE_INTEGER = 2**53 - 1
 MAX_PROBLEMS = 50

@@ -6,7 +6,7 @@ import re
 from typing import NamedTuple
 from datetime import date
 
-from ._values import WRONG_TYPE, Invalid, preview
+from .values import WRONG_TYPE, Invalid, preview
 
 # [0-9], not \d: in Python \d also matches full-width and Arabic-Indic digits, which the
 # schema's pattern (and a JavaScript port) refuses.

@@ -13,7 +13,7 @@ import sys
 from itertools import accumulate
 from json.decoder import scanstring
 
-from ._errors import ContextBudgetError
+from .errors import ContextBudgetError
 
 # CPython refuses to convert integers longer than this to and from text (3.11+).
 MAX_INTEGER_DIGITS = 4300

@@ -7,9 +7,9 @@ from typing import Callable, NamedTuple
 from itertools import repeat
 from operator import itemgetter
 
-from ._errors import ContextBudgetError
-from ._ordinal import has_surrogate, identity_key
-from ._values import (
+from .._base.errors import ContextBudgetError
+from .._base.ordinal import has_surrogate, identity_key
+from .._base.values import (
     DUPLICATE_ID,
     JS_WHITESPACE,
     MAX_SAFE_INTEGER,

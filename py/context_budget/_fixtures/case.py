@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from . import _strict_json
-from ._evaluate import evaluate
-from ._values import child_path, closest_name, json_text, preview
+from .._base import strict_json as _strict_json
+from .._evaluation.evaluate import evaluate
+from .._base.values import child_path, closest_name, json_text, preview
 
 CASE_KEYS = ("description", "input", "expected", "expect")
 # A case is read whole, at most this much (check's own cap on an input): a larger file, even a
@@ -154,7 +154,7 @@ def missing_tokenizer_data(value: object) -> list[str]:
     a failure caused by missing data says so, not only ``$.pass``."""
     import json
 
-    from .tokenizers import exact  # its ENCODINGS as they are now (a test may put others in place)
+    from ..tokenizers import exact  # its ENCODINGS as they are now (a test may put others in place)
 
     try:
         text = json.dumps(value, ensure_ascii=False)
