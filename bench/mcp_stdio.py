@@ -10,8 +10,10 @@ Per call: CALLS calls of each tool in one session, one at a time (send, wait for
 after one warm-up call each (the first `count_tokens` loads the rank file): the median and the
 95th percentile. The first call of a fresh process is timed too (rank file loading included).
 
+(Not bench/mcp.py: pytest puts bench/ on sys.path, where that name would hide the `mcp` SDK the tests import.)
+
 Loopback only (pipes to a child), bounded (ROUNDS spawns, 4 x CALLS calls).
-Run: .venv/bin/python bench/mcp.py [--rounds N] [--calls N]
+Run: .venv/bin/python bench/mcp_stdio.py [--rounds N] [--calls N]
 """
 
 from __future__ import annotations
