@@ -7,6 +7,7 @@ import select
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -34,20 +35,21 @@ def rpc(message):
 
 
 def sdk_session(body):
-    """Run ``body(session)`` in a session with the server started by the SDK's stdio client; its errors go to ``log``."""
-    errors = open(os.devnull, "w")
+    """What ``body(session, initialized)`` returns in a session with the server started by the SDK's
+    stdio client; the server's standard error must stay empty."""
+    with tempfile.TemporaryFile("w+") as errors:
 
-    async def main():
-        parameters = StdioServerParameters(command=SERVER[0], args=SERVER[1:])
-        async with stdio_client(parameters, errlog=errors) as (read, write):
-            async with ClientSession(read, write) as session:
-                initialized = await session.initialize()
-                return await body(session, initialized)
+        async def main():
+            parameters = StdioServerParameters(command=SERVER[0], args=SERVER[1:])
+            async with stdio_client(parameters, errlog=errors) as (read, write):
+                async with ClientSession(read, write) as session:
+                    initialized = await session.initialize()
+                    return await body(session, initialized)
 
-    try:
-        return anyio.run(main)
-    finally:
-        errors.close()
+        returned = anyio.run(main)
+        errors.seek(0)
+        assert errors.read() == ""
+    return returned
 
 
 # -- with the SDK ---------------------------------------------------------------------------------
@@ -109,6 +111,19 @@ def test_a_thousand_calls_in_one_session():
 
     counts = sdk_session(body)
     assert len(counts) == 1000 and counts[1] == 1 and counts[999] == 999
+
+
+def test_the_sdk_high_level_client_falls_back_from_its_probe():
+    # mcp.Client probes server/discover (the 2026-07-28 stateless era) first; this server answers -32601
+    # and the client goes on with the initialize handshake.
+    from mcp import Client
+
+    async def main():
+        async with Client(StdioServerParameters(command=SERVER[0], args=SERVER[1:])) as client:
+            return await client.call_tool("count_tokens", {"text": "hello world"})
+
+    result = anyio.run(main)
+    assert result.is_error is False and result.structured_content["tokens"] == 2
 
 
 # -- raw lines ------------------------------------------------------------------------------------

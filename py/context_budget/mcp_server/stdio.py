@@ -4,7 +4,8 @@ A thread reads standard input and cuts it into lines, so that a ``notifications/
 is seen while a call runs: the cancelled request's answer is then never written (nor is a
 request's that was cancelled before its turn). A line over ``MAX_MESSAGE_BYTES`` is not
 held: its first 64 KiB are kept to find its id, the rest is skipped to its newline, and it
-is answered with an error. The calls run one at a time, in order, on the main thread.
+is answered with an error. The calls run one at a time, in order, on the main thread; at
+most ``MAX_WAITING`` lines wait their turn, so memory stays bounded however fast a client sends.
 
 Standard output carries protocol messages and nothing else: while the server runs, file
 descriptor 1 points at standard error (what anything else might print goes there), and the
@@ -25,6 +26,7 @@ from typing import IO, Callable
 from .protocol import MAX_MESSAGE_BYTES, ID_SEARCH_BYTES, PARSE_ERROR, Session, encode, error, parse
 
 CHUNK = 1 << 16
+MAX_WAITING = 16  # lines read ahead of the call that runs; then reading waits (memory stays bounded)
 MAX_CANCELLED = 1024  # cancellations remembered for requests not yet answered (or never seen)
 _END = object()
 
@@ -132,7 +134,7 @@ def serve(read_chunk: Callable[[], bytes], write: Callable[[bytes], None], sessi
     ``write`` may raise ``BrokenPipeError`` (the client is gone): the session ends, also 0.
     """
     session = session if session is not None else Session()
-    inbox: queue.Queue = queue.Queue()
+    inbox: queue.Queue = queue.Queue(MAX_WAITING)
     cancellations = _Cancellations()
     reader = threading.Thread(target=_read_lines, args=(read_chunk, inbox, cancellations), name="mcp-stdin", daemon=True)
     reader.start()
