@@ -304,6 +304,25 @@ def test_it_starts_without_the_command_line_modules():
     assert loaded.isdisjoint({"context_budget.cli", "argparse", "context_budget.mcp_server.tools", "difflib", "http.client", "ssl"})
 
 
+def test_the_server_loads_only_the_standard_library():
+    probe = textwrap.dedent("""
+        import json, sys
+        sys.path.insert(0, sys.argv[1])
+        from context_budget.mcp_server import protocol, stdio, tools
+        opened = protocol.Session()
+        for name, arguments in json.loads(sys.argv[2]).items():
+            assert opened.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}})["result"]
+        print(json.dumps(sorted(sys.modules)))
+    """)
+    calls = {"check": {"input": RELEVANCE}, "count_tokens": {"text": "x", "tokenizer": "nope"}, "trim_messages": {"messages": HISTORY, "limit": 5},
+             "verify_claim": {"input": RELEVANCE, "claim": {"selected": ["A"]}}}
+    source = str(Path(__file__).resolve().parent.parent.parent / "py")
+    done = subprocess.run([sys.executable, "-I", "-c", probe, source, json.dumps(calls)], capture_output=True, timeout=120, check=True)
+    outside = [name for name in json.loads(done.stdout) if name.split(".")[0] not in sys.stdlib_module_names
+               and name.split(".")[0] not in ("context_budget", "__main__", "_distutils_hack")]  # (setuptools' .pth hook)
+    assert outside == []
+
+
 # -- the command line -----------------------------------------------------------------------------
 
 def test_mcp_is_a_command():
@@ -314,3 +333,31 @@ def test_mcp_is_a_command():
     assert code == 0 and "mcp" in out and "context-budget mcp" in out
     code, out, err = call_cli(["mcp", "--prot", "1"])
     assert code == 2 and "unknown option --prot" in err
+
+
+QWEN = Path(__file__).resolve().parent.parent / "data" / "models" / "qwen3" / "tokenizer.json"
+
+
+@pytest.mark.skipif(not QWEN.exists(), reason="needs the test suite's model tokenizers (scripts/fetch_model_tokenizers)")
+def test_a_models_own_tokenizer_by_name():
+    from context_budget import count_messages, count_tokens
+    from context_budget.tokenizers import TokenizerRegistry, load_tokenizer, using_tokenizers
+
+    text = "Order ORD-884120 shipped 2026-03-09 and arrived four days late."
+    calls = [
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "count_tokens", "arguments": {"text": text, "tokenizer": "qwen3"}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "trim_messages", "arguments": {
+            "messages": HISTORY, "limit": 1000, "tokenizer": "qwen3", "template": "qwen3"}}},
+    ]
+    code, out, err = call_cli(["mcp", "--tokenizer-file", f"qwen3={QWEN}"], rpc(INITIALIZE) + b"".join(map(rpc, calls)))
+    assert code == 0 and err == ""
+    answers = [json.loads(line) for line in out.splitlines()]
+    qwen = load_tokenizer(QWEN)
+    assert answers[1]["result"]["structuredContent"]["tokens"] == count_tokens(text, qwen)
+    trimmed = answers[2]["result"]["structuredContent"]
+    registry = TokenizerRegistry()
+    registry.register("qwen3", str(QWEN))
+    with using_tokenizers(registry):
+        assert trimmed["tokens"] == count_messages(HISTORY, "qwen3", template="qwen3") and trimmed["dropped"] == []
+    code, out, err = call_cli(["mcp", "--tokenizer-file", "qwen3"], rpc(INITIALIZE))
+    assert code == 2 and out == "" and "expected NAME=PATH" in err

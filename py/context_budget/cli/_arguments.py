@@ -178,10 +178,11 @@ def parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
     serve.add_argument("--port", type=_bounded_int(0, 65535, "--port"), default=8000, metavar="N", help="port (default 8000; 0 picks a free one)")
     serve.add_argument("--verbose", action="store_true", help="log every request")
 
-    commands.add_parser(
+    mcp = commands.add_parser(
         "mcp", help="a Model Context Protocol server on standard input and output: check, count_tokens, "
         "trim_messages and verify_claim as tools for an agent",
     )
+    _tokenizer_file_option(mcp, " (loaded before the server answers)")
 
     site = commands.add_parser("build-site", help="write the page as a self-contained static site into DIR")
     site.add_argument("directory", metavar="DIR")

@@ -204,7 +204,22 @@ def serve_process(stderr: IO[str] | None = None) -> int:
 
 
 def run(arguments: object, stdin: IO, stdout: IO[str], stderr: IO[str]) -> int:
-    """``context-budget mcp`` from the command line's ``run``: the process's streams, or the ones given (tests)."""
+    """``context-budget mcp`` from the command line's ``run``: the process's streams, or the ones given (tests).
+
+    ``--tokenizer-file NAME=PATH`` loads each tokenizer first (a bad one is the command line's
+    usage error, exit 2), then every tool takes NAME wherever a tokenizer is named.
+    """
+    specs = getattr(arguments, "tokenizer_file", None) or []
+    if not specs:
+        return _run(stdin, stdout, stderr)
+    from .. import tokenizers
+    from ..cli._arguments import tokenizer_registry
+
+    with tokenizers.using_tokenizers(tokenizer_registry(specs)):
+        return _run(stdin, stdout, stderr)
+
+
+def _run(stdin: IO, stdout: IO[str], stderr: IO[str]) -> int:
     if stdin is sys.stdin or stdin is sys.__stdin__:
         return serve_process(stderr)
     source = getattr(stdin, "buffer", stdin)

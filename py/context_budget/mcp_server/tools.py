@@ -26,7 +26,8 @@ TOKENIZER = {
     "default": "o200k_base",
     "description": "o200k_base (GPT-4o and later; the default), cl100k_base (GPT-4, GPT-3.5-turbo), o200k_harmony "
     "(GPT-OSS), estimate (a heuristic), or a model name read as its encoding (gpt-4o, gpt-4o-2024-08-06, "
-    "gpt-4.1, o3, gpt-4, gpt-3.5-turbo). Claude and Gemini publish no tokenizer: use estimate.",
+    "gpt-4.1, o3, gpt-4, gpt-3.5-turbo), or a NAME the server was started with (--tokenizer-file NAME=PATH: "
+    "a model's own tokenizer.json, GGUF or tekken file). Claude and Gemini publish no tokenizer: use estimate.",
 }
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 
@@ -111,6 +112,8 @@ def _input_schema(tool: str) -> dict:
             "limit": messages["limit"],
             "tokenizer": TOKENIZER,
             "tools": messages["tools"],
+            "template": messages["template"],
+            "template_options": messages["template_options"],
         },
         "required": ["messages", "limit"],
         "additionalProperties": False,
@@ -357,13 +360,14 @@ def _count_tokens(arguments: dict) -> tuple[str, dict]:
 def _trim_messages(arguments: dict) -> tuple[str, dict]:
     from .. import MessagesDoNotFit, MessagesError, trim_messages
 
-    _take(arguments, "trim_messages", ("messages", "limit"), ("tokenizer", "tools"))
+    _take(arguments, "trim_messages", ("messages", "limit"), ("tokenizer", "tools", "template", "template_options"))
     messages, limit = arguments["messages"], arguments["limit"]
     tokenizer = arguments.get("tokenizer", "o200k_base")
     if not isinstance(messages, list):
         raise ToolError(f"$.messages: expected a list of messages (objects with role and content), got {_preview(messages)}")
     try:
-        trimmed = trim_messages(messages, limit, tokenizer, tools=arguments.get("tools"))
+        trimmed = trim_messages(messages, limit, tokenizer, tools=arguments.get("tools"), template=arguments.get("template"),
+                                template_options=arguments.get("template_options"))
     except MessagesDoNotFit as error:
         problem = error.problems[0] if error.problems else None
         said = f"{problem.path}: {problem.message}" if problem is not None else str(error)
