@@ -186,6 +186,26 @@ def test_nothing_but_protocol_messages_on_standard_output():
     assert done.stderr == b"stray output\n"
 
 
+def test_with_standard_error_on_standard_output_still_nothing_but_messages():
+    noisy = textwrap.dedent("""
+        import sys
+        sys.argv = ["context-budget", "mcp"]
+        from context_budget.mcp_server import tools
+        def noisy(arguments):
+            print("stray output")
+            sys.stderr.write("stray error\\n")
+            raise KeyError("a bug")  # logged on standard error, which is standard output here
+        tools.TOOLS["count_tokens"] = noisy
+        from context_budget._launch import main
+        main()
+    """)
+    data = rpc(INITIALIZE) + rpc({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "count_tokens", "arguments": {}}})
+    done = subprocess.run([sys.executable, "-c", noisy], input=data, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+    assert done.returncode == 0
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [answer["id"] for answer in answers] == [0, 1] and answers[1]["error"]["code"] == -32603
+
+
 def test_the_end_of_input_ends_it_after_the_answers():
     requests = b"".join(rpc({"jsonrpc": "2.0", "id": index, "method": "tools/call",
                              "params": {"name": "check", "arguments": {"input": RELEVANCE}}}) for index in range(50))

@@ -9,7 +9,8 @@ most ``MAX_WAITING`` lines wait their turn, so memory stays bounded however fast
 
 Standard output carries protocol messages and nothing else: while the server runs, file
 descriptor 1 points at standard error (what anything else might print goes there), and the
-messages go to a copy of the original. The end: standard input at its end (the client closed
+messages go to a copy of the original; when standard error is the same pipe or file, what
+strays and the log lines go nowhere. The end: standard input at its end (the client closed
 it or is gone), exit 0, after the answers to the requests read before it; the client gone
 while an answer is written, exit 0; Ctrl+C, exit 130, quietly; standard input or output closed
 from the start, one line on standard error, exit 2.
@@ -183,24 +184,39 @@ def serve_process(stderr: IO[str] | None = None) -> int:
             return 2
     if _is_terminal(0):
         _say(stderr, TERMINAL_HINT)
+    # Standard error shared with standard output (`2>&1`): a log line would break the stream, so
+    # then nothing else is written at all, neither what strays to standard output nor a log line.
+    shared = _same_file(1, 2)
     out = os.dup(1)
-    saved_stdout = sys.stdout
+    saved = sys.stdout, sys.stderr
+    quiet = open(os.devnull, "w")
     try:
         try:
+            if shared:
+                raise OSError("standard error is standard output")
             os.dup2(2, 1)  # whatever else writes to standard output goes to standard error
         except OSError:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 1)
-            os.close(devnull)
-        sys.stdout = sys.stderr if sys.stderr is not None else open(os.devnull, "w")
-        return serve(lambda: os.read(0, CHUNK), _fd_writer(out))
+            os.dup2(quiet.fileno(), 1)
+        if shared or sys.stderr is None:
+            sys.stderr = quiet
+        sys.stdout = sys.stderr
+        session = Session(log=(lambda text: None) if shared else None)
+        return serve(lambda: os.read(0, CHUNK), _fd_writer(out), session)
     finally:
-        sys.stdout = saved_stdout
+        sys.stdout, sys.stderr = saved
         try:
             os.dup2(out, 1)
         except OSError:
             pass
         os.close(out)
+        quiet.close()
+
+
+def _same_file(one: int, other: int) -> bool:
+    try:
+        return os.path.samestat(os.fstat(one), os.fstat(other))
+    except OSError:
+        return False
 
 
 def run(arguments: object, stdin: IO, stdout: IO[str], stderr: IO[str]) -> int:
