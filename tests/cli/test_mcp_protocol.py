@@ -385,6 +385,12 @@ def test_a_request_cancelled_before_its_turn_gets_no_answer():
     assert [json.loads(line)["id"] for line in written] == ["a"]
 
 
+def test_ids_no_cancellation_could_name():
+    answers = run_loop([b'{"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}\n{"jsonrpc": "2.0", "id": [1], "method": "ping"}\n'
+                        b'{"jsonrpc": "2.0", "id": true, "method": "ping"}\n' + rpc(request("ping", id=4))])
+    assert [(answer["id"], answer.get("error", {}).get("code")) for answer in answers] == [(None, -32600)] * 3 + [(4, None)]
+
+
 def test_lines_cut_anywhere_and_crlf():
     message = rpc(request("ping", id=1)).replace(b"\n", b"\r\n") + b"\n\n  \n" + rpc(request("ping", id=2))[:-1]
     answers = run_loop([message[i:i + 3] for i in range(0, len(message), 3)])

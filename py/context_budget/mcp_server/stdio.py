@@ -153,6 +153,8 @@ def serve(read_chunk: Callable[[], bytes], write: Callable[[bytes], None], sessi
                 write(encode(error(None, PARSE_ERROR, f"Parse error: {why}")))
                 continue
             request_id = message.get("id") if isinstance(message, dict) and "method" in message else None
+            if not (isinstance(request_id, str) or type(request_id) is int):
+                request_id = None  # no id a cancellation could name (the session answers a bad one)
             if request_id is not None and cancellations.take(request_id):
                 continue  # cancelled before its turn
             answer = session.handle(message)
