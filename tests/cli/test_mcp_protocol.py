@@ -386,7 +386,8 @@ def test_a_request_cancelled_before_its_turn_gets_no_answer():
 
 
 def test_ids_no_cancellation_could_name():
-    answers = run_loop([b'{"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}\n{"jsonrpc": "2.0", "id": [1], "method": "ping"}\n'
+    cancel = rpc({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 99}})  # one is pending
+    answers = run_loop([cancel + b'{"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}\n{"jsonrpc": "2.0", "id": [1], "method": "ping"}\n'
                         b'{"jsonrpc": "2.0", "id": true, "method": "ping"}\n' + rpc(request("ping", id=4))])
     assert [(answer["id"], answer.get("error", {}).get("code")) for answer in answers] == [(None, -32600)] * 3 + [(4, None)]
 
