@@ -392,6 +392,16 @@ def test_ids_no_cancellation_could_name():
     assert [(answer["id"], answer.get("error", {}).get("code")) for answer in answers] == [(None, -32600)] * 3 + [(4, None)]
 
 
+def test_a_full_disk_ends_it_with_one_line():
+    logged = []
+
+    def full(data):
+        raise OSError(28, "No space left on device")
+
+    assert stdio.serve(iter([rpc(request("ping")), b""]).__next__, full, Session(log=logged.append)) == 2
+    assert logged == ["cannot write standard output: No space left on device"]
+
+
 def test_lines_cut_anywhere_and_crlf():
     message = rpc(request("ping", id=1)).replace(b"\n", b"\r\n") + b"\n\n  \n" + rpc(request("ping", id=2))[:-1]
     answers = run_loop([message[i:i + 3] for i in range(0, len(message), 3)])

@@ -129,7 +129,7 @@ class Session:
         self.version: str | None = None
         self.initialized = False
         self.client: object = None
-        self._log = log if log is not None else _stderr_line
+        self.log = log if log is not None else _stderr_line
         self._methods: dict[str, Callable[[dict], object]] = {
             "initialize": self._initialize,
             "ping": lambda params: {},
@@ -155,7 +155,7 @@ class Session:
         try:
             return encode(answer)
         except (TypeError, ValueError, RecursionError) as failure:
-            self._log(f"cannot encode the answer: {type(failure).__name__}: {str(failure)[:300]}")
+            self.log(f"cannot encode the answer: {type(failure).__name__}: {str(failure)[:300]}")
             return encode(error(_answer_id(answer), INTERNAL_ERROR, "Internal error: the answer could not be encoded as JSON"))
 
     def oversized(self, head: bytes, size: int | None = None) -> dict:
@@ -213,7 +213,7 @@ class Session:
         except InvalidParams as invalid:
             return error(request_id, INVALID_PARAMS, f"Invalid params: {invalid}", invalid.data)
         except Exception as failure:  # the server's own bug: said once, and the session goes on
-            self._log(f"{method} failed: {type(failure).__name__}: {str(failure)[:300]}")
+            self.log(f"{method} failed: {type(failure).__name__}: {str(failure)[:300]}")
             return error(request_id, INTERNAL_ERROR, f"Internal error: {type(failure).__name__} in {method} (please report it)")
         return {"jsonrpc": "2.0", "id": request_id, "result": result}
 

@@ -130,9 +130,10 @@ def _read_lines(read_chunk: Callable[[], bytes], inbox: queue.Queue, cancellatio
 
 
 def serve(read_chunk: Callable[[], bytes], write: Callable[[bytes], None], session: Session | None = None) -> int:
-    """Serve one session: read with ``read_chunk`` (b"" at the end), answer with ``write``. Returns 0.
+    """Serve one session: read with ``read_chunk`` (b"" at the end), answer with ``write``.
 
-    ``write`` may raise ``BrokenPipeError`` (the client is gone): the session ends, also 0.
+    Returns 0 at the end of the input, and when ``write`` raises ``BrokenPipeError`` (the client
+    is gone); 2 when it raises another ``OSError`` (a full disk), said in one line on the log.
     """
     session = session if session is not None else Session()
     inbox: queue.Queue = queue.Queue(MAX_WAITING)
@@ -144,25 +145,37 @@ def serve(read_chunk: Callable[[], bytes], write: Callable[[bytes], None], sessi
             item = inbox.get()
             if item is _END:
                 return 0
-            if item[0] == "oversized":
-                write(encode(session.oversized(item[1], item[2])))
-                continue
             try:
-                message = parse(item[1])
-            except ValueError as why:
-                write(encode(error(None, PARSE_ERROR, f"Parse error: {why}")))
+                line = _answer(item, session, cancellations)
+            except Exception as failure:  # a bug of this loop: said once, and the next line is served
+                session.log(f"a line could not be answered: {type(failure).__name__}: {str(failure)[:300]}")
                 continue
-            request_id = message.get("id") if isinstance(message, dict) and "method" in message else None
-            if not (isinstance(request_id, str) or type(request_id) is int):
-                request_id = None  # no id a cancellation could name (the session answers a bad one)
-            if request_id is not None and cancellations.take(request_id):
-                continue  # cancelled before its turn
-            answer = session.handle(message)
-            if answer is None or (request_id is not None and cancellations.take(request_id)):
-                continue  # a notification, or cancelled while it ran: no answer is awaited
-            write(session.encode(answer))
+            if line is not None:
+                write(line)
     except BrokenPipeError:
         return 0
+    except OSError as failure:
+        session.log(f"cannot write standard output: {failure.strerror or failure}")
+        return 2
+
+
+def _answer(item: tuple, session: Session, cancellations: _Cancellations) -> bytes | None:
+    """The line that answers one item of the inbox, or None (a notification, a cancelled request)."""
+    if item[0] == "oversized":
+        return encode(session.oversized(item[1], item[2]))
+    try:
+        message = parse(item[1])
+    except ValueError as why:
+        return encode(error(None, PARSE_ERROR, f"Parse error: {why}"))
+    request_id = message.get("id") if isinstance(message, dict) and "method" in message else None
+    if not (isinstance(request_id, str) or type(request_id) is int):
+        request_id = None  # no id a cancellation could name (the session answers a bad one)
+    if request_id is not None and cancellations.take(request_id):
+        return None  # cancelled before its turn
+    answer = session.handle(message)
+    if answer is None or (request_id is not None and cancellations.take(request_id)):
+        return None  # a notification, or cancelled while it ran: no answer is awaited
+    return session.encode(answer)
 
 
 def _fd_writer(fd: int) -> Callable[[bytes], None]:
