@@ -12,8 +12,9 @@ descriptor 1 points at standard error (what anything else might print goes there
 messages go to a copy of the original; when standard error is the same pipe or file, what
 strays and the log lines go nowhere. The end: standard input at its end (the client closed
 it or is gone), exit 0, after the answers to the requests read before it; the client gone
-while an answer is written, exit 0; Ctrl+C, exit 130, quietly; standard input or output closed
-from the start, one line on standard error, exit 2.
+while an answer is written, exit 0; another failure to write (a full disk), one line on standard
+error, exit 2; Ctrl+C, exit 130, quietly; standard input or output closed from the start, one
+line on standard error, exit 2.
 """
 
 from __future__ import annotations
