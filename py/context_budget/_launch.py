@@ -9,7 +9,12 @@ package's ``__init__``, is Python's to interrupt.)
 
 def main() -> None:
     try:
-        from .cli import main as run
+        import sys
+
+        if sys.argv[1:] == ["mcp"]:  # the MCP server alone: without the command line's modules it answers sooner
+            from .mcp_server.stdio import main as run
+        else:
+            from .cli import main as run
     except KeyboardInterrupt:
         import signal  # not before: it imports enum, a few milliseconds more in which Ctrl+C is Python's
 

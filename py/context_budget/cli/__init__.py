@@ -55,6 +55,10 @@ def run(argv: Sequence[str], stdin: IO, stdout: IO[str], stderr: IO[str], enviro
             return serve.run(arguments.port, arguments.verbose, stdout, stderr)
         if command == "fixtures":
             return fixtures.run(arguments, stdin, stdout, stderr)
+        if command == "mcp":
+            from ..mcp_server import stdio  # its thread and tools only for this command
+
+            return stdio.run(arguments, stdin, stdout, stderr)
         if arguments.directory == "":  # Path("") is the current directory: never guess it
             raise UsageError(f"{command} needs a directory name, got an empty one")
         return build_site.run(Path(arguments.directory), arguments.force, stdout, stderr)

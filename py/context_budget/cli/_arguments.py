@@ -24,6 +24,7 @@ EXAMPLES = {
     "examples": "context-budget examples --write context-budget-examples",
     "serve": "context-budget serve --port 0",
     "build-site": "context-budget build-site /tmp/context-budget-site",
+    "mcp": "context-budget mcp",
 }
 
 MAX_INDENT = 16
@@ -176,6 +177,12 @@ def parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="serve the web page on 127.0.0.1, offline")
     serve.add_argument("--port", type=_bounded_int(0, 65535, "--port"), default=8000, metavar="N", help="port (default 8000; 0 picks a free one)")
     serve.add_argument("--verbose", action="store_true", help="log every request")
+
+    mcp = commands.add_parser(
+        "mcp", help="a Model Context Protocol server on standard input and output: check, count_tokens, "
+        "trim_messages and verify_claim as tools for an agent",
+    )
+    _tokenizer_file_option(mcp, " (loaded before the server answers)")
 
     site = commands.add_parser("build-site", help="write the page as a self-contained static site into DIR")
     site.add_argument("directory", metavar="DIR")
