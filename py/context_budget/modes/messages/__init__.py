@@ -32,11 +32,11 @@ from .reading import (
     REPLY_PRIMING,
     ROLES,
     message_cost,
-    parse,
     tool_calls_text,
 )
 from . import rule as rule_module
-from .rule import as_sent, select, succeeded, summarize
+from .rule import as_sent, succeeded, summarize
+from .stable import parse, select  # the rule's, with strategy stable and the reuse when their keys are given
 
 NAME = "messages"
 COUNTED_COST = None

@@ -19,14 +19,19 @@ TOO_LARGE = "exceeds_remaining_budget"
 OLDER = "older_than_a_dropped_message"
 USER_START = "history_must_start_with_user"
 PINNED_OVERFLOW = "pinned_messages_exceed_limit"  # the pinned messages, the live turn, the tools and the priming
+BEFORE_CUT = "older_than_the_stable_cut"  # strategy stable: before the cut kept from the previous call (stable.py)
 
 
 def rule(parsed: dict) -> tuple[list[bool], list[str], list[int], list[bool], int, int]:
     """Each message's kept flag, reason, the remaining limit before its unit was decided and
     whether its unit is pinned; the tokens the pinned messages, the tools and the priming need,
-    and the tokens the live turn adds to them."""
-    limit, costs, pinned, unit_of, roles = parsed["limit"], parsed["costs"], parsed["pinned"], parsed["unit_of"], parsed["roles"]
+    and the tokens the live turn adds to them. Strategy ``stable`` (``stable.py``) may set
+    ``walk_limit`` (the low watermark the walk cuts down to) and ``floor`` (the cut kept from the
+    previous call: the unpinned units before it are dropped)."""
+    costs, pinned, unit_of, roles = parsed["costs"], parsed["pinned"], parsed["unit_of"], parsed["roles"]
     live_start = parsed["live_start"]
+    limit = parsed["limit"] if parsed.get("walk_limit") is None else parsed["walk_limit"]
+    floor = parsed.get("floor", 0)
     count = len(costs)
     pinned_unit = [False] * count  # by unit start: a unit is pinned when any of its messages is
     unit_cost = [0] * count
@@ -49,6 +54,8 @@ def rule(parsed: dict) -> tuple[list[bool], list[str], list[int], list[bool], in
             keep, reason = True, PINNED
         elif start >= live_start:
             keep, reason = True, LIVE
+        elif start < floor:
+            keep, reason = False, BEFORE_CUT
         elif stopped:
             keep, reason = False, OLDER
         elif cost <= remaining:
@@ -132,7 +139,7 @@ def select(parsed: dict, with_trace: bool = True) -> dict:
     """The report's results; without the trace (``trim_messages``, whose caller sends the messages
     and reads the counts) when ``with_trace`` is false."""
     limit, costs, messages = parsed["limit"], parsed["costs"], parsed["messages"]
-    fast = None if with_trace else kept_fast(parsed)
+    fast = None if with_trace or parsed.get("walk_limit") is not None or parsed.get("floor") else kept_fast(parsed)
     if fast is not None:
         kept_indices, shortfall = fast, 0
         dropped = sorted(set(range(len(costs))).difference(fast))
