@@ -109,7 +109,9 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=32_000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--watermark", type=float, default=0.7)
+    parser.add_argument("--openai-cached", type=float, default=0.5, help="OpenAI's cached input price per million (input: $2.00)")
     arguments = parser.parse_args()
+    PRICES["openai"]["cached_input"] = arguments.openai_cached
     from langchain_core.messages import trim_messages as langchain_trim
 
     limit = arguments.limit
@@ -155,7 +157,7 @@ def main() -> None:
     langchain, default, stable = ledgers.values()
     print(f"{arguments.turns} turns, {langchain.calls} model calls, {history_size:,} messages at the end; limit {limit:,} tokens "
           f"(o200k_base, gpt-4o's accounting); stable's low watermark {arguments.watermark}")
-    print("prices per million input tokens (assumed, the package ships none): OpenAI $2.00, cached $0.50; "
+    print(f"prices per million input tokens (assumed, the package ships none): OpenAI $2.00, cached ${arguments.openai_cached:.2f}; "
           "Anthropic $3.00, read $0.30, write $3.75")
     print()
     header = f"{'':26} {'avg context':>12} {'live lost':>10} {'reused prefix':>14} {'OpenAI cost':>12} {'x LC':>6} {'Anthropic cost':>15} {'x LC':>6}"
