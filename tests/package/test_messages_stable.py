@@ -338,3 +338,24 @@ def test_the_api_raises_with_the_path():
         trim_messages(histories[8], 1500, strategy="stable", low_watermark=2)
     with pytest.raises(mode.MessagesError, match=r"\$\.previous\.history"):
         trim_messages(histories[8][:1] + histories[8][2:], 1500, strategy="stable", previous=previous)
+
+
+# ---------------------------------------------------------------- a claim judged under the strategy
+
+def test_a_claim_is_judged_by_the_stable_cut():
+    data, report = _stable_case()
+    assert evaluate({**data, "claim": {"kept": report["kept"]}})["claim"]["pass"]
+    older = max(report["dropped"])  # the newest message before the cut: fits the limit, but the cut is kept
+    claim = evaluate({**data, "claim": {"kept": sorted({*report["kept"], *range(older - 1, older + 1)})}})["claim"]
+    assert not claim["pass"]
+    assert any("keeps the previous call's cut" in failure["detail"] for failure in claim["failures"]), claim["failures"]
+
+
+def test_the_text_report_says_what_is_reused_and_what_it_costs():
+    from context_budget.cli._report_text import report_text
+
+    _, report = _stable_case()
+    text = report_text(report)
+    assert "strategy stable: cut at message" in text and "the previous call's, kept" in text
+    assert f"reused from the previous prompt: {report['reuse']['prefix_tokens']} of {report['tokens']} tokens" in text
+    assert f"anthropic caching: {report['reuse']['cached_tokens']} cached" in text and "without caching" in text
