@@ -359,3 +359,56 @@ def test_the_text_report_says_what_is_reused_and_what_it_costs():
     assert "strategy stable: cut at message" in text and "the previous call's, kept" in text
     assert f"reused from the previous prompt: {report['reuse']['prefix_tokens']} of {report['tokens']} tokens" in text
     assert f"anthropic caching: {report['reuse']['cached_tokens']} cached" in text and "without caching" in text
+
+
+def _random_history(rng):
+    """A short history with pinned turns, tool units and leading assistant turns, as the rule meets them."""
+    def text():
+        return " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 30)))
+
+    history = [{"role": "system", "content": text()}] if rng.random() < 0.8 else []
+    if rng.random() < 0.2:
+        history.append({"role": "assistant", "content": text()})
+    calls = 0
+    for _ in range(rng.randint(1, 14)):
+        user = {"role": "user", "content": text()}
+        if rng.random() < 0.1:
+            user["pinned"] = True
+        history.append(user)
+        if rng.random() < 0.3:
+            ids = [f"c{calls + k}" for k in range(rng.randint(1, 2))]
+            calls += len(ids)
+            history.append({"role": "assistant", "content": None, "tool_calls": [
+                {"id": call_id, "type": "function", "function": {"name": "f", "arguments": "{}"}} for call_id in ids]})
+            history += [{"role": "tool", "tool_call_id": call_id, "content": text()} for call_id in ids]
+        if rng.random() < 0.8:
+            history.append({"role": "assistant", "content": text()})
+    return history
+
+
+def test_random_histories_trim_and_evaluate_agree_and_pass_every_check():
+    """The fast path (trim_messages) and the traced one (evaluate) under the strategy, from a real
+    earlier call's cut, on random histories and limits: the same messages, every check passing."""
+    rng = random.Random(11)
+    seen = set()
+    for case in range(300):
+        history = _random_history(rng)
+        users = [index for index, message in enumerate(history) if message["role"] == "user"]
+        if len(users) < 2:
+            continue
+        earlier = history[:rng.choice(users[:-1]) + 1]
+        limit = rng.randint(20, 400)
+        keys = {"strategy": "stable", "low_watermark": rng.choice([0.3, 0.5, 0.7, 1])}
+        first = evaluate({"mode": "messages", "limit": limit, "messages": earlier, **keys})
+        if first.get("as_previous") is None:
+            continue
+        keys["previous"] = first["as_previous"]
+        report = evaluate({"mode": "messages", "limit": limit, "messages": history, **keys, "caching": ANTHROPIC})
+        assert report["pass"] or report["shortfall"], (case, [check for check in report["checks"] if not check["pass"]])
+        assert all(check["pass"] for check in report["checks"]), (case, report["checks"])
+        if report["shortfall"]:
+            continue
+        seen.add(report["cut_from"])
+        trimmed = trim_messages(history, limit, strategy="stable", low_watermark=keys["low_watermark"], previous=keys["previous"])
+        assert trimmed.kept == report["kept"] and trimmed.tokens == report["tokens"], case
+    assert {"previous", "low_watermark"} <= seen, seen

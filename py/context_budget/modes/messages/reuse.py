@@ -31,12 +31,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from fractions import Fraction
 
 from ..._values import INVALID_VALUE, MISSING_KEY, WRONG_TYPE, Key, Problem, got, json_text, preview, unknown_keys
 from ...tokenizers import named_tokenizer
 from ... import templates
 from .reading import REPLY_PRIMING
+from .memory import frozen
 from .template import plain
 
 PROVIDERS = ("openai", "anthropic")
@@ -56,30 +58,58 @@ def _json(value: object) -> bytes:
 
 def history_digest(messages: list) -> str:
     """The digest of a history's messages, as given (keys in any order)."""
-    digest = hashlib.sha256()
-    for message in messages:
-        digest.update(_json(message))
-        digest.update(b"\n")  # (JSON text has no raw newline)
-    return _DIGEST_PREFIX + digest.hexdigest()
+    return digests_at(messages, {len(messages)})[len(messages)]
 
 
 def running_digests(messages: list, sizes: set[int]) -> dict[int, str]:
-    """``history_digest(messages[:size])`` for each size, in one pass (a message that cannot be written as JSON ends it)."""
-    digest = hashlib.sha256()
-    found = {}
-    if 0 in sizes:
-        found[0] = _DIGEST_PREFIX + digest.hexdigest()
+    """``history_digest(messages[:size])`` for each size (a history that cannot be written as JSON has none)."""
     try:
-        for size, message in enumerate(messages, 1):
-            if size > max(sizes):
-                break
-            digest.update(_json(message))
-            digest.update(b"\n")
-            if size in sizes:
-                found[size] = _DIGEST_PREFIX + digest.copy().hexdigest()
+        return digests_at(messages, sizes)
     except (TypeError, ValueError):
-        pass
-    return found
+        return {}
+
+
+class _Digested:
+    """A history digested before: its copy (``memory.frozen``: compared exactly, numbers by type),
+    the digest of each of its prefixes, and the hash after its last message."""
+
+    __slots__ = ("snapshot", "digests", "state")
+
+    def __init__(self, snapshot: list, digests: list[str], state: object) -> None:
+        self.snapshot, self.digests, self.state = snapshot, digests, state
+
+
+MAX_DIGESTED, MAX_DIGESTED_MESSAGES = 16, 200_000
+_digested: tuple[_Digested, ...] = ()
+_digested_lock = threading.Lock()
+
+
+def digests_at(messages: list, sizes: set[int]) -> dict[int, str]:
+    """``{size: the digest of messages[:size]}`` for each size, at most ``len(messages)``. A chat sends
+    the same history again with turns appended: the digests of a history digested before (its
+    messages compared exactly with a copy, as ``memory.py`` compares them) are taken from it, and
+    only the appended messages are written as JSON and hashed. The digests never depend on it."""
+    global _digested
+    known = None
+    for other in _digested:
+        size = len(other.snapshot)
+        if size <= len(messages) and (known is None or size > len(known.snapshot)) and messages[:size] == other.snapshot:
+            known = other
+    digests = list(known.digests) if known else [_DIGEST_PREFIX + hashlib.sha256().hexdigest()]
+    state = known.state.copy() if known else hashlib.sha256()  # type: ignore[attr-defined]
+    for message in messages[len(digests) - 1:]:
+        state.update(_json(message))
+        state.update(b"\n")  # (JSON text has no raw newline)
+        digests.append(_DIGEST_PREFIX + state.copy().hexdigest())
+    if len(messages) <= MAX_DIGESTED_MESSAGES and (known is None or len(messages) > len(known.snapshot)):
+        appended = frozen(messages[len(known.snapshot) if known else 0:])[0]
+        entry = _Digested((known.snapshot if known else []) + appended, digests, state)
+        with _digested_lock:
+            kept = [other for other in _digested if other is not known] + [entry]
+            while len(kept) > MAX_DIGESTED or sum(len(other.snapshot) for other in kept) > MAX_DIGESTED_MESSAGES:
+                kept.pop(0)
+            _digested = tuple(kept)
+    return {size: digests[size] for size in sizes if 0 <= size <= len(messages)}
 
 
 def head_digest(data: dict) -> str:
@@ -133,7 +163,7 @@ def check_previous(previous: dict, messages: list, problems: list[Problem]) -> N
                                 f"previous was made from a history of {size} messages and this one has {len(messages)}: "
                                 f"it comes from another history (give the previous report's as_previous of this conversation), got {size}"))
         return
-    digest = history_digest(messages[:size])
+    digest = digests_at(messages, {size})[size]
     if digest != previous["history"]:
         problems.append(Problem(("previous", "history"), INVALID_VALUE,
                                 f"the first {size} messages are not the ones previous was made from (they digest to {digest}): "

@@ -93,7 +93,8 @@ def kept_fast(parsed: dict) -> list[int] | None:
     """The kept indices ``rule`` gives, found with prefix sums and a binary search instead of a
     walk over every message (``trim_messages`` before every model call: the cost of a long history
     is then a few passes at C speed); None when what must be kept does not fit (``rule`` says why)."""
-    limit, costs, unit_of, roles, live_start = parsed["limit"], parsed["costs"], parsed["unit_of"], parsed["roles"], parsed["live_start"]
+    costs, unit_of, roles, live_start = parsed["costs"], parsed["unit_of"], parsed["roles"], parsed["live_start"]
+    limit = parsed["limit"] if parsed.get("walk_limit") is None else parsed["walk_limit"]  # strategy stable (stable.py)
     count = len(costs)
     pinned_units = sorted({unit_of[index] for index in compress(range(count), parsed["pinned"])})
     fixed = set()  # the messages of the pinned units (a unit is its start and the tool results after it)
@@ -114,6 +115,7 @@ def kept_fast(parsed: dict) -> list[int] | None:
     prefix = [0, *accumulate(masked)]  # prefix[i]: the walked costs before message i
     # The oldest unit start whose units up to the live turn fit what remains: the walk's stop.
     cut = bisect_left(prefix, prefix[live_start] - remaining)
+    cut = max(cut, parsed.get("floor", 0))  # strategy stable: the unpinned units before the cut kept from the previous call go
     while cut < live_start and unit_of[cut] != cut:
         cut += 1
     # The user start, from the oldest kept unpinned unit on (pinned units keep their place).
@@ -139,7 +141,7 @@ def select(parsed: dict, with_trace: bool = True) -> dict:
     """The report's results; without the trace (``trim_messages``, whose caller sends the messages
     and reads the counts) when ``with_trace`` is false."""
     limit, costs, messages = parsed["limit"], parsed["costs"], parsed["messages"]
-    fast = None if with_trace or parsed.get("walk_limit") is not None or parsed.get("floor") else kept_fast(parsed)
+    fast = None if with_trace else kept_fast(parsed)
     if fast is not None:
         kept_indices, shortfall = fast, 0
         dropped = sorted(set(range(len(costs))).difference(fast))

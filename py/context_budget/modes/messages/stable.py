@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import threading
 from fractions import Fraction
+from itertools import compress
 from math import floor as round_down
 from typing import Callable
 
@@ -27,7 +28,7 @@ from ..._shape import InvalidInput
 from ..._values import INVALID_VALUE, WRONG_TYPE, Key, Problem, preview
 from . import reading
 from . import reuse as reuse_module
-from .rule import LIVE, PINNED, PINNED_OVERFLOW, TOO_LARGE, rule
+from .rule import LIVE, PINNED
 from .rule import select as rule_select
 
 STRATEGIES = ("newest", "stable")
@@ -98,18 +99,30 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
 
 
 def decide(parsed: dict) -> tuple[int | None, int, str]:
-    """The walk's limit (None: ``limit``), the floor (the cut kept) and where the cut comes from."""
+    """The walk's limit (None: ``limit``), the floor (the cut kept) and where the cut comes from.
+
+    The previous cut is kept when every unit from it on fits beside what must be kept: then the
+    rule's walk, with the units before the cut dropped, never meets a unit too large."""
     options = parsed["options"]
     if options["strategy"] != "stable":
         return None, 0, FROM_LIMIT
     previous = options["previous"]
-    cut = previous["cut"] if previous is not None else 0
-    kept, reasons, _, _, pinned_tokens, live_tokens = rule({**parsed, "floor": cut, "walk_limit": None})
-    if PINNED_OVERFLOW in reasons[:1] or pinned_tokens + live_tokens > parsed["limit"]:
+    costs, unit_of, live_start, limit = parsed["costs"], parsed["unit_of"], parsed["live_start"], parsed["limit"]
+    count = len(costs)
+    pinned_units = {unit_of[index] for index in compress(range(count), parsed["pinned"])}
+    fixed = [unit_of[index] in pinned_units for index in range(count)] if pinned_units else [False] * count
+    need = parsed.get("priming", reading.REPLY_PRIMING) + parsed["tools_tokens"] + sum(compress(costs, fixed)) \
+        + sum(costs[index] for index in range(live_start, count) if not fixed[index])
+    if need > limit:
         return None, 0, FROM_LIMIT  # what must be kept does not fit: the rule's shortfall
-    if TOO_LARGE not in reasons:  # everything from the cut on fits: the prompt is the previous one and the new turns
+    cut = previous["cut"] if previous is not None else 0
+    start = cut
+    while start < live_start and unit_of[start] != start:  # a unit begun before the cut goes whole
+        start += 1
+    rest = sum(compress(costs[start:live_start], [not flag for flag in fixed[start:live_start]]))
+    if need + rest <= limit:  # everything from the cut on fits: the prompt is the previous one and the new turns
         return None, cut, FROM_PREVIOUS if previous is not None else FROM_LIMIT
-    return max(watermark_limit(options["low_watermark"], parsed["limit"]), pinned_tokens + live_tokens), 0, FROM_WATERMARK
+    return max(watermark_limit(options["low_watermark"], limit), need), 0, FROM_WATERMARK
 
 
 def select(parsed: dict, with_trace: bool = True) -> dict:
