@@ -176,7 +176,7 @@ def trim_messages(
     received, and :class:`MessagesDoNotFit` (a ``MessagesError``, with ``.shortfall``) when what
     must be kept alone exceeds the limit.
     """
-    keys = {"strategy": strategy, "low_watermark": low_watermark, "previous": previous, "caching": caching}
+    keys: dict[str, Any] = {"strategy": strategy, "low_watermark": low_watermark, "previous": previous, "caching": caching}
     if strategy == "stable" and previous is None:  # the remembered last call on this history, if any: as if given
         listed = _listed(messages, "messages")
         keys["previous"] = remembered_previous(listed if set(map(type, listed)) <= {dict} else [_as_dict(message) for message in listed])

@@ -265,6 +265,7 @@ def prompt_measure(parsed: dict, kept: list[int]) -> tuple[int, int, list[bytes]
         return 0, 0, None
     if parsed.get("template"):
         loaded = named_tokenizer(parsed["tokenizer"])
+        assert loaded is not None  # a template's tokenizer is read and loaded by then (template.read_template)
         tokens = loaded.tokens(rendered(parsed, kept))
         return len(tokens), loaded.count(rendered(parsed, kept, generation_prompt=False)), tokens
     body = parsed["tools_tokens"] + sum(parsed["costs"][index] for index in kept)

@@ -41,7 +41,7 @@ FROM_LIMIT, FROM_PREVIOUS, FROM_WATERMARK = "limit", "previous", "low_watermark"
 
 def watermark_limit(low_watermark: object, limit: int) -> int:
     """``low_watermark`` × ``limit`` rounded down, the watermark read as the decimal it is written as (0.7 is 7/10)."""
-    fraction = Fraction(repr(low_watermark)) if isinstance(low_watermark, float) else Fraction(low_watermark)  # type: ignore[arg-type]
+    fraction = Fraction(repr(low_watermark)) if isinstance(low_watermark, float) else Fraction(low_watermark)  # type: ignore[arg-type,call-overload]
     return round_down(fraction * limit)
 
 

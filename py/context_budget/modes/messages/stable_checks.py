@@ -29,7 +29,7 @@ def given(data: dict) -> bool:
 
 
 def _fraction(value: object) -> Fraction:
-    return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)  # type: ignore[arg-type]
+    return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)  # type: ignore[arg-type,call-overload]
 
 
 def walk_of(history) -> tuple[int, int, str]:
@@ -99,7 +99,9 @@ def _as_sent_text(history, index: int) -> str:
 def _template_tokens(history, kept: list[int], generation_prompt: bool = True) -> list[bytes]:
     text = templates.render(plain([history.messages[index] for index in kept], history.template), history.template,
                             add_generation_prompt=generation_prompt, tools=history.data_tools or None, **(history.template_options or {}))
-    return named_tokenizer(history.tokenizer).tokens(text)
+    loaded = named_tokenizer(history.tokenizer)
+    assert loaded is not None  # the template was rendered with it to count the history
+    return loaded.tokens(text)
 
 
 def _breakpoint(history, kept: list[int]) -> int:
@@ -119,7 +121,7 @@ def prefix_reused(history) -> str | None:
     if not isinstance(reuse, dict):
         return "the report has no reuse"
     previous, kept, tokens = data.get("previous"), result["kept"], result["tokens"]
-    expected = {"previous_tokens": None, "prefix_messages": 0, "prefix_tokens": 0}
+    expected: dict[str, int | None] = {"previous_tokens": None, "prefix_messages": 0, "prefix_tokens": 0}
     previous_breakpoint = 0
     if previous is not None:
         before = _previous_kept(history, previous)
@@ -148,12 +150,12 @@ def prefix_reused(history) -> str | None:
     for key, value in expected.items():
         if reuse.get(key) != value:
             return f"{key} re-derives to {value}, the report says {reuse.get(key)}"
-    if reuse.get("new_tokens") != tokens - expected["prefix_tokens"]:
+    if reuse.get("new_tokens") != tokens - (expected["prefix_tokens"] or 0):
         return f"new_tokens should be {tokens} - {expected['prefix_tokens']}, the report says {reuse.get('new_tokens')}"
     caching = data.get("caching")
     if caching is None:
         return None
-    prefix = expected["prefix_tokens"]
+    prefix = expected["prefix_tokens"] or 0
     if caching["provider"] == "openai":
         cached, written, minimum = (prefix - prefix % 128 if prefix >= 1024 else 0), 0, 1024
     else:
