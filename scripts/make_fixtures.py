@@ -667,5 +667,12 @@ for n in range(1, len(CACHE_TURNS) + 1):
         case(M, f"cache-stable-call-{n}", CACHE_DESCRIPTIONS[n], data,
              **{"pass": True, "cut_from": {5: "previous", 6: "previous", 7: "low_watermark"}[n]})
     cache_previous = evaluate(data)["as_previous"]
+case(M, "stable-watermark-out-of-range", "A low watermark is a share of the limit in (0, 1]: 1.5 is an input error at its path, naming the value.",
+     {"mode": "messages", "limit": 1560, "strategy": "stable", "low_watermark": 1.5, "messages": cache_history(2)},
+     **{"pass": False, "check": ["input shape"], "error_paths": ["$.low_watermark"]})
+case(M, "stable-negative-price", "Prices per million tokens are input, never negative: -0.5 is an input error at its path.",
+     {"mode": "messages", "limit": 1560, "strategy": "stable", "caching": {"provider": "openai", "prices": {"input": 2, "cached_input": -0.5}},
+      "messages": cache_history(2)},
+     **{"pass": False, "check": ["input shape"], "error_paths": ["$.caching.prices.cached_input"]})
 
 print("wrote", len(list(ROOT.rglob("*.json"))), "fixture files")

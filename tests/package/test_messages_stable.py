@@ -144,6 +144,17 @@ def test_anthropic_reads_the_previous_breakpoint_and_writes_the_rest():
     assert reads > 10
 
 
+def test_other_tools_share_nothing_with_the_previous_prompt_and_are_no_error():
+    histories = [copy.deepcopy(history) for history in chat(12)]
+    first = evaluate({"mode": "messages", "limit": 1500, "messages": histories[5], "strategy": "stable"})
+    tools = [{"type": "function", "function": {"name": "lookup", "description": "Look an order up"}}]
+    report = evaluate({"mode": "messages", "limit": 1500, "messages": histories[6], "strategy": "stable", "tools": tools,
+                       "previous": first["as_previous"], "caching": {"provider": "openai"}})
+    assert report["pass"] and report["cut_from"] == "previous"
+    assert report["reuse"]["prefix_tokens"] == 0 and report["reuse"]["cached_tokens"] == 0
+    assert report["as_previous"]["head"] != first["as_previous"]["head"]
+
+
 def test_without_prices_the_reuse_is_tokens_only():
     _, report = run_chat(1500, turns=5, caching={"provider": "openai"})[-1]
     assert "cost" not in report["reuse"] and "cached_tokens" in report["reuse"]
@@ -265,7 +276,6 @@ def _errors(**keys):
     histories, previous = _history_and_previous()
     data = {"mode": "messages", "limit": 1500, "messages": histories[8], "strategy": "stable", "previous": previous}
     data.update(keys)
-    data = {key: value for key, value in data.items() if value is not ...}
     report = evaluate(data)
     assert not report["pass"] and "errors" in report, report
     return {error["path"]: error["message"] for error in report["errors"]}
