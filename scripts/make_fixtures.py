@@ -599,4 +599,80 @@ claim_case(M, "unknown-index-and-used", "An index past the history's end, and a 
 case(M, "claim-invalid-index", "Claimed indices must be integers from 0: a text and a negative number are input errors at their paths.",
      {**MSG, "claim": {"kept": [0, "3", -1]}}, **{"pass": False, "check": ["claim shape"], "error_paths": ["$.claim.kept[1]", "$.claim.kept[2]"]})
 
+
+# Strategy stable over several calls of one chat (the page's examples): each call given the one before as previous.
+CACHE_POLICY = ("You are the support agent of Lumen & Oak, a home-goods shop. Answer in two or three sentences, "
+  "name the order number you are talking about, and never promise a date the carrier has not given. "
+  "Returns: any item may be returned within 30 days of delivery, unused and in its original packaging; "
+  "the customer pays the return postage unless the item arrived damaged or was not what was ordered. "
+  "Refunds go back to the original payment method within five working days of the parcel reaching the "
+  "warehouse in Leipzig; store credit is instant and carries a 10 % bonus. Damaged items: ask for a photo "
+  "of the item and of the box before anything else, then offer a replacement or a full refund, the "
+  "customer's choice; never ask them to send a damaged glass item back. Late parcels: a parcel is late "
+  "when the carrier's estimate has passed by two working days; look it up with track_order, and if the "
+  "carrier has lost it open a claim with open_claim and offer a replacement shipped express at no cost. "
+  "Warranty: electrical items carry a two-year warranty; a fault within the first six months is presumed "
+  "to have been there at delivery. Vouchers: one voucher per order, not valid on gift cards. Tone: warm, "
+  "brief, no exclamation marks, no emojis. Escalate to a human when the customer asks twice, mentions a "
+  "lawyer, or the order is above 1,000 EUR. ") * 3
+CACHE_TURNS = [
+ ("Hello, I ordered an Arc floor lamp and a Pro 900 blender last Tuesday, order A-1042, and the tracking page has not moved since Thursday. Can you tell me where it is?",
+  None,
+  "Order A-1042 left our warehouse on Wednesday with DHL, and its last scan was in the Kassel hub on Thursday morning. DHL's estimate was Friday, so it is now two working days late; I have asked DHL to trace it and will write to you as soon as they answer."),
+ ("Thanks. If it is lost, can I get the lamp sent again quickly? We are hosting friends on Saturday and I wanted it in the living room by then.",
+  ("track_order", '{"order":"A-1042"}', "A-1042: DHL status 'parcel not found at hub Kassel', trace opened 2026-12-01, carrier verdict pending, estimated verdict 2026-12-03."),
+  "DHL could not find the parcel at Kassel and has opened a trace; their verdict is due on Thursday. If they declare it lost, I will ship a new lamp and blender express at no cost, which would reach you on Friday."),
+ ("That works. And the blender, can I swap it for the Pro 1200 instead and pay the difference? My partner says the 900 is too weak for ice.",
+  None,
+  "Yes: the Pro 1200 costs 40 EUR more than the Pro 900. I can put the swap on the replacement order, and you pay the 40 EUR difference by the link I will send once DHL's verdict is in."),
+ ("Perfect. One more thing: the voucher WINTER10 did not apply at checkout. Can it still be used on this order?",
+  None,
+  "WINTER10 takes 10 % off one order and was valid on A-1042, so I have refunded its 18.90 EUR to your card ending 4421; it reaches you within five working days."),
+ ("Great, thank you. Also, if the old parcel turns up after the new one arrives, what do I do with it?",
+  ("track_order", '{"order":"A-1042"}', "A-1042: DHL status 'declared lost', claim CL-5521 opened 2026-12-03, replacement order A-1107 created, express, estimated delivery 2026-12-04."),
+  "DHL declared the parcel lost, so replacement order A-1107 ships express today and should arrive on Friday. If the old parcel still reaches you, refuse it at the door or keep it closed, and we will send you a free return label."),
+ ("Will the replacement need my signature? I am out between 9 and 12 on Friday.",
+  None,
+  "Express parcels need a signature. I have asked DHL to deliver A-1107 after 12:00 on Friday, or you can name a neighbour on the DHL page with the tracking number I will email."),
+ ("Can you email me the tracking number now, and the return label for the old parcel just in case?",
+  None,
+  None),
+]
+def cache_history(n):
+    h = [{"role": "system", "content": CACHE_POLICY}]
+    calls = 0
+    for k, (user, tool, reply) in enumerate(CACHE_TURNS[:n]):
+        h.append({"role": "user", "content": user})
+        if k == n - 1:
+            break
+        if tool:
+            calls += 1
+            h.append({"role": "assistant", "content": None, "tool_calls": [{"id": f"call_{calls}", "type": "function", "function": {"name": tool[0], "arguments": tool[1]}}]})
+            h.append({"role": "tool", "tool_call_id": f"call_{calls}", "content": tool[2]})
+        h.append({"role": "assistant", "content": reply})
+    return h
+CACHE_LIMIT = 1560
+CACHE_DESCRIPTIONS = {
+    5: "Call 5 of a chat under strategy stable, given call 4 as previous: everything from the cut fits, so the prompt is call 4's plus the new turn; 1,279 tokens are the previous prompt's, and OpenAI bills 1,152 of them as cached.",
+    6: "Call 6, given call 5 as previous: the prompt grows to 1,528 of 1,560 tokens, still call 5's plus the new turns; 1,280 tokens billed as cached.",
+    7: "Call 7, given call 6 as previous: the history no longer fits 1,560, so the cut moves, down to the low watermark (0.8 x 1,560 = 1,248); only the system message is reused and nothing is cached this time.",
+}
+cache_previous = None
+for n in range(1, len(CACHE_TURNS) + 1):
+    data = {"mode": "messages", "limit": CACHE_LIMIT, "strategy": "stable", "low_watermark": 0.8,
+            "caching": {"provider": "openai", "prices": {"input": 2, "cached_input": 0.5}}, "messages": cache_history(n)}
+    if cache_previous:
+        data["previous"] = cache_previous
+    if n in CACHE_DESCRIPTIONS:
+        case(M, f"cache-stable-call-{n}", CACHE_DESCRIPTIONS[n], data,
+             **{"pass": True, "cut_from": {5: "previous", 6: "previous", 7: "low_watermark"}[n]})
+    cache_previous = evaluate(data)["as_previous"]
+case(M, "stable-watermark-out-of-range", "A low watermark is a share of the limit in (0, 1]: 1.5 is an input error at its path, naming the value.",
+     {"mode": "messages", "limit": 1560, "strategy": "stable", "low_watermark": 1.5, "messages": cache_history(2)},
+     **{"pass": False, "check": ["input shape"], "error_paths": ["$.low_watermark"]})
+case(M, "stable-negative-price", "Prices per million tokens are input, never negative: -0.5 is an input error at its path.",
+     {"mode": "messages", "limit": 1560, "strategy": "stable", "caching": {"provider": "openai", "prices": {"input": 2, "cached_input": -0.5}},
+      "messages": cache_history(2)},
+     **{"pass": False, "check": ["input shape"], "error_paths": ["$.caching.prices.cached_input"]})
+
 print("wrote", len(list(ROOT.rglob("*.json"))), "fixture files")

@@ -130,6 +130,10 @@ export const REASONS = {
     short: () => "older than a turn that did not fit (no holes)",
     sentence: (row) => `${labelOf(row)} is older than a turn that did not fit, so it is dropped: the history keeps no holes.`,
   },
+  older_than_the_stable_cut: {
+    short: () => "older than the cut kept from the previous call (strategy stable)",
+    sentence: (row) => `${labelOf(row)} is older than the cut the previous call made, which strategy stable keeps while everything from it fits: the prompt stays the previous one plus the new turns, so the provider's cache of it stays warm.`,
+  },
   history_must_start_with_user: {
     short: () => "it fit, but the kept turns must start with a user message",
     sentence: (row, { unit }) => `${labelOf(row)} fit (${count(row.unit_tokens ?? row.tokens, unit)}, ${remain(row.remaining_before, unit)}), but it comes before the first kept user message, so it is dropped.`,

@@ -10,6 +10,7 @@
 import { addView } from "./report.js";
 import { el, percent, segmentName, fitLabels } from "./bar.js";
 import { count, reasonText } from "../common/modes.js";
+import { cacheLane } from "./cache.js";
 
 const MAX_BUBBLES = 200;  // the newest turns; the table pages through every decision
 
@@ -111,6 +112,7 @@ function bubble(index, row, message, context) {
 function budgetLane(report, rows, context, past = null) {
   const { unit } = context;
   const limit = report.limit;
+  const walkLimit = typeof report.walk_limit === "number" ? report.walk_limit : limit;  // strategy stable cutting to its watermark
   const box = el("div", "chat-budget");
   const lane = el("div", "chat-lane");
   lane.dataset.testid = "chat-budget";
@@ -129,7 +131,7 @@ function budgetLane(report, rows, context, past = null) {
   if (!stop && past && past.stop && !past.stop.onPage) {  // the walk stopped past the rows in hand
     stop = { rows: [{ index: past.stop.index }], tokens: past.stop.tokens, before: past.stop.before, kept: false };
   }
-  const reach = Math.max(limit, pinnedTokens, stop ? limit - stop.before + stop.tokens : 0, 1);
+  const reach = Math.max(limit, pinnedTokens, stop ? walkLimit - stop.before + stop.tokens : 0, 1);
   const part = (className, start, amount, label, step, name = label.split(":")[0]) => {
     const node = el("span", `chat-part ${className}`);
     node.style.left = percent(start, reach);
@@ -168,7 +170,7 @@ function budgetLane(report, rows, context, past = null) {
     part("live", Math.max(pinnedTokens, at), report.live_tokens, label, rows.indexOf(liveRows[liveRows.length - 1]), "live");
   }
   for (const entry of walked) {
-    const start = limit - entry.before;
+    const start = walkLimit - entry.before;
     let rowAt = start;
     for (const row of [...entry.rows].sort((a, b) => a.index - b.index)) {
       starts.set(row.index, rowAt);
@@ -180,10 +182,10 @@ function budgetLane(report, rows, context, past = null) {
   // The walk past the rows in hand, as one part each: what it kept, and what the user start dropped.
   for (const [key, className, what] of [["kept", "walked rest", "kept"], ["userStart", "walked user-start rest", "fit, but dropped for the user start"]]) {
     const older = past && past[key];
-    if (older && older.tokens) part(className, limit - older.remainingBefore, older.tokens, `older turns: ${count(older.tokens, unit)}, ${what}`);
+    if (older && older.tokens) part(className, walkLimit - older.remainingBefore, older.tokens, `older turns: ${count(older.tokens, unit)}, ${what}`);
   }
   if (stop) {
-    const start = limit - stop.before;
+    const start = walkLimit - stop.before;
     part("stop", start, stop.tokens, `#${stop.rows.map((row) => row.index).sort((a, b) => a - b).join(", #")}: needs ${count(stop.tokens, unit)}, ${stop.before} left: the walk stops`, stop.step);
   }
   // Each image: a segment at the end of its message's part (its tokens are inside the message's).
@@ -201,9 +203,16 @@ function budgetLane(report, rows, context, past = null) {
   const end = el("span", "chat-limit");
   end.style.left = percent(limit, reach);
   lane.append(end);
+  if (walkLimit !== limit) {  // strategy stable cut again: the walk ran to the low watermark
+    const mark = el("span", "chat-limit watermark");
+    mark.style.left = percent(walkLimit, reach);
+    mark.title = `the low watermark: ${count(walkLimit, unit)}`;
+    lane.append(mark);
+  }
+  const watermark = walkLimit !== limit ? ` Strategy stable cut again: the turns were taken up to the low watermark, ${count(walkLimit, unit)}, to leave room for the next calls.` : "";
   const legend = report.shortfall
     ? `The pinned messages, the live turn and the priming need ${count(report.limit + report.shortfall, unit)}: ${report.shortfall} over the limit of ${limit}. Nothing is sent.`
-    : `Priming${toolsTokens ? `, tool definitions (${toolsTokens})` : ""} and pinned messages ${pinnedTokens}, then the newest turns while they fit: the prompt counts ${report.tokens} of ${count(limit, unit)}${stop ? `; #${stop.rows[stop.rows.length - 1].index} needed ${stop.tokens} with ${stop.before} left, so it and every older turn are dropped` : ""}.${report.kept.length ? "" : " Nothing is sent: no message is kept."}`;
+    : `Priming${toolsTokens ? `, tool definitions (${toolsTokens})` : ""} and pinned messages ${pinnedTokens}, then the newest turns while they fit: the prompt counts ${report.tokens} of ${count(limit, unit)}${stop ? `; #${stop.rows[stop.rows.length - 1].index} needed ${stop.tokens} with ${stop.before} left, so it and every older turn are dropped` : ""}.${report.kept.length ? "" : " Nothing is sent: no message is kept."}${watermark}`;
   lane.setAttribute("aria-label", legend);
   const key = el("p", "chat-key");
   key.setAttribute("aria-hidden", "true");  // the legend and each part's text say it in words
@@ -280,6 +289,8 @@ function render(report, reportContext, about = {}) {
   const sent = whole ? `${keptCount} of ${count(total, "message")} sent, oldest first.` : `${count(total, "message")}, oldest first.`;
   view.append(heading, el("p", "hint", `${sent} Struck-through turns are dropped; a tool call and its results are kept or dropped together.`));
   view.append(budgetLane(report, rows, context, about.walk));
+  const cache = cacheLane(report, context.unit);  // with previous or caching: the reused prefix and the new part
+  if (cache) view.append(cache);
   const list = el("div", "chat");
   if (Array.isArray(report.tools) && report.tools.length) list.append(toolsBlock(report, context.unit));
   const first = Math.max(0, total - Math.min(MAX_BUBBLES, rows.length));

@@ -637,15 +637,22 @@ def _judge_messages(parsed: dict, claim: dict, proven: list | None = None) -> li
     elif unpinned and roles[min(unpinned)] != "user" and not all(claimed[index] for index in range(min(unpinned))):
         first = min(unpinned)
         failures.append(_failure(USER, f"the claimed history resumes at message {first} ({roles[first]}) after a message left out, not at a user turn", first, "index"))
-    failures += _messages_rule(parsed, claimed, pinned, members, limit - pinned_tokens, pinned_tokens, positions)
+    walk_limit, floor = limit, 0
+    if parsed.get("options") is not None and not overflow:  # strategy stable: the walk's limit and the cut it keeps
+        from ..modes.messages.stable import decide
+        lowered, floor, _ = decide(parsed)
+        walk_limit = limit if lowered is None else lowered
+    failures += _messages_rule(parsed, claimed, pinned, members, walk_limit - pinned_tokens, pinned_tokens, positions, floor)
     if claim["used"] is not None and claim["used"] != tokens:
         failures.append(_failure(USED, f"the claim says used {claim['used']}, but the claimed messages and the reply priming count {tokens}"))
     return failures
 
 
-def _messages_rule(parsed: dict, claimed: bytearray, pinned: list, members: dict, remaining: int, pinned_tokens: int, positions: list) -> list[dict]:
+def _messages_rule(parsed: dict, claimed: bytearray, pinned: list, members: dict, remaining: int, pinned_tokens: int, positions: list,
+                   floor: int = 0) -> list[dict]:
     """The walk from the newest unit to the oldest, then the start at a user turn; the first
-    unit (newest first) that the claim keeps and the rule drops, or the other way round."""
+    unit (newest first) that the claim keeps and the rule drops, or the other way round. ``floor``:
+    strategy stable's cut kept from the previous call (the units before it are dropped)."""
     roles, costs, limit = parsed["roles"], parsed["costs"], parsed["limit"]
     unit = _message_unit(parsed)
     pinned_units = {parsed["unit_of"][index] for index, flag in enumerate(parsed["pinned"]) if flag}
@@ -665,7 +672,9 @@ def _messages_rule(parsed: dict, claimed: bytearray, pinned: list, members: dict
     stopped_at = None
     for start in starts:
         cost = sum(map(costs.__getitem__, members[start]))
-        if stopped_at is not None:
+        if start < floor:
+            walk.append((start, remaining, "before the cut", cost))
+        elif stopped_at is not None:
             walk.append((start, remaining, "older", cost))
         elif cost <= remaining:
             walk.append((start, remaining, "fits", cost))
@@ -704,6 +713,9 @@ def _messages_rule(parsed: dict, claimed: bytearray, pinned: list, members: dict
         elif decision == "too large":
             after = f"after the newer {_ranges(kept_newer)}, " if kept_newer else "after the pinned messages and the reply priming, "
             detail = f"{subject} {'is' if len(members[start]) == 1 else 'are'} claimed, but {after}{_tokens_left(left, unit)} and it needs {cost}"
+        elif decision == "before the cut":
+            detail = (f"{subject} {'is' if len(members[start]) == 1 else 'are'} claimed, but strategy stable keeps the previous call's cut "
+                      f"(message {floor}): nothing older than it is sent")
         elif decision == "older":
             stop, stop_left, stop_cost = stopped_at
             detail = (f"{subject} {'is' if len(members[start]) == 1 else 'are'} claimed, but the walk stopped at the newer message {stop}, "

@@ -26,6 +26,7 @@ _REASON_WORDS = {
     "live_turn": "the live turn (the newest user message on): always kept",
     "older_than_a_dropped_message": "older than a turn that did not fit: no holes",
     "history_must_start_with_user": "it fit, but the kept turns must start with a user message",
+    "older_than_the_stable_cut": "older than the cut kept from the previous call (strategy stable)",
     "pinned_messages_exceed_limit": "the pinned messages, the live turn and the priming need more than the limit",
 }
 
@@ -188,7 +189,29 @@ def _beyond(report: dict) -> list[str]:
     if isinstance(sensitivity, dict) and "margin" in sensitivity:
         flips = ", ".join(sensitivity.get("flips", [])) or "nothing"
         lines.append(f"if the estimated costs are off by {sensitivity['margin']:.0%}: {flips} would flip")
+    lines += _reuse_lines(report)
     return [""] + lines if lines else []
+
+
+def _reuse_lines(report: dict) -> list[str]:
+    """Mode messages with strategy, previous or caching: the cut, and what the prompt reuses and costs."""
+    reuse = report.get("reuse")
+    if not isinstance(reuse, dict):
+        return []
+    came = {"previous": "the previous call's, kept", "low_watermark": f"cut again to the low watermark ({report.get('walk_limit')})",
+            "limit": "the limit's"}.get(report.get("cut_from"), "none")
+    lines = [f"strategy {report.get('strategy')}: cut at message {report.get('cut')} ({came})"]
+    if reuse.get("previous_tokens") is None:
+        lines.append("no previous call given: nothing reused")
+    else:
+        lines.append(f"reused from the previous prompt: {reuse['prefix_tokens']} of {plural(report['tokens'], 'token')} "
+                     f"({plural(reuse['prefix_messages'], 'message')}); {reuse['new_tokens']} new")
+    if "provider" in reuse:
+        written = f", {reuse['written_tokens']} written" if reuse["provider"] == "anthropic" else ""
+        lines.append(f"{reuse['provider']} caching: {reuse['cached_tokens']} cached{written}, {reuse['input_tokens']} plain input")
+    if "cost" in reuse:
+        lines.append(f"cost ${reuse['cost']:.6f}, ${reuse['cost_without_caching']:.6f} without caching")
+    return lines
 
 
 def packing_text(report: dict, window: dict) -> str:

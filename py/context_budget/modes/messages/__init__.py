@@ -14,7 +14,9 @@ messages rendered again.
 
 The parts: ``reading`` (the chat format, its problems, the costs), ``rule`` (the walk and
 the report), ``checks`` (the independent verifications), ``api`` (``trim_messages``,
-``count_messages``, ``MessagesError``), ``template``. This module is the mode (``modes/protocol.py``).
+``count_messages``, ``MessagesError``), ``template``, ``stable`` (strategy stable: the cut kept
+across calls, ``previous`` as input), ``reuse`` (the prefix shared with the previous prompt, the
+caching rules, the costs) and ``stable_checks``. This module is the mode (``modes/protocol.py``).
 """
 
 from __future__ import annotations
@@ -32,11 +34,11 @@ from .reading import (
     REPLY_PRIMING,
     ROLES,
     message_cost,
-    parse,
     tool_calls_text,
 )
 from . import rule as rule_module
-from .rule import as_sent, select, succeeded, summarize
+from .rule import as_sent, succeeded, summarize
+from .stable import parse, select  # the rule's, with strategy stable and the reuse when their keys are given
 
 NAME = "messages"
 COUNTED_COST = None

@@ -9,8 +9,9 @@ from typing import Any
 from ..._base.errors import InvalidInputError, input_problems
 from ..._shared.shape import InvalidInput
 from ..._base.values import LIMIT_TOO_LOW, MAX_SAFE_INTEGER, Problem, got, plural, preview
-from .reading import DEFAULT_TOKENIZER, REPLY_PRIMING, parse
-from .rule import select, shortfall_text
+from .reading import DEFAULT_TOKENIZER, REPLY_PRIMING
+from .rule import shortfall_text
+from .stable import parse, remembered_previous, remember, select
 from .template import rendered_tokens
 
 
@@ -62,6 +63,12 @@ class TrimmedMessages(list[dict[str, Any]]):
     dropped: list[int]
     tools_tokens: int
     images_at_most: list[tuple[int, int]]
+    # With strategy, previous or caching (stable.py, reuse.py): the report's fields of the same names.
+    strategy: str | None = None
+    cut: int | None = None
+    as_previous: dict | None = None
+    previous: dict | None = None
+    reuse: dict | None = None
 
 
 def _error(text: str, problems: list[Problem]) -> MessagesError:
@@ -94,7 +101,7 @@ def _listed(value: object, what: str) -> list:
 
 def _parse_call(messages: object, limit: object, tokenizer: object, tools: object = None,
                 token_counter: Callable[[str], int] | None = None, require_user: bool = True, template: object = None,
-                template_options: object = None) -> dict:
+                template_options: object = None, cache_keys: dict | None = None) -> dict:
     messages = _listed(messages, "messages")
     if not set(map(type, messages)) <= {dict}:  # (at C speed: a chat loop sends a long history every call)
         messages = [_as_dict(message) for message in messages]
@@ -106,6 +113,7 @@ def _parse_call(messages: object, limit: object, tokenizer: object, tools: objec
         data["template"] = template
     if template_options is not None:
         data["template_options"] = template_options
+    data.update({key: value for key, value in (cache_keys or {}).items() if value is not None})
     if token_counter is not None and not callable(token_counter):
         raise MessagesError(f"token_counter must be a function text -> int, got {preview(token_counter)}")
     try:
@@ -126,6 +134,10 @@ def trim_messages(
     token_counter: Callable[[str], int] | None = None,
     template: str | None = None,
     template_options: Mapping[str, object] | None = None,
+    strategy: str | None = None,
+    low_watermark: float | None = None,
+    previous: Mapping[str, object] | None = None,
+    caching: Mapping[str, object] | None = None,
 ) -> TrimmedMessages:
     """The newest turns of an OpenAI-format chat history that fit ``limit`` prompt tokens, with
     the system, developer and pinned messages and the live turn (the newest user message and
@@ -145,6 +157,14 @@ def trim_messages(
     (``{"date_string": "02 Dec 2026"}`` for llama3_1, ``{"reasoning_effort": "high", "current_date":
     "2026-12-02"}`` for harmony, ``{"enable_thinking": False}`` for qwen3; docs/contract.md lists them).
 
+    ``strategy="stable"`` (with ``low_watermark``, 0.7 by default) keeps the previous call's cut while
+    everything from it fits, so the prompt provider caches stay warm; ``previous`` is the previous
+    call's ``.as_previous``, and when it is left out with ``strategy="stable"`` the ``.as_previous``
+    of this process's last call on the same history is used (``.previous`` says which): the result is
+    ``evaluate``'s with that ``previous``. ``caching`` (``{"provider": "openai"}`` or ``{"provider":
+    "anthropic", "min_tokens": 1024}``, each with optional ``prices`` per million tokens) fills
+    ``.reuse`` with the tokens billed as cached, written and plain input, and the costs.
+
     The same rule and counts as ``evaluate`` in mode ``messages`` (without the checks). Returns a
     :class:`TrimmedMessages`, a list of copies (changing them leaves ``messages`` as it was) that
     also carries the prompt's count (``.tokens``, ``.remaining``, ``.kept``, ``.dropped``).
@@ -154,7 +174,12 @@ def trim_messages(
     received, and :class:`MessagesDoNotFit` (a ``MessagesError``, with ``.shortfall``) when what
     must be kept alone exceeds the limit.
     """
-    parsed = _parse_call(messages, limit, tokenizer, tools, token_counter, template=template, template_options=template_options)
+    keys: dict[str, Any] = {"strategy": strategy, "low_watermark": low_watermark, "previous": previous, "caching": caching}
+    if strategy == "stable" and previous is None:  # the remembered last call on this history, if any: as if given
+        listed = _listed(messages, "messages")
+        keys["previous"] = remembered_previous(listed if set(map(type, listed)) <= {dict} else [_as_dict(message) for message in listed])
+    parsed = _parse_call(messages, limit, tokenizer, tools, token_counter, template=template, template_options=template_options,
+                         cache_keys=keys)
     result = select(parsed, with_trace=False)
     if result["shortfall"]:
         result = select(parsed)  # the trace names what must be kept
@@ -168,6 +193,11 @@ def trim_messages(
     trimmed.tokens, trimmed.limit, trimmed.remaining = result["tokens"], result["limit"], result["remaining"]
     trimmed.kept, trimmed.dropped, trimmed.tools_tokens = result["kept"], result["dropped"], result["tools_tokens"]
     trimmed.images_at_most = [(image["index"], image["part"]) for image in result["images"] if image["at_most"]]
+    if "as_previous" in result:
+        trimmed.strategy, trimmed.cut, trimmed.as_previous = result["strategy"], result["cut"], result["as_previous"]
+        trimmed.previous, trimmed.reuse = keys["previous"], result["reuse"]
+        if strategy == "stable" and result["as_previous"] is not None:
+            remember(result["as_previous"])
     return trimmed
 
 

@@ -16,7 +16,9 @@ from ...tokenizers import count_tokens, resolve
 from .images import data_url_size
 from .reading import ALWAYS_PINNED, DEFAULT_TOKENIZER, REPLY_PRIMING
 from .template import counted as template_counted, rendered_tokens
-from .rule import FITS, LIVE, OLDER, PINNED, PINNED_OVERFLOW, TOO_LARGE, USER_START
+from .rule import BEFORE_CUT, FITS, LIVE, OLDER, PINNED, PINNED_OVERFLOW, TOO_LARGE, USER_START
+from . import stable_checks
+from .stable_checks import as_sent_again
 
 
 def _compact(value: object) -> str:
@@ -90,21 +92,11 @@ def tools_recount(tools: list, tokenizer: str, count: Callable[[str], int]) -> i
     return total
 
 
-def as_sent_again(message: dict) -> dict:
-    sent = {}
-    for key, value in message.items():
-        if key in ("pinned", "annotations") or (value is None and not (key == "content" and message["role"] == "assistant")):
-            continue
-        if key == "content" and isinstance(value, list):
-            value = [{k: v for k, v in part.items() if k != "size"} if part.get("type") == "image_url" else part for part in value]
-        sent[key] = value
-    return sent
-
-
 class History:
     """The raw input as the checks read it: its units, which are pinned, the live turn, and each message's recount."""
 
     def __init__(self, data: dict, result: dict) -> None:
+        self.data = data
         self.messages = messages = data["messages"]
         self.limit = _checks.raw_number(data["limit"])
         self.tokenizer = str(resolve(data.get("tokenizer", DEFAULT_TOKENIZER)))
@@ -138,6 +130,8 @@ class History:
         self.priming = priming
         self.pinned_need = priming + self.tools_tokens + sum(self.cost(index) for index in range(total) if self.pinned[index])
         self.live_need = sum(self.cost(index) for index in range(total) if self.live[index])
+        # Strategy stable: the limit the walk cuts down to and the cut kept from the previous call, re-derived.
+        self.walk_limit, self.floor, _ = stable_checks.walk_of(self)
 
     def count(self, text: str) -> int:
         if text not in self._counted:
@@ -197,13 +191,13 @@ def _replayed(history: History) -> str | None:
     """Every decision replayed from the input's own counts, newest unit first. Rows past the
     stop (and all rows when the pinned messages overflow) are decided without their counts,
     so only they are not re-counted: the walk never needed them."""
-    unit, cost, limit = history.unit, history.cost, history.limit
+    unit, cost, limit, floor = history.unit, history.cost, history.walk_limit, history.floor
     pinned = [history.pinned[index] or history.live[index] for index in range(history.total)]
     members: dict[int, list[int]] = {}
     for index in range(history.total):
         members.setdefault(unit[index], []).append(index)
     unit_totals: dict[int, int] = {}  # each unit summed once (a unit can have thousands of tool results)
-    overflow = history.pinned_need + history.live_need > limit
+    overflow = history.pinned_need + history.live_need > history.limit
     remaining = limit - history.pinned_need - history.live_need
     stopped = False
     for row in history.result["trace"]:
@@ -223,6 +217,8 @@ def _replayed(history: History) -> str | None:
             expected = (PINNED,)
         elif history.live[index]:
             expected = (LIVE,)
+        elif unit[index] < floor:
+            expected = (BEFORE_CUT,)
         elif stopped:
             expected = (OLDER,)
         elif unit_tokens <= remaining:
@@ -234,7 +230,7 @@ def _replayed(history: History) -> str | None:
         if unit[index] == index and not overflow and not pinned[index] and not stopped:  # the unit's last row: its decision takes effect
             if expected == (TOO_LARGE,):
                 stopped = True
-            else:
+            elif expected != (BEFORE_CUT,):
                 remaining -= unit_tokens
     return None
 
@@ -351,4 +347,5 @@ CHECKS = (
 
 def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
     history = History(data, result)
-    return [_checks.verdict_of(name, check, history) for name, check in CHECKS]
+    checks = CHECKS + (stable_checks.CHECKS if stable_checks.given(data) else ())
+    return [_checks.verdict_of(name, check, history) for name, check in checks]

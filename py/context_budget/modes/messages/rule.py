@@ -19,14 +19,19 @@ TOO_LARGE = "exceeds_remaining_budget"
 OLDER = "older_than_a_dropped_message"
 USER_START = "history_must_start_with_user"
 PINNED_OVERFLOW = "pinned_messages_exceed_limit"  # the pinned messages, the live turn, the tools and the priming
+BEFORE_CUT = "older_than_the_stable_cut"  # strategy stable: before the cut kept from the previous call (stable.py)
 
 
 def rule(parsed: dict) -> tuple[list[bool], list[str], list[int], list[bool], int, int]:
     """Each message's kept flag, reason, the remaining limit before its unit was decided and
     whether its unit is pinned; the tokens the pinned messages, the tools and the priming need,
-    and the tokens the live turn adds to them."""
-    limit, costs, pinned, unit_of, roles = parsed["limit"], parsed["costs"], parsed["pinned"], parsed["unit_of"], parsed["roles"]
+    and the tokens the live turn adds to them. Strategy ``stable`` (``stable.py``) may set
+    ``walk_limit`` (the low watermark the walk cuts down to) and ``floor`` (the cut kept from the
+    previous call: the unpinned units before it are dropped)."""
+    costs, pinned, unit_of, roles = parsed["costs"], parsed["pinned"], parsed["unit_of"], parsed["roles"]
     live_start = parsed["live_start"]
+    limit = parsed["limit"] if parsed.get("walk_limit") is None else parsed["walk_limit"]
+    floor = parsed.get("floor", 0)
     count = len(costs)
     pinned_unit = [False] * count  # by unit start: a unit is pinned when any of its messages is
     unit_cost = [0] * count
@@ -49,6 +54,8 @@ def rule(parsed: dict) -> tuple[list[bool], list[str], list[int], list[bool], in
             keep, reason = True, PINNED
         elif start >= live_start:
             keep, reason = True, LIVE
+        elif start < floor:
+            keep, reason = False, BEFORE_CUT
         elif stopped:
             keep, reason = False, OLDER
         elif cost <= remaining:
@@ -86,7 +93,8 @@ def kept_fast(parsed: dict) -> list[int] | None:
     """The kept indices ``rule`` gives, found with prefix sums and a binary search instead of a
     walk over every message (``trim_messages`` before every model call: the cost of a long history
     is then a few passes at C speed); None when what must be kept does not fit (``rule`` says why)."""
-    limit, costs, unit_of, roles, live_start = parsed["limit"], parsed["costs"], parsed["unit_of"], parsed["roles"], parsed["live_start"]
+    costs, unit_of, roles, live_start = parsed["costs"], parsed["unit_of"], parsed["roles"], parsed["live_start"]
+    limit = parsed["limit"] if parsed.get("walk_limit") is None else parsed["walk_limit"]  # strategy stable (stable.py)
     count = len(costs)
     pinned_units = sorted({unit_of[index] for index in compress(range(count), parsed["pinned"])})
     fixed = set()  # the messages of the pinned units (a unit is its start and the tool results after it)
@@ -107,6 +115,7 @@ def kept_fast(parsed: dict) -> list[int] | None:
     prefix = [0, *accumulate(masked)]  # prefix[i]: the walked costs before message i
     # The oldest unit start whose units up to the live turn fit what remains: the walk's stop.
     cut = bisect_left(prefix, prefix[live_start] - remaining)
+    cut = max(cut, parsed.get("floor", 0))  # strategy stable: the unpinned units before the cut kept from the previous call go
     while cut < live_start and unit_of[cut] != cut:
         cut += 1
     # The user start, from the oldest kept unpinned unit on (pinned units keep their place).
