@@ -8,8 +8,8 @@ Two ways a SentencePiece model is written down, each counted as its own referenc
 
   1. added tokens (special or not) cut out first, leftmost-longest (a set of prefixes, not an
      alternation of Gemma's 6,415 texts); those with ``normalized`` set are looked for after normalization;
-  2. the normalizer: ``Prepend``, ``Replace`` (a string pattern), ``NFC``, ``Precompiled`` (the
-     SentencePiece character map, ``charsmap.py``), in a ``Sequence``;
+  2. the normalizer: ``Prepend``, ``Replace`` (a string pattern), ``NFC``, in a ``Sequence``
+     (``Precompiled``, which ``tokenizers`` applies per grapheme cluster, is refused);
   3. the pre-tokenizer: none, ``Split`` on a string, ``Metaspace``, ``WhitespaceSplit``, in a ``Sequence``;
   4. the model. BPE: each character its token, or its UTF-8 bytes as ``<0xXX>`` tokens (byte
      fallback), or the unknown token (fused); then merges by rank, lowest first, leftmost on ties.
@@ -153,13 +153,12 @@ def read_normalizer(spec, where: str, path: str = "$.normalizer") -> Callable[[s
             steps.append(lambda text, old=old, new=new: text.replace(old, new))
         elif kind == "NFC":
             steps.append(nfc)
-        elif kind == "Precompiled":
-            from .charsmap import CharsMap
-
-            steps.append(CharsMap.from_base64(node.get("precompiled_charsmap"), where, f"{at}.precompiled_charsmap").normalize)
+        elif kind == "Precompiled":  # tokenizers applies the map per grapheme cluster: not the library's rule
+            raise TokenizerFileError(f"{where}: {at} is the normalizer 'Precompiled' (a T5-style character map), which "
+                                     "is not supported in a tokenizer.json; the model's SentencePiece .model file is")
         else:
             raise TokenizerFileError(f"{where}: {at} is the normalizer {kind!r}, which is not supported "
-                                     "(Prepend, Replace, NFC, Precompiled and Sequence are)")
+                                     "(Prepend, Replace, NFC and Sequence are)")
 
     walk(spec, path)
     if not steps:
