@@ -209,3 +209,36 @@ def test_a_vocabulary_past_the_limit_is_refused(tmp_path, monkeypatch):
     path.write_bytes(sentencepiece_json())
     with pytest.raises(TokenizerFileError, match=r"\$\.model\.vocab has 3 entries \(more than 2\)"):
         load_tokenizer(path)
+
+
+def test_gemini_names_count_with_the_file_registered_as_gemma3_and_the_report_names_it():
+    from context_budget import count_tokens, evaluate
+    from context_budget.tokenizers import TokenizerRegistry, using_tokenizers
+    from context_budget.tokenizers.models import GEMINI_TOKENIZERS
+
+    data = {"budget": 50, "tokenizer": "gemini-2.5-flash",
+            "items": [{"id": "a", "relevance": 2, "content": "What is the refund window?"}]}
+    unregistered = evaluate(data)
+    assert unregistered["pass"] is False and "'gemma3'" in json.dumps(unregistered)
+    registry = TokenizerRegistry()
+    registry.register("gemma3", ours("gemma3"))
+    text = "What is the refund window? 日本語 \U0001f600"
+    with using_tokenizers(registry):
+        report = evaluate(data)
+        for model in GEMINI_TOKENIZERS:
+            assert count_tokens(text, model) == ours("gemma3").count(text)
+    assert report["pass"] is True and report["selected"] == ["a"]
+    assert report["tokenizer_file"] == {"name": "gemini-2.5-flash", "kind": ours("gemma3").kind,
+                                        "sha256": ours("gemma3").sha256, "via": "gemma3"}
+    with pytest.raises(ValueError, match="counts with Gemma 3's tokenizer"):
+        count_tokens(text, "gemini-2.5-pro")
+
+
+def test_count_command_counts_a_gemini_model_with_the_gemma3_file(tmp_path):
+    path = tmp_path / "text.txt"
+    path.write_text("Hello Gemini, how many tokens?", encoding="utf-8")
+    gemma = model_file("gemma3", "tokenizer.json")
+    code, out, err = call_cli(["count", str(path), "--tokenizer", "gemini-2.5-pro", "--tokenizer-file", f"gemma3={gemma}"])
+    assert (code, err) == (0, "") and int(out) == ours("gemma3").count(path.read_text(encoding="utf-8"))
+    code, out, err = call_cli(["count", str(path), "--tokenizer", "gemini-2.5-pro"])
+    assert code == 2 and "give its file the name 'gemma3' (--tokenizer-file gemma3=PATH" in err
