@@ -8,6 +8,7 @@ checked: a map that points outside itself is refused with the byte where it does
 
 from __future__ import annotations
 
+import sys
 from array import array
 
 from .model import TokenizerFileError
@@ -20,11 +21,9 @@ class CharsMap:
         size = int.from_bytes(blob[:4], "little")
         if size % 4 or size > len(blob) - 4 or size == 0:
             raise TokenizerFileError(f"{where}: {what} says its trie is {size:,} bytes in a map of {len(blob):,}")
-        units = array("I")
+        units = array("I" if array("I").itemsize == 4 else "L")  # 32-bit units, little-endian in the file
         units.frombytes(blob[4:4 + size])
-        if array("I").itemsize != 4:  # pragma: no cover - every platform Python runs on
-            raise TokenizerFileError(f"{where}: unsigned ints are not 4 bytes here")
-        if units.itemsize == 4 and __import__("sys").byteorder == "big":  # pragma: no cover
+        if sys.byteorder == "big":  # pragma: no cover
             units.byteswap()
         self.units = units
         self.replacements = blob[4 + size:]

@@ -356,7 +356,7 @@ class JSONSentencePiece(Tokenizer):
         meta = self.meta
         if meta is None or meta not in self.vocab:
             return None
-        if not all(self.byte_ids) and self.unk_id is not None and self.fuse_unk:
+        if None in self.byte_ids and self.unk_id is not None and self.fuse_unk:
             return None  # unknown characters on both sides of a cut would fuse into one token
         if merges and isinstance(merges[0], str):
             cut = [merge.partition(" ") for merge in merges]
