@@ -251,7 +251,7 @@ def trained_model(model_type: str) -> bytes:
 
     writer = io.BytesIO()
     sentencepiece.SentencePieceTrainer.train(sentence_iterator=iter(_text.mixed_text(300_000).splitlines()), model_writer=writer,
-                                             model_type=model_type, vocab_size=1500 if model_type == "bpe" else 1000,
+                                             model_type=model_type, vocab_size=1500 if model_type == "bpe" else 500,
                                              byte_fallback=True, minloglevel=2, num_threads=1)
     return writer.getvalue()
 

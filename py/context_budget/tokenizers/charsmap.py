@@ -8,6 +8,7 @@ checked: a map that points outside itself is refused with the byte where it does
 
 from __future__ import annotations
 
+import re
 import sys
 from array import array
 
@@ -28,20 +29,14 @@ class CharsMap:
         self.units = units
         self.replacements = blob[4 + size:]
         self.where, self.what = where, what
-        self._memo: dict[str, list[str]] = {}
-
-    @classmethod
-    def from_base64(cls, value, where: str, path: str) -> "CharsMap":
-        import base64
-        import binascii
-
-        if not isinstance(value, str):
-            raise TokenizerFileError(f"{where}: {path} is not a base64 string")
-        try:
-            blob = base64.b64decode(value, validate=True)
-        except (binascii.Error, ValueError):
-            raise TokenizerFileError(f"{where}: {path} is not valid base64") from None
-        return cls(blob, where, path)
+        # Characters whose first byte starts no rule are copied as they are, in runs found at C speed
+        # (spaces stay apart: the normalizer collapses them one chunk at a time).
+        root = (units[0] >> 10) << ((units[0] & (1 << 9)) >> 6)
+        starters = {b for b in range(256) if (root ^ b) < len(units) and units[root ^ b] & ((1 << 31) | 0xFF) == b}
+        ascii_bytes = "".join(f"\\x{b:02x}" for b in range(0x80) if b not in starters and b != 0x20)
+        leads = "".join(f"\\x{b:02x}" for b in range(0xC2, 0xF5) if b not in starters)
+        parts = ([f"[{ascii_bytes}]"] if ascii_bytes else []) + ([f"[{leads}][\\x80-\\xbf]{{1,3}}"] if leads else [])
+        self._copied = re.compile(("(?:" + "|".join(parts) + ")+").encode("ascii")) if parts else None
 
     def _longest(self, data: bytes, start: int) -> tuple[int, int]:
         """(length, value) of the longest rule that ``data[start:]`` starts with, or (0, 0)."""
@@ -82,7 +77,14 @@ class CharsMap:
         i = 0
         n = len(data)
         replacements = len(self.replacements)
+        copied = self._copied
         while i < n:
+            if copied is not None:
+                run = copied.match(data, i)
+                if run is not None:
+                    result.append(data[i:run.end()].decode("utf-8"))
+                    i = run.end()
+                    continue
             length, value = self._longest(data, i)
             if length == 0 or value >= replacements:
                 step = _char_length(data[i])
