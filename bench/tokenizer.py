@@ -17,6 +17,10 @@
    load average printed; one long piece ("a" * n and " " * n up to 1M, through the heap) on Qwen 3
    and GPT-OSS against ``tokenizers`` on the same piece; a GPT-OSS load in a new process with its
    peak and resident memory.
+5. With --sentencepiece (--sentencepiece-only for this part alone): Gemma 3's and Llama 2's
+   tokenizer.json loaded and counting the same 1 MB against ``tokenizers`` (load and count as
+   ratios in the same run), "a" * n and " " * n up to 1M (growth per tenfold), and two small
+   SentencePiece .model files trained here (BPE, Unigram) against ``sentencepiece``.
 """
 
 import sys
@@ -236,6 +240,73 @@ def models(text: str) -> None:
     print(f"\n{machine()}")
 
 
+SENTENCEPIECE_JSON = ("gemma3", "llama2")
+
+
+def trained_model(model_type: str) -> bytes:
+    """A small SentencePiece model trained here, offline, on the mixed text (as the tests train them)."""
+    import io
+
+    import sentencepiece
+
+    writer = io.BytesIO()
+    sentencepiece.SentencePieceTrainer.train(sentence_iterator=iter(_text.mixed_text(300_000).splitlines()), model_writer=writer,
+                                             model_type=model_type, vocab_size=1500 if model_type == "bpe" else 500,
+                                             byte_fallback=True, minloglevel=2, num_threads=1)
+    return writer.getvalue()
+
+
+def sentencepiece_models(text: str) -> None:
+    """SentencePiece tokenizers (Gemma 3, Llama 2 tokenizer.json; trained .model files) against their references."""
+    import sentencepiece
+    from tokenizers import Tokenizer
+
+    from context_budget.tokenizers import from_bytes, load_tokenizer, model as model_module
+
+    print(f"\nSentencePiece tokenizers, {len(text.encode('utf-8')):,} bytes of mixed text; {machine()}")
+    print("load = read + SHA-256 + parse (memo cleared), against tokenizers' Tokenizer.from_file; medians of 3, wall (CPU)")
+    for folder in SENTENCEPIECE_JSON:
+        path = MODELS / folder / "tokenizer.json"
+        if not path.is_file():
+            print(f"  {folder}: {path} is missing (scripts/fetch_model_tokenizers)")
+            continue
+
+        def load_cold():
+            model_module._MEMO.clear()
+            return load_tokenizer(path)
+        load, load_cpu, ours = timed(load_cold)
+        their_load, their_load_cpu, reference = timed(lambda: Tokenizer.from_file(str(path)))
+        theirs, theirs_cpu, expected = rust_encode(reference, text)
+        cold, cold_cpu, count = timed(lambda: cold_model_count(ours, text))
+        warm, warm_cpu, _ = timed(lambda: ours.count(text))
+        assert count == expected, (folder, count, expected)
+        print(f"  {folder:7} {count:>8,} tokens  load {load * 1000:5.0f} ms ({load_cpu * 1000:4.0f}), tokenizers "
+              f"{their_load * 1000:5.0f} ms ({their_load_cpu * 1000:4.0f}): {load / their_load:4.2f}x  |  count: tokenizers "
+              f"{theirs * 1000:6.1f} ms ({theirs_cpu * 1000:4.0f})  ours cold {cold * 1000:6.1f} ms ({cold_cpu * 1000:4.0f}) "
+              f"{cold / theirs:4.2f}x  warm {warm * 1000:6.1f} ms ({warm_cpu * 1000:4.0f}) {warm / theirs:4.2f}x")
+        for letter in ("a", " "):
+            previous = None
+            for n in (10_000, 100_000, 1_000_000):
+                piece = letter * n
+                seconds, _, count = timed(lambda: cold_model_count(ours, piece), 1)
+                their, _, expected = rust_encode(reference, piece)
+                assert count == expected, (folder, letter, n)
+                growth = f"  growth {seconds / previous:5.1f}x per tenfold" if previous else ""
+                print(f"    {letter!r} * {n:>9,}: {seconds * 1000:8.1f} ms, tokenizers {their * 1000:7.1f} ms, {count:,} tokens{growth}")
+                previous = seconds
+    for model_type in ("bpe", "unigram"):
+        data = trained_model(model_type)
+        load, _, ours = timed(lambda: (model_module._MEMO.clear(), from_bytes(data, f"{model_type}.model"))[1])
+        reference = sentencepiece.SentencePieceProcessor(model_proto=data)
+        theirs, theirs_cpu, ids = timed(lambda: reference.encode(text))
+        cold, cold_cpu, count = timed(lambda: cold_model_count(ours, text))
+        assert count == len(ids), (model_type, count, len(ids))
+        print(f"  trained {model_type} .model (byte fallback, nmt_nfkc): {count:,} tokens  load {load * 1000:5.0f} ms  "
+              f"sentencepiece {theirs * 1000:6.1f} ms ({theirs_cpu * 1000:4.0f})  ours cold {cold * 1000:7.1f} ms "
+              f"({cold_cpu * 1000:4.0f}) {cold / theirs:5.2f}x")
+    print(f"\n{machine()}")
+
+
 def cold_model_count(tokenizer, text: str) -> int:
     """A count with the tokenizer's piece counts and merge table emptied (as after a first load)."""
     from context_budget.tokenizers import model
@@ -247,9 +318,13 @@ def cold_model_count(tokenizer, text: str) -> int:
 
 
 if __name__ == "__main__":
-    if "--models-only" not in sys.argv:
+    if "--models-only" not in sys.argv and "--sentencepiece-only" not in sys.argv:
         main()
-    if "--models" in sys.argv or "--models-only" in sys.argv or (MODELS / "qwen3" / "tokenizer.json").is_file():
+    if "--sentencepiece-only" in sys.argv:
+        pass
+    elif "--models" in sys.argv or "--models-only" in sys.argv or (MODELS / "qwen3" / "tokenizer.json").is_file():
         models(_text.mixed_text(1_000_000))
+    if "--sentencepiece" in sys.argv or "--sentencepiece-only" in sys.argv:
+        sentencepiece_models(_text.mixed_text(1_000_000))
     if "--page" in sys.argv:
         page(_text.mixed_text(1_000_000))

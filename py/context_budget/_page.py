@@ -74,7 +74,7 @@ def model_tokenizer_name(file_name: str) -> str:
     """The name a chosen file's tokenizer is known by: its file name without the extension
     (``tokenizer`` and names no input could use become ``model``)."""
     stem = file_name.rsplit("/", 1)[-1]
-    for ending in (".json", ".gguf"):
+    for ending in (".json", ".gguf", ".model"):
         if stem.lower().endswith(ending):
             stem = stem[:-len(ending)]
     stem = "-".join(part for part in "".join(c if c.isascii() and (c.isalnum() or c in "_.:-") else " " for c in stem).split())

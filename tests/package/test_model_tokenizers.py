@@ -349,7 +349,7 @@ def test_register_tokenizer_refuses_built_in_and_malformed_names():
 @pytest.mark.parametrize("content, message", [
     (b"not json", "not JSON"),
     (b"[1, 2]", "a JSON list, not a tokenizer file"),
-    (b'{"model": {"type": "Unigram", "vocab": []}}', "model type 'Unigram' is not supported"),
+    (b'{"model": {"type": "Unigram", "vocab": []}}', "$.model.unk_id is None, not an index into $.model.vocab"),  # sentencepiece.py
     (b'{"model": {"type": "WordPiece", "vocab": {}}}', "model type 'WordPiece' is not supported"),
     (b'{"model": {"type": "BPE", "vocab": {}, "merges": []}, "pre_tokenizer": {"type": "Metaspace"}}',
      "pre-tokenizer 'Metaspace' is not supported"),

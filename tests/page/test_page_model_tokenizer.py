@@ -77,7 +77,9 @@ def test_a_name_nothing_registered_is_refused_in_words(model_page):
 
 @pytest.mark.parametrize("name, data, words", [
     ("notes.json", b'{"title": "not a tokenizer"}', "neither a Hugging Face tokenizer.json"),
-    ("unigram.json", b'{"model": {"type": "Unigram", "vocab": []}}', "is not supported"),
+    ("wordpiece.json", b'{"model": {"type": "WordPiece", "vocab": {}}}', "is not supported"),
+    ("unigram.json", b'{"model": {"type": "Unigram", "vocab": []}}', "$.model.unk_id is None"),
+    ("tokenizer.model", b"\x0a\x05ab", "protobuf byte 0: field 1 says 5 bytes"),
     ("model.gguf", b"GGUF\x03\x00\x00\x00\x02\x00", "truncated"),
     ("picture.json", b"\x89PNG\r\n\x1a\n", "not JSON"),
 ])
@@ -110,6 +112,29 @@ def test_a_chosen_gguf_file_counts_as_its_header_says(model_page, tmp_path):
     page.fill("[data-testid=tokens-input]", TEXT)
     page.locator(f"[data-testid=tokens-count][data-count='{model.count(TEXT)}']",
                  has_text="(qwen3-test, your file").wait_for()  # the count and the name together
+    assert guard.foreign == [] and problems == []
+
+
+def test_a_chosen_sentencepiece_model_file_counts_as_the_package_does(model_page, tmp_path):
+    """A SentencePiece .model file (trained here, offline, as the package tests train them): read by
+    the protobuf reader in the page's Python, its counts and tokens the package's."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests" / "package"))
+    from test_sentencepiece_model_files import trained
+
+    from context_budget.tokenizers import load_tokenizer
+
+    page, guard, problems = model_page
+    path = tmp_path / "spm-test.model"
+    path.write_bytes(trained("unigram, byte fallback, identity"))
+    model = load_tokenizer(path, "spm-test")
+    status = choose(page, str(path))
+    assert status.get_attribute("data-state") == "done", status.text_content()
+    assert '"tokenizer": "spm-test"' in status.text_content() and model.sha256 in status.text_content()
+    page.fill("[data-testid=tokens-input]", TEXT)
+    page.locator(f"[data-testid=tokens-count][data-count='{model.count(TEXT)}']",
+                 has_text="(spm-test, your file").wait_for()
     assert guard.foreign == [] and problems == []
 
 

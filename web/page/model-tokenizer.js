@@ -1,4 +1,4 @@
-// "Use a model's tokenizer file": a tokenizer.json, a Mistral tekken file or a GGUF model file,
+// "Use a model's tokenizer file": a tokenizer.json, a SentencePiece .model file, a Mistral tekken file or a GGUF model file,
 // chosen or dropped, read here with the File API and its bytes moved (transferred, not copied)
 // to the Python worker, which names the tokenizer for this page session (context_budget._page.
 // load_model_tokenizer). Nothing is uploaded or stored: closing the page forgets it.

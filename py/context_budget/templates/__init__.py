@@ -22,7 +22,9 @@ Jinja ``chat_template`` rewritten in plain Python (no Jinja at run time), and pr
   (``model_identity``, ``current_date``, ``reasoning_effort``, ``builtin_tools``), the first
   system/developer message and the tools (as TypeScript) in a developer message, final answers on
   the ``final`` channel, tool calls on ``commentary``, an assistant's ``thinking`` (or a tool call
-  message's content) on ``analysis`` only where the template keeps it.
+  message's content) on ``analysis`` only where the template keeps it;
+- ``gemma3``: Gemma 3's (``<bos>``, ``<start_of_turn>user\\n`` ... ``<end_of_turn>\\n``, an assistant as
+  ``model``, the system prompt in front of the first turn's content); text and image parts, no tools.
 
 Options are keywords (``OPTIONS`` lists each template's and checks them); the dates are options
 with the defaults the docs give, never the clock, so a rendering is a pure function of its input.

@@ -8,6 +8,7 @@ from typing import Any
 
 from ._common import Piece, Rendered, TemplateError
 from .deepseek_v3 import _deepseek_v3
+from .gemma3 import _gemma3
 from .harmony import HARMONY_DATE, REASONING_EFFORTS, _harmony
 from .llama import LLAMA3_1_DATE, _llama3, _llama3_1
 from .mistral import _mistral
@@ -42,6 +43,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "qwen3": {"enable_thinking": _is(bool, "true or false")},
     "deepseek_v3": {},
     "mistral": {},
+    "gemma3": {},
     "harmony": {"reasoning_effort": _choice(*REASONING_EFFORTS), "current_date": _date("[0-9]{4}-[0-9]{2}-[0-9]{2}", HARMONY_DATE),
                 "model_identity": _is(str, "a non-empty string"), "builtin_tools": _names("browser", "python")},
 }
@@ -68,7 +70,7 @@ def _jsonable(value: Any) -> bool:
 
 
 _RENDERERS = {"llama3": _llama3, "llama3_1": _llama3_1, "qwen3": _qwen3, "deepseek_v3": _deepseek_v3, "mistral": _mistral,
-              "harmony": _harmony}
+              "harmony": _harmony, "gemma3": _gemma3}
 TEMPLATES = tuple(_RENDERERS)  # every template's name, in the order the docs list them
 
 

@@ -47,6 +47,10 @@ def from_bytes(data: bytes, source: str = "<bytes>", name: str | None = None) ->
 
 
 def _parse(data: bytes, source: str, label: str, sha: str) -> Tokenizer:
+    if data[:1] == b"\x0a" and data.lstrip()[:1] not in (b"{", b"["):  # a protobuf's first field: SentencePiece's .model
+        from .spm import from_model_bytes
+
+        return from_model_bytes(data, label, sha, source)
     try:
         parsed = json.loads(data)
     except (UnicodeDecodeError, ValueError) as error:
@@ -54,7 +58,9 @@ def _parse(data: bytes, source: str, label: str, sha: str) -> Tokenizer:
     if not isinstance(parsed, dict):
         raise TokenizerFileError(f"{source}: a JSON {type(parsed).__name__}, not a tokenizer file (an object)")
     if "model" in parsed:
-        return BPETokenizer(parsed, label, sha, source)
+        from .sentencepiece import from_json  # SentencePiece's BPE (byte fallback, ▁) and Unigram
+
+        return from_json(parsed, label, sha, source) or BPETokenizer(parsed, label, sha, source)
     if "vocab" in parsed and "config" in parsed:
         return tekken(parsed, label, sha, source)
     raise TokenizerFileError(f"{source}: neither a Hugging Face tokenizer.json (no \"model\") nor a tekken file "

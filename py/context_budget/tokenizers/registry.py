@@ -96,7 +96,10 @@ def named_tokenizer(name: str) -> "Tokenizer | None":
 
             _BUILT_IN[name] = o200k_harmony()
         return _BUILT_IN[name]
-    return None
+    from .models import gemini_tokenizer
+
+    stands_for = gemini_tokenizer(name)  # a Gemini model: the tokenizer registered as "gemma3", if any
+    return named_tokenizer(stands_for) if stands_for is not None else None
 
 
 def file_record(name: object) -> "dict | None":
@@ -104,7 +107,13 @@ def file_record(name: object) -> "dict | None":
     tokenizer = named_tokenizer(name) if isinstance(name, str) else None
     if tokenizer is None:
         return None
-    return {"name": name, "kind": tokenizer.kind, "sha256": tokenizer.sha256}
+    record = {"name": name, "kind": tokenizer.kind, "sha256": tokenizer.sha256}
+    from .models import gemini_tokenizer
+
+    stands_for = gemini_tokenizer(name)
+    if stands_for is not None and named_tokenizer(stands_for) is tokenizer:
+        record["via"] = stands_for  # a Gemini model counted with the file registered as "gemma3"
+    return record
 
 
 __all__ = ["TokenizerRegistry", "register_tokenizer", "using_tokenizers", "named_tokenizer",

@@ -1,0 +1,731 @@
+"""SentencePiece tokenizers (Gemma 3, Llama 2, early Mistral, the T5 family), standard library only.
+
+Two ways a SentencePiece model is written down, each counted as its own reference library counts it:
+
+- A Hugging Face ``tokenizer.json`` whose model is BPE with ``byte_fallback`` (Gemma 3, Llama 2) or
+  Unigram (T5): counts equal ``len(tokenizers.Tokenizer.from_file(path).encode(text,
+  add_special_tokens=False).ids)``. The steps, as ``tokenizers`` runs them:
+
+  1. added tokens (special or not) cut out first, leftmost-longest (a set of prefixes, not an
+     alternation of Gemma's 6,415 texts); those with ``normalized`` set are looked for after normalization;
+  2. the normalizer: ``Prepend``, ``Replace`` (a string pattern), ``NFC``, in a ``Sequence``
+     (``Precompiled``, which ``tokenizers`` applies per grapheme cluster, is refused);
+  3. the pre-tokenizer: none, ``Split`` on a string, ``Metaspace``, ``WhitespaceSplit``, in a ``Sequence``;
+  4. the model. BPE: each character its token, or its UTF-8 bytes as ``<0xXX>`` tokens (byte
+     fallback), or the unknown token (fused); then merges by rank, lowest first, leftmost on ties.
+     Unigram: the Viterbi path by score over every vocabulary entry (scores added in the same
+     order, so the same floating-point sums), unknown characters scored ``min - 10`` and fused,
+     then byte fallback for them.
+
+  Gemma's and Llama 2's files have no pre-tokenizer that splits: the whole text is one BPE word.
+  It is cut, without changing a single merge, before each ``▁`` that no merge can join to the
+  character before it (a merge whose left part ends in that character and whose right part starts
+  with ``▁``: Gemma has two such characters, Llama 2 one); the pieces are merged (through a heap
+  when long: no quadratic piece) and their counts remembered.
+
+- The ``.model`` protobuf the ``sentencepiece`` library reads (``spm.py``, read by the bounded
+  reader in ``protobuf.py``): counts equal ``len(SentencePieceProcessor(model_file=path).encode(text))``.
+
+A file this module cannot count exactly is refused with a ``TokenizerFileError`` that names the
+file and the JSON path (or byte offset) of what is not supported; nothing is approximated.
+"""
+
+from __future__ import annotations
+
+import heapq
+import operator
+import re
+from itertools import compress
+from typing import Callable, Iterable
+
+from . import exact
+from .model import HEAP_FROM, NO_MERGE, Tokenizer, TokenizerFileError, _pair_ranks
+from .normalize import nfc
+
+META = "\u2581"  # ▁, SentencePiece's written space
+UNK_PENALTY = 10.0  # an unknown character's score below the lowest piece's (sentencepiece and tokenizers)
+MAX_PIECES = 4_000_000  # a vocabulary larger than this is refused (Gemma 3 has 262,144)
+MAX_PIECE_CHARS = 4096  # one vocabulary entry longer than this is refused
+# Rust's char::is_whitespace (Unicode White_Space), which tokenizers' WhitespaceSplit uses
+WHITE_SPACE = frozenset("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+                        "\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+_WHITE_RUNS = re.compile("[" + "".join(sorted(WHITE_SPACE)).replace("\\", "\\\\").replace("]", "\\]") + "]+")
+
+
+def byte_token(byte: int) -> str:
+    """The text of byte fallback's token for ``byte``: ``<0x0A>``."""
+    return f"<0x{byte:02X}>"
+
+
+class Literals:
+    """Leftmost-longest matching of many literal texts (added tokens), as ``tokenizers``' Aho-Corasick
+    does. A position is a candidate when its character starts some text (one character class
+    searched at C speed); from there the text is extended while it is a prefix of some text (a set
+    of prefixes, not a regex alternation: Gemma has 6,415 added tokens, and ``re`` would try each
+    at every candidate and take seconds to compile them)."""
+
+    def __init__(self, texts: Iterable[str]):
+        self.texts = frozenset(texts)
+        self.prefixes = frozenset(text[:k] for text in self.texts for k in range(1, len(text)))
+        firsts = sorted({text[0] for text in self.texts})
+        self.first = re.compile("[" + "".join(map(_class_escape, firsts)) + "]") if firsts else None
+
+    def split(self, text: str) -> list[tuple[str, bool]]:
+        if self.first is None or not text:
+            return [(text, False)] if text else []
+        search, texts, prefixes = self.first.search, self.texts, self.prefixes
+        n = len(text)
+        parts = []
+        done = position = 0
+        while True:
+            match = search(text, position)
+            if match is None:
+                break
+            start = match.start()
+            end = start + 1
+            found = -1
+            while end <= n:
+                piece = text[start:end]
+                if piece in texts:
+                    found = end
+                if piece not in prefixes:
+                    break
+                end += 1
+            if found < 0:
+                position = start + 1
+                continue
+            if start > done:
+                parts.append((text[done:start], False))
+            parts.append((text[start:found], True))
+            done = position = found
+        if done < n:
+            parts.append((text[done:], False))
+        return parts
+
+
+def _class_escape(char: str) -> str:
+    return "\\" + char if char in "\\]^-[" else char
+
+
+def _kind(node, where: str, what: str) -> str:
+    if not isinstance(node, dict) or not isinstance(node.get("type"), str):
+        raise TokenizerFileError(f"{where}: {what} is {_short(node)}, not an object with a \"type\"")
+    return node["type"]
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _string_pattern(node: dict, where: str, path: str) -> str:
+    pattern = node.get("pattern")
+    if isinstance(pattern, dict) and isinstance(pattern.get("String"), str) and pattern["String"]:
+        return pattern["String"]
+    raise TokenizerFileError(f"{where}: {path}.pattern is {_short(pattern)}: only a non-empty {{\"String\": ...}} "
+                             "pattern is supported here")
+
+
+def read_normalizer(spec, where: str, path: str = "$.normalizer") -> Callable[[str], str] | None:
+    """The normalizer of a tokenizer.json as one ``str -> str`` function (None: there is none)."""
+    steps: list[Callable[[str], str]] = []
+
+    def walk(node, at: str) -> None:
+        if node is None:
+            return
+        kind = _kind(node, where, at)
+        if kind == "Sequence":
+            inner = node.get("normalizers")
+            if not isinstance(inner, list):
+                raise TokenizerFileError(f"{where}: {at}.normalizers is {_short(inner)}, not a list")
+            for index, item in enumerate(inner):
+                walk(item, f"{at}.normalizers[{index}]")
+        elif kind == "Prepend":
+            prepend = node.get("prepend")
+            if not isinstance(prepend, str):
+                raise TokenizerFileError(f"{where}: {at}.prepend is {_short(prepend)}, not a string")
+            steps.append(lambda text, p=prepend: p + text if text else text)
+        elif kind == "Replace":
+            old = _string_pattern(node, where, at)
+            new = node.get("content")
+            if not isinstance(new, str):
+                raise TokenizerFileError(f"{where}: {at}.content is {_short(new)}, not a string")
+            steps.append(lambda text, old=old, new=new: text.replace(old, new))
+        elif kind == "NFC":
+            steps.append(nfc)
+        elif kind == "Precompiled":  # tokenizers applies the map per grapheme cluster: not the library's rule
+            raise TokenizerFileError(f"{where}: {at} is the normalizer 'Precompiled' (a T5-style character map), which "
+                                     "is not supported in a tokenizer.json; the model's SentencePiece .model file is")
+        else:
+            raise TokenizerFileError(f"{where}: {at} is the normalizer {kind!r}, which is not supported "
+                                     "(Prepend, Replace, NFC and Sequence are)")
+
+    walk(spec, path)
+    if not steps:
+        return None
+    if len(steps) == 1:
+        return steps[0]
+
+    def normalize(text: str) -> str:
+        for step in steps:
+            text = step(text)
+        return text
+    return normalize
+
+
+def _split_string(pieces: list[str], delimiter: str, behavior: str) -> list[str]:
+    result = []
+    for piece in pieces:
+        parts = piece.split(delimiter)
+        if behavior == "Removed":
+            result.extend(part for part in parts if part)
+        elif behavior == "Isolated":
+            for index, part in enumerate(parts):
+                if index:
+                    result.append(delimiter)
+                if part:
+                    result.append(part)
+        elif behavior == "MergedWithPrevious":
+            for index, part in enumerate(parts):
+                chunk = part + delimiter if index < len(parts) - 1 else part
+                if chunk:
+                    result.append(chunk)
+        elif behavior == "MergedWithNext":
+            for index, part in enumerate(parts):
+                chunk = delimiter + part if index else part
+                if chunk:
+                    result.append(chunk)
+        else:  # Contiguous: runs of the delimiter are one piece
+            done = []
+            for index, part in enumerate(parts):
+                if index:
+                    if done and done[-1].startswith(delimiter) and done[-1] == delimiter * (len(done[-1]) // len(delimiter)):
+                        done[-1] += delimiter
+                    else:
+                        done.append(delimiter)
+                if part:
+                    done.append(part)
+            result.extend(done)
+    return result
+
+
+def read_pre_tokenizer(spec, where: str, path: str = "$.pre_tokenizer"):
+    """The pre-tokenizer as ``(text, at_start) -> pieces``; ``at_start``: the text begins the input
+    (Metaspace's ``prepend_scheme: first``). Returns (function, the Metaspace character or None)."""
+    steps: list[Callable[[list[str], bool], list[str]]] = []
+    metaspace: list[str] = []
+
+    def walk(node, at: str) -> None:
+        if node is None:
+            return
+        kind = _kind(node, where, at)
+        if kind == "Sequence":
+            inner = node.get("pretokenizers")
+            if not isinstance(inner, list):
+                raise TokenizerFileError(f"{where}: {at}.pretokenizers is {_short(inner)}, not a list")
+            for index, item in enumerate(inner):
+                walk(item, f"{at}.pretokenizers[{index}]")
+        elif kind == "Split":
+            delimiter = _string_pattern(node, where, at)
+            behavior = node.get("behavior", "Isolated")
+            if behavior not in ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous") or node.get("invert"):
+                raise TokenizerFileError(f"{where}: {at}: Split behavior {behavior!r}"
+                                         f"{' inverted' if node.get('invert') else ''} is not supported")
+            steps.append(lambda pieces, first, d=delimiter, b=behavior: _split_string(pieces, d, b))
+        elif kind == "WhitespaceSplit":
+            steps.append(lambda pieces, first: [part for piece in pieces for part in _WHITE_RUNS.split(piece) if part])
+        elif kind == "Metaspace":
+            replacement = node.get("replacement", META)
+            if not isinstance(replacement, str) or len(replacement) != 1:
+                raise TokenizerFileError(f"{where}: {at}.replacement is {_short(replacement)}, not one character")
+            scheme = node.get("prepend_scheme", "always")
+            if node.get("add_prefix_space") is False:
+                scheme = "never"
+            if scheme not in ("always", "first", "never"):
+                raise TokenizerFileError(f"{where}: {at}.prepend_scheme is {_short(scheme)}, not always, first or never")
+            split = node.get("split", True)
+            metaspace.append(replacement)
+
+            def step(pieces: list[str], first: bool, r=replacement, scheme=scheme, split=split) -> list[str]:
+                result = []
+                for index, piece in enumerate(pieces):
+                    piece = piece.replace(" ", r)
+                    if (scheme == "always" or (scheme == "first" and first and index == 0)) and not piece.startswith(r):
+                        piece = r + piece
+                    if split:
+                        result.extend(_split_string([piece], r, "MergedWithNext"))
+                    elif piece:
+                        result.append(piece)
+                return result
+            steps.append(step)
+        else:
+            raise TokenizerFileError(f"{where}: {at} is the pre-tokenizer {kind!r}, which is not supported here "
+                                     "(Metaspace, Split on a string, WhitespaceSplit and Sequence are)")
+
+    walk(spec, path)
+
+    def pre_tokenize(text: str, first: bool) -> list[str]:
+        pieces = [text]
+        for step in steps:
+            pieces = step(pieces, first)
+        return pieces
+    return pre_tokenize, (metaspace[0] if metaspace else None)
+
+
+class JSONSentencePiece(Tokenizer):
+    """A Hugging Face ``tokenizer.json`` of a SentencePiece model: BPE with byte fallback, or Unigram."""
+
+    def __init__(self, data: dict, name: str, sha256: str, source: str):
+        super().__init__(name, sha256, source)
+        where = source
+        model = data["model"]
+        self.model_type = model.get("type", "BPE" if "merges" in model else None)
+        self.normalize = read_normalizer(data.get("normalizer"), where)
+        self.pre_tokenize, meta = read_pre_tokenizer(data.get("pre_tokenizer"), where)
+        normalizer = data.get("normalizer")
+        self.meta = meta or (META if META in repr(normalizer) else None)  # ▁ written by a Replace or a Prepend
+        if self.model_type == "BPE":
+            self.kind = "tokenizer.json (SentencePiece BPE, byte fallback)" if model.get("byte_fallback") else "tokenizer.json (SentencePiece BPE)"
+            self._read_bpe(model, where)
+        else:
+            self.kind = "tokenizer.json (SentencePiece Unigram)"
+            self._read_unigram(model, where)
+        self._read_added(data.get("added_tokens"), where)
+
+    # --- the file's parts ---
+
+    def _read_added(self, added, where: str) -> None:
+        if added is None:
+            added = []
+        if not isinstance(added, list):
+            raise TokenizerFileError(f"{where}: $.added_tokens is {_short(added)}, not a list")
+        raw, normalized = [], []
+        self._added_ids: dict[str, int] = {}
+        for index, token in enumerate(added):
+            if not isinstance(token, dict) or not isinstance(token.get("content"), str) or not token["content"]:
+                raise TokenizerFileError(f"{where}: $.added_tokens[{index}] has no content")
+            for flag in ("lstrip", "rstrip", "single_word"):
+                if token.get(flag):
+                    raise TokenizerFileError(f"{where}: $.added_tokens[{index}].{flag} is set ({token['content']!r}), not supported")
+            (normalized if token.get("normalized", not token.get("special", False)) else raw).append(token["content"])
+            if type(token.get("id")) is not int or token["id"] < 0:
+                raise TokenizerFileError(f"{where}: $.added_tokens[{index}].id is {_short(token.get('id'))}, not a token id")
+            self._added_ids[token["content"]] = token["id"]
+        self.added = raw + normalized
+        self._raw_specials = Literals(raw)
+        self._normalized_specials = Literals(normalized)
+
+    def _read_vocab_dict(self, model: dict, where: str) -> dict[str, int]:
+        vocab = model.get("vocab")
+        if not isinstance(vocab, dict):
+            raise TokenizerFileError(f"{where}: $.model.vocab is {type(vocab).__name__}, not an object")
+        if len(vocab) > MAX_PIECES:
+            raise TokenizerFileError(f"{where}: $.model.vocab has {len(vocab):,} entries (more than {MAX_PIECES:,})")
+        if not set(map(type, vocab.values())) <= {int} or min(vocab.values(), default=0) < 0:
+            token, bad = next((t, i) for t, i in vocab.items() if type(i) is not int or i < 0)
+            raise TokenizerFileError(f"{where}: $.model.vocab[{token!r}] is {_short(bad)}, not a token id")
+        return vocab
+
+    def _read_bpe(self, model: dict, where: str) -> None:
+        for key, allowed in (("dropout", (None, 0, 0.0)), ("continuing_subword_prefix", (None, "")),
+                             ("end_of_word_suffix", (None, ""))):
+            if model.get(key) not in allowed:
+                raise TokenizerFileError(f"{where}: $.model.{key} is {_short(model.get(key))}, not supported")
+        vocab = self._read_vocab_dict(model, where)
+        merges = model.get("merges")
+        if not isinstance(merges, list):
+            raise TokenizerFileError(f"{where}: $.model.merges is {type(merges).__name__}, not a list")
+        self.vocab = vocab
+        self.size = max(vocab.values(), default=-1) + 1
+        self.ignore_merges = bool(model.get("ignore_merges", False))
+        self.byte_fallback = bool(model.get("byte_fallback", False))
+        self.fuse_unk = bool(model.get("fuse_unk", False))
+        unk = model.get("unk_token")
+        if unk is not None and unk not in vocab:
+            raise TokenizerFileError(f"{where}: $.model.unk_token {unk!r} is not in the vocabulary")
+        self.unk_id = vocab.get(unk) if unk is not None else None
+        self.byte_ids = [vocab.get(byte_token(b)) for b in range(256)] if self.byte_fallback else [None] * 256
+        self.pair_ranks = _pair_ranks(vocab, merges, self.size, where + ": $")
+        texts = getattr(self.pair_ranks, "texts", None)  # id -> text, made by _pair_ranks when ids are unique
+        self._texts = texts if texts is not None else {token_id: text for text, token_id in vocab.items()}
+        self._cut = self._safe_cuts(merges)
+
+    def _safe_cuts(self, merges: list):
+        """A regex whose zero-width matches are places no merge can cross (before a ``▁`` that no
+        merge joins to the character before it), or None: the word is merged whole."""
+        meta = self.meta
+        if meta is None or meta not in self.vocab:
+            return None
+        if None in self.byte_ids and self.unk_id is not None and self.fuse_unk:
+            return None  # unknown characters on both sides of a cut would fuse into one token
+        if merges and isinstance(merges[0], str):
+            cut = [merge.partition(" ") for merge in merges]
+            lefts, rights = list(map(operator.itemgetter(0), cut)), list(map(operator.itemgetter(2), cut))
+        else:  # pairs (checked by _pair_ranks already)
+            lefts, rights = list(map(operator.itemgetter(0), merges)), list(map(operator.itemgetter(1), merges))
+        specials = {byte_token(b) for b in range(256)} | ({self._texts[self.unk_id]} if self.unk_id is not None else set())
+        if not specials.isdisjoint(lefts) or not specials.isdisjoint(rights):
+            return None  # byte tokens merge on: a character's fallback bytes could join a neighbour
+        starts_meta = map(meta.__eq__, map(operator.itemgetter(slice(0, 1)), rights))
+        joining = sorted({left[-1] for left in compress(lefts, starts_meta) if left})
+        if meta in joining:
+            joining.remove(meta)
+            before = "(?<![" + "".join(map(re.escape, joining)) + re.escape(meta) + "])" if joining else "(?<!" + re.escape(meta) + ")"
+        else:
+            before = "(?<![" + "".join(map(re.escape, joining)) + "])" if joining else ""
+        return re.compile(before + "(?=" + re.escape(meta) + ")")
+
+    def _read_unigram(self, model: dict, where: str) -> None:
+        vocab = model.get("vocab")
+        if not isinstance(vocab, list):
+            raise TokenizerFileError(f"{where}: $.model.vocab is {type(vocab).__name__}, not a list of [piece, score]")
+        if len(vocab) > MAX_PIECES:
+            raise TokenizerFileError(f"{where}: $.model.vocab has {len(vocab):,} entries (more than {MAX_PIECES:,})")
+        pieces, scores = [], []
+        for index, entry in enumerate(vocab):
+            if (not isinstance(entry, list) or len(entry) != 2 or not isinstance(entry[0], str)
+                    or type(entry[1]) not in (int, float) or entry[1] != entry[1] or abs(entry[1]) == float("inf")):
+                raise TokenizerFileError(f"{where}: $.model.vocab[{index}] is {_short(entry)}, not [piece, score] "
+                                         "with a finite number")
+            if len(entry[0]) > MAX_PIECE_CHARS:
+                raise TokenizerFileError(f"{where}: $.model.vocab[{index}] is a piece of {len(entry[0]):,} characters")
+            pieces.append(entry[0])
+            scores.append(float(entry[1]))
+        unk_id = model.get("unk_id")
+        if type(unk_id) is not int or not 0 <= unk_id < len(pieces):
+            raise TokenizerFileError(f"{where}: $.model.unk_id is {_short(unk_id)}, not an index into $.model.vocab "
+                                     "(tokenizers cannot encode an unknown character without it)")
+        self.byte_fallback = bool(model.get("byte_fallback", False))
+        self.lattice = Lattice(pieces, scores, unk_id, self.byte_fallback)
+        self.vocab = self.lattice.ids
+
+    # --- the pipeline ---
+
+    def split(self, text: str) -> list[tuple[str, bool, bool]]:
+        """(part, is an added token, begins the input), the parts normalized."""
+        result = []
+        first = True
+        for part, special in self._raw_specials.split(text):
+            if special:
+                result.append((part, True, False))
+                first = False
+                continue
+            if self.normalize is not None:
+                part = self.normalize(part)
+            for inner, inner_special in self._normalized_specials.split(part):
+                result.append((inner, inner_special, first and not inner_special))
+                first = False
+            first = False
+        return result
+
+    def _count_text(self, part: str, first: bool) -> int:
+        count = self._count_word
+        return sum(count(piece) for piece in self.pre_tokenize(part, first))
+
+    def count(self, text: str) -> int:
+        text = exact.without_lone_surrogates(text)
+        return sum(1 if special else self._count_text(part, first) for part, special, first in self.split(text))
+
+    count_prompt = count
+
+    def tokens(self, text: str) -> list[bytes]:
+        text = exact.without_lone_surrogates(text)
+        result: list[bytes] = []
+        for part, special, first in self.split(text):
+            if special:
+                result.append(part.encode("utf-8"))
+                continue
+            for piece in self.pre_tokenize(part, first):
+                result.extend(map(self._token_bytes, self._word_ids(piece)))
+        return result
+
+    def ids(self, text: str) -> list[int]:
+        """The token ids, as ``encode(text, add_special_tokens=False).ids`` gives them."""
+        text = exact.without_lone_surrogates(text)
+        result: list[int] = []
+        for part, special, first in self.split(text):
+            if special:
+                result.append(self._added_ids[part])
+                continue
+            for piece in self.pre_tokenize(part, first):
+                result.extend(self._word_ids(piece))
+        return result
+
+    def _token_bytes(self, token_id: int) -> bytes:
+        text = self._texts[token_id] if self.model_type == "BPE" else self.lattice.pieces[token_id]
+        if len(text) == 6 and text.startswith("<0x") and text.endswith(">") and self._is_byte_token(token_id, text):
+            return bytes([int(text[3:5], 16)])
+        if self.meta is not None:
+            text = text.replace(self.meta, " ")
+        return text.encode("utf-8")
+
+    def _is_byte_token(self, token_id: int, text: str) -> bool:
+        try:
+            value = int(text[3:5], 16)
+        except ValueError:
+            return False
+        return self.vocab.get(byte_token(value)) == token_id
+
+    @property
+    def by_bytes(self) -> "_IdsOfBytes":
+        return _IdsOfBytes(self)
+
+    # --- the model ---
+
+    def _count_word(self, word: str) -> int:
+        if self.model_type != "BPE":
+            return self.lattice.count(word)
+        if self.ignore_merges and word in self.vocab:
+            return 1
+        counts = self._counts
+        total = 0
+        chunks = self._cut.split(word) if self._cut is not None else (word,)
+        for chunk in chunks:
+            known = counts.get(chunk)
+            if known is None:
+                if not chunk:
+                    continue
+                known = len(self._merge(self._symbols(chunk)))
+                if len(chunk) <= self.CACHED_LENGTH:
+                    if len(counts) >= self.CACHE_LIMIT:
+                        counts.clear()
+                    counts[chunk] = known
+            total += known
+        return total
+
+    def _word_ids(self, word: str) -> list[int]:
+        if self.model_type != "BPE":
+            return self.lattice.ids_of(word)
+        if self.ignore_merges and word in self.vocab:
+            return [self.vocab[word]]
+        chunks = self._cut.split(word) if self._cut is not None else (word,)
+        return [token_id for chunk in chunks if chunk for token_id in self._merge(self._symbols(chunk))]
+
+    def _symbols(self, chunk: str) -> list[int]:
+        """Each character's token; else its bytes' tokens (byte fallback); else the unknown token, fused."""
+        ids = list(map(self.vocab.get, chunk))
+        if None not in ids:
+            return ids
+        result: list[int] = []
+        pending_unknown = None  # an unknown token that the next unknown character may fuse into
+        byte_ids = self.byte_ids
+        for char, token_id in zip(chunk, ids):
+            if token_id is not None:
+                if pending_unknown is not None:
+                    result.append(pending_unknown)
+                    pending_unknown = None
+                result.append(token_id)
+                continue
+            fallback = [byte_ids[b] for b in char.encode("utf-8")]
+            if self.byte_fallback and None not in fallback:
+                result.extend(fallback)  # (tokenizers adds a pending unknown token after these)
+                continue
+            if self.unk_id is None:
+                continue  # tokenizers drops a character it has no token for
+            if pending_unknown is not None and not self.fuse_unk:
+                result.append(pending_unknown)
+            pending_unknown = self.unk_id
+        if pending_unknown is not None:
+            result.append(pending_unknown)
+        return result
+
+    def _merge(self, ids: list[int]) -> list[int]:
+        if len(ids) >= HEAP_FROM:
+            return self._merge_with_heap(ids)
+        ranks = self.pair_ranks
+        size = self.size
+        pairs = [ranks[ids[i] * size + ids[i + 1]] for i in range(len(ids) - 1)]
+        while pairs:
+            best = min(pairs)
+            if best == NO_MERGE:
+                break
+            i = pairs.index(best)  # leftmost of the lowest rank
+            ids[i] = best % size
+            del ids[i + 1]
+            del pairs[i]
+            if i < len(pairs):
+                pairs[i] = ranks[ids[i] * size + ids[i + 1]]
+            if i:
+                pairs[i - 1] = ranks[ids[i - 1] * size + ids[i]]
+        return ids
+
+    def _merge_with_heap(self, ids: list[int]) -> list[int]:
+        """The same rule in O(n log n): candidates (rank, position) in a heap, stale ones skipped."""
+        ranks = self.pair_ranks
+        size = self.size
+        n = len(ids)
+        span = n + 1
+        following = list(range(1, n + 1))
+        preceding = list(range(-1, n - 1))
+        alive = bytearray(b"\x01") * n
+        heap = []
+        for i in range(n - 1):
+            value = ranks[ids[i] * size + ids[i + 1]]
+            if value != NO_MERGE:
+                heap.append(value * span + i)
+        heapq.heapify(heap)
+        pop, push = heapq.heappop, heapq.heappush
+        while heap:
+            value, i = divmod(pop(heap), span)
+            if not alive[i]:
+                continue
+            j = following[i]
+            if j >= n or ranks[ids[i] * size + ids[j]] != value:
+                continue
+            ids[i] = value % size
+            alive[j] = 0
+            after = following[j]
+            following[i] = after
+            if after < n:
+                preceding[after] = i
+                found = ranks[ids[i] * size + ids[after]]
+                if found != NO_MERGE:
+                    push(heap, found * span + i)
+            before = preceding[i]
+            if before >= 0:
+                found = ranks[ids[before] * size + ids[i]]
+                if found != NO_MERGE:
+                    push(heap, found * span + before)
+        return [ids[i] for i in range(n) if alive[i]]
+
+
+class _IdsOfBytes:
+    """A token's bytes (as ``tokens`` gives them) -> its id, for the page's token view."""
+
+    def __init__(self, tokenizer: JSONSentencePiece):
+        self.tokenizer = tokenizer
+
+    def get(self, piece: bytes, default=None):
+        vocab = self.tokenizer.vocab
+        try:
+            text = piece.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        if text is not None:
+            meta = self.tokenizer.meta
+            for candidate in ((text.replace(" ", meta), text) if meta else (text,)):
+                if candidate in vocab:
+                    return vocab[candidate]
+        if len(piece) == 1:
+            return vocab.get(byte_token(piece[0]), default)
+        return default
+
+
+class Lattice:
+    """Unigram's best segmentation by score (the Viterbi path), as ``tokenizers`` and ``sentencepiece``
+    compute it: for each end position the best-scoring path, a later candidate replacing an earlier
+    one only when strictly better; the candidates ending at a position are met in order of their
+    start, shortest first. Scores are added as they do (piece score + the path's score so far)."""
+
+    def __init__(self, pieces: list[str], scores: list[float], unk_id: int, byte_fallback: bool,
+                 matched: Iterable[int] | None = None):
+        self.pieces = pieces
+        self.scores = scores
+        self.unk_id = unk_id
+        self.ids = {piece: index for index, piece in enumerate(pieces)}  # a later duplicate's id wins, as in tokenizers' map
+        # the pieces a path may use: every entry (tokenizers), or those sentencepiece matches
+        usable = range(len(pieces)) if matched is None else matched
+        self.score_of: dict[str, float] = {}
+        self.id_of: dict[str, int] = {}
+        for index in usable:
+            piece = pieces[index]
+            if piece:
+                self.score_of[piece] = scores[index]
+                self.id_of[piece] = self.ids[piece]
+        self.prefixes = {piece[:k] for piece in self.score_of for k in range(1, len(piece))}
+        self.longest = max(map(len, self.score_of), default=1)
+        self.unk_score = min(scores, default=0.0) - UNK_PENALTY
+        self.byte_fallback = byte_fallback
+        self.byte_ids = [self.ids.get(byte_token(b)) for b in range(256)]
+        self.has_bytes = byte_fallback and None not in self.byte_ids
+        self._counts: dict[str, int] = {}
+
+    def best_path(self, text: str) -> list[tuple[int, int, bool]]:
+        """(start, end, unknown) of each token of the best path, unknown runs fused."""
+        n = len(text)
+        score = [0.0] * (n + 1)
+        start = [-1] * (n + 1)
+        unknown = [False] * (n + 1)
+        score_of, prefixes, unk_score = self.score_of, self.prefixes, self.unk_score
+        for s in range(n):
+            here = score[s]
+            single = False
+            end = s + 1
+            limit = min(n, s + self.longest)
+            while end <= limit:
+                piece = text[s:end]
+                value = score_of.get(piece)
+                if value is not None:
+                    candidate = value + here
+                    if start[end] < 0 or candidate > score[end]:
+                        score[end], start[end], unknown[end] = candidate, s, False
+                    if end == s + 1:
+                        single = True
+                if piece not in prefixes:
+                    break
+                end += 1
+            if not single:
+                candidate = unk_score + here
+                if start[s + 1] < 0 or candidate > score[s + 1]:
+                    score[s + 1], start[s + 1], unknown[s + 1] = candidate, s, True
+        path = []
+        end = n
+        while end > 0:
+            s = start[end]
+            if unknown[end] and path and path[-1][2]:
+                path[-1] = (s, path[-1][1], True)
+            else:
+                path.append((s, end, unknown[end]))
+            end = s
+        path.reverse()
+        return path
+
+    def count(self, text: str) -> int:
+        known = self._counts.get(text)
+        if known is not None:
+            return known
+        total = 0
+        for s, e, unknown in self.best_path(text):
+            if not unknown or text[s:e] in self.id_of:
+                total += 1
+            elif self.has_bytes:
+                total += len(text[s:e].encode("utf-8"))
+            else:
+                total += 1
+        if len(text) <= 64:
+            if len(self._counts) >= 1 << 16:
+                self._counts.clear()
+            self._counts[text] = total
+        return total
+
+    def ids_of(self, text: str) -> list[int]:
+        result = []
+        for s, e, unknown in self.best_path(text):
+            piece = text[s:e]
+            if not unknown or piece in self.id_of:
+                result.append(self.id_of[piece])
+            elif self.has_bytes:
+                result.extend(self.byte_ids[b] for b in piece.encode("utf-8"))
+            else:
+                result.append(self.unk_id)
+        return result
+
+
+def from_json(data: dict, name: str, sha256: str, source: str) -> Tokenizer | None:
+    """The SentencePiece tokenizer a parsed tokenizer.json describes, or None when it is not one
+    (byte-level BPE: model.py reads it)."""
+    model = data.get("model")
+    if not isinstance(model, dict):
+        return None
+    kind = model.get("type", "BPE" if "merges" in model else None)
+    if kind == "Unigram":
+        return JSONSentencePiece(data, name, sha256, source)
+    if kind == "BPE" and (model.get("byte_fallback") or _is_metaspace(data)):
+        return JSONSentencePiece(data, name, sha256, source)
+    return None
+
+
+def _is_metaspace(data: dict) -> bool:
+    """No ByteLevel step and ▁ written by the normalizer or pre-tokenizer: a SentencePiece BPE."""
+    text = repr(data.get("normalizer")) + repr(data.get("pre_tokenizer"))
+    return "ByteLevel" not in text and META in text
