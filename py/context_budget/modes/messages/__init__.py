@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from ...tokenizers import TOKENIZERS, count_tokens
 from .api import MessagesDoNotFit, MessagesError, TrimmedMessages, count_messages, trim_messages
-from .checks import verify
+from .formats import select, verify  # the three formats: chat (reading.py), anthropic, responses
 from .reading import (
     ALWAYS_PINNED,
     DEFAULT_TOKENIZER,
@@ -32,11 +32,11 @@ from .reading import (
     REPLY_PRIMING,
     ROLES,
     message_cost,
-    parse,
     tool_calls_text,
 )
+from .formats import parse
 from . import rule as rule_module
-from .rule import as_sent, select, succeeded, summarize
+from .rule import as_sent, succeeded, summarize
 
 NAME = "messages"
 COUNTED_COST = None

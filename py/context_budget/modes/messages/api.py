@@ -9,8 +9,9 @@ from typing import Any
 from ..._errors import InvalidInputError
 from ..._shape import InvalidInput
 from ..._values import LIMIT_TOO_LOW, MAX_SAFE_INTEGER, Problem, got, plural, preview
-from .reading import DEFAULT_TOKENIZER, REPLY_PRIMING, parse
-from .rule import select, shortfall_text
+from .formats import parse, select
+from .reading import DEFAULT_TOKENIZER, REPLY_PRIMING
+from .rule import shortfall_text
 from .template import rendered_tokens
 
 
@@ -53,7 +54,8 @@ class TrimmedMessages(list[dict[str, Any]]):
     ``tokens`` (the prompt: the kept messages, the tool definitions and the reply priming),
     ``limit``, ``remaining``, ``kept`` and ``dropped`` (input indices, input order), ``tools_tokens``
     and ``images_at_most`` (``(message, part)`` of each image whose size was unknown, counted at
-    the most an image can cost)."""
+    the most an image can cost), and ``format`` (``"chat"``, ``"anthropic"`` or ``"responses"``:
+    the format read, named or detected)."""
 
     tokens: int
     limit: int
@@ -62,6 +64,7 @@ class TrimmedMessages(list[dict[str, Any]]):
     dropped: list[int]
     tools_tokens: int
     images_at_most: list[tuple[int, int]]
+    format: str
 
 
 def _error(text: str, problems: list[Problem]) -> MessagesError:
@@ -94,13 +97,33 @@ def _listed(value: object, what: str) -> list:
         raise MessagesError(f"{what} must be a list of {what[:-1]} dicts, got {preview(value)}") from None
 
 
+def _dumped(value: object) -> object:
+    """An item whose blocks are SDK objects (``{"role": "assistant", "content": response.content}``,
+    as Anthropic's SDK has it appended) with those objects dumped; any other value as it is."""
+    if isinstance(value, dict):
+        content = value.get("content")
+        if isinstance(content, list) and not set(map(type, content)) <= {dict, str}:
+            return {**value, "content": [_as_dict(block) for block in content]}
+    return value
+
+
 def _parse_call(messages: object, limit: object, tokenizer: object, tools: object = None,
                 token_counter: Callable[[str], int] | None = None, require_user: bool = True, template: object = None,
-                template_options: object = None) -> dict:
+                template_options: object = None, format: object = None, system: object = None, instructions: object = None) -> dict:
     messages = _listed(messages, "messages")
     if not set(map(type, messages)) <= {dict}:  # (at C speed: a chat loop sends a long history every call)
         messages = [_as_dict(message) for message in messages]
-    data: dict[str, object] = {"mode": "messages", "limit": limit, "tokenizer": tokenizer, "messages": messages}
+    data: dict[str, object] = {"mode": "messages", "limit": limit, "messages": messages}
+    if tokenizer is not None:
+        data["tokenizer"] = tokenizer
+    if format is not None or system is not None or instructions is not None:
+        data["messages"] = [_dumped(message) for message in messages]
+        if format is not None:
+            data["format"] = format
+        if system is not None:
+            data["system"] = [_as_dict(block) for block in system] if isinstance(system, (list, tuple)) else system
+        if instructions is not None:
+            data["instructions"] = instructions
     if tools is not None:
         tools = _listed(tools, "tools")
         data["tools"] = [_as_dict(tool) for tool in tools]
@@ -122,8 +145,11 @@ def _parse_call(messages: object, limit: object, tokenizer: object, tools: objec
 def trim_messages(
     messages: Sequence[Mapping[str, object] | Any],
     limit: int,
-    tokenizer: str = DEFAULT_TOKENIZER,
+    tokenizer: str | None = None,
     *,
+    format: str | None = None,
+    system: str | Sequence[Mapping[str, object] | Any] | None = None,
+    instructions: str | None = None,
     tools: Sequence[Mapping[str, object] | Any] | None = None,
     token_counter: Callable[[str], int] | None = None,
     template: str | None = None,
@@ -156,7 +182,8 @@ def trim_messages(
     received, and :class:`MessagesDoNotFit` (a ``MessagesError``, with ``.shortfall``) when what
     must be kept alone exceeds the limit.
     """
-    parsed = _parse_call(messages, limit, tokenizer, tools, token_counter, template=template, template_options=template_options)
+    parsed = _parse_call(messages, limit, tokenizer, tools, token_counter, template=template, template_options=template_options,
+                         format=format, system=system, instructions=instructions)
     result = select(parsed, with_trace=False)
     if result["shortfall"]:
         result = select(parsed)  # the trace names what must be kept
@@ -170,13 +197,17 @@ def trim_messages(
     trimmed.tokens, trimmed.limit, trimmed.remaining = result["tokens"], result["limit"], result["remaining"]
     trimmed.kept, trimmed.dropped, trimmed.tools_tokens = result["kept"], result["dropped"], result["tools_tokens"]
     trimmed.images_at_most = [(image["index"], image["part"]) for image in result["images"] if image["at_most"]]
+    trimmed.format = result.get("format", "chat")
     return trimmed
 
 
 def count_messages(
     messages: Sequence[Mapping[str, object] | Any],
-    tokenizer: str = DEFAULT_TOKENIZER,
+    tokenizer: str | None = None,
     *,
+    format: str | None = None,
+    system: str | Sequence[Mapping[str, object] | Any] | None = None,
+    instructions: str | None = None,
     tools: Sequence[Mapping[str, object] | Any] | None = None,
     token_counter: Callable[[str], int] | None = None,
     template: str | None = None,
@@ -187,8 +218,8 @@ def count_messages(
     or a model name) or ``token_counter``; with ``template`` (and its ``template_options``), the prompt
     that chat template renders, counted by the model's tokenizer named by ``tokenizer``. Raises :class:`MessagesError` for invalid input."""
     parsed = _parse_call(messages, MAX_SAFE_INTEGER, tokenizer, tools, token_counter, require_user=False, template=template,
-                         template_options=template_options)
+                         template_options=template_options, format=format, system=system, instructions=instructions)
     if parsed.get("template"):
         return rendered_tokens(parsed["messages"], parsed["template"], parsed["tokenizer"], parsed["template_tools"],
                                parsed["template_options"])
-    return REPLY_PRIMING + parsed["tools_tokens"] + sum(parsed["costs"])
+    return parsed.get("priming", REPLY_PRIMING) + parsed["tools_tokens"] + sum(parsed["costs"])

@@ -1,0 +1,166 @@
+"""What the Anthropic and Responses readers share: each item read into a record, the records
+grouped into the units the chat reader makes (a tool use with its results), and the ``parsed``
+dict ``rule.py`` takes, so that the rule and its walk are the chat format's own.
+
+A record is ``{role, pinned, calls, answers, joins, closes, user_turn, texts, json_texts, images, flat}``:
+
+- ``role``: the role the rule reads (``system``, ``developer``, ``user``, ``assistant``, or ``tool``
+  for an item that carries tool results);
+- ``calls``: ``[(id, path)]`` of the tool uses the item makes; ``answers``: ``[(id, path)]`` of the
+  results it carries;
+- ``joins``: the item belongs to the unit of the item before it (a Responses function call after
+  its reasoning or its assistant message);
+- ``closes``: the unit's results are all in this one item (Anthropic: one user message answers
+  every ``tool_use`` of the assistant message before it);
+- ``user_turn``: the item starts a turn of the user's own (the live turn starts at the newest).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ...._values import (
+    DUPLICATE_ID,
+    NO_USER_MESSAGE,
+    TOOL_CALL_UNANSWERED,
+    TOOL_RESULT_MISPLACED,
+    TOOL_RESULT_UNMATCHED,
+    Key,
+    Problem,
+    json_text,
+    path_text,
+)
+from ...._ordinal import identity_key
+from ..reading import INPUT_SUMMARY, MESSAGE_SUMMARY, NO_USER_SUMMARY, PER_MESSAGE, REPLY_PRIMING
+from ...._shape import InvalidInput
+
+
+def record(role: str, pinned: bool = False, **fields: object) -> dict:
+    base = {"role": role, "pinned": pinned or role in ("system", "developer"), "calls": [], "answers": [], "joins": False,
+            "closes": False, "user_turn": role == "user", "texts": [], "json_texts": [], "images": [], "flat": False}
+    base.update(fields)
+    return base
+
+
+def group(records: list[dict | None], items_key: str, problems: list[Problem],
+          joins: Callable[[dict, dict], bool] | None = None) -> list[int]:
+    """Each item's unit (the index of its first item), with the chat reader's problems, in its words:
+    a result must directly follow the item that made its call, and every call needs its result."""
+    unit_of: list[int] = []
+    made_at: dict[str, int] = {}
+    answered_at: dict[str, int] = {}
+    call_sites: dict[str, str] = {}
+    waiting: dict[str, tuple] = {}
+    open_unit: int | None = None
+    orphans: list[tuple] = []
+
+    def close() -> None:
+        for call_id, call_at in waiting.items():
+            problems.append(Problem(call_at, TOOL_CALL_UNANSWERED, f"no tool message answers the call {json_text(call_id)} (its result must directly follow this assistant message)"))
+        waiting.clear()
+
+    for index, item in enumerate(records):
+        if item is None:
+            close()
+            open_unit = None
+            unit_of.append(index)
+            continue
+        if item["answers"]:
+            joined = open_unit is not None and any(identity_key(call_id) in waiting for call_id, _ in item["answers"])
+            for call_id, where in item["answers"]:
+                key = identity_key(call_id)
+                if joined and key in waiting:
+                    del waiting[key]
+                    answered_at[key] = index
+                elif key in answered_at:
+                    problems.append(Problem(where, TOOL_RESULT_UNMATCHED, f"the call {json_text(call_id)} is already answered at {path_text((items_key, answered_at[key]))}"))
+                else:
+                    orphans.append((len(problems), where, call_id))
+                    problems.append(None)  # type: ignore[arg-type]
+            if joined:
+                unit_of.append(open_unit)  # type: ignore[arg-type]
+                if item["closes"]:
+                    close()
+                    open_unit = None
+                continue
+            close()
+            open_unit = None
+            unit_of.append(index)
+            continue
+        previous = records[index - 1] if index else None
+        if joins is not None and previous is not None and open_unit == unit_of[index - 1] and joins(item, previous):
+            unit_of.append(open_unit)
+        else:
+            close()
+            open_unit = index
+            unit_of.append(index)
+        for call_id, call_at in item["calls"]:
+            key = identity_key(call_id)
+            first = call_sites.setdefault(key, path_text(call_at))
+            if first != path_text(call_at):
+                problems.append(Problem(call_at, DUPLICATE_ID, f"duplicate tool call id {json_text(call_id)} (first used at {first})", first))
+                continue
+            made_at.setdefault(key, index)
+            waiting[key] = call_at
+    close()
+    for position, where, call_id in orphans:
+        key = identity_key(call_id)
+        if key in made_at:
+            problems[position] = Problem(where, TOOL_RESULT_MISPLACED, f"answers the call {json_text(call_id)} made at {path_text((items_key, made_at[key]))}, but a tool result must directly follow the assistant message that made the call")
+        else:
+            problems[position] = Problem(where, TOOL_RESULT_UNMATCHED, f"no assistant message made a tool call with id {json_text(call_id)}")
+    return unit_of
+
+
+def cost_of(item: dict, count: Callable[[str], int], role_word: str) -> int:
+    """The chat accounting: 3 an item, its role's count, each text and JSON text counted, its images."""
+    return PER_MESSAGE + count(role_word) + sum(map(count, item["texts"])) + sum(map(count, item["json_texts"])) \
+        + sum(image["tokens"] for image in item["images"])
+
+
+def raise_problems(problems: list[Problem], items_key: str, top_problems: int) -> None:
+    def position(problem: Problem) -> int:
+        at = problem.at
+        return at[1] if len(at) >= 2 and at[0] == items_key and isinstance(at[1], int) else -1
+
+    problems.sort(key=position)
+    only_items = top_problems == 0 and all(position(problem) >= 0 for problem in problems)
+    if top_problems == 0 and problems[0].code == NO_USER_MESSAGE:
+        raise InvalidInput(problems, "message shape", NO_USER_SUMMARY)
+    raise InvalidInput(problems, "message shape" if only_items else "input shape", MESSAGE_SUMMARY if only_items else INPUT_SUMMARY)
+
+
+def parsed_of(records: list[dict], unit_of: list[int], costs: list[int], items: list, *, limit: int, tokenizer: str, fmt: str,
+              detected: bool, items_key: str, system_tokens: int, tools: list[str], tool_costs: list[int], tools_tokens: int,
+              sent: Callable[[dict], dict]) -> dict:
+    """The dict ``rule.py`` reads (the chat reader's keys), with what the format adds."""
+    users = [index for index, item in enumerate(records) if item["user_turn"]]
+    live_start = unit_of[users[-1]] if users else len(records)
+    images = []
+    for index, item in enumerate(records):
+        for image in item["images"]:
+            images.append({"index": index, **{key: value for key, value in image.items() if key != "index"}})
+    return {
+        "limit": limit, "tokenizer": tokenizer, "model": None, "messages": items,
+        "roles": [item["role"] for item in records], "pinned": [item["pinned"] for item in records],
+        "flat": [True] * len(records),  # rule.select copies each item plainly; the format's own copy replaces it
+        "format_flat": [item["flat"] for item in records],
+        "unit_of": unit_of, "costs": costs, "live_start": live_start, "images": images,
+        "tools": tools, "tool_costs": tool_costs, "tools_tokens": tools_tokens,
+        "priming": REPLY_PRIMING + system_tokens, "system_tokens": system_tokens,
+        "format": fmt, "format_detected": detected, "items_key": items_key, "sent": sent,
+    }
+
+
+def without_nulls(value: object, keep: frozenset = frozenset()) -> object:
+    """A copy down to the strings, without the null fields an SDK's dump writes for what was left out
+    (the request types do not take them); the values under ``keep`` (a tool's input, a schema) as given."""
+    if isinstance(value, dict):
+        return {key: (item if key in keep else without_nulls(item, keep)) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [without_nulls(item, keep) for item in value]
+    return value
+
+
+def path(items_key: str, *rest: Key) -> tuple[Key, ...]:
+    return (items_key, *rest)
