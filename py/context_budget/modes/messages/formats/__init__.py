@@ -58,14 +58,14 @@ def detect(top: dict) -> tuple[str | None, bool]:
         for item in items:
             if not isinstance(item, dict):
                 continue
-            if "type" in item and item["type"] in RESPONSES_TYPES:
+            if isinstance(item.get("type"), str) and item["type"] in RESPONSES_TYPES:
                 signals.add("responses")
             if item.get("role") == "tool" or "tool_calls" in item or "tool_call_id" in item:
                 signals.add("chat")
             content = item.get("content")
             if isinstance(content, list):
                 for block in content:
-                    if isinstance(block, dict) and block.get("type") in ANTHROPIC_BLOCKS:
+                    if isinstance(block, dict) and isinstance(block.get("type"), str) and block["type"] in ANTHROPIC_BLOCKS:
                         signals.add("anthropic")
                         break
             if len(signals) > 1:
@@ -87,7 +87,7 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
         parsed = reading.parse({key: value for key, value in data.items() if key != "format"}, token_counter, require_user)
         parsed["format"], parsed["format_detected"] = "chat", False
         return parsed
-    if fmt not in READERS:
+    if not isinstance(fmt, str) or fmt not in READERS:
         if fmt is None:
             problem = Problem(("format",), INVALID_VALUE, "the input reads as both the anthropic and the responses format: name it (\"format\": \"anthropic\" or \"responses\")")
         else:
@@ -103,10 +103,10 @@ def _has_typed_items(items: object) -> bool:
         return False
     for item in items:
         if isinstance(item, dict):
-            if item.get("type") in RESPONSES_TYPES:
+            if isinstance(item.get("type"), str) and item["type"] in RESPONSES_TYPES:
                 return True
             content = item.get("content")
-            if isinstance(content, list) and any(isinstance(block, dict) and block.get("type") in ANTHROPIC_BLOCKS for block in content):
+            if isinstance(content, list) and any(isinstance(block, dict) and isinstance(block.get("type"), str) and block["type"] in ANTHROPIC_BLOCKS for block in content):
                 return not any(isinstance(other, dict) and (other.get("role") == "tool" or "tool_calls" in other) for other in items)
     return False
 
@@ -220,7 +220,7 @@ def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
     from . import checks
 
     fmt = detect(data)[0] if isinstance(data, dict) else "chat"  # re-read from the input, not the report
-    if fmt not in READERS:
+    if not isinstance(fmt, str) or fmt not in READERS:
         return chat_checks.verify({key: value for key, value in data.items() if key != "format"} if "format" in data else data, result, parsed)
     return checks.verify(data, result, fmt)
 

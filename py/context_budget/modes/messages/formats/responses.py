@@ -169,7 +169,7 @@ def read_item(item: object, at: tuple[Key, ...], problems: list[Problem]) -> dic
     if kind is None:
         problems.append(missing_key(at, "type", " (or a message's role)"))
         return None
-    if kind not in ITEM_KEYS:
+    if not isinstance(kind, str) or kind not in ITEM_KEYS:
         if isinstance(kind, str) and kind in NOT_READ:
             problems.append(Problem((*at, "type"), NOT_TEXT, f"an item of type {json_text(kind)} is not counted by this mode (messages, function and custom tool calls, their outputs and reasoning only); give it a budget of its own"))
         else:
