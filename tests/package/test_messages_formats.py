@@ -501,3 +501,55 @@ def test_the_checks_fail_a_report_whose_kept_items_or_counts_were_changed():
     assert not formats.verify(data, wrong)[0]["pass"]
     wrong = {**result, "system_tokens": 0}
     assert not formats.verify(data, wrong)[0]["pass"]
+
+
+# ---------------------------------------------------------------- remembered histories
+
+@pytest.mark.parametrize("fmt", ["anthropic", "responses"])
+def test_a_history_read_before_reads_only_what_was_appended_and_a_change_in_place_is_read_afresh(fmt):
+    from context_budget.modes.messages.formats import known
+
+    items = (to_anthropic if fmt == "anthropic" else to_responses)(CHAT)[0]
+    tokenizer = "o200k_base"
+    first = trim_messages(items, 10_000, tokenizer, format=fmt)
+    appended = items + [{"role": "assistant", "content": "Tomorrow."}, {"role": "user", "content": "Great."}]
+    assert trim_messages(appended, 10_000, tokenizer, format=fmt).tokens == count_messages(appended, tokenizer, format=fmt, token_counter=lambda text: count_tokens(text, tokenizer))
+    assert any(len(entry.snapshot) == len(appended) for entry in known.HISTORIES._known)
+    changed = json.loads(json.dumps(items))
+    calls = [block for item in changed if isinstance(item.get("content"), list) for block in item["content"] if block.get("type") == "tool_use"] \
+        if fmt == "anthropic" else [item for item in changed if item.get("type") == "function_call"]
+    calls[0]["input" if fmt == "anthropic" else "arguments"] = {"order": "A-1042", "a": 1} if fmt == "anthropic" else "{\"order\":\"A-1042\",\"a\":1}"
+    assert trim_messages(changed, 10_000, tokenizer, format=fmt).tokens > first.tokens
+    changed[-1]["pinned"] = 1  # a value of the wrong type after a valid call: still an error
+    with pytest.raises(MessagesError):
+        trim_messages(changed, 10_000, tokenizer, format=fmt)
+    trimmed = trim_messages(items, 10_000, tokenizer, format=fmt)
+    trimmed[0]["content"] = "mutated"
+    assert items[0]["content"] != "mutated"
+
+
+JUNK = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-3, 5000), st.text(max_size=6),
+                              st.sampled_from(["text", "image", "tool_use", "tool_result", "thinking", "document", "base64", "url", "content",
+                                               "function_call", "function_call_output", "reasoning", "input_text", "input_image", "output_text",
+                                               "message", "user", "assistant", "system", "t1", "summary_text"])),
+                    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                            st.dictionaries(st.sampled_from(["type", "role", "content", "text", "id", "tool_use_id", "input", "name",
+                                                                             "source", "data", "media_type", "call_id", "arguments", "output", "summary",
+                                                                             "image_url", "detail", "pinned", "signature", "thinking"]), inner, max_size=4)),
+                    max_leaves=14)
+
+
+@settings(max_examples=300)
+@given(items=st.lists(JUNK, max_size=4), fmt=st.sampled_from(["anthropic", "responses", None]), system=JUNK)
+def test_near_valid_items_never_raise_and_a_valid_report_passes_its_checks(items, fmt, system):
+    data = {"mode": "messages", "limit": 3000, "messages": items}
+    if fmt:
+        data["format"] = fmt
+        data["system" if fmt == "anthropic" else "instructions"] = system
+    report = evaluate(data)
+    assert "internal error" not in [check["name"] for check in report["checks"]], report
+    if "errors" not in report:
+        assert all(check["pass"] for check in report["checks"]), report["checks"]
+        if report.get("format") in ("anthropic", "responses"):
+            sdk_valid(report["messages"], report["format"])
+    json.dumps(report)

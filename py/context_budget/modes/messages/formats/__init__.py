@@ -32,7 +32,8 @@ from ....tokenizers import TOKENIZERS, counter
 from .. import reading, rule
 from ..reading import INPUT_SUMMARY, PER_MESSAGE, cached_counter, read_tokenizer
 from . import anthropic, responses
-from .common import cost_of, group, parsed_of, raise_problems, record, without_nulls
+from .common import Grouping, cost_of, group, parsed_of, raise_problems, record, without_nulls
+from .known import HISTORIES
 
 FORMATS = ("chat", "anthropic", "responses")
 READERS = {"anthropic": anthropic, "responses": responses}
@@ -144,6 +145,10 @@ def _parse_format(reader, data: dict, token_counter: Callable[[str], int] | None
     top_problems = len(problems)
     records: list[dict | None] = []
     items: list = []
+    remember = token_counter is None and tokenizer in TOKENIZERS and not problems
+    key = (reader.NAME, tokenizer, items_key)
+    known = None
+    first = 0
     if items_key not in top:
         problems.append(missing_key((), items_key))
     else:
@@ -155,9 +160,15 @@ def _parse_format(reader, data: dict, token_counter: Callable[[str], int] | None
         else:
             if not items:
                 problems.append(Problem((items_key,), EMPTY, "expected at least one message, got an empty array"))
-        records = [reader.read_item(item, (items_key, index), problems) for index, item in enumerate(items)]
-    readable = [item if item is not None else reader.as_far_as_readable(raw, (items_key, index)) for index, (item, raw) in enumerate(zip(records, items))]
-    unit_of = group(readable, items_key, problems, responses.joins_previous if reader is responses else None)
+        known = HISTORIES.find(key, items) if remember and items else None  # a history read before: only what was appended is read
+        first = len(known.snapshot) if known else 0
+        records = (list(known.records) if known else []) + [reader.read_item(item, (items_key, index), problems) for index, item in enumerate(items[first:], first)]
+    readable = records[:first] + [item if item is not None else reader.as_far_as_readable(raw, (items_key, index))
+                                  for index, (item, raw) in enumerate(zip(records[first:], items[first:]), first)]
+    grouping = known.grouping.copy() if known else Grouping(items_key, responses.joins_previous if reader is responses else None)  # type: ignore[attr-defined]
+    grouping.feed(readable, first, problems)
+    grouping.finish(problems)
+    unit_of = grouping.unit_of
     if records and not problems and require_user and not any(item["user_turn"] for item in records if item is not None):
         roles = sorted({item["role"] for item in records if item is not None})
         problems.append(Problem((items_key,), NO_USER_MESSAGE, f"no message has the role \"user\" (its roles: {', '.join(roles)}): a conversation sent to a model needs a user turn to answer"))
@@ -166,7 +177,9 @@ def _parse_format(reader, data: dict, token_counter: Callable[[str], int] | None
     callers = token_counter is not None or tokenizer not in TOKENIZERS
     count = reading._callers_counter(token_counter or counter(tokenizer)) if callers else cached_counter(tokenizer)
     word = {"tool": "user"} if reader is anthropic else {}
-    costs = [cost_of(item, count, word.get(item["role"], item["role"])) for item in records]  # type: ignore[index]
+    costs = (list(known.costs) if known else []) + [cost_of(item, count, word.get(item["role"], item["role"])) for item in records[first:]]  # type: ignore[index]
+    if remember:
+        HISTORIES.keep(key, items, records, costs, grouping.copy(), known)
     system_tokens = PER_MESSAGE + count("system" if reader is anthropic else "developer") + sum(map(count, system_texts)) if system_texts else 0
     if reader is anthropic:
         tool_costs, tools_tokens = anthropic.tool_costs(tools, count)
@@ -197,17 +210,21 @@ def _parse_format(reader, data: dict, token_counter: Callable[[str], int] | None
 def select(parsed: dict, with_trace: bool = True) -> dict:
     """``rule.select``, then what the format sends and counts: the caller's own items as a request
     in that format takes them, and the system prompt or instructions in the count."""
-    result = rule.select(parsed, with_trace)
     fmt = parsed.get("format")
-    if fmt is None:
+    if fmt is None or fmt == "chat":
+        result = rule.select(parsed, with_trace)
+        if fmt is not None:
+            result["format"] = fmt
         return result
+    blank: dict = {}
+    result = rule.select({**parsed, "messages": [blank] * len(parsed["costs"])}, with_trace)  # (its copies are the chat format's: replaced below)
     result["format"] = fmt
     if parsed.get("format_detected"):
         result["format_detected"] = True
     if fmt == "chat":
         return result
     kept, costs, items, flat = result["kept"], parsed["costs"], parsed["messages"], parsed["format_flat"]
-    tokens = parsed["priming"] + parsed["tools_tokens"] + sum(costs[index] for index in kept) if kept else 0
+    tokens = parsed["priming"] + parsed["tools_tokens"] + sum(map(costs.__getitem__, kept)) if kept else 0
     result["tokens"], result["remaining"] = tokens, parsed["limit"] - tokens
     sent = parsed["sent"]
     result["messages"] = [dict(items[index]) if flat[index] and "pinned" not in items[index] else sent(items[index]) for index in kept]

@@ -42,74 +42,102 @@ def record(role: str, pinned: bool = False, **fields: object) -> dict:
     return base
 
 
-def group(records: list[dict | None], items_key: str, problems: list[Problem],
-          joins: Callable[[dict, dict], bool] | None = None) -> list[int]:
+class Grouping:
     """Each item's unit (the index of its first item), with the chat reader's problems, in its words:
-    a result must directly follow the item that made its call, and every call needs its result."""
-    unit_of: list[int] = []
-    made_at: dict[str, int] = {}
-    answered_at: dict[str, int] = {}
-    call_sites: dict[str, str] = {}
-    waiting: dict[str, tuple] = {}
-    open_unit: int | None = None
-    orphans: list[tuple] = []
+    a result must directly follow the item that made its call, and every call needs its result.
+    Fed item by item, so that a remembered history's state is fed only what was appended."""
 
-    def close() -> None:
+    def __init__(self, items_key: str, joins: Callable[[dict, dict], bool] | None = None) -> None:
+        self.items_key, self.joins = items_key, joins
+        self.unit_of: list[int] = []
+        self.made_at: dict[str, int] = {}
+        self.answered_at: dict[str, int] = {}
+        self.call_sites: dict[str, tuple] = {}
+        self.waiting: dict[str, tuple] = {}
+        self.open_unit: int | None = None
+        self.orphans: list[tuple] = []
+
+    def copy(self) -> "Grouping":
+        other = Grouping(self.items_key, self.joins)
+        other.unit_of, other.made_at, other.answered_at = list(self.unit_of), dict(self.made_at), dict(self.answered_at)
+        other.call_sites, other.waiting, other.open_unit = dict(self.call_sites), dict(self.waiting), self.open_unit
+        return other
+
+    def _close(self, problems: list[Problem]) -> None:
+        waiting = self.waiting
+        if not waiting:
+            return
         for call_id, call_at in waiting.items():
             problems.append(Problem(call_at, TOOL_CALL_UNANSWERED, f"no tool message answers the call {json_text(call_id)} (its result must directly follow this assistant message)"))
         waiting.clear()
 
-    for index, item in enumerate(records):
-        if item is None:
-            close()
-            open_unit = None
-            unit_of.append(index)
-            continue
-        if item["answers"]:
-            joined = open_unit is not None and any(identity_key(call_id) in waiting for call_id, _ in item["answers"])
-            for call_id, where in item["answers"]:
+    def feed(self, records: list[dict | None], first: int, problems: list[Problem]) -> None:
+        """``records[first:]``, after the ones fed before."""
+        unit_of, waiting, answered_at, joins = self.unit_of, self.waiting, self.answered_at, self.joins
+        for index in range(first, len(records)):
+            item = records[index]
+            if item is None:
+                self._close(problems)
+                self.open_unit = None
+                unit_of.append(index)
+                continue
+            if item["answers"]:
+                joined = self.open_unit is not None and any(identity_key(call_id) in waiting for call_id, _ in item["answers"])
+                for call_id, where in item["answers"]:
+                    key = identity_key(call_id)
+                    if joined and key in waiting:
+                        del waiting[key]
+                        answered_at[key] = index
+                    elif key in answered_at:
+                        problems.append(Problem(where, TOOL_RESULT_UNMATCHED, f"the call {json_text(call_id)} is already answered at {path_text((self.items_key, answered_at[key]))}"))
+                    else:
+                        self.orphans.append((len(problems), where, call_id))
+                        problems.append(None)  # type: ignore[arg-type]
+                if joined:
+                    unit_of.append(self.open_unit)  # type: ignore[arg-type]
+                    if item["closes"]:
+                        self._close(problems)
+                        self.open_unit = None
+                    continue
+                self._close(problems)
+                self.open_unit = None
+                unit_of.append(index)
+                continue
+            previous = records[index - 1] if index else None
+            if joins is not None and previous is not None and self.open_unit == unit_of[index - 1] and joins(item, previous):
+                unit_of.append(self.open_unit)
+            else:
+                self._close(problems)
+                self.open_unit = index
+                unit_of.append(index)
+            for call_id, call_at in item["calls"]:
                 key = identity_key(call_id)
-                if joined and key in waiting:
-                    del waiting[key]
-                    answered_at[key] = index
-                elif key in answered_at:
-                    problems.append(Problem(where, TOOL_RESULT_UNMATCHED, f"the call {json_text(call_id)} is already answered at {path_text((items_key, answered_at[key]))}"))
-                else:
-                    orphans.append((len(problems), where, call_id))
-                    problems.append(None)  # type: ignore[arg-type]
-            if joined:
-                unit_of.append(open_unit)  # type: ignore[arg-type]
-                if item["closes"]:
-                    close()
-                    open_unit = None
-                continue
-            close()
-            open_unit = None
-            unit_of.append(index)
-            continue
-        previous = records[index - 1] if index else None
-        if joins is not None and previous is not None and open_unit == unit_of[index - 1] and joins(item, previous):
-            unit_of.append(open_unit)
-        else:
-            close()
-            open_unit = index
-            unit_of.append(index)
-        for call_id, call_at in item["calls"]:
+                site = self.call_sites.setdefault(key, call_at)
+                if site != call_at:
+                    problems.append(Problem(call_at, DUPLICATE_ID, f"duplicate tool call id {json_text(call_id)} (first used at {path_text(site)})", path_text(site)))
+                    continue
+                self.made_at.setdefault(key, index)
+                waiting[key] = call_at
+
+    def finish(self, problems: list[Problem]) -> None:
+        """The calls still unanswered, and each orphaned result said where its call is, if anywhere."""
+        self._close(problems)
+        for position, where, call_id in self.orphans:
             key = identity_key(call_id)
-            first = call_sites.setdefault(key, path_text(call_at))
-            if first != path_text(call_at):
-                problems.append(Problem(call_at, DUPLICATE_ID, f"duplicate tool call id {json_text(call_id)} (first used at {first})", first))
-                continue
-            made_at.setdefault(key, index)
-            waiting[key] = call_at
-    close()
-    for position, where, call_id in orphans:
-        key = identity_key(call_id)
-        if key in made_at:
-            problems[position] = Problem(where, TOOL_RESULT_MISPLACED, f"answers the call {json_text(call_id)} made at {path_text((items_key, made_at[key]))}, but a tool result must directly follow the assistant message that made the call")
-        else:
-            problems[position] = Problem(where, TOOL_RESULT_UNMATCHED, f"no assistant message made a tool call with id {json_text(call_id)}")
-    return unit_of
+            if key in self.made_at:
+                problems[position] = Problem(where, TOOL_RESULT_MISPLACED, f"answers the call {json_text(call_id)} made at {path_text((self.items_key, self.made_at[key]))}, but a tool result must directly follow the assistant message that made the call")
+            else:
+                problems[position] = Problem(where, TOOL_RESULT_UNMATCHED, f"no assistant message made a tool call with id {json_text(call_id)}")
+        self.orphans = []
+
+
+def group(records: list[dict | None], items_key: str, problems: list[Problem],
+          joins: Callable[[dict, dict], bool] | None = None) -> list[int]:
+    """Each item's unit, every item fed at once."""
+    grouping = Grouping(items_key, joins)
+    grouping.feed(records, 0, problems)
+    grouping.finish(problems)
+    return grouping.unit_of
 
 
 def cost_of(item: dict, count: Callable[[str], int], role_word: str) -> int:
@@ -154,11 +182,21 @@ def parsed_of(records: list[dict], unit_of: list[int], costs: list[int], items: 
 
 def without_nulls(value: object, keep: frozenset = frozenset()) -> object:
     """A copy down to the strings, without the null fields an SDK's dump writes for what was left out
-    (the request types do not take them); the values under ``keep`` (a tool's input, a schema) as given."""
-    if isinstance(value, dict):
-        return {key: (item if key in keep else without_nulls(item, keep)) for key, item in value.items() if item is not None}
-    if isinstance(value, list):
-        return [without_nulls(item, keep) for item in value]
+    (the request types do not take them); the values under ``keep`` (a tool's input, a schema)
+    copied with their nulls, as given."""
+    if type(value) is dict:
+        return {key: item if type(item) is str else (copied(item) if key in keep else without_nulls(item, keep))
+                for key, item in value.items() if item is not None}  # type: ignore[union-attr]
+    if type(value) is list:
+        return [item if type(item) is str else without_nulls(item, keep) for item in value]  # type: ignore[union-attr]
+    return value
+
+
+def copied(value: object) -> object:
+    if type(value) is dict:
+        return {key: copied(item) for key, item in value.items()}  # type: ignore[union-attr]
+    if type(value) is list:
+        return [copied(item) for item in value]  # type: ignore[union-attr]
     return value
 
 
