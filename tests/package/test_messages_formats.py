@@ -553,3 +553,17 @@ def test_near_valid_items_never_raise_and_a_valid_report_passes_its_checks(items
         if report.get("format") in ("anthropic", "responses"):
             sdk_valid(report["messages"], report["format"])
     json.dumps(report)
+
+
+# ---------------------------------------------------------------- claims
+
+@pytest.mark.parametrize("fmt", ["anthropic", "responses"])
+def test_a_claim_is_judged_by_the_same_rule_with_the_system_prompt_or_instructions_counted(fmt):
+    _, items, system, where = conversions(CHAT, "anthropic, system apart, blocks" if fmt == "anthropic" else "responses")
+    data = {"mode": "messages", "format": fmt, "limit": 10_000, "messages": items, **({"system": system} if fmt == "anthropic" else {"instructions": "Be brief."})}
+    report = evaluate(data)
+    judged = evaluate({**data, "claim": {"kept": list(reversed(report["kept"])), "used": report["tokens"]}})
+    assert judged["pass"] and judged["claim"] == {"pass": True, "failures": []}
+    call = where[2][-1]  # the assistant message that made the calls, without its results
+    judged = evaluate({**data, "claim": {"kept": [index for index in report["kept"] if index <= call]}})
+    assert not judged["pass"] and "tool calls paired" in [failure["check"] for failure in judged["claim"]["failures"]]

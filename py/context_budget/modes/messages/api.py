@@ -173,6 +173,12 @@ def trim_messages(
     (``{"date_string": "02 Dec 2026"}`` for llama3_1, ``{"reasoning_effort": "high", "current_date":
     "2026-12-02"}`` for harmony, ``{"enable_thinking": False}`` for qwen3; docs/contract.md lists them).
 
+    ``format`` (``"chat"``, ``"anthropic"``, ``"responses"``; detected when the items can mean only
+    one): ``messages`` are then Anthropic's Messages (``system=`` the system prompt, sent apart;
+    Claude counted by ``"estimate"`` unless ``tokenizer`` or ``token_counter`` says otherwise) or
+    OpenAI Responses input items (``instructions=``, sent apart), SDK objects or their dumps, and
+    what is returned is the caller's own items as that format's request takes them.
+
     The same rule and counts as ``evaluate`` in mode ``messages`` (without the checks). Returns a
     :class:`TrimmedMessages`, a list of copies (changing them leaves ``messages`` as it was) that
     also carries the prompt's count (``.tokens``, ``.remaining``, ``.kept``, ``.dropped``).

@@ -20,7 +20,6 @@ from ...._values import (
     Problem,
     closest_name,
     expect_array,
-    expect_object,
     json_text,
     preview,
     problem_from,
@@ -32,7 +31,7 @@ from ....tokenizers import TOKENIZERS, counter
 from .. import reading, rule
 from ..reading import INPUT_SUMMARY, PER_MESSAGE, cached_counter, read_tokenizer
 from . import anthropic, responses
-from .common import Grouping, cost_of, group, parsed_of, raise_problems, record, without_nulls
+from .common import Grouping, cost_of, parsed_of, raise_problems, without_nulls
 from .known import HISTORIES
 
 FORMATS = ("chat", "anthropic", "responses")
@@ -242,4 +241,4 @@ def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
     return checks.verify(data, result, fmt)
 
 
-__all__ = ["FORMATS", "detect", "parse", "select", "verify", "record", "expect_object"]
+__all__ = ["FORMATS", "detect", "parse", "select", "verify"]

@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 
 from ...._values import (
-    EMPTY,
     INVALID_VALUE,
     NOT_TEXT,
     WRONG_TYPE,
@@ -326,5 +325,3 @@ def as_chat_tool(tool: dict) -> dict | None:
 def tool_name(tool: dict) -> str:
     return tool.get("name") if isinstance(tool.get("name"), str) else tool.get("type", "tool")
 
-
-__all__ = ["NAME", "EMPTY"]
