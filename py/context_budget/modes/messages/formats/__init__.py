@@ -28,6 +28,7 @@ from ...._values import (
 )
 from ...._shape import InvalidInput, missing_key
 from ....tokenizers import TOKENIZERS, counter
+from ....tokenizers.models import counted_encoding
 from .. import reading, rule
 from ..reading import INPUT_SUMMARY, PER_MESSAGE, cached_counter, read_tokenizer
 from . import anthropic, responses
@@ -202,8 +203,10 @@ def _parse_format(reader, data: dict, token_counter: Callable[[str], int] | None
             copied["content"] = [{key: value for key, value in part.items() if key != "size"} if isinstance(part, dict) else part for part in copied["content"]]
         return copied
 
-    return parsed_of(records, unit_of, costs, items, limit=limit, tokenizer=tokenizer, fmt=reader.NAME, detected=detected,  # type: ignore[arg-type]
-                     items_key=items_key, system_tokens=system_tokens, tools=names, tool_costs=tool_costs, tools_tokens=tools_tokens, sent=sent)
+    parsed = parsed_of(records, unit_of, costs, items, limit=limit, tokenizer=tokenizer, fmt=reader.NAME, detected=detected,  # type: ignore[arg-type]
+                       items_key=items_key, system_tokens=system_tokens, tools=names, tool_costs=tool_costs, tools_tokens=tools_tokens, sent=sent)
+    parsed["model"] = top["tokenizer"] if counted_encoding(top.get("tokenizer")) else None  # a model name given as the tokenizer
+    return parsed
 
 
 def select(parsed: dict, with_trace: bool = True) -> dict:
