@@ -404,6 +404,8 @@ def test_anthropic_sdk_blocks_go_into_the_history_as_they_are():
         sdk_valid(trimmed, "anthropic")
         assert trimmed[1]["content"][2] == {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {"order": "A-1042"}}
         assert count_messages(history, format="anthropic", system="Be brief.") == trimmed.tokens
+        detected = trim_messages(history, 1_000)  # no format named: the SDK's blocks say it is Anthropic's
+        assert detected.format == "anthropic" and list(detected) == list(trimmed)
 
 
 def test_pinned_is_read_and_never_sent():

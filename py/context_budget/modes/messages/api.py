@@ -97,16 +97,6 @@ def _listed(value: object, what: str) -> list:
         raise MessagesError(f"{what} must be a list of {what[:-1]} dicts, got {preview(value)}") from None
 
 
-def _dumped(value: object) -> object:
-    """An item whose blocks are SDK objects (``{"role": "assistant", "content": response.content}``,
-    as Anthropic's SDK has it appended) with those objects dumped; any other value as it is."""
-    if isinstance(value, dict):
-        content = value.get("content")
-        if isinstance(content, list) and not set(map(type, content)) <= {dict, str}:
-            return {**value, "content": [_as_dict(block) for block in content]}
-    return value
-
-
 def _parse_call(messages: object, limit: object, tokenizer: object, tools: object = None,
                 token_counter: Callable[[str], int] | None = None, require_user: bool = True, template: object = None,
                 template_options: object = None, format: object = None, system: object = None, instructions: object = None) -> dict:
@@ -117,7 +107,6 @@ def _parse_call(messages: object, limit: object, tokenizer: object, tools: objec
     if tokenizer is not None:
         data["tokenizer"] = tokenizer
     if format is not None or system is not None or instructions is not None:
-        data["messages"] = [_dumped(message) for message in messages]
         if format is not None:
             data["format"] = format
         if system is not None:

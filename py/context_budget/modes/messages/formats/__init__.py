@@ -10,6 +10,8 @@ request in that format takes.
 
 from __future__ import annotations
 
+from itertools import compress, repeat
+from operator import contains
 from typing import Callable
 
 from ...._values import (
@@ -66,7 +68,7 @@ def detect(top: dict) -> tuple[str | None, bool]:
             content = item.get("content")
             if isinstance(content, list):
                 for block in content:
-                    if isinstance(block, dict) and isinstance(block.get("type"), str) and block["type"] in ANTHROPIC_BLOCKS:
+                    if _block_type(block) in ANTHROPIC_BLOCKS:
                         signals.add("anthropic")
                         break
             if len(signals) > 1:
@@ -98,17 +100,39 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
     return _parse_format(READERS[fmt], data, token_counter, require_user, detected)
 
 
+def _block_type(block: object) -> str | None:
+    """A content block's type: a dict's, or an SDK object's (anthropic's ``TextBlock``, ``ToolUseBlock``)."""
+    kind = block.get("type") if isinstance(block, dict) else getattr(block, "type", None) if callable(getattr(block, "model_dump", None)) else None
+    return kind if isinstance(kind, str) else None
+
+
+def _plain(item: object) -> object:
+    """An item whose blocks are SDK objects (``{"role": "assistant", "content": reply.content}``, as
+    Anthropic's SDK has a reply appended) with those blocks dumped; any other item as it is."""
+    if type(item) is dict:
+        content = item.get("content")
+        if type(content) is list and not set(map(type, content)) <= {dict, str}:
+            return {**item, "content": [block.model_dump() if callable(getattr(block, "model_dump", None)) else block for block in content]}
+    return item
+
+
 def _has_typed_items(items: object) -> bool:
-    """A Responses input: an item with a ``type`` of the Responses API (a chat message has none)."""
-    if not isinstance(items, list):
+    """A Responses input (an item with a Responses ``type``: a chat message has no ``type``) or
+    Anthropic's messages (a block only Anthropic has, in a history without chat tool messages).
+    At C speed for a chat history, which every chat call passes through."""
+    if not isinstance(items, list) or not items:
         return False
-    for item in items:
-        if isinstance(item, dict):
-            if isinstance(item.get("type"), str) and item["type"] in RESPONSES_TYPES:
-                return True
-            content = item.get("content")
-            if isinstance(content, list) and any(isinstance(block, dict) and isinstance(block.get("type"), str) and block["type"] in ANTHROPIC_BLOCKS for block in content):
-                return not any(isinstance(other, dict) and (other.get("role") == "tool" or "tool_calls" in other) for other in items)
+    try:
+        typed = any(map(contains, items, repeat("type")))
+        contents = list(map(dict.get, items, repeat("content")))
+        lists = list(compress(contents, map(isinstance, contents, repeat(list))))
+    except TypeError:  # an item that is no object: the reader says so
+        return False
+    if typed and any(isinstance(item.get("type"), str) and item["type"] in RESPONSES_TYPES for item in items):
+        return True
+    for content in lists:
+        if any(_block_type(block) in ANTHROPIC_BLOCKS for block in content):
+            return not any(other.get("role") == "tool" or "tool_calls" in other for other in items)
     return False
 
 
@@ -160,6 +184,7 @@ def _parse_format(reader, data: dict, token_counter: Callable[[str], int] | None
         else:
             if not items:
                 problems.append(Problem((items_key,), EMPTY, "expected at least one message, got an empty array"))
+            items = [_plain(item) for item in items]
         known = HISTORIES.find(key, items) if remember and items else None  # a history read before: only what was appended is read
         first = len(known.snapshot) if known else 0
         records = (list(known.records) if known else []) + [reader.read_item(item, (items_key, index), problems) for index, item in enumerate(items[first:], first)]
