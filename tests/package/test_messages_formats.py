@@ -10,7 +10,7 @@ import struct
 import zlib
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 from context_budget import MessagesDoNotFit, MessagesError, count_messages, count_tokens, evaluate, trim_messages
 from context_budget.modes.messages import formats, reading, rule
@@ -179,7 +179,6 @@ def _data(fmt, items, system, limit):
     return data
 
 
-@settings(max_examples=300)
 @given(chat=chat_histories(), choice=st.sampled_from(CHOICES), share=st.floats(0, 1.1))
 def test_the_rule_keeps_the_same_units_as_the_chat_format_on_the_same_conversation(chat, choice, share):
     fmt, items, system, where = conversions(chat, choice)
@@ -222,7 +221,6 @@ def test_the_rule_keeps_the_same_units_as_the_chat_format_on_the_same_conversati
     assert list(trimmed) == report["messages"]
 
 
-@settings(max_examples=100)
 @given(chat=chat_histories(), choice=st.sampled_from(CHOICES))
 def test_every_converted_history_is_a_request_of_its_format_and_counts_the_same_whole(chat, choice):
     fmt, items, system, where = conversions(chat, choice)
@@ -541,7 +539,6 @@ JUNK = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-3, 5000), s
                     max_leaves=14)
 
 
-@settings(max_examples=300)
 @given(items=st.lists(JUNK, max_size=4), fmt=st.sampled_from(["anthropic", "responses", None]), system=JUNK)
 def test_near_valid_items_never_raise_and_a_valid_report_passes_its_checks(items, fmt, system):
     data = {"mode": "messages", "limit": 3000, "messages": items}
