@@ -566,3 +566,12 @@ def test_a_claim_is_judged_by_the_same_rule_with_the_system_prompt_or_instructio
     call = where[2][-1]  # the assistant message that made the calls, without its results
     judged = evaluate({**data, "claim": {"kept": [index for index in report["kept"] if index <= call]}})
     assert not judged["pass"] and "tool calls paired" in [failure["check"] for failure in judged["claim"]["failures"]]
+
+
+def test_the_text_report_names_the_format_and_whether_it_was_detected():
+    from context_budget.cli._report_text import report_text
+
+    items = to_anthropic(CHAT)[0]
+    assert "(anthropic format, detected)" in report_text(evaluate({"mode": "messages", "limit": 10_000, "messages": items}))
+    assert "(responses format)" in report_text(evaluate({"mode": "messages", "format": "responses", "limit": 10_000, "messages": to_responses(CHAT)[0]}))
+    assert "format" not in report_text(evaluate({"mode": "messages", "limit": 10_000, "messages": CHAT})).split("\n")[1]
