@@ -45,6 +45,17 @@ def sdk_valid(items, fmt):
         _forced(adapter.validate_python(item))
 
 
+def trim(items, *args, **kwargs):
+    """``trim_messages``, and the history it returns validated against its format's SDK request type."""
+    trimmed = trim_messages(items, *args, **kwargs)
+    if trimmed.format == "chat":
+        for message in trimmed:
+            CHAT_REQUEST.validate_python(message)
+    else:
+        sdk_valid(trimmed, trimmed.format)
+    return trimmed
+
+
 # ---------------------------------------------------------------- converting a chat history
 
 def to_anthropic(chat, system_apart=False, blocks=False):
@@ -210,11 +221,11 @@ def test_the_rule_keeps_the_same_units_as_the_chat_format_on_the_same_conversati
     if expected["shortfall"]:
         assert report["shortfall"] == expected["shortfall"] and report["kept"] == []
         with pytest.raises(MessagesDoNotFit):
-            trim_messages(items, limit, format=fmt, system=system)
+            trim(items, limit, format=fmt, system=system)
         return
     assert report["kept"] == mapped
     assert report["tokens"] == expected["tokens"] - rule.REPLY_PRIMING + mine["priming"]
-    trimmed = trim_messages(items, limit, format=fmt, system=system)
+    trimmed = trim(items, limit, format=fmt, system=system)
     assert trimmed.kept == mapped and trimmed.tokens == report["tokens"] and trimmed.format == fmt
     assert rule.kept_fast(chat_parsed) == expected["kept"]
     sdk_valid(trimmed, fmt)
@@ -224,7 +235,7 @@ def test_the_rule_keeps_the_same_units_as_the_chat_format_on_the_same_conversati
 @given(chat=chat_histories(), choice=st.sampled_from(CHOICES))
 def test_every_converted_history_is_a_request_of_its_format_and_counts_the_same_whole(chat, choice):
     fmt, items, system, where = conversions(chat, choice)
-    trimmed = trim_messages(items, 10**9, format=fmt, system=system)
+    trimmed = trim(items, 10**9, format=fmt, system=system)
     sdk_valid(trimmed, fmt)
     whole = count_messages(items, format=fmt, system=system)
     assert whole == trimmed.tokens if trimmed.kept == list(range(len(items))) else whole > trimmed.tokens  # (a reply before the first user turn goes)
@@ -245,9 +256,9 @@ def test_the_format_is_detected_when_the_input_can_mean_only_one_and_the_report_
     assert "format" not in report and report["checks"][0]["pass"]  # a chat history reads as it always did
     report = evaluate({"mode": "messages", "format": "anthropic", "limit": 10_000, "messages": anthropic_items})
     assert report["format"] == "anthropic" and "format_detected" not in report
-    assert trim_messages(anthropic_items, 10_000).format == "anthropic"
-    assert trim_messages(responses_items, 10_000).format == "responses"
-    assert trim_messages(CHAT, 10_000).format == "chat"
+    assert trim(anthropic_items, 10_000).format == "anthropic"
+    assert trim(responses_items, 10_000).format == "responses"
+    assert trim(CHAT, 10_000).format == "chat"
 
 
 def test_an_input_that_reads_as_two_formats_or_an_unknown_format_is_an_error_naming_format():
@@ -275,13 +286,13 @@ CHAT = [
 
 def _chat_error(messages):
     with pytest.raises(MessagesError) as caught:
-        trim_messages(messages, 10_000)
+        trim(messages, 10_000)
     return [(problem.code, problem.message) for problem in caught.value.problems]
 
 
 def _format_error(items, fmt):
     with pytest.raises(MessagesError) as caught:
-        trim_messages(items, 10_000, format=fmt)
+        trim(items, 10_000, format=fmt)
     return [(problem.path, problem.code, problem.message) for problem in caught.value.problems]
 
 
@@ -349,7 +360,7 @@ def test_thinking_stays_with_its_assistant_turn_and_cache_control_is_sent_as_giv
                                           {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {"order": "A-1042", "note": None}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "shipped"}], "is_error": False}]},
     ]
-    trimmed = trim_messages(items, 60, system=[{"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}])
+    trimmed = trim(items, 60, system=[{"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}])
     assert trimmed.kept == [2, 3, 4] and trimmed.format == "anthropic"
     assert trimmed[1] == items[3] and trimmed[0] == items[2]  # the thinking block and a null in a tool's input, as given
     sdk_valid(trimmed, "anthropic")
@@ -377,7 +388,7 @@ def test_reasoning_items_stay_with_their_calls_and_sdk_outputs_go_back_as_reques
                    {"role": "user", "content": [{"type": "input_text", "text": "Where is A-1042?"}]},
                    *map(dump, output), {"type": "function_call_output", "call_id": "call_1", "output": "shipped"}, dump(reply),
                    {"role": "user", "content": "Thanks"}]
-        trimmed = trim_messages(history, 120, instructions="Be brief.")
+        trimmed = trim(history, 120, instructions="Be brief.")
         assert trimmed.format == "responses" and trimmed.kept == [2, 3, 4, 5, 6, 7]
         sdk_valid(trimmed, "responses")
         assert trimmed[1] == {"id": "rs_1", "type": "reasoning", "summary": [{"type": "summary_text", "text": "Look it up."}], "encrypted_content": "gAAA"}
@@ -397,12 +408,12 @@ def test_anthropic_sdk_blocks_go_into_the_history_as_they_are():
         content = reply.content if dump == "objects" else [getattr(block, dump)() for block in reply.content]
         history = [{"role": "user", "content": "Where is A-1042?"}, {"role": "assistant", "content": content},
                    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "shipped"}]}]
-        trimmed = trim_messages(history, 1_000, format="anthropic", system="Be brief.")
+        trimmed = trim(history, 1_000, format="anthropic", system="Be brief.")
         assert trimmed.kept == [0, 1, 2]
         sdk_valid(trimmed, "anthropic")
         assert trimmed[1]["content"][2] == {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {"order": "A-1042"}}
         assert count_messages(history, format="anthropic", system="Be brief.") == trimmed.tokens
-        detected = trim_messages(history, 1_000)  # no format named: the SDK's blocks say it is Anthropic's
+        detected = trim(history, 1_000)  # no format named: the SDK's blocks say it is Anthropic's
         assert detected.format == "anthropic" and list(detected) == list(trimmed)
 
 
@@ -410,7 +421,7 @@ def test_pinned_is_read_and_never_sent():
     items = [{"role": "user", "content": "remember: the customer is Ana", "pinned": True}, {"role": "assistant", "content": "ok " * 200},
              {"role": "user", "content": "q " * 30}, {"role": "assistant", "content": "a " * 30}, {"role": "user", "content": "now"}]
     for fmt in ("anthropic", "responses"):
-        trimmed = trim_messages(items, 90, format=fmt)
+        trimmed = trim(items, 90, format=fmt)
         assert trimmed.kept[0] == 0 and 1 not in trimmed.kept and "pinned" not in trimmed[0]
         sdk_valid(trimmed, fmt)
 
@@ -434,7 +445,7 @@ def test_an_image_costs_by_anthropics_rule(size, tokens):
     assert report["images"] == [{"index": 0, "part": 0, "tokens": tokens, "size": list(size), "at_most": False, "detail": None}]
     assert all(check["pass"] for check in report["checks"])
     remote = {"role": "user", "content": [{"type": "image", "source": {"type": "url", "url": "https://x.invalid/a.png"}}]}
-    assert trim_messages([remote], 10_000, format="anthropic").images_at_most == [(0, 0)]
+    assert trim([remote], 10_000, format="anthropic").images_at_most == [(0, 0)]
 
 
 def test_responses_counts_are_the_chat_accounting_with_o200k_item_by_item():
@@ -482,7 +493,7 @@ def test_responses_tools_are_counted_by_the_cookbook_method_of_their_chat_shape(
     tool = {"type": "function", "name": "lookup", "description": "Find an order.", "parameters": {"type": "object", "properties": {"order": {"type": "string", "description": "The id."}}}}
     chat_tool = {"type": "function", "function": {"name": "lookup", "description": "Find an order.", "parameters": tool["parameters"]}}
     items = [{"role": "user", "content": "hi"}]
-    assert trim_messages(items, 10_000, format="responses", tools=[tool]).tools_tokens == trim_messages(items, 10_000, tools=[chat_tool]).tools_tokens
+    assert trim(items, 10_000, format="responses", tools=[tool]).tools_tokens == trim(items, 10_000, tools=[chat_tool]).tools_tokens
     report = evaluate({"mode": "messages", "format": "responses", "limit": 10_000, "messages": items, "tools": [tool]})
     assert all(check["pass"] for check in report["checks"])
 
@@ -511,19 +522,19 @@ def test_a_history_read_before_reads_only_what_was_appended_and_a_change_in_plac
 
     items = (to_anthropic if fmt == "anthropic" else to_responses)(CHAT)[0]
     tokenizer = "o200k_base"
-    first = trim_messages(items, 10_000, tokenizer, format=fmt)
+    first = trim(items, 10_000, tokenizer, format=fmt)
     appended = items + [{"role": "assistant", "content": "Tomorrow."}, {"role": "user", "content": "Great."}]
-    assert trim_messages(appended, 10_000, tokenizer, format=fmt).tokens == count_messages(appended, tokenizer, format=fmt, token_counter=lambda text: count_tokens(text, tokenizer))
+    assert trim(appended, 10_000, tokenizer, format=fmt).tokens == count_messages(appended, tokenizer, format=fmt, token_counter=lambda text: count_tokens(text, tokenizer))
     assert any(len(entry.snapshot) == len(appended) for entry in known.HISTORIES._known)
     changed = json.loads(json.dumps(items))
     calls = [block for item in changed if isinstance(item.get("content"), list) for block in item["content"] if block.get("type") == "tool_use"] \
         if fmt == "anthropic" else [item for item in changed if item.get("type") == "function_call"]
     calls[0]["input" if fmt == "anthropic" else "arguments"] = {"order": "A-1042", "a": 1} if fmt == "anthropic" else "{\"order\":\"A-1042\",\"a\":1}"
-    assert trim_messages(changed, 10_000, tokenizer, format=fmt).tokens > first.tokens
+    assert trim(changed, 10_000, tokenizer, format=fmt).tokens > first.tokens
     changed[-1]["pinned"] = 1  # a value of the wrong type after a valid call: still an error
     with pytest.raises(MessagesError):
-        trim_messages(changed, 10_000, tokenizer, format=fmt)
-    trimmed = trim_messages(items, 10_000, tokenizer, format=fmt)
+        trim(changed, 10_000, tokenizer, format=fmt)
+    trimmed = trim(items, 10_000, tokenizer, format=fmt)
     trimmed[0]["content"] = "mutated"
     assert items[0]["content"] != "mutated"
 
