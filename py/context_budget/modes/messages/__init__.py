@@ -12,6 +12,9 @@ a ``name``), and 3 more that prime the reply. With ``template`` (``template.py``
 its share of the prompt the model's own chat template renders, and the prompt's count is the kept
 messages rendered again.
 
+Anthropic's Messages and OpenAI's Responses items are read into the same units
+(``formats/``), so the rule, its checks and its claims are the chat format's.
+
 The parts: ``reading`` (the chat format, its problems, the costs), ``rule`` (the walk and
 the report), ``checks`` (the independent verifications), ``api`` (``trim_messages``,
 ``count_messages``, ``MessagesError``), ``template``. This module is the mode (``modes/protocol.py``).
@@ -21,7 +24,7 @@ from __future__ import annotations
 
 from ...tokenizers import TOKENIZERS, count_tokens
 from .api import MessagesDoNotFit, MessagesError, TrimmedMessages, count_messages, trim_messages
-from .formats import select, verify  # the three formats: chat (reading.py), anthropic, responses
+from .formats import parse, select, verify  # the three formats: chat (reading.py), anthropic, responses
 from .reading import (
     ALWAYS_PINNED,
     DEFAULT_TOKENIZER,
@@ -34,7 +37,6 @@ from .reading import (
     message_cost,
     tool_calls_text,
 )
-from .formats import parse
 from . import rule as rule_module
 from .rule import as_sent, succeeded, summarize
 
