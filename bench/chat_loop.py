@@ -1,6 +1,6 @@
 """A chat application's loop: 500 turns, the history trimmed before every model call, against LangChain.
 
-    .venv/bin/python bench/chat_loop.py [--turns N] [--plain-turns N] [--seed N]
+    .venv/bin/python bench/chat_loop.py [--turns N] [--plain-turns N] [--seed N] [--formats-only]
 
 The loop appends what a chat application appends (a user message; in about one turn in four an
 assistant message calling one or two tools and their results, trimmed again for that step; the
@@ -17,7 +17,14 @@ the same histories:
   the same turns beside it).
 
 Each call's kept messages are compared (as input indices); a call where they differ is counted
-and explained. Per-call times are medians over the calls whose history has about 100, 500 and
+and explained.
+
+The same conversation is also kept, appended to call by call as an application would, as
+Anthropic's Messages (`system` apart, `tool_use` blocks, one user message of `tool_result` blocks a
+tool round) and as OpenAI Responses input items (`function_call` / `function_call_output`), and
+trimmed in those formats before the same calls: `trim_messages(items, 124_000, format=...)` (Claude
+by the estimate, its default, and by o200k_base; Responses by o200k_base). Their per-call times are
+set beside the chat format's, measured in the same run (`--formats-only` skips LangChain). Per-call times are medians over the calls whose history has about 100, 500 and
 1,000 messages (within 50 of it), and the totals; the ratio is this package's time over
 LangChain's cached one. Each timed call follows a full garbage collection, so that neither pays for
 the other's garbage (LangChain's message objects made a collection inside the next call cost
@@ -66,6 +73,44 @@ def conversation(turns: int, seed: int):
         history.append({"role": "assistant", "content": text(30, 260)})
 
 
+class Converted:
+    """The chat history as Anthropic's messages and as Responses items, converted as it grows."""
+
+    def __init__(self) -> None:
+        self.anthropic: list[dict] = []
+        self.system = None
+        self.responses: list[dict] = []
+        self.done = 0
+
+    def update(self, history: list[dict]) -> None:
+        for index in range(self.done, len(history)):
+            message = history[index]
+            role = message["role"]
+            if role == "system" and index == 0:
+                self.system = message["content"]
+                self.responses.append({"role": "system", "content": message["content"]})
+            elif role == "tool":
+                block = {"type": "tool_result", "tool_use_id": message["tool_call_id"], "content": message["content"]}
+                if history[index - 1]["role"] == "tool":
+                    self.anthropic[-1] = {"role": "user", "content": self.anthropic[-1]["content"] + [block]}
+                else:
+                    self.anthropic.append({"role": "user", "content": [block]})
+                self.responses.append({"type": "function_call_output", "call_id": message["tool_call_id"], "output": message["content"]})
+            elif message.get("tool_calls"):
+                calls = message["tool_calls"]
+                text = [{"type": "text", "text": message["content"]}] if message.get("content") else []
+                self.anthropic.append({"role": "assistant", "content": text + [
+                    {"type": "tool_use", "id": call["id"], "name": call["function"]["name"], "input": json.loads(call["function"]["arguments"])} for call in calls]})
+                if message.get("content"):
+                    self.responses.append({"role": "assistant", "content": message["content"]})
+                self.responses.extend({"type": "function_call", "call_id": call["id"], "name": call["function"]["name"],
+                                       "arguments": call["function"]["arguments"]} for call in calls)
+            else:
+                self.anthropic.append({"role": role, "content": message["content"]})
+                self.responses.append({"role": role, "content": message["content"]})
+        self.done = len(history)
+
+
 def langchain_counter(encoding, cache: dict | None):
     """The same accounting over LangChain's message objects, counting with tiktoken (without the
     reply priming, which LangChain's partial counts would add twice: max_tokens is limit - 3)."""
@@ -109,6 +154,7 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=500)
     parser.add_argument("--plain-turns", type=int, default=60)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--formats-only", action="store_true", help="time the three formats only, without LangChain")
     arguments = parser.parse_args()
     from langchain_core.messages import trim_messages as langchain_trim
 
@@ -125,12 +171,29 @@ def main() -> None:
     rows = []  # (history length, ours, cached, plain or None, our prompt's tokens)
     differ = []
     turn = 0
+    converted = Converted()
+    formats = {  # name -> call; each timed in the same loop as the chat format
+        "anthropic (estimate)": lambda: trim_messages(converted.anthropic, LIMIT, format="anthropic", system=converted.system),
+        "anthropic (o200k)": lambda: trim_messages(converted.anthropic, LIMIT, "o200k_base", format="anthropic", system=converted.system),
+        "responses (o200k)": lambda: trim_messages(converted.responses, LIMIT, format="responses"),
+    }
+    format_rows: list[tuple] = []  # (history length, chat time, each format's time)
     for history, step in conversation(arguments.turns, arguments.seed):
         turn += step == "user"
+        converted.update(history)
         gc.collect()  # each timed call after a full collection (bench/_timing.py's rule): neither pays for the other's garbage
         started = time.perf_counter()
         ours = trim_messages(history, LIMIT, "gpt-4o")
         ours_time = time.perf_counter() - started
+        times = []
+        for call in formats.values():
+            gc.collect()
+            started = time.perf_counter()
+            call()
+            times.append(time.perf_counter() - started)
+        format_rows.append((len(history), ours_time, *times))
+        if arguments.formats_only:
+            continue
         gc.collect()
         started = time.perf_counter()
         kept = theirs(history, cached)
@@ -145,6 +208,9 @@ def main() -> None:
         if ours.kept != their_kept(history, kept):
             differ.append((len(rows), len(history), ours.kept[:3], their_kept(history, kept)[:3]))
 
+    _formats_table(format_rows, list(formats), arguments.turns)
+    if arguments.formats_only:
+        return
     final_tokens = rows[-1][4]
     print(f"{arguments.turns} turns, {len(rows)} model calls, {rows[-1][0]:,} messages at the end "
           f"(the last prompt {final_tokens:,} tokens after trimming to {LIMIT:,}); times in ms")
@@ -174,6 +240,28 @@ def main() -> None:
     print(f"kept messages identical on {len(rows) - len(differ)} of {len(rows)} calls")
     for call, size, mine, other in differ[:10]:
         print(f"  call {call} ({size} messages): this tool keeps {mine}..., LangChain {other}...")
+
+
+def _formats_table(rows: list[tuple], names: list[str], turns: int) -> None:
+    """Each format's per-call time beside the chat format's, medians near 100, 500 and 1,000 chat
+    messages, and the ratio of the totals (the same calls, the same run)."""
+    load = " ".join(f"{value:.2f}" for value in __import__("os").getloadavg())
+    print(f"{turns} turns, {len(rows)} model calls, {rows[-1][0]:,} chat messages at the end; times in ms (load average {load})")
+    print(f"{'messages':>9} {'chat':>8} " + " ".join(f"{name:>22}" for name in names))
+    for size in (100, 500, 1000):
+        near = [row for row in rows if abs(row[0] - size) <= 50]
+        if not near:
+            continue
+        chat_ms = statistics.median(row[1] for row in near) * 1000
+        cells = []
+        for column in range(len(names)):
+            ms = statistics.median(row[2 + column] for row in near) * 1000
+            cells.append(f"{ms:8.2f} ({ms / chat_ms:4.2f}x)")
+        print(f"{size:>9,} {chat_ms:8.2f} " + " ".join(f"{cell:>22}" for cell in cells))
+    chat_total = sum(row[1] for row in rows)
+    cells = [f"{sum(row[2 + column] for row in rows) * 1000:8.0f} ({sum(row[2 + column] for row in rows) / chat_total:4.2f}x)" for column in range(len(names))]
+    print(f"{'total':>9} {chat_total * 1000:8.0f} " + " ".join(f"{cell:>22}" for cell in cells))
+    print()
 
 
 if __name__ == "__main__":

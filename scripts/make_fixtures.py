@@ -389,6 +389,48 @@ case(M, "unknown-role-and-key", "Every problem is listed with its path: an unkno
      chat(100, [{"role": "bot", "content": "hi"}, {"role": "user", "contents": "hello"}]),
      **{"pass": False, "check": ["message shape"], "error_paths": ["$.messages[0].role", "$.messages[1].contents", "$.messages[1]"]})
 
+# The same history in Anthropic's Messages format and in OpenAI's Responses format.
+def fmt(format, limit, messages, **kw):
+    return {"mode": "messages", "format": format, "limit": limit, "messages": messages, **kw}
+
+CLAUDE = [msg("user", "Hi, I ordered a lamp last week. " * 6), msg("assistant", "Happy to help. What is the order number? " * 4),
+          msg("user", "Where is my order A-1042?"),
+          {"role": "assistant", "content": [{"type": "thinking", "thinking": "I should look the order up.", "signature": "c2lnbmF0dXJl"},
+                                            {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {"order": "A-1042"}}]},
+          {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "shipped 2026-11-20, arriving Tuesday"}]},
+          {"role": "assistant", "content": [{"type": "text", "text": "It shipped on the 20th and arrives Tuesday."}]},
+          {"role": "user", "content": [{"type": "text", "text": "Thanks!", "cache_control": {"type": "ephemeral"}}]}]
+case(M, "anthropic-tool-use-with-its-result", "Anthropic's Messages: the system prompt apart, a tool_use (after its thinking) and the user message of its tool_result one unit; the oldest turns do not fit; the items sent are the caller's own, cache_control as given. Counted by the estimate.",
+     fmt("anthropic", 110, CLAUDE, system="You are a support agent."), **{"pass": True, "format": "anthropic", "kept": [2, 3, 4, 5, 6], "dropped": [0, 1], "messages": CLAUDE[2:]})
+case(M, "anthropic-detected-by-its-system-prompt", "No format named: a system prompt apart from the messages is Anthropic's, and the report says it was detected.",
+     {"mode": "messages", "limit": 500, "system": "Be brief.", "messages": CLAUDE}, **{"pass": True, "format": "anthropic", "format_detected": True, "kept": [0, 1, 2, 3, 4, 5, 6]})
+case(M, "anthropic-image-by-its-rule", "An image in an Anthropic message costs width x height / 750 after Anthropic's resize: 1092 x 1092 is 1,590 tokens; a URL image of unknown size the most, 1,600.",
+     fmt("anthropic", 5000, [msg("user", [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png(1092, 1092).split(",", 1)[1]}},
+                                           {"type": "image", "source": {"type": "url", "url": "https://example.invalid/lamp.jpg"}}, {"type": "text", "text": "Is it damaged?"}])]),
+     **{"pass": True, "images": [{"index": 0, "part": 0, "tokens": 1590, "size": [1092, 1092], "at_most": False, "detail": None},
+                                 {"index": 0, "part": 1, "tokens": 1600, "size": None, "at_most": True, "detail": None}]})
+case(M, "anthropic-orphaned-tool-result", "A tool_result no tool_use is answered by: an input error at its tool_use_id, in the chat format's words.",
+     fmt("anthropic", 100, [msg("user", "hi"), {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_9", "content": "42"}]}]),
+     **{"pass": False, "check": ["message shape"], "error_paths": ["$.messages[1].content[0].tool_use_id"],
+        "errors": [{"path": "$.messages[1].content[0].tool_use_id", "message": "no assistant message made a tool call with id \"toolu_9\""}]})
+case(M, "anthropic-unknown-block-type", "A block type Anthropic's Messages do not have (the chat format's image_url): an input error at its type.",
+     fmt("anthropic", 100, [msg("user", [{"type": "image_url", "image_url": {"url": "https://example.invalid/a.png"}}])]),
+     **{"pass": False, "check": ["message shape"], "error_paths": ["$.messages[0].content[0].type"]})
+RESPONSES = [msg("user", "Hi, I ordered a lamp last week. " * 6), msg("assistant", "Happy to help. What is the order number? " * 4),
+             msg("user", [{"type": "input_text", "text": "Where is my order A-1042?"}]),
+             {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Look the order up."}]},
+             {"type": "function_call", "call_id": "call_1", "name": "lookup", "arguments": "{\"order\":\"A-1042\"}"},
+             {"type": "function_call_output", "call_id": "call_1", "output": "shipped 2026-11-20, arriving Tuesday"},
+             {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+              "content": [{"type": "output_text", "text": "It shipped on the 20th and arrives Tuesday.", "annotations": []}]},
+             msg("user", "Thanks!")]
+case(M, "responses-reasoning-with-its-call", "OpenAI Responses input items: the instructions apart, a reasoning item, its function_call and the output one unit; the oldest turns do not fit. Counted exactly by o200k_base, item by item.",
+     {"mode": "messages", "limit": 110, "instructions": "You are a support agent.", "input": RESPONSES},
+     **{"pass": True, "format": "responses", "format_detected": True, "kept": [2, 3, 4, 5, 6, 7], "dropped": [0, 1], "messages": RESPONSES[2:]})
+case(M, "responses-unanswered-call", "A function_call no function_call_output answers before the next turn: an input error at its call_id.",
+     {"mode": "messages", "format": "responses", "limit": 100, "input": [msg("user", "hi"), {"type": "function_call", "call_id": "call_1", "name": "lookup", "arguments": "{}"}, msg("user", "well?")]},
+     **{"pass": False, "check": ["message shape"], "error_paths": ["$.input[1].call_id"]})
+
 # Exact counts, stated by tiktoken itself (the test extra) with OpenAI's cookbook loop.
 sys.path.insert(0, str(REPO / "bench"))
 import _text

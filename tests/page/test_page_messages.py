@@ -127,3 +127,22 @@ def test_a_long_history_shows_its_newest_turns_and_says_so(page):
     kept = set(report["kept"])
     flags = bubbles.evaluate_all("nodes => nodes.map(n => [Number(n.dataset.index), n.dataset.kept === 'true'])")
     assert all(flag == (index in kept) for index, flag in flags)
+
+
+@pytest.mark.parametrize("fixture, system, call", [
+    ("messages/anthropic-tool-use-with-its-result.json", "system prompt", "→ lookup("),
+    ("messages/responses-reasoning-with-its-call.json", "instructions", "→ lookup("),
+])
+def test_anthropic_and_responses_histories_show_their_calls_results_and_system_prompt(page, fixture, system, call):
+    report = choose(page, fixture)
+    case = _fixtures.load(FIXTURES / fixture)["input"]
+    items = case.get("messages") or case["input"]
+    bubbles = page.locator("[data-testid=chat-view] [data-testid=chat-message]")
+    expect(bubbles).to_have_count(len(items))
+    kept = bubbles.evaluate_all("nodes => nodes.map(n => n.dataset.kept === 'true')")
+    assert [index for index, flag in enumerate(kept) if flag] == report["kept"]
+    expect(page.locator("[data-testid=chat-system]")).to_contain_text(system)
+    unit = page.locator("[data-testid=chat-unit]")
+    expect(unit).to_have_count(1)
+    assert call in unit.inner_text() and "← " in unit.inner_text() and "kept together" in unit.inner_text()
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]

@@ -64,6 +64,7 @@ export const MODES = {
       "From the newest turn to the oldest, each unit is kept while it fits what is left; the first one that does not fit stops the walk, and every older turn is dropped with it: no holes.",
       "The kept turns must start with a user message: kept turns before the first kept user message are dropped.",
       "A message costs 3 tokens plus the tokens of its role, content and name (+1), as OpenAI counts for its chat models.",
+      "The same rule reads Anthropic's Messages (the system prompt apart, a tool_use with the tool_result after it) and OpenAI Responses items (a function_call with its output): \"format\" names it, or the items say which.",
     ],
   },
 };

@@ -24,7 +24,9 @@ function inputMessages(report, total) {
   } catch {
     return null;
   }
-  const messages = data && Array.isArray(data.messages) ? data.messages : null;
+  // (Responses input items may come as `input`, the API's name)
+  const given = data && (Array.isArray(data.messages) ? data.messages : data.input);
+  const messages = Array.isArray(given) ? given : null;
   if (!messages || messages.length !== total) return null;
   const sent = (message) => JSON.stringify(Object.fromEntries(Object.entries(message).filter(([key]) => key !== "pinned")));
   const same = report.kept.every((index, at) => sent(messages[index]) === JSON.stringify(report.messages[at]));
@@ -35,8 +37,31 @@ const SHOWN_CHARACTERS = 2000;  // of each message's text in its bubble
 
 function textOf(content) {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((part) => (part && typeof part.text === "string" ? part.text : "")).join("\n");
+  if (Array.isArray(content)) return content.map(partText).filter((text) => text).join("\n");
   return "";
+}
+
+// A part or content block as text: chat and Responses parts by their text, Anthropic's blocks
+// (thinking, a tool use, a tool result) in the words of the bubbles' own calls and results.
+function partText(part) {
+  if (!part || typeof part !== "object") return "";
+  if (typeof part.text === "string") return part.text;
+  if (typeof part.refusal === "string") return part.refusal;
+  if (part.type === "thinking" && typeof part.thinking === "string") return `(thinking) ${part.thinking}`;
+  if (part.type === "redacted_thinking") return "(redacted thinking)";
+  if (part.type === "tool_use") return `→ ${part.name}(${JSON.stringify(part.input)}) [${part.id}]`;
+  if (part.type === "tool_result") return `← ${part.tool_use_id}: ${textOf(part.content)}`;
+  if (part.type === "document" && part.source && typeof part.source.data === "string") return part.source.data;
+  return "";
+}
+
+// A Responses item that is no message: its call, its output or its reasoning as text.
+function itemText(message) {
+  if (message.type === "function_call") return `→ ${message.name}(${message.arguments}) [${message.call_id}]`;
+  if (message.type === "custom_tool_call") return `→ ${message.name}(${message.input}) [${message.call_id}]`;
+  if (message.type === "function_call_output" || message.type === "custom_tool_call_output") return `← ${message.call_id}: ${textOf(message.output)}`;
+  if (message.type === "reasoning") return `(reasoning) ${textOf(message.summary)}`;
+  return textOf(message.content);
 }
 
 // An image part as the report counted it: its size, or why none was needed or known.
@@ -51,6 +76,17 @@ function imageChip(image) {
   const chip = el("span", "image-chip", imageText(image));
   chip.dataset.testid = "chat-image";
   return chip;
+}
+
+// Anthropic's system prompt or Responses' instructions: sent apart from the items, with every call.
+function systemBlock(report, unit) {
+  const block = el("div", "tools-block");
+  block.dataset.testid = "chat-system";
+  const what = report.format === "responses" ? "instructions" : "system prompt";
+  const head = el("p", "bubble-meta");
+  head.append(el("span", "bubble-role", what), el("span", "bubble-tokens", count(report.system_tokens, unit)), el("span", "badge pin", "pinned"));
+  block.append(head, el("p", "hint", `Sent apart from the ${report.format === "responses" ? "input items" : "messages"} (${report.format} format), with every call.`));
+  return block;
 }
 
 // The tool definitions, sent with every call: pinned above the conversation, with their tokens.
@@ -82,7 +118,7 @@ function bubble(index, row, message, context) {
   node.append(meta);
   const body = el(row && !row.kept ? "del" : "div", "bubble-text");
   if (message) {
-    const text = textOf(message.content);
+    const text = itemText(message);
     // A long message is shown cut (a 300,000-character turn made the page ~120,000 px tall);
     // its count is the whole text's.
     const cut = text.length > SHOWN_CHARACTERS ? `${text.slice(0, SHOWN_CHARACTERS)}` : text;
@@ -292,6 +328,7 @@ function render(report, reportContext, about = {}) {
   const cache = cacheLane(report, context.unit);  // with previous or caching: the reused prefix and the new part
   if (cache) view.append(cache);
   const list = el("div", "chat");
+  if (report.system_tokens) list.append(systemBlock(report, context.unit));
   if (Array.isArray(report.tools) && report.tools.length) list.append(toolsBlock(report, context.unit));
   const first = Math.max(0, total - Math.min(MAX_BUBBLES, rows.length));
   if (first) {

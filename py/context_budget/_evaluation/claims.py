@@ -598,8 +598,9 @@ def _judge_messages(parsed: dict, claim: dict, proven: list | None = None) -> li
     pinned_unit = {start for index, start in enumerate(unit_of) if parsed["pinned"][index]}
     live_start = parsed["live_start"]  # the live turn (the newest user message on) is kept as if pinned
     pinned = [start in pinned_unit or index >= live_start for index, start in enumerate(unit_of)]
-    pinned_tokens = 3 + parsed["tools_tokens"] + sum(compress(costs, pinned))
-    tokens = 3 + parsed["tools_tokens"] + sum(map(costs.__getitem__, positions)) if positions else 0
+    fixed = 3 + parsed.get("system_tokens", 0) + parsed["tools_tokens"]  # (Anthropic's system prompt, Responses' instructions)
+    pinned_tokens = fixed + sum(compress(costs, pinned))
+    tokens = fixed + sum(map(costs.__getitem__, positions)) if positions else 0
     if tokens > limit:
         failures.append(_failure(BUDGET, f"the claimed messages and the reply priming count {plural(tokens, unit)}, over the limit of {limit} by {tokens - limit}"))
     overflow = pinned_tokens > limit

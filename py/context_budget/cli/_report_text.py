@@ -129,7 +129,10 @@ def _amounts(report: dict) -> str:
     if "units" in report and "limit" in report:
         return f"the prompt counts {report['units']} of {plural(report['limit'], _unit(report))}"
     if "tokens" in report and "limit" in report:
-        return f"the prompt counts {report['tokens']} of {plural(report['limit'], 'token')}, {report.get('remaining', report['limit'] - report['tokens'])} left"
+        text = f"the prompt counts {report['tokens']} of {plural(report['limit'], 'token')}, {report.get('remaining', report['limit'] - report['tokens'])} left"
+        if report.get("format"):  # mode messages in a named or detected request format
+            text += f" ({report['format']} format{', detected' if report.get('format_detected') else ''})"
+        return text
     return ""
 
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 import struct
 from typing import Iterator
 
+from .._base.errors import ContextBudgetError
+
 VARINT, FIXED64, DELIMITED, FIXED32 = 0, 1, 2, 5
 _FLOAT = struct.Struct("<f")
 
 
-class ProtobufError(ValueError):
+class ProtobufError(ContextBudgetError, ValueError):
     """Malformed protobuf data: ``offset`` is the byte where it broke."""
 
     def __init__(self, offset: int, message: str):

@@ -12,6 +12,9 @@ a ``name``), and 3 more that prime the reply. With ``template`` (``template.py``
 its share of the prompt the model's own chat template renders, and the prompt's count is the kept
 messages rendered again.
 
+Anthropic's Messages and OpenAI's Responses items are read into the same units
+(``formats/``), so the rule, its checks and its claims are the chat format's.
+
 The parts: ``reading`` (the chat format, its problems, the costs), ``rule`` (the walk and
 the report), ``checks`` (the independent verifications), ``api`` (``trim_messages``,
 ``count_messages``, ``MessagesError``), ``template``, ``stable`` (strategy stable: the cut kept
@@ -23,7 +26,7 @@ from __future__ import annotations
 
 from ...tokenizers import TOKENIZERS, count_tokens
 from .api import MessagesDoNotFit, MessagesError, TrimmedMessages, count_messages, trim_messages
-from .checks import verify
+from .formats import verify  # the checks of the three formats: chat (reading.py), anthropic, responses
 from .reading import (
     ALWAYS_PINNED,
     DEFAULT_TOKENIZER,
@@ -38,7 +41,8 @@ from .reading import (
 )
 from . import rule as rule_module
 from .rule import as_sent, succeeded, summarize
-from .stable import parse, select  # the rule's, with strategy stable and the reuse when their keys are given
+# The formats' readers and rule (formats/), with strategy stable and the reuse when their keys are given (stable.py)
+from .stable import parse, select
 
 NAME = "messages"
 COUNTED_COST = None

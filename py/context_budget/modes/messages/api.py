@@ -54,7 +54,8 @@ class TrimmedMessages(list[dict[str, Any]]):
     ``tokens`` (the prompt: the kept messages, the tool definitions and the reply priming),
     ``limit``, ``remaining``, ``kept`` and ``dropped`` (input indices, input order), ``tools_tokens``
     and ``images_at_most`` (``(message, part)`` of each image whose size was unknown, counted at
-    the most an image can cost)."""
+    the most an image can cost), and ``format`` (``"chat"``, ``"anthropic"`` or ``"responses"``:
+    the format read, named or detected)."""
 
     tokens: int
     limit: int
@@ -69,6 +70,7 @@ class TrimmedMessages(list[dict[str, Any]]):
     as_previous: dict | None = None
     previous: dict | None = None
     reuse: dict | None = None
+    format: str
 
 
 def _error(text: str, problems: list[Problem]) -> MessagesError:
@@ -101,11 +103,21 @@ def _listed(value: object, what: str) -> list:
 
 def _parse_call(messages: object, limit: object, tokenizer: object, tools: object = None,
                 token_counter: Callable[[str], int] | None = None, require_user: bool = True, template: object = None,
-                template_options: object = None, cache_keys: dict | None = None) -> dict:
+                template_options: object = None, cache_keys: dict | None = None, format: object = None, system: object = None,
+                instructions: object = None) -> dict:
     messages = _listed(messages, "messages")
     if not set(map(type, messages)) <= {dict}:  # (at C speed: a chat loop sends a long history every call)
         messages = [_as_dict(message) for message in messages]
-    data: dict[str, object] = {"mode": "messages", "limit": limit, "tokenizer": tokenizer, "messages": messages}
+    data: dict[str, object] = {"mode": "messages", "limit": limit, "messages": messages}
+    if tokenizer is not None:
+        data["tokenizer"] = tokenizer
+    if format is not None or system is not None or instructions is not None:
+        if format is not None:
+            data["format"] = format
+        if system is not None:
+            data["system"] = [_as_dict(block) for block in system] if isinstance(system, (list, tuple)) else system
+        if instructions is not None:
+            data["instructions"] = instructions
     if tools is not None:
         tools = _listed(tools, "tools")
         data["tools"] = [_as_dict(tool) for tool in tools]
@@ -128,8 +140,11 @@ def _parse_call(messages: object, limit: object, tokenizer: object, tools: objec
 def trim_messages(
     messages: Sequence[Mapping[str, object] | Any],
     limit: int,
-    tokenizer: str = DEFAULT_TOKENIZER,
+    tokenizer: str | None = None,
     *,
+    format: str | None = None,
+    system: str | Sequence[Mapping[str, object] | Any] | None = None,
+    instructions: str | None = None,
     tools: Sequence[Mapping[str, object] | Any] | None = None,
     token_counter: Callable[[str], int] | None = None,
     template: str | None = None,
@@ -165,6 +180,12 @@ def trim_messages(
     "anthropic", "min_tokens": 1024}``, each with optional ``prices`` per million tokens) fills
     ``.reuse`` with the tokens billed as cached, written and plain input, and the costs.
 
+    ``format`` (``"chat"``, ``"anthropic"``, ``"responses"``; detected when the items can mean only
+    one): ``messages`` are then Anthropic's Messages (``system=`` the system prompt, sent apart;
+    Claude counted by ``"estimate"`` unless ``tokenizer`` or ``token_counter`` says otherwise) or
+    OpenAI Responses input items (``instructions=``, sent apart), SDK objects or their dumps, and
+    what is returned is the caller's own items as that format's request takes them.
+
     The same rule and counts as ``evaluate`` in mode ``messages`` (without the checks). Returns a
     :class:`TrimmedMessages`, a list of copies (changing them leaves ``messages`` as it was) that
     also carries the prompt's count (``.tokens``, ``.remaining``, ``.kept``, ``.dropped``).
@@ -179,7 +200,7 @@ def trim_messages(
         listed = _listed(messages, "messages")
         keys["previous"] = remembered_previous(listed if set(map(type, listed)) <= {dict} else [_as_dict(message) for message in listed])
     parsed = _parse_call(messages, limit, tokenizer, tools, token_counter, template=template, template_options=template_options,
-                         cache_keys=keys)
+                         cache_keys=keys, format=format, system=system, instructions=instructions)
     result = select(parsed, with_trace=False)
     if result["shortfall"]:
         result = select(parsed)  # the trace names what must be kept
@@ -198,13 +219,17 @@ def trim_messages(
         trimmed.previous, trimmed.reuse = keys["previous"], result["reuse"]
         if strategy == "stable" and result["as_previous"] is not None:
             remember(result["as_previous"])
+    trimmed.format = result.get("format", "chat")
     return trimmed
 
 
 def count_messages(
     messages: Sequence[Mapping[str, object] | Any],
-    tokenizer: str = DEFAULT_TOKENIZER,
+    tokenizer: str | None = None,
     *,
+    format: str | None = None,
+    system: str | Sequence[Mapping[str, object] | Any] | None = None,
+    instructions: str | None = None,
     tools: Sequence[Mapping[str, object] | Any] | None = None,
     token_counter: Callable[[str], int] | None = None,
     template: str | None = None,
@@ -215,8 +240,8 @@ def count_messages(
     or a model name) or ``token_counter``; with ``template`` (and its ``template_options``), the prompt
     that chat template renders, counted by the model's tokenizer named by ``tokenizer``. Raises :class:`MessagesError` for invalid input."""
     parsed = _parse_call(messages, MAX_SAFE_INTEGER, tokenizer, tools, token_counter, require_user=False, template=template,
-                         template_options=template_options)
+                         template_options=template_options, format=format, system=system, instructions=instructions)
     if parsed.get("template"):
         return rendered_tokens(parsed["messages"], parsed["template"], parsed["tokenizer"], parsed["template_tools"],
                                parsed["template_options"])
-    return REPLY_PRIMING + parsed["tools_tokens"] + sum(parsed["costs"])
+    return parsed.get("priming", REPLY_PRIMING) + parsed["tools_tokens"] + sum(parsed["costs"])

@@ -254,6 +254,8 @@ def shortfall_text(result: dict) -> str:
         parts.append(f"the pinned {'message' if len(pinned) == 1 else 'messages'} ({shown})")
     if result["tools_tokens"]:
         parts.append(f"the tool definitions ({result['tools_tokens']})")
+    if result.get("system_tokens"):  # Anthropic's system prompt, Responses' instructions: sent apart
+        parts.append(f"the {'instructions' if result.get('format') == 'responses' else 'system prompt'} ({result['system_tokens']})")
     priming = f"the {result['template']} template's own tokens" if result.get("template") else "the reply priming"
     if not parts:
         return f"{priming[0].upper()}{priming[1:]} alone needs {need} {_unit_name(result['tokenizer'])}, {over}"

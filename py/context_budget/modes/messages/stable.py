@@ -26,7 +26,7 @@ from typing import Callable
 
 from ..._shared.shape import InvalidInput
 from ..._base.values import INVALID_VALUE, WRONG_TYPE, Key, Problem, preview
-from . import reading
+from . import formats, reading
 from . import reuse as reuse_module
 from .rule import LIVE, PINNED
 from .rule import select as rule_select
@@ -75,18 +75,24 @@ def read_options(top: dict, problems: list[Problem]) -> dict | None:
 
 
 def parse(data: object, token_counter: Callable[[str], int] | None = None, require_user: bool = True) -> dict:
-    """``reading.parse`` with the strategy's keys read apart; raises ``InvalidInput`` with every problem."""
+    """``formats.parse`` with the strategy's keys read apart; raises ``InvalidInput`` with every problem.
+    The strategy and the reuse are the chat format's: with another format they are refused."""
     if not isinstance(data, dict) or not any(key in data for key in KEYS):
-        return reading.parse(data, token_counter, require_user)
+        return formats.parse(data, token_counter, require_user)
     problems: list[Problem] = []
     options = read_options(data, problems)
     rest = {key: value for key, value in data.items() if key not in KEYS}
     try:
-        parsed = reading.parse(rest, token_counter, require_user)
+        parsed = formats.parse(rest, token_counter, require_user)
     except InvalidInput as invalid:
         if problems:
             raise InvalidInput([*invalid.problems, *problems], "input shape", reading.INPUT_SUMMARY) from None
         raise
+    if parsed.get("format", "chat") != "chat":
+        given = next(key for key in KEYS if key in data)
+        problems.append(Problem((given,), INVALID_VALUE, f"{given} is read for the chat format only (this input is in the "
+                                f"{parsed['format']} format): the stable strategy and the reuse are not built for it yet"))
+        raise InvalidInput(problems, "input shape", reading.INPUT_SUMMARY)
     if options is not None:
         options["head"] = reuse_module.head_digest({**data, "tokenizer": parsed["tokenizer"]})
     if options is not None and options["previous"] is not None:
@@ -130,9 +136,9 @@ def select(parsed: dict, with_trace: bool = True) -> dict:
     this module is given; exactly ``rule.select`` otherwise."""
     options = parsed.get("options")
     if options is None:
-        return rule_select(parsed, with_trace)
+        return formats.select(parsed, with_trace)
     walk_limit, floor, cut_from = decide(parsed)
-    result = rule_select({**parsed, "walk_limit": walk_limit, "floor": floor}, with_trace)
+    result = rule_select({**parsed, "walk_limit": walk_limit, "floor": floor}, with_trace)  # the chat format's (parse says so)
     dropped, kept = result["dropped"], result["kept"]
     cut = dropped[-1] + 1 if dropped and kept else 0
     extra: dict = {"strategy": options["strategy"]}

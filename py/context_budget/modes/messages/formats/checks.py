@@ -1,0 +1,286 @@
+"""The mode's checks for the Anthropic and Responses formats: the chat format's own checks
+(``checks.py``: no holes, the replayed walk, the user start, the live turn, the pinned items), run on
+a ``History`` re-read here from the raw input (its units, its recounts), and the two that read the
+format itself: the kept items re-counted and sent as given, and the tool uses paired with their
+results. Nothing here calls the readers or the rule."""
+
+from __future__ import annotations
+
+import json
+
+from ...._shared import checks as _checks
+from ....tokenizers import count_tokens, resolve
+from .. import checks as chat
+from ..images import data_url_size
+
+_NOT_SENT = ("pinned",)
+_KEEP = {"anthropic": ("input", "input_schema"), "responses": ("arguments",)}
+
+
+def _compact(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _anthropic_image(block: dict) -> int:
+    """width x height / 750 (rounded up) after the long edge is cut to 1568; 1,600 at most, and for an unknown size."""
+    source = block["source"]
+    size = data_url_size(f"data:{source.get('media_type')};base64,{source['data'][:1 << 20]}") if source.get("type") == "base64" else None
+    if not size:
+        return 1600
+    num, den = size[0] * size[1], 1
+    if max(size) > 1568:
+        num, den = num * 1568 * 1568, max(size) ** 2
+    if num > 1_200_000 * den:
+        return 1600
+    return -(-num // (750 * den))
+
+
+def _anthropic_texts(blocks: object, out: list[str], images: list[int]) -> None:
+    if isinstance(blocks, str):
+        out.append(blocks)
+        return
+    for block in blocks or ():
+        kind = block["type"]
+        if kind == "text":
+            out.append(block["text"])
+        elif kind == "thinking":
+            out.append(block["thinking"])
+        elif kind == "redacted_thinking":
+            out.append(block["data"])
+        elif kind == "image":
+            images.append(_anthropic_image(block))
+        elif kind == "tool_use":
+            out.append(_compact({"id": block["id"], "name": block["name"], "input": block["input"]}))
+        elif kind == "tool_result":
+            out.append(block["tool_use_id"])
+            _anthropic_texts(block.get("content"), out, images)
+        elif kind == "document":
+            out.extend(block[key] for key in ("title", "context") if isinstance(block.get(key), str))
+            source = block["source"]
+            if source["type"] == "text":
+                out.append(source["data"])
+            else:
+                _anthropic_texts(source["content"], out, images)
+
+
+def _responses_image(part: dict) -> int:
+    return chat.image_tokens({"image_url": {"url": part.get("image_url") or "", "detail": part.get("detail") or "auto"}, "size": part.get("size")})
+
+
+def _responses_texts(item: dict, out: list[str], images: list[int]) -> str:
+    """The item's texts and images; its role word."""
+    kind = item.get("type", "message")
+    if kind == "message":
+        content = item["content"]
+        for part in [content] if isinstance(content, str) else content:
+            if isinstance(part, str):
+                out.append(part)
+            elif part["type"] == "input_image":
+                images.append(_responses_image(part))
+            else:
+                out.append(part["refusal"] if part["type"] == "refusal" else part["text"])
+        return item["role"]
+    if kind in ("function_call", "custom_tool_call"):
+        body = "arguments" if kind == "function_call" else "input"
+        out.append(_compact({"call_id": item["call_id"], "name": item["name"], body: item[body]}))
+        return "assistant"
+    if kind in ("function_call_output", "custom_tool_call_output"):
+        out.append(item["call_id"])
+        output = item["output"]
+        for part in [output] if isinstance(output, str) else output:
+            if isinstance(part, str):
+                out.append(part)
+            elif part["type"] == "input_image":
+                images.append(_responses_image(part))
+            else:
+                out.append(part["text"])
+        return "tool"
+    out.extend(part["text"] for key in ("summary", "content") for part in item.get(key) or ())
+    return "assistant"
+
+
+class History(chat.History):
+    """The raw Anthropic or Responses input as the checks read it."""
+
+    def __init__(self, data: dict, result: dict, fmt: str) -> None:  # noqa: C901 (one reading, in order)
+        self.fmt = fmt
+        key = "input" if fmt == "responses" and "input" in data else "messages"
+        self.messages = messages = data[key]
+        self.limit = _checks.raw_number(data["limit"])
+        self.tokenizer = str(resolve(data.get("tokenizer", "estimate" if fmt == "anthropic" else "o200k_base")))
+        self.result = result
+        self.total = total = len(messages)
+        self._counted: dict[str, int] = {}
+        self._costs: dict[int, int] = {}
+        self.kept = result["kept"]
+        self.kept_set = set(self.kept)
+        self.template = None
+        roles, unit, own_turn, words = [], list(range(total)), [], []
+        self.calls: list[list[str]] = []
+        self.answers: list[list[str]] = []
+        self.texts: list[tuple[list[str], list[int]]] = []
+        for index, item in enumerate(messages):
+            texts: list[str] = []
+            images: list[int] = []
+            calls, answers = [], []
+            if fmt == "anthropic":
+                content = item["content"]
+                blocks = content if isinstance(content, list) else []
+                answers = [block["tool_use_id"] for block in blocks if block["type"] == "tool_result"]
+                calls = [block["id"] for block in blocks if block["type"] == "tool_use"]
+                role = "tool" if answers else item["role"]
+                own_turn.append(item["role"] == "user" and (not answers or any(block["type"] != "tool_result" for block in blocks)))
+                _anthropic_texts(content, texts, images)
+                words.append("user" if answers else item["role"])
+                if answers and index and unit[index - 1] == index - 1 and self.calls[index - 1]:
+                    unit[index] = unit[index - 1]
+            else:
+                kind = item.get("type", "message")
+                word = _responses_texts(item, texts, images)
+                words.append(word)
+                role = word
+                own_turn.append(kind == "message" and item["role"] == "user")
+                if kind in ("function_call", "custom_tool_call"):
+                    calls = [item["call_id"]]
+                if kind in ("function_call_output", "custom_tool_call_output"):
+                    answers = [item["call_id"]]
+                previous = messages[index - 1] if index else None
+                previous_kind = previous.get("type", "message") if previous else None
+                previous_assistant = previous_kind in ("function_call", "custom_tool_call", "reasoning") or (previous_kind == "message" and previous["role"] == "assistant")
+                if answers and index and (roles[index - 1] == "tool" or self.calls[index - 1]):
+                    unit[index] = unit[index - 1]
+                elif calls and previous_assistant:
+                    unit[index] = unit[index - 1]
+                elif (kind == "reasoning" or (kind == "message" and item["role"] == "assistant")) and previous_kind == "reasoning":
+                    unit[index] = unit[index - 1]
+            roles.append(role)
+            self.calls.append(calls)
+            self.answers.append(answers)
+            self.texts.append((texts, images))
+        self.roles, self.unit, self.words = roles, unit, words
+        pinned_unit = {unit[index] for index, item in enumerate(messages) if roles[index] in chat.ALWAYS_PINNED or item.get("pinned") is True}
+        self.pinned = [unit[index] in pinned_unit for index in range(total)]
+        users = [index for index in range(total) if own_turn[index]]
+        self.live_start = unit[users[-1]] if users else total
+        self.live = [index >= self.live_start and not self.pinned[index] for index in range(total)]
+        system = data.get("system") if fmt == "anthropic" else data.get("instructions")
+        system_texts: list[str] = []
+        _anthropic_texts(system, system_texts, []) if fmt == "anthropic" else system_texts.extend([system] if system else [])
+        self.system_tokens = 3 + self.count("system" if fmt == "anthropic" else "developer") + sum(map(self.count, system_texts)) if system_texts else 0
+        self.tools_tokens = self._tools(data.get("tools") or [])
+        self.priming = chat.REPLY_PRIMING + self.system_tokens
+        self.pinned_need = self.priming + self.tools_tokens + sum(self.cost(index) for index in range(total) if self.pinned[index])
+        self.live_need = sum(self.cost(index) for index in range(total) if self.live[index])
+        # Strategy stable is the chat format's alone (its reader refuses it in these formats): the walk is the rule's.
+        self.walk_limit, self.floor = self.limit, 0
+
+    def _tools(self, tools: list) -> int:
+        if not tools:
+            return 0
+        if self.fmt == "anthropic":
+            total = 346
+            for tool in tools:
+                if tool.get("type") in (None, "custom"):
+                    total += self.count(_compact({key: tool[key] for key in ("name", "description", "input_schema") if tool.get(key) is not None}))
+                else:
+                    total += self.count(_compact({key: value for key, value in tool.items() if key != "cache_control" and value is not None}))
+            return total
+        functions = [{"type": "function", "function": {key: tool[key] for key in ("name", "description", "parameters") if tool.get(key) is not None}}
+                     for tool in tools if tool.get("type") == "function"]
+        others = sum(self.count(_compact({key: value for key, value in tool.items() if value is not None})) for tool in tools if tool.get("type") != "function")
+        return chat.tools_recount(functions, self.tokenizer, self.count) + others
+
+    def count(self, text: str) -> int:
+        if text not in self._counted:
+            self._counted[text] = count_tokens(text, self.tokenizer)
+        return self._counted[text]
+
+    def cost(self, index: int) -> int:
+        if index not in self._costs:
+            texts, images = self.texts[index]
+            self._costs[index] = 3 + self.count(self.words[index]) + sum(map(self.count, texts)) + sum(images)
+        return self._costs[index]
+
+
+def _sent_again(value: object, keep: tuple[str, ...], top: bool = False) -> object:
+    if isinstance(value, dict):
+        copied = {key: (item if key in keep else _sent_again(item, keep)) for key, item in value.items()
+                  if item is not None and not (top and key in _NOT_SENT)}
+        if "async_" in copied:
+            copied["async"] = copied.pop("async_")
+        if copied.get("type") == "input_image":
+            copied.pop("size", None)
+        return copied
+    if isinstance(value, list):
+        return [_sent_again(item, keep) for item in value]
+    return value
+
+
+def recounted(history: History) -> str | None:
+    result, kept, total, limit = history.result, history.kept, history.total, history.limit
+    if kept != sorted(history.kept_set) or sorted(kept + result["dropped"]) != list(range(total)) or result["dropped"] != sorted(result["dropped"]):
+        return "kept and dropped do not split the message indices, each list in input order"
+    keep = _KEEP[history.fmt]
+    if result["messages"] != [_sent_again(history.messages[index], keep, True) for index in kept]:
+        return "the messages to send differ from the kept input messages"
+    if result["tools_tokens"] != history.tools_tokens:
+        return f"the tool definitions re-count to {history.tools_tokens} tokens, the report says {result['tools_tokens']}"
+    if result.get("system_tokens") != history.system_tokens:
+        return f"the {'system prompt' if history.fmt == 'anthropic' else 'instructions'} re-count to {history.system_tokens} tokens, the report says {result.get('system_tokens')}"
+    tokens = history.priming + history.tools_tokens + sum(map(history.cost, kept)) if kept else 0
+    if tokens != result["tokens"]:
+        return f"the kept messages re-count to {tokens} tokens, the report says {result['tokens']}"
+    if tokens > limit:
+        return f"the kept messages re-count to {tokens} tokens, over the limit of {limit}"
+    if result["remaining"] != limit - tokens:
+        return f"reported remaining {result['remaining']}, but {limit} - {tokens} = {limit - tokens}"
+    return None
+
+
+def tools_paired(history: History) -> str | None:
+    """Walking the kept items: every result answers a call of the kept unit right before it, and
+    every kept call has its kept result before another unit starts."""
+    waiting: dict[bytes, int] = {}
+    kept = history.kept
+    for position, index in enumerate(kept):
+        answers = history.answers[index]
+        if answers:
+            for answered in answers:
+                key = _checks.code_units(answered)
+                if not waiting.get(key):
+                    return f"the kept tool result at {index} answers {answered!r}, a call not kept right before it"
+                waiting[key] -= 1
+                if not waiting[key]:
+                    del waiting[key]
+            if history.fmt == "anthropic" and waiting:
+                break
+            continue
+        joins = position > 0 and history.unit[index] == history.unit[kept[position - 1]] and not history.answers[kept[position - 1]]
+        if waiting and not joins:
+            break
+        if not joins:
+            waiting = {}
+        for call in history.calls[index]:
+            key = _checks.code_units(call)
+            waiting[key] = waiting.get(key, 0) + 1
+    if waiting:
+        return f"the kept call {next(iter(waiting)).decode('utf-16-be', 'surrogatepass')!r} has no kept tool result after it"
+    return None
+
+
+CHECKS = (
+    ("kept messages re-counted", recounted),
+    ("no holes", chat.no_holes),
+    ("tool calls paired", tools_paired),
+    ("history starts with user", chat.user_start),
+    ("live turn kept", chat.live_turn_kept),
+    ("pinned messages kept", chat.pinned_kept),
+)
+
+
+def verify(data: dict, result: dict, fmt: str) -> list[dict]:
+    history = History(data, result, fmt)
+    return [_checks.verdict_of(name, check, history) for name, check in CHECKS]
+
+
+__all__ = ["verify"]
