@@ -8,7 +8,7 @@ uses the same rendering with its built-in counters, which it can evaluate in lin
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Callable, NamedTuple
+from typing import Callable, NamedTuple, cast
 
 from ._base.errors import InvalidInputError, input_problems
 from ._shared.shape import read_records
@@ -107,7 +107,7 @@ def _read_passages(passages: object) -> list[tuple[str, str]]:
     read = read_records(records, ("passages",), PASSAGE_FIELDS, problems)
     own = [problem for problem in problems if problem.code != DUPLICATE_ID]
     if own:
-        index, field = own[0].at[1], own[0].at[2]
+        index, field = cast(int, own[0].at[1]), own[0].at[2]  # ("passages", index, field)
         value = records[index][field]
         if field == "id":
             message = f"passage {index} needs a non-empty string id, got {preview(value)}"
@@ -118,10 +118,10 @@ def _read_passages(passages: object) -> list[tuple[str, str]]:
         index, passage = not_a_pair
         raise _refused(f"passage {index} must be an (id, text) pair, got {preview(passage)}", ("passages", index), WRONG_TYPE)
     if problems:
-        index = problems[0].at[1]
+        index = cast(int, problems[0].at[1])  # ("passages", index, "id")
         message = f"passage ids must be unique: passage {index} repeats the id {json_text(records[index]['id'])}"
         raise PackError(message, _as_raised(problems[0], message))
-    return [(key, text) for key, text in read or ()]
+    return [(key, text) for key, text in cast("list[list]", read or ())]  # no problems: every element was read
 
 
 def _as_raised(problem: Problem, message: str) -> tuple:

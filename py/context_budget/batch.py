@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 from collections import deque
-from typing import IO, Iterable, Iterator
+from typing import IO, Iterable, Iterator, Protocol
 
 from ._base.errors import ContextBudgetError
 from ._base import strict_json as _strict_json
@@ -49,7 +49,7 @@ def check_line(raw: bytes | str, number: int) -> tuple[bool, str]:
         try:  # text read with errors="surrogateescape" (dask.bag.read_text can) gets its own bytes back
             raw = raw.encode("utf-8", "surrogateescape")
         except UnicodeEncodeError:  # other lone surrogates: refused below as not UTF-8, as in a file
-            raw = raw.encode("utf-8", "surrogatepass")
+            raw = raw.encode("utf-8", "surrogatepass")  # type: ignore[union-attr]  # the encode above raised: raw is still the str
     try:
         # Without its line break, so that an unclosed bracket is reported on this line, not the next.
         envelope = check_document(_strict_json.decode_utf8(raw.rstrip(b"\r\n")))
@@ -76,7 +76,7 @@ def _checked(lines: Iterator[bytes | str], start: int) -> Iterator[tuple[bool, s
             raw = bytes(raw)
         elif not isinstance(raw, (str, bytes)):
             raise TypeError(f"line {number} must be bytes or str, got {type(raw).__name__}")
-        if raw.strip(_BLANK if isinstance(raw, str) else None):  # the same lines blank as text and as bytes
+        if raw.strip(_BLANK) if isinstance(raw, str) else raw.strip():  # the same lines blank as text and as bytes
             yield check_line(raw, number)
 
 
@@ -102,6 +102,7 @@ def _check_chunk(task: tuple[int, list]) -> tuple[bool, str, int]:
 
 def _chunks(lines: Iterable[bytes | str]) -> Iterator[tuple[int, list]]:
     """Consecutive lines, at most CHUNK_LINES and (but for a single larger line) CHUNK_BYTES."""
+    chunk: list[bytes | str]
     start, chunk, size = 1, [], 0
     try:
         for line in lines:
@@ -158,7 +159,13 @@ def worker_count(jobs: int) -> int:
     return min(jobs, WINDOWS_MOST_WORKERS) if sys.platform == "win32" else jobs
 
 
-def write_checked(lines: Iterable[bytes | str], out: IO[str], jobs: int = 1, progress: IO[str] | None = None) -> bool:
+class _Writer(Protocol):
+    """What the envelopes are written to: a text stream, or a wrapper of one with write alone."""
+
+    def write(self, text: str, /) -> object: ...
+
+
+def write_checked(lines: Iterable[bytes | str], out: _Writer, jobs: int = 1, progress: IO[str] | None = None) -> bool:
     """Write the envelope of every line to ``out`` in input order, using ``jobs`` processes
     (1: this one); whether every report passed. ``progress``, when given, gets a running
     count of lines (a terminal's stderr, for long inputs)."""
@@ -270,7 +277,7 @@ def _broken(start: int):
     return future
 
 
-def _drain(future, out: IO[str], meter: "_Progress") -> bool:
+def _drain(future, out: _Writer, meter: "_Progress") -> bool:
     from concurrent.futures.process import BrokenProcessPool
 
     try:

@@ -19,8 +19,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:  # pytest's own annotation of repr_failure (no public name for it)
+    from _pytest._code.code import TerminalRepr
 
 from ._base.errors import ContextBudgetError
 
@@ -122,7 +126,7 @@ class Case(pytest.Item):
         from ._fixtures import case as _fixtures, snapshots as _snapshots
 
         judgement = _fixtures.judge(self.path, self.name)
-        if judgement.passed:
+        if judgement.difference is None:  # passed
             return
         lines = [judgement.difference]
         lines += [f"the tokenizer's data is missing: {reason}" for reason in judgement.missing_data]
@@ -140,7 +144,7 @@ class Case(pytest.Item):
                 return
         raise CaseFailed("\n".join(lines))
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style=None) -> str:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style=None) -> str | TerminalRepr:
         if isinstance(excinfo.value, CaseFailed):
             return str(excinfo.value)
         return super().repr_failure(excinfo, style)

@@ -176,6 +176,10 @@ def test_the_recount_fails_on_a_corrupted_report(registry, template, options):
     ({"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://x/y.png"}}]}]},
      "$.messages[0].content", "an image"),
     ({"messages": [{"role": "developer", "content": "x"}, {"role": "user", "content": "y"}]}, "$.messages[0].role", "developer"),
+    # a template that is no string, beside a developer message: an error naming it, not an internal TypeError (found by mypy)
+    ({"template": ["qwen3"], "messages": [{"role": "developer", "content": "x"}, {"role": "user", "content": "y"}]},
+     "$.messages[0].role", 'with the template ["qwen3"]'),
+    ({"template": 3, "messages": [{"role": "developer", "content": "x"}, {"role": "user", "content": "y"}]}, "$.template", "got 3"),
 ])
 def test_bad_template_input_is_an_error_naming_the_value(registry, change, path, words):
     data = {"mode": "messages", "limit": 100, "tokenizer": "qwen3", "template": "qwen3",

@@ -11,7 +11,7 @@ import json
 import re
 import sys
 from itertools import accumulate
-from json.decoder import scanstring
+from json.decoder import scanstring  # type: ignore[attr-defined]  # it is there at run time; typeshed omits it
 
 from .errors import ContextBudgetError
 
@@ -274,6 +274,7 @@ def _locate(text: str) -> JSONInputError:
             value, after = scanstring(text, index + 1)
             if expect_key:
                 keys = objects[-1]
+                assert keys is not None  # a key is expected only inside an object (on the error path only)
                 if value in keys:
                     return JSONInputError(f"duplicate key {json.dumps(value)}", *_position(text, index))
                 keys.add(value)

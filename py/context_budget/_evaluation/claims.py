@@ -19,6 +19,7 @@ also judge it (the mode protocol of ``modes/__init__.py``).
 from __future__ import annotations
 
 import math
+from typing import Any, Callable, Iterable
 from itertools import compress, count, islice, repeat
 from operator import eq, itemgetter, not_
 
@@ -101,8 +102,9 @@ class _Judging:
         self._claim = claim
         return parsed
 
-    def verify(self, data: dict, result: dict, parsed: object = None) -> list[dict]:
+    def verify(self, data: dict, result: dict, parsed: Any = None) -> list[dict]:
         checks = self._mode.verify(data, result, parsed)
+        assert self._claim is not None  # verify follows a parse that passed, and that parse read the claim
         self._failed_checks = [check["name"] for check in checks if not check["pass"]]
         # A trace the checks all passed is the rule's order and decisions, proven from the input:
         # the judge may take them as they are; otherwise it derives both again itself.
@@ -147,7 +149,7 @@ def read_claim(value: object, mode: str) -> tuple[dict | None, list[Problem]]:
     for problem in unknown_keys(value, at, known):
         key = problem.about
         owners = [name for name, word in LIST_KEY.items() if word == key]
-        if owners and key != list_key:
+        if owners and isinstance(key, str) and key != list_key:  # (a key some mode names is a string)
             problem = problem._replace(message=f"unknown key {json_text(key)}: in mode {mode} a claim lists its {WHAT[mode]} in "
                                             f"{json_text(list_key)} ({json_text(key)} is the word of mode {owners[0]})")
         problems.append(problem)
@@ -177,6 +179,7 @@ def _read_list(value: object, at: tuple[Key, ...], indices: bool, problems: list
         problems.append(Problem(at, WRONG_TYPE, f"expected an array of {'message indices' if indices else 'ids'}, got {got(value)}"))
         return None
     types = set(map(type, value))
+    reader: Callable[[object], object]
     if indices:  # the common case checked in C first; any doubt goes element by element
         if types <= {int} and (not value or (min(value) >= 0 and max(value) <= MAX_SAFE_INTEGER)):
             return value
@@ -212,7 +215,7 @@ def judge(mode: str, parsed: dict, claim: dict, proven: list | None = None) -> d
 
 
 def _failure(check: str, detail: str, item: object = None, key: str = "id") -> dict:
-    failure = {"check": check, "detail": detail}
+    failure: dict[str, object] = {"check": check, "detail": detail}
     if item is not None:
         failure[key] = item
     return failure
@@ -232,7 +235,7 @@ def _resolve(claimed: list[str], ids: list[str], where: dict | None = None) -> t
     character it encodes). ``where``: the input's id -> position table, when already built."""
     if where is None:
         where = dict(zip(ids, range(len(ids))))
-    found = list(map(where.get, claimed))
+    found: list = list(map(where.get, claimed))  # ints past the None checks
     if None not in found and len(set(found)) == len(found):  # the common case, in C
         return found, []
     if None in found:
@@ -390,6 +393,7 @@ def _ranked(ids: list[str], keys: list, required: list | None = None) -> list[in
     ``required`` is given), each group by ``keys`` (highest first), equal keys in ordinal
     (UTF-16 code unit) id order. One sort by key, then each run of equal keys by id (sorting
     every id first costs more than both: ids share long prefixes, and most runs are short)."""
+    groups: list[Iterable[int]]
     if required is None:
         groups = [range(len(ids))]
     else:
@@ -509,6 +513,7 @@ def _judge_passages(parsed: dict, claim: dict, proven: list | None = None) -> li
     passages, limit, counter = parsed["passages"], parsed["limit"], parsed["counter"]
     ids = [passage_id for passage_id, _ in passages]
     stats = parsed["line_stats"]
+    base: int | tuple[int, ...]  # the sums of the prompt without passages: an estimate's parts, else a count
     if counter == "estimate":
         base = tuple(map(sum, zip(estimate_parts("Question: " + parsed["question"] + "\nSources:\n"), estimate_parts("Answer:"))))
 
@@ -544,6 +549,7 @@ def _judge_passages(parsed: dict, claim: dict, proven: list | None = None) -> li
     if units > limit:
         failures.append(_failure(BUDGET, f"the prompt with the claimed passages counts {plural(units, unit)}, over the limit of {limit} by {units - limit}"))
     # The rule's walk, in retrieval order, up to the first passage where the claim departs from it.
+    kept_before: list[int]
     sums, kept_before = base, []
     for position, line in enumerate(stats):
         before = total(sums)
@@ -670,7 +676,7 @@ def _messages_rule(parsed: dict, claimed: bytearray, pinned: list, members: dict
                                f"over the limit of {limit}: the rule keeps nothing", newest, "index")]
     starts = [start for start in reversed(list(members)) if not pinned[start]]
     walk: list[tuple[int, int, str, int]] = []  # (unit start, remaining before, decision, unit cost)
-    stopped_at = None
+    stopped_at: tuple[int, int, int] | None = None
     for start in starts:
         cost = sum(map(costs.__getitem__, members[start]))
         if start < floor:
@@ -718,6 +724,7 @@ def _messages_rule(parsed: dict, claimed: bytearray, pinned: list, members: dict
             detail = (f"{subject} {'is' if len(members[start]) == 1 else 'are'} claimed, but strategy stable keeps the previous call's cut "
                       f"(message {floor}): nothing older than it is sent")
         elif decision == "older":
+            assert stopped_at is not None  # an "older" row comes only after the walk stopped
             stop, stop_left, stop_cost = stopped_at
             detail = (f"{subject} {'is' if len(members[start]) == 1 else 'are'} claimed, but the walk stopped at the newer message {stop}, "
                       f"which needs {stop_cost} of the {stop_left} left: nothing older is kept")

@@ -52,7 +52,8 @@ def _evaluate(data: object) -> tuple[dict, list[Problem] | None]:
         try:
             data, tokenizer, counted = with_counts(data, cost_key, mode.INPUT_SUMMARY)
         except InvalidInput as invalid:
-            return _invalid_report(mode.NAME, _unavailable_tokenizer(given, _and_the_rest(mode, given, cost_key, invalid)))
+            # data is still given (with_counts raised), and known to be an object
+            return _invalid_report(mode.NAME, _unavailable_tokenizer(given, _and_the_rest(mode, data, cost_key, invalid)))
         counting = {"tokenizer": tokenizer, "counted": counted}
     try:
         parsed = mode.parse(data)

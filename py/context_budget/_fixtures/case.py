@@ -50,7 +50,7 @@ class Judgement(NamedTuple):
         return self.case is not None and "expect" in self.case
 
     def outcome(self) -> Outcome:
-        detail = "" if self.passed else "; ".join((self.difference, *self.missing_data))
+        detail = "" if self.difference is None else "; ".join((self.difference, *self.missing_data))
         return Outcome(self.name, self.passed, detail)
 
 
@@ -197,6 +197,7 @@ def first_difference(expected: object, actual: object, path: str = "$", *, parti
     if _kind(expected) != _kind(actual):
         return f"{path}: expected {preview(expected)}, got {preview(actual)}"
     if isinstance(expected, dict):
+        assert isinstance(actual, dict)  # the same _kind: both JSON objects
         for key in expected:
             if key not in actual:
                 guess = closest_name(key, tuple(actual)) if isinstance(key, str) and all(isinstance(name, str) for name in actual) else None
@@ -211,6 +212,7 @@ def first_difference(expected: object, actual: object, path: str = "$", *, parti
                     return f"{child_path(path, key)}: not expected, got {preview(actual[key])}"
         return None
     if isinstance(expected, list):
+        assert isinstance(actual, list)  # the same _kind: both JSON arrays
         if partial:
             inner = first_difference(expected, actual, path)
             if inner is None:

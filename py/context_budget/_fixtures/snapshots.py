@@ -14,8 +14,9 @@ import os
 import re
 import stat
 import tempfile
-from json.decoder import scanstring
+from json.decoder import scanstring  # type: ignore[attr-defined]  # it is there at run time; typeshed omits it
 from pathlib import Path
+from typing import cast
 
 from .._base.errors import ContextBudgetError
 from .._base import strict_json as _strict_json
@@ -74,7 +75,7 @@ def replaced_expected(text: str, report: object) -> str:
     start, end = _expected_span(text)
     old = text[start:end]
     line_start = text.rfind("\n", 0, start) + 1
-    prefix = re.match(r"[ \t]*", text[line_start:start]).group()
+    prefix = re.match(r"[ \t]*", text[line_start:start]).group()  # type: ignore[union-attr]  # * matches anywhere
     ascii_only = text.isascii() and _ESCAPED.search(text) is not None
     if "\n" in old:
         unit = "\t" if prefix.startswith("\t") else len(prefix) or 2
@@ -86,25 +87,33 @@ def replaced_expected(text: str, report: object) -> str:
         value = value.replace("\n", "\r\n")
     new_text = text[:start] + value + text[end:]
     check = _strict_json.loads(new_text)
-    if _fixtures.first_difference(report, check["expected"]) is not None or list(check) != list(_strict_json.loads(text)):
+    assert isinstance(check, dict)  # text is a valid case (an object) and only its expected changed
+    if _fixtures.first_difference(report, check["expected"]) is not None or list(check) != list(cast(dict, _strict_json.loads(text))):
         raise Refused("its text could not be rewritten in place")  # never expected: the value was just written by json
     return new_text
+
+
+def _space_end(text: str, index: int) -> int:
+    """Where the JSON white space from ``index`` ends."""
+    match = _SPACE.match(text, index)
+    assert match is not None  # a run of zero or more matches at every index
+    return match.end()
 
 
 def _expected_span(text: str) -> tuple[int, int]:
     """Where the top-level ``expected`` value's text starts and ends."""
     decoder = json.JSONDecoder()
-    index = _SPACE.match(text, text.index("{") + 1).end()
+    index = _space_end(text, text.index("{") + 1)
     while text[index] == '"':
         key, index = scanstring(text, index + 1)
-        index = _SPACE.match(text, index).end() + 1  # past the colon
-        start = _SPACE.match(text, index).end()
+        index = _space_end(text, index) + 1  # past the colon
+        start = _space_end(text, index)
         _, end = decoder.raw_decode(text, start)
         if key == "expected":
             return start, end
-        index = _SPACE.match(text, end).end()
+        index = _space_end(text, end)
         if text[index] == ",":
-            index = _SPACE.match(text, index + 1).end()
+            index = _space_end(text, index + 1)
     raise Refused('it has no "expected" to rewrite')
 
 

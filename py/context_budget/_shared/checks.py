@@ -53,8 +53,8 @@ def verdict_of(name: str, check: Callable[..., str | None], *arguments: object) 
     return passed(name) if problem is None else failed(name, problem)
 
 
-def raw_number(value: object) -> float | int:
-    """A count or score re-read from the raw input, without the validators."""
+def raw_number(value: float | int) -> float | int:
+    """A count or score re-read from the raw input, without the validators (the input is valid: a number)."""
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value
@@ -76,7 +76,7 @@ class Trace:
         self.ids = column(rows, "id")
         self.kept = column(rows, "kept")
         self.before = column(rows, "remaining_before")
-        self.positions = list(map(where.get, self.ids))
+        self.positions: list = list(map(where.get, self.ids))  # ints when complete (None: an id not in the input)
         self.complete = len(self.ids) == len(where) and None not in self.positions and _each_once(self.positions)
 
 
@@ -110,14 +110,15 @@ def greedy_positions(where: dict, chosen: list) -> list:
 
 def budget_problems(where: dict, costs: list, selected: list, budget: int, used: int, remaining: int) -> Iterable[str]:
     """Re-add the costs of the selected ids from the input and compare with the report."""
-    positions = list(map(where.get, selected))
+    positions: list = list(map(where.get, selected))  # ints past the None check below
     if None in positions:
         unknown = next(item_id for item_id, position in zip(selected, positions) if position is None)
         yield f"selected id {unknown!r} is not an input item"
         return
     if len(set(positions)) != len(positions):
-        seen = set()
-        twice = next(item_id for item_id in selected if item_id in seen or seen.add(item_id))
+        seen: set = set()
+        # add's None is falsy: the test and the insert in one pass (mypy flags any use of a None result)
+        twice = next(item_id for item_id in selected if item_id in seen or seen.add(item_id))  # type: ignore[func-returns-value]
         yield f"selected id {twice!r} is selected twice"
         return
     total = sum(map(costs.__getitem__, positions))

@@ -34,6 +34,7 @@ import math
 from bisect import bisect_right
 from itertools import accumulate, compress
 from operator import and_, gt, not_, truediv
+from typing import Sequence, cast
 
 from .._base.ordinal import ordinal_keys
 
@@ -113,6 +114,7 @@ def best_subset(ids: list, costs: list, values: list, capacity: int, candidates:
     a best subset allows it), listed in that order. Otherwise ``{"exact": False,
     "upper_bound", ...}``. ``work_bound`` limits the branch and bound's nodes.
     """
+    useful: Sequence[int]
     if candidates is None:
         useful, gains, weights = range(len(ids)), values, costs
     else:
@@ -142,7 +144,8 @@ def best_subset(ids: list, costs: list, values: list, capacity: int, candidates:
     if len(gains) > SMALL:
         fixed_in, core, bound = _reduce(scaled, weights, capacity)
     else:  # a few items: the search alone is quicker than the reduction
-        fixed_in, core, bound = [], list(range(len(gains))), _fsum(scaled)
+        # (scaled's sum is inside the float range: fsum does not overflow, so not None)
+        fixed_in, core, bound = [], list(range(len(gains))), cast(float, _fsum(scaled))
     residual = capacity - sum(map(weights.__getitem__, fixed_in))
     if residual < 0:  # cannot happen when the tolerance holds; keep every item open rather than trust it
         fixed_in, core, residual = [], list(range(len(gains))), capacity
@@ -409,7 +412,7 @@ def report_optimal(ids: list, costs: list, values: list, capacity: int, greedy: 
 
 def _verify(where: dict, costs: list, values: list, capacity: int, result: dict, greedy_value: float | None) -> tuple[bool, list]:
     """Re-add the best subset's cost and value from the input columns, by id (``where``: id -> position)."""
-    positions = list(map(where.get, result["selected"]))
+    positions: list = list(map(where.get, result["selected"]))  # ints past the None check
     problems = []
     if None in positions or len(set(positions)) != len(positions):
         return False, ["the best subset names an unknown id or one id twice"]

@@ -88,7 +88,7 @@ def read_object(value: object, at: tuple[Key, ...], fields: tuple[Field, ...], p
     return read_fields(obj, at, fields, problems)
 
 
-def read_records(value: object, at: tuple[Key, ...], fields: tuple[Field, ...], problems: list[Problem]) -> list[list] | None:
+def read_records(value: object, at: tuple[Key, ...], fields: tuple[Field, ...], problems: list[Problem]) -> list[list | None] | None:
     """An array of objects whose first field is a unique id.
 
     Returns one list of field values per element (None for an element that is not an
@@ -102,7 +102,7 @@ def read_records(value: object, at: tuple[Key, ...], fields: tuple[Field, ...], 
         return None
     id_field = fields[0]
     assert id_field.read is read_id
-    records: list[list] = []
+    records: list[list | None] = []
     first_seen: dict[str, int] = {}
     first_text: dict[str, str] = {}
     for index, element in enumerate(elements):
@@ -164,7 +164,7 @@ def _bools_ok(values: list, types: set) -> bool:
     return types <= {bool}
 
 
-_COLUMN_CHECKS = {read_id: _ids_ok, read_count: _counts_ok, read_score: _scores_ok, read_text: _texts_ok, read_bool: _bools_ok}
+_COLUMN_CHECKS: dict[Callable[[object], object], Callable[[list, set], bool]] = {read_id: _ids_ok, read_count: _counts_ok, read_score: _scores_ok, read_text: _texts_ok, read_bool: _bools_ok}
 _ABSENT = object()
 
 
@@ -230,6 +230,7 @@ def fast_columns(elements: object, fields: tuple[Field, ...]) -> list[list] | No
                 if absent == count:
                     column = [field.default] * count
                 else:
+                    present: list | None
                     present = column if not absent else [value for value in column if value is not _ABSENT]
                     present = _read_column(field, present)
                     if present is None:
@@ -276,6 +277,7 @@ def read_input(data: object, shape: InputShape, more_checks: Callable[[list, lis
         raise InvalidInput(problems, "input shape", shape.input_summary)
     if more_checks is not None:
         more_checks(top, problems)
+    assert isinstance(data, dict)  # read_object read it as an object (once per input)
     columns = None
     if shape.list_key in data:
         elements = data[shape.list_key]
@@ -288,4 +290,5 @@ def read_input(data: object, shape: InputShape, more_checks: Callable[[list, lis
         if all(in_element(problem, shape.list_key) for problem in problems):
             raise InvalidInput(problems, shape.item_check, shape.item_summary)
         raise InvalidInput(problems, "input shape", shape.input_summary)
+    assert columns is not None  # no problems: list_key is a required top field, so its array was read
     return top, columns

@@ -68,7 +68,7 @@ class GzipCache:
         self._made: dict[str, tuple[object, threading.Event, list[bytes | None]]] = {}
 
     @staticmethod
-    def _version(entry: Path | bytes) -> object:
+    def _version(entry: Path | bytes) -> tuple[int, int]:
         if isinstance(entry, bytes):
             return id(entry), len(entry)
         stat = entry.stat()
@@ -89,6 +89,7 @@ class GzipCache:
             if mine:
                 made = (version, threading.Event(), [None])
                 self._made[url_path] = made
+        assert made is not None  # found, or made just now
         _, done, result = made
         if mine:
             try:

@@ -114,7 +114,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def _send(self, status: int, body: Path | bytes, content_type: str, with_body: bool, size: int | None = None,
               cache: str = "no-cache", etag: str | None = None, coding: str | None = None, varies: bool = False) -> None:
-        size = len(body) if size is None else size
+        if size is None:
+            assert isinstance(body, bytes)  # a Path body always comes with its size
+            size = len(body)
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         if status != 304:

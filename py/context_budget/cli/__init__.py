@@ -11,7 +11,7 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import IO, Mapping, Sequence
+from typing import IO, Mapping, Sequence, cast
 
 from . import build_site, check, compose, count, examples, fixtures, serve
 from ._arguments import EXAMPLES, parse
@@ -82,10 +82,11 @@ def main() -> None:
         # A character the output's encoding lacks (an id with an emoji on an ASCII or Latin-1
         # terminal) is written as an escape, never a UnicodeEncodeError.
         with contextlib.suppress(AttributeError, ValueError):
-            stream.reconfigure(errors="backslashreplace")
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]  # a stream without it: suppressed
     out = InPieces(sys.stdout)
     try:
-        code = run(sys.argv[1:], sys.stdin, out, Unfailing(sys.stderr))
+        # (the wrappers stand in for the streams: write and flush their own, the rest the stream's)
+        code = run(sys.argv[1:], sys.stdin, cast("IO[str]", out), cast("IO[str]", Unfailing(sys.stderr)))
         out.flush()
     except OutputFailed as error:
         with contextlib.suppress(OSError):

@@ -7,7 +7,7 @@ import argparse
 import difflib
 import sys
 from pathlib import Path
-from typing import IO
+from typing import IO, NoReturn
 
 from .. import __version__
 from ..tokenizers import TOKENIZERS
@@ -43,7 +43,7 @@ class _Parser(argparse.ArgumentParser):
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
 
-    def _print_message(self, message: str, file: IO[str] | None = None) -> None:
+    def _print_message(self, message: str, file: object = None) -> None:  # file: only compared with sys.stdout
         if message:
             (self.stdout if file is sys.stdout else self.stderr).write(message)
 
@@ -52,17 +52,17 @@ class _Parser(argparse.ArgumentParser):
         try:
             super()._check_value(action, value)
         except argparse.ArgumentError as error:
-            guess = difflib.get_close_matches(value, list(action.choices), n=1) if isinstance(value, str) else []
+            guess = difflib.get_close_matches(value, list(action.choices or ()), n=1) if isinstance(value, str) else []
             if guess:
                 error.message = f"{error.message}; did you mean {guess[0]!r}?"
             raise
 
-    def exit(self, status: int = 0, message: str | None = None) -> None:
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
         if message:
             self.stderr.write(message)
         raise Exit(status)
 
-    def error(self, message: str) -> None:
+    def error(self, message: str) -> NoReturn:
         self.print_usage(self.stderr)
         raise Exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 

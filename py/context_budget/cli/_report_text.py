@@ -202,7 +202,7 @@ def _reuse_lines(report: dict) -> list[str]:
     if not isinstance(reuse, dict):
         return []
     came = {"previous": "the previous call's, kept", "low_watermark": f"cut again to the low watermark ({report.get('walk_limit')})",
-            "limit": "the limit's"}.get(report.get("cut_from"), "none")
+            "limit": "the limit's"}.get(report.get("cut_from") or "", "none")  # (None: no cut)
     lines = [f"strategy {report.get('strategy')}: cut at message {report.get('cut')} ({came})"]
     if reuse.get("previous_tokens") is None:
         lines.append("no previous call given: nothing reused")

@@ -57,7 +57,7 @@ def shown(value: object) -> str:
     not shown: it may be a key pasted into the wrong setting ("Bearer sk-…" too), and no
     number, flag or host name is that long a word."""
     words = value.split() if isinstance(value, str) else []
-    if not any(map(_key_like, words)):
+    if not isinstance(value, str) or not any(map(_key_like, words)):  # (words is empty for a non-string)
         return preview(value)
     if len(words) == 1:
         return f"a text of {len(value)} characters (not shown: it may be a key)"
@@ -145,6 +145,7 @@ def redact(text: str, secrets: list[str], cut: bool = False) -> str:
                     break
     if not spans:
         return text
+    pieces: list[str]
     pieces, done = [], 0
     for start, end in sorted(spans):
         if end <= done:

@@ -11,7 +11,7 @@ import json
 import math
 import re
 import urllib.parse
-from typing import Mapping
+from typing import Any, Mapping
 
 from .._base.errors import ContextBudgetError
 from .._base.values import Invalid, closest_name, got, json_text, preview, read_count, unknown_key_problems
@@ -21,7 +21,7 @@ ENV_PREFIX = "CONTEXT_BUDGET_"
 # The project's environment variables that are not compose settings.
 OTHER_VARIABLES = ("CONTEXT_BUDGET_TOKENIZER_DATA", "CONTEXT_BUDGET_CHROMIUM")
 WINDOW_KEYS = ("context_tokens", "reserved_output_tokens", "fixed_prompt_tokens")
-DEFAULTS = {
+DEFAULTS: dict[str, Any] = {  # each setting's own type (read by READERS)
     "context_tokens": 850,
     "reserved_output_tokens": 300,
     "fixed_prompt_tokens": 220,

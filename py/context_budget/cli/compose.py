@@ -74,8 +74,8 @@ def run(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[st
     if "errors" in report:
         if not arguments.json:  # with --json, the envelope carries the errors
             stderr.write(f"context-budget: {one_line(report['summary'])}{note}\n")
-            for error in report["errors"]:
-                stderr.write(f"  {one_line(error['path'])}: {one_line(error['message'])}\n")
+            for problem in report["errors"]:
+                stderr.write(f"  {one_line(problem['path'])}: {one_line(problem['message'])}\n")
             note = ""
     else:
         if not arguments.json:  # with --json, the envelope is written last, with the model's answer if it is called

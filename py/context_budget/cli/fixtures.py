@@ -143,7 +143,7 @@ def default_keys(report: dict) -> list[str]:
     keys = ["pass"]
     if "errors" in report:
         keys.append("errors")
-    elif LIST_KEY.get(report.get("mode")) in report:
+    elif LIST_KEY.get(report.get("mode") or "") in report:  # (mode is None for an unknown one)
         keys.append(LIST_KEY[report["mode"]])
     if "claim" in report:
         keys.append("claim.pass")

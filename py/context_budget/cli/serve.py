@@ -20,7 +20,7 @@ def run(port: int, verbose: bool, stdout: IO[str], stderr: IO[str]) -> int:
         hint = " (try --port 0 for a free port)" if port else ""
         raise UsageError(f"cannot listen on 127.0.0.1:{port}: {error.strerror or error}{hint}") from None
     host, bound = listening.server_address[:2]
-    stdout.write(f"Serving the context-budget page at http://{host}:{bound}/ (Ctrl+C to stop)\n")
+    stdout.write(f"Serving the context-budget page at http://{host!s}:{bound}/ (Ctrl+C to stop)\n")
     stdout.flush()
     try:
         listening.serve_forever()

@@ -90,6 +90,7 @@ def parse(data: object) -> dict:
     window: list = []
 
     def window_leaves_a_budget(top: list, problems: list[Problem]) -> None:
+        assert isinstance(data, dict)  # read_input calls this only once it read data as an object
         if "window" not in data:
             return
         values = read_object(top[1], ("window",), _WINDOW, problems)
@@ -258,7 +259,8 @@ def _sensitivity(parsed: dict, result: dict) -> dict:
     for name, rounding, factor in (("larger", math.ceil, 1 + margin), ("smaller", math.floor, 1 - margin)):
         # rounding(cost * factor) for each estimated cost, at C speed (the same doubles as one at a time)
         scaled = map(rounding, map(factor.__rmul__, given))
-        costs = [new if flag else cost for new, cost, flag in zip(scaled, given, estimated)]
+        costs: list = [new if flag else cost for new, cost, flag in zip(scaled, given, estimated)]  # ints (ceil or floor)
+        kept: list[bool]
         remaining, kept = available, []
         keep = kept.append
         for cost in costs:  # a plain loop: CPython runs it faster than accumulate() with a callback

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any, Callable
 
 from .._shared import checks as _checks
 from ..tokenizers.estimate import estimate_from_stats, utf16_length, word_count
@@ -265,6 +266,9 @@ def verify(data: dict, result: dict, parsed: object = None) -> list[dict]:
     text_of = dict(passages)
     chosen, skipped = result["chosen"], result["skipped"]
 
+    # a text's parts and their total: a count and itself, or the estimate's (units, words, newlines)
+    parts: Callable[[str], Any]
+    total: Callable[[Any], int]
     if counter == "words":
         def recount(text: str) -> int:
             return len(text.split())

@@ -113,6 +113,7 @@ def _harmony_tools(tools: list) -> str:
         if not properties:
             text += "() => any;\n\n"
             continue
+        assert isinstance(parameters, dict)  # properties came from it
         required = parameters.get("required") or []
         text += "(_: {\n"
         for name, spec in properties.items():
@@ -194,7 +195,7 @@ def _harmony(messages: list[dict], add_generation_prompt: bool, tools: Any, reas
                                         _tojson(call.get("arguments")), "<|call|>")
                 last_tool = call["name"]
             elif i == len(messages) - 1 and not add_generation_prompt:
-                if "thinking" in message:
+                if thinking is not None:  # (exactly when "thinking" is in the message: read above as a string)
                     out += _harmony_message(i, "assistant", "analysis", thinking, "<|end|>")
                 out += _harmony_message(i, "assistant", "final", content, "<|return|>")
             else:  # an earlier turn's thinking is dropped

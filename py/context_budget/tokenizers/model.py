@@ -88,7 +88,8 @@ class _Special:
         self.first = re.compile("[" + "".join(sorted({re.escape(t[0]) for t in texts})) + "]") if texts else None
 
     def split(self, text: str) -> list[tuple[str, bool]]:
-        if self.pattern is None or not text or not self.first.search(text):
+        # first is None exactly when pattern is (both from texts); no check added on this hot path
+        if self.pattern is None or not text or not self.first.search(text):  # type: ignore[union-attr]
             return [(text, False)] if text else []
         parts = []
         done = 0
@@ -119,7 +120,13 @@ class Tokenizer:
         return f"<{type(self).__name__} {self.name} ({self.kind}) sha256={self.sha256[:12]}>"
 
     # subclasses: _ordinary_pieces(text) -> iterable of str, _piece_tokens(bytes) -> list[bytes],
-    # _piece_count(bytes) -> int, and the special-token splitters
+    # _piece_count(bytes) -> int, and the special-token splitters (declared here for the type checker)
+    _ordinary_pieces: Callable[[str], Iterable[str]]
+    _piece_tokens: Callable[[bytes], list[bytes]]
+    _piece_count: Callable[[bytes], int]
+    _text_specials: _Special
+    _prompt_specials: _Special
+
     def _count_piece(self, piece: str) -> int:
         counts = self._counts
         known = counts.get(piece)
@@ -161,6 +168,7 @@ class BPETokenizer(Tokenizer):
     """A Hugging Face ``tokenizer.json`` with a byte-level BPE model."""
 
     kind = "tokenizer.json (byte-level BPE)"
+    chat_template: str | None  # set on a GGUF file's tokenizer only (gguf.py)
 
     def __init__(self, data: dict, name: str, sha256: str, source: str):
         super().__init__(name, sha256, source)
@@ -204,7 +212,7 @@ class BPETokenizer(Tokenizer):
 
     def _read_pre_tokenizer(self, spec, where: str) -> None:
         splits: list[tuple[str, str]] = []  # (pattern source, behavior)
-        byte_level = []
+        byte_level: list[dict] = []
 
         def literal_pattern(text: str) -> str:
             return "".join(f"\\x{{{ord(c):X}}}" for c in text)
@@ -289,7 +297,8 @@ class BPETokenizer(Tokenizer):
         return [table[token_id] for token_id in ids]
 
     def _read_added(self, added: list, where: str) -> None:
-        raw, normalized = [], []
+        raw: list[str] = []
+        normalized: list[str] = []
         for index, token in enumerate(added):
             if not isinstance(token, dict) or not isinstance(token.get("content"), str) or not token["content"]:
                 raise TokenizerFileError(f"{where}: added_tokens[{index}] has no content")
@@ -319,7 +328,7 @@ class BPETokenizer(Tokenizer):
         if not self.prefix_space:
             return [text[a:b] for a, b in self._spans(text, self.splits)]
         own = 1 if self.byte_level_regex else 0
-        pieces = []
+        pieces: list[str] = []
         for a, b in self._spans(text, self.splits[:len(self.splits) - own]):
             piece = text[a:b] if text.startswith(" ", a) else " " + text[a:b]
             spans = self._spans(piece, self.splits[len(self.splits) - own:])
@@ -653,8 +662,9 @@ def o200k_harmony() -> RankTokenizer:
                               HARMONY_SPECIALS, HARMONY_SPECIALS)
     tokenizer.kind = "o200k_base + harmony special tokens"
     # Between special tokens the text is o200k_base's: its tuned counter (tests prove the two equal).
-    tokenizer._count_text = base.count
-    tokenizer._text_tokens = base.tokens
+    # (mypy refuses assigning to a method; this instance attribute shadowing it is the point)
+    tokenizer._count_text = base.count  # type: ignore[method-assign]
+    tokenizer._text_tokens = base.tokens  # type: ignore[method-assign]
     return tokenizer
 
 

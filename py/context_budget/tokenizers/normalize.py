@@ -29,7 +29,7 @@ class _Tables:
         # decomposes, and the Hangul vowels and trailing consonants (which compose algorithmically).
         special = set(self.combining) | seconds | set(self.decomposition)
         special |= set(range(_V_BASE, _V_BASE + _V_COUNT)) | set(range(_T_BASE + 1, _T_BASE + _T_COUNT))
-        ranges = []
+        ranges: list[list[int]] = []
         for cp in sorted(special):
             if ranges and ranges[-1][1] == cp - 1:
                 ranges[-1][1] = cp

@@ -10,7 +10,7 @@ data given, and nothing is allocated from a length before it is checked.
 from __future__ import annotations
 
 import struct
-from typing import Iterator
+from typing import Any, Iterator
 
 from .._base.errors import ContextBudgetError
 
@@ -44,11 +44,13 @@ def varint(data: bytes, offset: int, end: int) -> tuple[int, int]:
             raise ProtobufError(start, "a varint longer than 10 bytes")
 
 
-def fields(data: bytes, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int, object, int]]:
+def fields(data: bytes, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int, Any, int]]:
     """Each field of the message in ``data[start:end]`` as (number, wire type, value, offset): an
-    int for varints and fixed values (raw bits), a (start, end) span for a length-delimited field."""
+    int for varints and fixed values (raw bits), a (start, end) span for a length-delimited field
+    (typed Any: the caller knows which from the field's number and wire type)."""
     end = len(data) if end is None else end
     offset = start
+    value: int | tuple[int, int]
     while offset < end:
         at = offset
         key, offset = varint(data, offset, end)

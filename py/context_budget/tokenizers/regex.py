@@ -383,18 +383,18 @@ class Patterns:
                 starts.append(start)
                 codes.append(code)
         self.code_map = CodeMap(starts, "".join(codes))
-        members = [[] for _ in atoms]
+        members: list[list[str]] = [[] for _ in atoms]
         for signature, code in signatures.items():
             for i, yes in enumerate(signature):
                 if yes:
                     members[i].append(code)
-        newline = index.get((False, (("chars", frozenset((0x0A,))),)))
+        newline_atom = index.get((False, (("chars", frozenset((0x0A,))),)))
 
         def render(part):
             if isinstance(part, str):
                 return part
             if len(part) == 1:
-                n = _class(members[newline])
+                n = _class(members[newline_atom])
                 return {"^": f"(?:\\A|(?<={n}))", "$": f"(?={n}|\\Z)", "Z": f"(?=(?:{n})?\\Z)"}[part[0]]
             return _class(members[index[part]])
 

@@ -144,13 +144,13 @@ def read_normalizer(spec, where: str, path: str = "$.normalizer") -> Callable[[s
             prepend = node.get("prepend")
             if not isinstance(prepend, str):
                 raise TokenizerFileError(f"{where}: {at}.prepend is {_short(prepend)}, not a string")
-            steps.append(lambda text, p=prepend: p + text if text else text)
+            steps.append(lambda text, p=prepend: p + text if text else text)  # type: ignore[misc]  # a lambda with a defaulted parameter is this Callable; mypy cannot infer it
         elif kind == "Replace":
             old = _string_pattern(node, where, at)
             new = node.get("content")
             if not isinstance(new, str):
                 raise TokenizerFileError(f"{where}: {at}.content is {_short(new)}, not a string")
-            steps.append(lambda text, old=old, new=new: text.replace(old, new))
+            steps.append(lambda text, old=old, new=new: text.replace(old, new))  # type: ignore[misc]  # a lambda with a defaulted parameter is this Callable; mypy cannot infer it
         elif kind == "NFC":
             steps.append(nfc)
         elif kind == "Precompiled":  # tokenizers applies the map per grapheme cluster: not the library's rule
@@ -174,7 +174,7 @@ def read_normalizer(spec, where: str, path: str = "$.normalizer") -> Callable[[s
 
 
 def _split_string(pieces: list[str], delimiter: str, behavior: str) -> list[str]:
-    result = []
+    result: list[str] = []
     for piece in pieces:
         parts = piece.split(delimiter)
         if behavior == "Removed":
@@ -196,7 +196,7 @@ def _split_string(pieces: list[str], delimiter: str, behavior: str) -> list[str]
                 if chunk:
                     result.append(chunk)
         else:  # Contiguous: runs of the delimiter are one piece
-            done = []
+            done: list[str] = []
             for index, part in enumerate(parts):
                 if index:
                     if done and done[-1].startswith(delimiter) and done[-1] == delimiter * (len(done[-1]) // len(delimiter)):
@@ -231,7 +231,7 @@ def read_pre_tokenizer(spec, where: str, path: str = "$.pre_tokenizer"):
             if behavior not in ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous") or node.get("invert"):
                 raise TokenizerFileError(f"{where}: {at}: Split behavior {behavior!r}"
                                          f"{' inverted' if node.get('invert') else ''} is not supported")
-            steps.append(lambda pieces, first, d=delimiter, b=behavior: _split_string(pieces, d, b))
+            steps.append(lambda pieces, first, d=delimiter, b=behavior: _split_string(pieces, d, b))  # type: ignore[misc]  # a lambda with a defaulted parameter is this Callable; mypy cannot infer it
         elif kind == "WhitespaceSplit":
             steps.append(lambda pieces, first: [part for piece in pieces for part in _WHITE_RUNS.split(piece) if part])
         elif kind == "Metaspace":
@@ -299,7 +299,8 @@ class JSONSentencePiece(Tokenizer):
             added = []
         if not isinstance(added, list):
             raise TokenizerFileError(f"{where}: $.added_tokens is {_short(added)}, not a list")
-        raw, normalized = [], []
+        raw: list[str] = []
+        normalized: list[str] = []
         self._added_ids: dict[str, int] = {}
         for index, token in enumerate(added):
             if not isinstance(token, dict) or not isinstance(token.get("content"), str) or not token["content"]:
@@ -418,7 +419,8 @@ class JSONSentencePiece(Tokenizer):
             first = False
         return result
 
-    def _count_text(self, part: str, first: bool) -> int:
+    # (not the base's _count_text: its one caller, the base's count, is overridden below)
+    def _count_text(self, part: str, first: bool) -> int:  # type: ignore[override]
         count = self._count_word
         return sum(count(piece) for piece in self.pre_tokenize(part, first))
 
@@ -503,7 +505,7 @@ class JSONSentencePiece(Tokenizer):
 
     def _symbols(self, chunk: str) -> list[int]:
         """Each character's token; else its bytes' tokens (byte fallback); else the unknown token, fused."""
-        ids = list(map(self.vocab.get, chunk))
+        ids: list = list(map(self.vocab.get, chunk))  # ints when None is not in it
         if None not in ids:
             return ids
         result: list[int] = []
@@ -516,7 +518,7 @@ class JSONSentencePiece(Tokenizer):
                     pending_unknown = None
                 result.append(token_id)
                 continue
-            fallback = [byte_ids[b] for b in char.encode("utf-8")]
+            fallback: list = [byte_ids[b] for b in char.encode("utf-8")]  # ints when None is not in it
             if self.byte_fallback and None not in fallback:
                 result.extend(fallback)  # (tokenizers adds a pending unknown token after these)
                 continue
@@ -668,7 +670,7 @@ class Lattice:
                 candidate = unk_score + here
                 if start[s + 1] < 0 or candidate > score[s + 1]:
                     score[s + 1], start[s + 1], unknown[s + 1] = candidate, s, True
-        path = []
+        path: list[tuple[int, int, bool]] = []
         end = n
         while end > 0:
             s = start[end]
@@ -699,7 +701,7 @@ class Lattice:
         return total
 
     def ids_of(self, text: str) -> list[int]:
-        result = []
+        result: list = []  # ints: with has_bytes, every byte has its token
         for s, e, unknown in self.best_path(text):
             piece = text[s:e]
             if not unknown or piece in self.id_of:

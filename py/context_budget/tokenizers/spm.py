@@ -25,6 +25,7 @@ from __future__ import annotations
 import heapq
 import re
 import struct
+from typing import Any
 
 from .model import Tokenizer, TokenizerFileError
 from .protobuf import DELIMITED, FIXED32, VARINT, ProtobufError, as_bool, as_float, as_int32, fields
@@ -45,7 +46,7 @@ def f32(value: float) -> float:
 
 
 def _read(data: bytes, where: str) -> dict:
-    spec = {"pieces": [], "model_type": UNIGRAM, "byte_fallback": False, "suffix": False,
+    spec: dict[str, Any] = {"pieces": [], "model_type": UNIGRAM, "byte_fallback": False, "suffix": False,
             "add_dummy_prefix": True, "remove_extra_whitespaces": True, "escape_whitespaces": True,
             "charsmap": b"", "normalizer": None}
     pieces = spec["pieces"]
@@ -160,7 +161,7 @@ class SentencePieceModel(Tokenizer):
             joining = {piece[i - 1] for piece in self.pieces for i in range(1, len(piece)) if piece[i] == META}
             if META in self.pieces and self.escape:
                 before = "(?<![" + "".join(map(re.escape, sorted(joining))) + "])" if joining else ""
-                self._cut = re.compile(before + "(?=" + META + ")")
+                self._cut: re.Pattern[str] | None = re.compile(before + "(?=" + META + ")")
             else:
                 self._cut = None
         else:
@@ -292,7 +293,7 @@ class SentencePieceModel(Tokenizer):
         return _Ids()
 
     def _ids(self, encoded: list[tuple[str, int]]) -> list[int]:
-        result = []
+        result: list[int] = []
         previous_unknown = False
         for piece, token_id in encoded:
             unknown = token_id == self.unk_id
@@ -351,7 +352,7 @@ class SentencePieceModel(Tokenizer):
         n = len(symbols)
         following = list(range(1, n)) + [-1]
         preceding = list(range(-1, n - 1))
-        agenda = []
+        agenda: list[tuple[float, int, int, int]] = []  # (-score, left, right, length)
         reverse: dict[str, tuple[str, str]] = {}
         unused = self.has_unused
         types = self.types

@@ -221,7 +221,7 @@ def _replayed(history: History) -> str | None:
             expected = (BEFORE_CUT,)
         elif stopped:
             expected = (OLDER,)
-        elif unit_tokens <= remaining:
+        elif unit_tokens <= remaining:  # type: ignore[operator]  # set: a row past the cases above was decided by count
             expected = (FITS, USER_START)
         else:
             expected = (TOO_LARGE,)
@@ -231,7 +231,7 @@ def _replayed(history: History) -> str | None:
             if expected == (TOO_LARGE,):
                 stopped = True
             elif expected != (BEFORE_CUT,):
-                remaining -= unit_tokens
+                remaining -= unit_tokens  # type: ignore[operator]  # set, as above (no check on this loop)
     return None
 
 

@@ -4,7 +4,7 @@ collected, tool calls paired with their results, and each message's cost counted
 from __future__ import annotations
 
 import json
-from typing import Callable
+from typing import Callable, Sequence, cast
 
 from ..._shared.count_memory import COUNTS
 from .memory import HISTORIES, Known, frozen
@@ -62,7 +62,7 @@ NO_USER_SUMMARY = "The history has no user message: there is no turn to answer."
 MESSAGE_SUMMARY = "Each message needs a known role and text content, and every tool call its tool result."
 
 _TOP_KEYS = ("mode", "limit", "tokenizer", "messages", "tools", "template", "template_options")
-_KEYS_BY_ROLE = {
+_KEYS_BY_ROLE: dict[str | None, tuple[str, ...]] = {  # looked up by a role that may be None (unknown)
     "system": ("role", "content", "name"),
     "developer": ("role", "content", "name"),
     "user": ("role", "content", "name", "pinned"),
@@ -72,7 +72,7 @@ _KEYS_BY_ROLE = {
 }
 _ALL_KEYS = ("role", "content", "name", "tool_calls", "tool_call_id", "refusal", "audio", "function_call", "annotations", "pinned")
 # The parts each role's content may have (the SDK's request types).
-_PARTS_BY_ROLE = {"user": ("text", "image_url"), "assistant": ("text", "refusal")}
+_PARTS_BY_ROLE: dict[str | None, tuple[str, ...]] = {"user": ("text", "image_url"), "assistant": ("text", "refusal")}
 _NOT_COUNTED_PARTS = {"input_audio": "audio", "file": "a file", "input_file": "a file"}
 _MESSAGES: tuple[Key, ...] = ("messages",)
 
@@ -134,7 +134,7 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
     top_problems = len(problems)
     # The memories are by tokenizer name: a name read from a file may stand for another file in the next call.
     remembered_counts = token_counter is None and template is None and not (isinstance(tokenizer, str) and tokenizer not in TOKENIZERS)
-    read: list[dict | None] = []
+    read: Sequence[dict | None] = []
     known = None
     pairing = Pairing()
     first = 0
@@ -169,6 +169,7 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
         if top_problems == 0 and problems[0].code == NO_USER_MESSAGE:
             raise InvalidInput(problems, "message shape", NO_USER_SUMMARY)
         raise InvalidInput(problems, "message shape" if only_messages else "input shape", MESSAGE_SUMMARY if only_messages else INPUT_SUMMARY)
+    read = cast("list[dict]", read)  # no problems: _read_message returns None only after recording one
     records = (known.records + read) if known else read
     roles = (known.roles if known else []) + [message["role"] for message in read]
     pinned = (known.pinned if known else []) + [message["pinned"] for message in read]
@@ -223,7 +224,7 @@ def _with_template(top: dict, limit: int, template: str, tokenizer: str, model: 
     }
 
 
-def _roles_seen(read: list) -> str:
+def _roles_seen(read: Sequence[dict | None]) -> str:
     roles = sorted({message["role"] for message in read if message is not None}, key=ROLES.index)
     return "its roles: " + ", ".join(roles) if roles else "no message could be read"
 
@@ -387,7 +388,7 @@ def _read_message(message: object, at: tuple[Key, ...], problems: list[Problem],
     """``{role, texts, images, name, tool_calls, call_ids, tool_call_id, json_texts, pinned}``, or None
     when invalid. ``null`` for an optional field is the field left out."""
     try:
-        expect_object(message)
+        message = expect_object(message)
     except Invalid as error:
         problems.append(problem_from(error, at))
         return None
@@ -418,7 +419,8 @@ def _read_message(message: object, at: tuple[Key, ...], problems: list[Problem],
             if first != call_path:
                 problems.append(Problem(call_at, DUPLICATE_ID, f"duplicate tool call id {json_text(call_id)} (first used at {first})", first))
         json_texts.append(tool_calls_text(message["tool_calls"]))
-    texts: list[str] | None = []
+    texts: list[str] | None
+    texts = []
     images: list[tuple] = []
     if assistant:
         if "function_call" in given:

@@ -67,10 +67,11 @@ def check_messages(messages: list, problems: list[Problem], template: object = N
             problems.append(Problem((*at, "content"), NOT_TEXT,
                                     f"with a template, content must be a string: a chat template renders text, "
                                     f"and this message has {what} (got {preview(content)})"))
-        if message.get("role") == "developer" and not (index == 0 and "developer" in FIRST_ROLES.get(template, ())):
+        # (template is the raw input here: a list or an object is no key of FIRST_ROLES, nor text for json_text)
+        if message.get("role") == "developer" and not (index == 0 and isinstance(template, str) and "developer" in FIRST_ROLES.get(template, ())):
             where = ("; harmony takes it as the first message only" if template == "harmony" else
                      " (the chat templates other than harmony know system, user, assistant and tool); use \"system\"")
-            problems.append(Problem((*at, "role"), INVALID_VALUE, f"with the template {json_text(template)} there is no "
+            problems.append(Problem((*at, "role"), INVALID_VALUE, f"with the template {json_text(template) if isinstance(template, str) else preview(template)} there is no "
                                                                   f"\"developer\" role here{where}"))
 
 
@@ -114,4 +115,5 @@ def counted(messages: list[dict], template: str, tokenizer: str, tools: Any, opt
 def rendered_tokens(messages: list[dict], template: str, tokenizer: str, tools: Any, options: dict | None = None) -> int:
     """The prompt of these messages rendered and counted whole (special tokens as one token each)."""
     loaded = named_tokenizer(tokenizer)
+    assert loaded is not None  # a template was read, so the tokenizer is a loaded one
     return loaded.count(templates.render(plain(messages, template), template, tools=tools or None, **(options or {})))
