@@ -114,15 +114,19 @@ def test_an_option_nothing_resembles_lists_the_known_ones():
 # ---------------------------------------------------------------- Ctrl+C, full disks, closed streams
 
 
-# Ctrl+C arrives (as a real SIGINT) while the command's modules are still being imported:
-# the process's entry point ends it as it does one during a run, exit 130 without a traceback.
+# Ctrl+C arrives (as a real SIGINT, from outside) while the command's modules are still being
+# imported: the process's entry point ends it as it does one during a run, exit 130 without a
+# traceback. The import stops half-way, says so on a pipe and waits there for the signal.
 _INTERRUPTED_IMPORT = """
-import os, signal, sys
+import os, sys, time
+
+READY = int(sys.argv[1])
 
 class Interrupt:
     def find_spec(self, name, path=None, target=None):
         if name == "context_budget.cli._arguments":
-            os.kill(os.getpid(), signal.SIGINT)
+            os.write(READY, b"!")  # half-way through the imports: ready for Ctrl+C
+            time.sleep(60)  # ended by the test's SIGINT
         return None
 
 sys.meta_path.insert(0, Interrupt())
@@ -134,8 +138,24 @@ print("not reached")
 
 
 def test_ctrl_c_while_the_command_imports_ends_quietly():
-    done = subprocess.run([sys.executable, "-c", _INTERRUPTED_IMPORT], input="{}", capture_output=True, text=True, cwd=ROOT, timeout=60)
-    assert (done.returncode, done.stdout, done.stderr) == (130, "", "")
+    import signal
+
+    ready, ready_end = os.pipe()
+    try:
+        process = subprocess.Popen([sys.executable, "-c", _INTERRUPTED_IMPORT, str(ready_end)], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, pass_fds=(ready_end,))
+        os.close(ready_end)
+        try:
+            assert os.read(ready, 1) == b"!", process.communicate(timeout=60)  # b"": it ended before the import
+            process.send_signal(signal.SIGINT)
+            out, err = process.communicate("{}", timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    finally:
+        os.close(ready)
+    assert (process.returncode, out, err) == (130, "", "")
 
 
 def test_the_package_exports_each_public_name_and_no_other():
