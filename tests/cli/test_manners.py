@@ -207,6 +207,22 @@ class Terminal(io.StringIO):
         return True
 
 
+class TickedTerminal(Terminal):
+    """A terminal's stderr that tells when the ticker's line for ``what`` has been shown."""
+
+    def __init__(self, what):
+        super().__init__()
+        import threading
+
+        self.what, self.ticked = what, threading.Event()
+
+    def write(self, text):
+        written = super().write(text)
+        if text.startswith(f"\rcontext-budget: {self.what}") and text.endswith(" s"):
+            self.ticked.set()
+        return written
+
+
 @pytest.mark.parametrize("argv, slow, what", [
     (["compose", "examples/refund-case.json", "--call-model"], "context_budget.cli._chat.call_model", "waiting for the model at http://localhost:12"),
     (["count", "README.md"], "context_budget.tokenizers.count_tokens", "counting the tokens of"),
@@ -215,23 +231,36 @@ class Terminal(io.StringIO):
 ])
 def test_a_slow_step_shows_its_seconds_on_a_terminal_and_wipes_them(monkeypatch, argv, slow, what):
     """A large check or count, or a model that keeps compose waiting up to its timeout, takes
-    seconds: a terminal sees them counted, and the line wiped when the step ends."""
+    seconds: a terminal sees them counted, and the line wiped when the step ends. The step lasts
+    until the ticker has shown its line (not a guessed 1.3 s); the ticker's clock says 1 s."""
+    import itertools
+    import threading
+    import types
+
+    from context_budget.cli import _ticker
+
     module_name, _, name = slow.rpartition(".")
     module = sys.modules[module_name]
     real = getattr(module, name)
+    stderr = None
 
     def slowly(*args, **kwargs):
-        __import__("time").sleep(1.3)
+        if isinstance(stderr, TickedTerminal):
+            assert stderr.ticked.wait(60), "the ticker never showed its line"
+        else:  # nothing is counting: no ticker, so nothing can be shown however long the step takes
+            assert not [thread for thread in threading.enumerate() if thread.name == "context-budget ticker"]
         return "The answer." if name == "call_model" else real(*args, **kwargs)  # no model server here
 
     monkeypatch.setattr(module, name, slowly)
-    for stderr_class, shown in ((Terminal, True), (io.StringIO, False)):
+    for stderr_class, shown in ((lambda: TickedTerminal(what), True), (io.StringIO, False)):
+        monkeypatch.setattr(_ticker, "time", types.SimpleNamespace(monotonic=itertools.count().__next__))  # 0, 1, 2... s
         stdout, stderr = Terminal(), stderr_class()
         code = run(argv, io.BytesIO(), stdout, stderr)
         assert code in (0, 1) and stdout.getvalue()
         said = stderr.getvalue()
         if shown:
-            assert said.startswith(f"\rcontext-budget: {what}") and ": 1 s" in said and "\x1b" not in said, said
+            # (A step before this one may have been counted too on a busy machine: this one's line is looked for.)
+            assert f"\rcontext-budget: {what}" in said and ": 1 s" in said and "\x1b" not in said, said
             last = said.rstrip("\r").rsplit("\r", 2)
             assert said.endswith("\r") and set(last[-1]) == {" "} and len(last[-1]) == len(last[-2]), said  # wiped with spaces
         else:
