@@ -591,7 +591,7 @@ def test_serve_under_load_keeps_memory_bounded_and_cuts_idle_clients(served):
     for client in downloads:
         client.sendall(f"GET /{WASM_PATH} HTTP/1.0\r\n\r\n".encode())
     for client in downloads:  # every download under way (its answer has begun), not a guessed 1.5 s
-        assert client.recv(12) == b"HTTP/1.0 200"
+        assert client.recv(12, socket.MSG_WAITALL) == b"HTTP/1.0 200"
     busy_threads = _status(process.pid, "Threads")
     for client in downloads:
         client.close()
