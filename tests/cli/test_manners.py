@@ -118,9 +118,10 @@ def test_an_option_nothing_resembles_lists_the_known_ones():
 # imported: the process's entry point ends it as it does one during a run, exit 130 without a
 # traceback. The import stops half-way, says so on a pipe and waits there for the signal.
 _INTERRUPTED_IMPORT = """
-import os, sys, time
+import os, signal, sys, time
 
 READY = int(sys.argv[1])
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as from a terminal: see _SAYS_WHEN_IT_WAITS in test_batch
 
 class Interrupt:
     def find_spec(self, name, path=None, target=None):

@@ -136,10 +136,13 @@ def test_progress_counts_envelopes_clears_its_line_and_never_mixes_into_a_termin
 # the chunks running in the workers (batch._shut_down), it says so on a pipe, so that the test
 # sends the second Ctrl+C at that moment, not after a guessed delay.
 _SAYS_WHEN_IT_WAITS = """
-import os, sys
+import os, signal, sys
 from concurrent.futures import ProcessPoolExecutor
 
 READY = int(sys.argv.pop(1))
+# Ctrl+C as a process started from a terminal gets it: a test run started in the background
+# (`pytest ... &`) has SIGINT ignored, the child would inherit that and Python keep it so.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 real_shutdown = ProcessPoolExecutor.shutdown
 
 def shutdown(self, wait=True, *, cancel_futures=False):
