@@ -2,7 +2,9 @@
 
 Each behaviour is one way a real server (or an attacker in its place) can answer; every
 request is recorded as (path, Authorization header). Loopback only, bounded in time: the
-slow behaviours give up after a few seconds even if the client never leaves.
+slow behaviours never end the exchange on their own before the servers are stopped (so only
+the client's deadline can end the call while a test waits for it), and give up after a
+minute even if the client never leaves (a client without a deadline then fails its test).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ class FakeModel(http.server.BaseHTTPRequestHandler):
     redirect_to = ""
     received: list = []
     protocol_version = "HTTP/1.0"
+    stopped = threading.Event()  # FakeModels.close: the slow behaviours end
+    GIVE_UP_SECONDS = 60
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
@@ -42,14 +46,15 @@ class FakeModel(http.server.BaseHTTPRequestHandler):
         self.end_headers()
 
     def _drip(self, body: bytes) -> None:
-        """Headers at once, then one byte every 0.1 s: each read is quick, the whole never ends."""
+        """Headers at once, then one byte every 0.1 s: each read is quick, the whole never ends
+        (the declared length is never reached)."""
         payload = completion("x" * 200)
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
+        self.send_header("Content-Length", str(len(payload) + 1_000_000))
         self.end_headers()
-        give_up = time.monotonic() + 8
-        for byte in payload:
+        give_up = time.monotonic() + self.GIVE_UP_SECONDS
+        for byte in payload + b" " * 1_000_000:
             if time.monotonic() > give_up:
                 return
             try:
@@ -57,21 +62,23 @@ class FakeModel(http.server.BaseHTTPRequestHandler):
                 self.wfile.flush()
             except OSError:
                 return
-            time.sleep(0.1)
+            if self.stopped.wait(0.1):
+                return
 
     def _silent(self, body: bytes) -> None:
         """Reads the request, then says nothing and keeps the connection open."""
-        time.sleep(8)
+        self.stopped.wait(self.GIVE_UP_SECONDS)
 
     def _header_drip(self, body: bytes) -> None:
         """A status line, then a new header every 0.1 s: the answer's body never starts."""
         self.wfile.write(b"HTTP/1.1 200 OK\r\n")
-        give_up = time.monotonic() + 8
+        give_up = time.monotonic() + self.GIVE_UP_SECONDS
         try:
             while time.monotonic() < give_up:
                 self.wfile.write(b"X-Padding: x\r\n")
                 self.wfile.flush()
-                time.sleep(0.1)
+                if self.stopped.wait(0.1):
+                    return
         except OSError:
             pass
 
@@ -172,10 +179,12 @@ class FakeModels:
 
     def __init__(self) -> None:
         self.servers: list = []
+        self.stopped = threading.Event()
 
     def start(self, behaviour: str, redirect_to: str = "") -> tuple[str, list]:
         received: list = []
-        handler = type("Handler", (FakeModel,), {"behaviour": behaviour, "redirect_to": redirect_to, "received": received})
+        handler = type("Handler", (FakeModel,), {"behaviour": behaviour, "redirect_to": redirect_to, "received": received,
+                                                 "stopped": self.stopped})
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         server.daemon_threads = True
         # A short poll, so that stopping a dozen servers takes a moment, not 0.5 s each.
@@ -184,6 +193,7 @@ class FakeModels:
         return f"http://127.0.0.1:{server.server_address[1]}/v1", received
 
     def close(self) -> None:
+        self.stopped.set()
         for server in self.servers:
             server.shutdown()
             server.server_close()

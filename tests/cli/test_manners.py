@@ -114,15 +114,20 @@ def test_an_option_nothing_resembles_lists_the_known_ones():
 # ---------------------------------------------------------------- Ctrl+C, full disks, closed streams
 
 
-# Ctrl+C arrives (as a real SIGINT) while the command's modules are still being imported:
-# the process's entry point ends it as it does one during a run, exit 130 without a traceback.
+# Ctrl+C arrives (as a real SIGINT, from outside) while the command's modules are still being
+# imported: the process's entry point ends it as it does one during a run, exit 130 without a
+# traceback. The import stops half-way, says so on a pipe and waits there for the signal.
 _INTERRUPTED_IMPORT = """
-import os, signal, sys
+import os, signal, sys, time
+
+READY = int(sys.argv[1])
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as from a terminal: see _SAYS_WHEN_IT_WAITS in test_batch
 
 class Interrupt:
     def find_spec(self, name, path=None, target=None):
         if name == "context_budget.cli._arguments":
-            os.kill(os.getpid(), signal.SIGINT)
+            os.write(READY, b"!")  # half-way through the imports: ready for Ctrl+C
+            time.sleep(60)  # ended by the test's SIGINT
         return None
 
 sys.meta_path.insert(0, Interrupt())
@@ -134,8 +139,24 @@ print("not reached")
 
 
 def test_ctrl_c_while_the_command_imports_ends_quietly():
-    done = subprocess.run([sys.executable, "-c", _INTERRUPTED_IMPORT], input="{}", capture_output=True, text=True, cwd=ROOT, timeout=60)
-    assert (done.returncode, done.stdout, done.stderr) == (130, "", "")
+    import signal
+
+    ready, ready_end = os.pipe()
+    try:
+        process = subprocess.Popen([sys.executable, "-c", _INTERRUPTED_IMPORT, str(ready_end)], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, pass_fds=(ready_end,))
+        os.close(ready_end)
+        try:
+            assert os.read(ready, 1) == b"!", process.communicate(timeout=60)  # b"": it ended before the import
+            process.send_signal(signal.SIGINT)
+            out, err = process.communicate("{}", timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    finally:
+        os.close(ready)
+    assert (process.returncode, out, err) == (130, "", "")
 
 
 def test_the_package_exports_each_public_name_and_no_other():
@@ -187,6 +208,22 @@ class Terminal(io.StringIO):
         return True
 
 
+class TickedTerminal(Terminal):
+    """A terminal's stderr that tells when the ticker's line for ``what`` has been shown."""
+
+    def __init__(self, what):
+        super().__init__()
+        import threading
+
+        self.what, self.ticked = what, threading.Event()
+
+    def write(self, text):
+        written = super().write(text)
+        if text.startswith(f"\rcontext-budget: {self.what}") and text.endswith(" s"):
+            self.ticked.set()
+        return written
+
+
 @pytest.mark.parametrize("argv, slow, what", [
     (["compose", "examples/refund-case.json", "--call-model"], "context_budget.cli._chat.call_model", "waiting for the model at http://localhost:12"),
     (["count", "README.md"], "context_budget.tokenizers.count_tokens", "counting the tokens of"),
@@ -195,23 +232,36 @@ class Terminal(io.StringIO):
 ])
 def test_a_slow_step_shows_its_seconds_on_a_terminal_and_wipes_them(monkeypatch, argv, slow, what):
     """A large check or count, or a model that keeps compose waiting up to its timeout, takes
-    seconds: a terminal sees them counted, and the line wiped when the step ends."""
+    seconds: a terminal sees them counted, and the line wiped when the step ends. The step lasts
+    until the ticker has shown its line (not a guessed 1.3 s); the ticker's clock says 1 s."""
+    import itertools
+    import threading
+    import types
+
+    from context_budget.cli import _ticker
+
     module_name, _, name = slow.rpartition(".")
     module = sys.modules[module_name]
     real = getattr(module, name)
+    stderr = None
 
     def slowly(*args, **kwargs):
-        __import__("time").sleep(1.3)
+        if isinstance(stderr, TickedTerminal):
+            assert stderr.ticked.wait(60), "the ticker never showed its line"
+        else:  # nothing is counting: no ticker, so nothing can be shown however long the step takes
+            assert not [thread for thread in threading.enumerate() if thread.name == "context-budget ticker"]
         return "The answer." if name == "call_model" else real(*args, **kwargs)  # no model server here
 
     monkeypatch.setattr(module, name, slowly)
-    for stderr_class, shown in ((Terminal, True), (io.StringIO, False)):
+    for stderr_class, shown in ((lambda: TickedTerminal(what), True), (io.StringIO, False)):
+        monkeypatch.setattr(_ticker, "time", types.SimpleNamespace(monotonic=itertools.count().__next__))  # 0, 1, 2... s
         stdout, stderr = Terminal(), stderr_class()
         code = run(argv, io.BytesIO(), stdout, stderr)
         assert code in (0, 1) and stdout.getvalue()
         said = stderr.getvalue()
         if shown:
-            assert said.startswith(f"\rcontext-budget: {what}") and ": 1 s" in said and "\x1b" not in said, said
+            # (A step before this one may have been counted too on a busy machine: this one's line is looked for.)
+            assert f"\rcontext-budget: {what}" in said and ": 1 s" in said and "\x1b" not in said, said
             last = said.rstrip("\r").rsplit("\r", 2)
             assert said.endswith("\r") and set(last[-1]) == {" "} and len(last[-1]) == len(last[-2]), said  # wiped with spaces
         else:

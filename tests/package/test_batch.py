@@ -132,30 +132,64 @@ def test_progress_counts_envelopes_clears_its_line_and_never_mixes_into_a_termin
     assert stderr.getvalue() == ""  # the envelopes go to the terminal: no meter between them
 
 
-def test_ctrl_c_with_jobs_ends_quietly_and_takes_the_workers_with_it(tmp_path):
+# The command as the script runs it, but for one hook: when the run, stopped by Ctrl+C, waits for
+# the chunks running in the workers (batch._shut_down), it says so on a pipe, so that the test
+# sends the second Ctrl+C at that moment, not after a guessed delay.
+_SAYS_WHEN_IT_WAITS = """
+import os, signal, sys
+from concurrent.futures import ProcessPoolExecutor
+
+READY = int(sys.argv.pop(1))
+# Ctrl+C as a process started from a terminal gets it: a test run started in the background
+# (`pytest ... &`) has SIGINT ignored, the child would inherit that and Python keep it so.
+signal.signal(signal.SIGINT, signal.default_int_handler)
+real_shutdown = ProcessPoolExecutor.shutdown
+
+def shutdown(self, wait=True, *, cancel_futures=False):
+    if cancel_futures:  # only batch._shut_down cancels: after Ctrl+C, deaf to another one
+        os.write(READY, b"w")
+    return real_shutdown(self, wait, cancel_futures=cancel_futures)
+
+ProcessPoolExecutor.shutdown = shutdown
+sys.argv[0] = "context-budget"
+from context_budget._launch import main
+main()
+"""
+
+
+@pytest.mark.parametrize("envelopes, again", [(1, False), (1, True), (600, True)])
+def test_ctrl_c_with_jobs_ends_quietly_and_takes_the_workers_with_it(tmp_path, envelopes, again):
     """Workers that got Ctrl+C before ignoring it printed tracebacks, and the parent waited
-    for them for good (4 runs in 79). Workers start with Ctrl+C held back, then ignore it."""
-    import os
+    for them for good (4 runs in 79). Workers start with Ctrl+C held back, then ignore it.
+    Ctrl+C comes once the run has written ``envelopes`` envelopes (the workers are running, one
+    during start-up: test_manners), and ``again`` while the running chunks end (that hung on
+    3.11 and 3.12)."""
+    import select
     import signal
-    import time
 
     path = tmp_path / "requests.jsonl"
     path.write_text("\n".join(json.dumps(request) for request in realistic_requests(400, seed=2)) * 40 + "\n")
-    for delay in (1.0, 1.5, 2.0):  # during the run (one during start-up: test_cli_manners)
-        process = subprocess.Popen([sys.executable, "-m", "context_budget", "check", "--jsonl", "--jobs", "2", str(path)],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True, cwd=ROOT)
-        time.sleep(delay)
-        os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl+C: the whole group
-        if delay > 1.2:  # a second Ctrl+C while the running chunks end: it hung on 3.11 and 3.12
-            time.sleep(0.3)
-            os.killpg(process.pid, signal.SIGINT)
+    waiting, waiting_end = os.pipe()
+    try:
+        process = subprocess.Popen([sys.executable, "-c", _SAYS_WHEN_IT_WAITS, str(waiting_end), "check", "--jsonl", "--jobs", "2", str(path)],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, cwd=ROOT, pass_fds=(waiting_end,))
+        os.close(waiting_end)
         try:
-            _, err = process.communicate(timeout=60)
+            for _ in range(envelopes):  # the run is under way: what it wrote is read as it comes
+                assert process.stdout.readline().startswith(b'{"ok"')
+            os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl+C: the whole group
+            if again:
+                assert select.select([waiting], [], [], 60)[0] and os.read(waiting, 1) == b"w"  # it waits for the running chunks
+                os.killpg(process.pid, signal.SIGINT)
+            _, err = process.communicate(timeout=60)  # the rest of stdout read: a full pipe holds no one up
         finally:
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGKILL)
-        assert process.returncode == 130, (delay, process.returncode, err.decode()[-2000:])
-        assert b"Traceback" not in err, err.decode()[-2000:]
+                process.communicate()
+    finally:
+        os.close(waiting)
+    assert process.returncode == 130, (envelopes, again, process.returncode, err.decode()[-2000:])
+    assert b"Traceback" not in err, err.decode()[-2000:]
 
 
 def test_jobs_on_windows_stay_within_its_61_workers(monkeypatch):

@@ -297,8 +297,9 @@ def test_a_link_in_the_address_bar_stays_while_it_is_what_the_editor_holds_or_wa
     other = '{"budget": 3, "items": [{"id": "OTHER", "relevance": 1, "tokens": 2}]}'
     page.evaluate("text => { location.hash = `length=${text.length}&input=${encodeURIComponent(text)}`; }", other)
     expect(page.locator("#share-note")).to_contain_text("Reload the page to open it")
+    page.eval_on_selector("[data-testid=summary]", "node => { node.dataset.state = 'stale'; }")
     page.click("#format")
-    page.wait_for_timeout(300)
+    page.wait_for_selector(DONE)  # Format has done all it does: its check after formatting is answered
     assert page.evaluate("location.hash").startswith("#length=")  # reloading still opens it
     assert '"MINE"' in page.input_value("[data-testid=input]")
     page.evaluate("() => history.replaceState(null, '', location.pathname)")

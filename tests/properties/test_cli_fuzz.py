@@ -176,9 +176,7 @@ def test_every_command_survives_bad_files_encodings_options_and_settings(invocat
         previous = os.getcwd()
         os.chdir(directory)
         try:
-            started = time.monotonic()
             code = run(argv, None if stdin is None else io.BytesIO(stdin), stdout, stderr, environ)
-            elapsed = time.monotonic() - started
         finally:
             os.chdir(previous)
         out, err = stdout.getvalue(), stderr.getvalue()
@@ -200,7 +198,9 @@ def test_every_command_survives_bad_files_encodings_options_and_settings(invocat
     assert "\x1b" not in out and "\x1b" not in err and "\r" not in err
     assert SECRET not in out and SECRET not in err
     assert after == before, (argv, set(after) ^ set(before))  # nothing written, changed or deleted
-    assert elapsed < 20, (argv, elapsed)
+    # Bounded, without a stopwatch (a busy machine is slow, not wrong): nothing waited out a
+    # deadline; a model call goes to a closed loopback port and is refused at once.
+    assert "did not answer within" not in err, (argv, err)
 
 
 def test_the_fuzz_can_fail():
