@@ -10,7 +10,6 @@ import re
 import socket
 import tempfile
 import threading
-import time
 from pathlib import Path
 
 import pytest

@@ -16,7 +16,7 @@ import pytest
 
 import _text
 from context_budget.tokenizers import TokenizerFileError, exact, from_bytes, load_tokenizer
-from context_budget.tokenizers import model as model_module
+from context_budget.tokenizers import files as files_module
 from context_budget.tokenizers import spm as spm_module
 
 STRINGS = 50_000
@@ -194,7 +194,7 @@ def test_a_hostile_model_file_is_refused_with_its_name_and_byte_offset(tmp_path,
 
 def test_a_model_with_too_many_pieces_is_refused(monkeypatch):
     monkeypatch.setattr(spm_module, "MAX_PIECES", 3)
-    model_module._MEMO.clear()  # parsed anew, not the earlier test's tokenizer of the same bytes
+    files_module._MEMO.clear()  # parsed anew, not the earlier test's tokenizer of the same bytes
     with pytest.raises(TokenizerFileError, match=r"big\.model: .*protobuf byte \d+: more than 3 pieces"):
         from_bytes(model_proto(SMALL), "big.model")
 

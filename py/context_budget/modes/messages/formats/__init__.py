@@ -131,7 +131,7 @@ def _has_typed_items(items: object) -> bool:
     if typed and any(isinstance(item.get("type"), str) and item["type"] in RESPONSES_TYPES for item in items):
         return True
     for content in lists:
-        if any(_block_type(block) in ANTHROPIC_BLOCKS for block in content):
+        if any(_block_type(block) in ANTHROPIC_BLOCKS for block in content):  # type: ignore[union-attr]  # compress kept the lists alone
             return not any(other.get("role") == "tool" or "tool_calls" in other for other in items)
     return False
 
@@ -202,7 +202,7 @@ def _parse_format(reader, data: dict, token_counter: Callable[[str], int] | None
     callers = token_counter is not None or tokenizer not in TOKENIZERS
     count = reading._callers_counter(token_counter or counter(tokenizer)) if callers else cached_counter(tokenizer)
     word = {"tool": "user"} if reader is anthropic else {}
-    costs = (list(known.costs) if known else []) + [cost_of(item, count, word.get(item["role"], item["role"])) for item in records[first:]]  # type: ignore[index]
+    costs = (list(known.costs) if known else []) + [cost_of(item, count, word.get(item["role"], item["role"])) for item in records[first:]]  # type: ignore[index, arg-type]  # no record is None once no problem was found
     if remember:
         HISTORIES.keep(key, items, records, costs, grouping.copy(), known)
     system_tokens = PER_MESSAGE + count("system" if reader is anthropic else "developer") + sum(map(count, system_texts)) if system_texts else 0
@@ -221,7 +221,7 @@ def _parse_format(reader, data: dict, token_counter: Callable[[str], int] | None
     rename = reader is responses
 
     def sent(item: dict) -> dict:
-        copied = without_nulls({key: value for key, value in item.items() if key != "pinned"}, keep)
+        copied: dict = without_nulls({key: value for key, value in item.items() if key != "pinned"}, keep)  # type: ignore[assignment]  # a dict in, a dict out
         if rename and "async_" in copied:  # the SDK model's field name for the request's "async"
             copied["async"] = copied.pop("async_")
         if reader is responses and isinstance(copied.get("content"), list):

@@ -83,8 +83,8 @@ def image_tokens(width: int, height: int) -> tuple[int, tuple[int, int]]:
         scale = LONG_EDGE / max(w, h)
         w, h = w * scale, h * scale
     if w * h > MOST_TOKENS * PIXELS_PER_TOKEN:  # scaled to the area of 1,600 tokens: that many, at most
-        scale = (MOST_TOKENS * PIXELS_PER_TOKEN / (w * h)) ** 0.5
-        return MOST_TOKENS, (int(w * scale), int(h * scale))
+        shrink = (MOST_TOKENS * PIXELS_PER_TOKEN / (w * h)) ** 0.5  # a float: only the size shown is rounded by it
+        return MOST_TOKENS, (int(w * shrink), int(h * shrink))
     return ceil(w * h / PIXELS_PER_TOKEN), (int(w), int(h))
 
 
@@ -265,7 +265,7 @@ def read_item(item: object, at: tuple[Key, ...], problems: list[Problem]) -> dic
     if len(problems) != count:
         return None
     own = [kind for kind in kinds if kind != "tool_result"]
-    return record("tool" if answers else role, pinned, calls=calls, answers=answers, closes=True,
+    return record("tool" if answers else str(role), pinned, calls=calls, answers=answers, closes=True,
                   user_turn=role == "user" and (not answers or bool(own)), texts=texts, images=images,
                   flat=isinstance(item["content"], str) and "pinned" not in item)
 

@@ -39,7 +39,7 @@ def _anthropic_texts(blocks: object, out: list[str], images: list[int]) -> None:
     if isinstance(blocks, str):
         out.append(blocks)
         return
-    for block in blocks or ():
+    for block in blocks or ():  # type: ignore[attr-defined]  # a list of blocks: read and checked by the reader before any check runs
         kind = block["type"]
         if kind == "text":
             out.append(block["text"])
@@ -115,7 +115,10 @@ class History(chat.History):
         self.kept = result["kept"]
         self.kept_set = set(self.kept)
         self.template = None
-        roles, unit, own_turn, words = [], list(range(total)), [], []
+        roles: list[str] = []
+        words: list[str] = []
+        own_turn: list[bool] = []
+        unit = list(range(total))
         self.calls: list[list[str]] = []
         self.answers: list[list[str]] = []
         self.texts: list[tuple[list[str], list[int]]] = []
@@ -146,7 +149,7 @@ class History(chat.History):
                     answers = [item["call_id"]]
                 previous = messages[index - 1] if index else None
                 previous_kind = previous.get("type", "message") if previous else None
-                previous_assistant = previous_kind in ("function_call", "custom_tool_call", "reasoning") or (previous_kind == "message" and previous["role"] == "assistant")
+                previous_assistant = previous_kind in ("function_call", "custom_tool_call", "reasoning") or (previous is not None and previous_kind == "message" and previous["role"] == "assistant")
                 if answers and index and (roles[index - 1] == "tool" or self.calls[index - 1]):
                     unit[index] = unit[index - 1]
                 elif calls and previous_assistant:
@@ -172,7 +175,7 @@ class History(chat.History):
         self.pinned_need = self.priming + self.tools_tokens + sum(self.cost(index) for index in range(total) if self.pinned[index])
         self.live_need = sum(self.cost(index) for index in range(total) if self.live[index])
         # Strategy stable is the chat format's alone (its reader refuses it in these formats): the walk is the rule's.
-        self.walk_limit, self.floor = self.limit, 0
+        self.walk_limit, self.floor = self.limit, 0  # type: ignore[assignment]  # the raw limit, as the chat History's walk_of gives it
 
     def _tools(self, tools: list) -> int:
         if not tools:

@@ -181,7 +181,7 @@ def read_item(item: object, at: tuple[Key, ...], problems: list[Problem]) -> dic
     images: list = []
     calls: list = []
     answers: list = []
-    role = "assistant"
+    role: str | None = "assistant"  # None only on the error paths below, which return before it is used
     joins = False
     if kind == "message":
         role = item.get("role")
@@ -248,7 +248,7 @@ def read_item(item: object, at: tuple[Key, ...], problems: list[Problem]) -> dic
             problems.append(problem_from(error, (*at, "pinned")))
     if len(problems) != count:
         return None
-    result = record(role, pinned, calls=calls, answers=answers, texts=texts, images=images,
+    result = record(str(role), pinned, calls=calls, answers=answers, texts=texts, images=images,
                     flat=all(type(value) is str for value in item.values()))
     result["kind"] = kind
     result["joins"] = joins
@@ -323,5 +323,6 @@ def as_chat_tool(tool: dict) -> dict | None:
 
 
 def tool_name(tool: dict) -> str:
-    return tool.get("name") if isinstance(tool.get("name"), str) else tool.get("type", "tool")
+    name, kind = tool.get("name"), tool.get("type", "tool")
+    return name if isinstance(name, str) else str(kind)
 
