@@ -106,3 +106,14 @@ def test_the_registry_names_each_mode_by_its_module_and_the_package_exports_them
     assert all(MODES[name].NAME == name for name in MODES) and "nope" not in MODES and MODES.get("nope") is None
     assert context_budget.trim_messages is MODES["messages"].trim_messages
     assert {name: getattr(context_budget, name) for name in context_budget.__all__}
+
+
+def test_importing_the_package_as_the_page_does_imports_no_hashlib():
+    """hashlib asks for _hashlib, which the page's compiled standard library lacks: the page then
+    fetched Pyodide's whole python_stdlib.zip (2.5 MB more on every first visit) when strategy
+    stable's digests imported it at the top. Only code that hashes imports it, when it runs."""
+    probe = ("import sys\nimport context_budget\nfrom context_budget._envelope import check_text, format_json\n"
+             "from context_budget import _page\nprint(sorted({'hashlib', '_hashlib'} & set(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
+                          env={"PYTHONPATH": str(ROOT / "py"), "PATH": "/usr/bin:/bin"})
+    assert done.stdout.strip() == "[]", done.stderr

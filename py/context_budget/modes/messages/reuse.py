@@ -29,7 +29,6 @@ The caching rules (prices never shipped: they change, and are input):
 
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 from fractions import Fraction
@@ -89,6 +88,8 @@ def digests_at(messages: list, sizes: set[int]) -> dict[int, str]:
     the same history again with turns appended: the digests of a history digested before (its
     messages compared exactly with a copy, as ``memory.py`` compares them) are taken from it, and
     only the appended messages are written as JSON and hashed. The digests never depend on it."""
+    import hashlib  # not at the top: hashlib asks for _hashlib, which the page's compiled standard library lacks, and the page would then fetch the whole one (2.5 MB) on every first visit
+
     global _digested
     known = None
     for other in _digested:
@@ -114,6 +115,8 @@ def digests_at(messages: list, sizes: set[int]) -> dict[int, str]:
 
 def head_digest(data: dict) -> str:
     """The digest of what leads every prompt and is no message: the tokenizer, the tools, the template and its options."""
+    import hashlib  # (see digests_at)
+
     head = [data.get("tokenizer"), data.get("tools"), data.get("template"), data.get("template_options")]
     return _DIGEST_PREFIX + hashlib.sha256(_json(head)).hexdigest()
 

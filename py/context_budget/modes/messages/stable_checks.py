@@ -9,7 +9,6 @@ caching rule bills and the prices cost. None calls the strategy, the rule or ``r
 
 from __future__ import annotations
 
-import hashlib
 import json
 from fractions import Fraction
 from math import floor
@@ -66,6 +65,8 @@ def walk_of(history) -> tuple[int, int, str]:
 
 
 def _digest(messages: list) -> str:
+    import hashlib  # not at the top: hashlib asks for _hashlib, which the page's compiled standard library lacks, and the page would then fetch the whole one (2.5 MB) on every first visit
+
     hashed = hashlib.sha256()
     for message in messages:
         hashed.update(json.dumps(message, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8", "surrogatepass") + b"\n")
@@ -74,6 +75,8 @@ def _digest(messages: list) -> str:
 
 def _head(data: dict, tokenizer: str) -> str:
     head = [tokenizer, data.get("tools"), data.get("template"), data.get("template_options")]
+    import hashlib  # (see _digest)
+
     text = json.dumps(head, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
