@@ -20,6 +20,7 @@ import { loadLesson, setView, wireLesson } from "./page/lesson.js";
 import { startCodeEditor } from "./page/code-editor.js";
 import { checkNow } from "./page/check.js";
 import { startStore } from "./page/store.js";
+import { refreshTakeAway, wireTakeAway } from "./page/take-away.js";
 
 // A small, stable API for tests and the benchmark: the envelope as JSON text.
 window.contextBudget = {
@@ -32,6 +33,7 @@ onCheckStarted(stopPlay);
 onReportShown((report, text, about) => {
   showModeHelp(report || shown.report);
   updateSlider(report, text, about);
+  refreshTakeAway();  // when it is open: the case of what is on screen
 });
 onInputChanged(dropStaleLink);
 onInputChanged(offerRestore);  // but the page's own changes (slider, Format) keep the offer
@@ -42,6 +44,7 @@ wireSteps();
 wireExamples();
 wireSharing();
 wireLesson();
+wireTakeAway();
 $("page-prev").addEventListener("click", () => turnPage(-1));
 $("page-next").addEventListener("click", () => turnPage(1));
 

@@ -115,3 +115,7 @@ def test_each_why_has_one_right_answer_and_every_misconception_shown_fails_as_sa
             assert checks == set(option["fails"]), (option["text"], report["claim"]["failures"])
         else:
             assert "fails" not in option
+
+
+def test_the_picker_says_how_many_steps_each_lesson_has():
+    assert {entry["id"]: entry["steps"] for entry in FIRST["lessons"]} == {key: len(lesson["steps"]) for key, lesson in LESSONS.items()}
