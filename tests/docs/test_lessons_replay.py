@@ -119,3 +119,24 @@ def test_each_why_has_one_right_answer_and_every_misconception_shown_fails_as_sa
 
 def test_the_picker_says_how_many_steps_each_lesson_has():
     assert {entry["id"]: entry["steps"] for entry in FIRST["lessons"]} == {key: len(lesson["steps"]) for key, lesson in LESSONS.items()}
+
+
+EXPLORES = [(key, number, step) for key, number, step in STEPS if "explore" in step]
+
+
+@pytest.mark.parametrize("key, number, step", EXPLORES, ids=[f"{k}-{n}" for k, n, _ in EXPLORES])
+def test_every_value_a_number_can_be_dragged_to_is_a_valid_input(key, number, step):
+    """The number in the text moves from min to max: each value's report is the package's, and
+    none of them is an input error (the page would show an error, never a traceback, but a
+    lesson should not lead there)."""
+    spec = step["explore"]
+    assert spec["label"] and spec["before"] is not None and spec["after"] is not None
+    assert spec["min"] <= at(step["input"], ".".join(map(str, spec["path"]))) <= spec["max"]
+    for value in range(spec["min"], spec["max"] + 1, spec["step"]):
+        data = json.loads(json.dumps(step["input"]))
+        place = data
+        for part in spec["path"][:-1]:
+            place = place[part]
+        place[spec["path"][-1]] = value
+        report = evaluate(data)
+        assert "errors" not in report, (value, report.get("errors"))

@@ -107,6 +107,30 @@ def answer_step(page, step, why=True):
     expect(page.locator("[data-testid=lesson-progress]")).to_have_attribute("data-step-done", "true")
 
 
+def with_value(data, path, value):
+    copy = json.loads(json.dumps(data))
+    place = copy
+    for part in path[:-1]:
+        place = place[part]
+    place[path[-1]] = value
+    return copy
+
+
+def drag_by_keyboard(page, step):
+    """The number in the text, one step up by the arrow key: the package's summary follows."""
+    spec = step["explore"]
+    value = step["input"]
+    for part in spec["path"]:
+        value = value[part]
+    moved = value + spec["step"] if value + spec["step"] <= spec["max"] else value - spec["step"]
+    tab_to(page, "[data-testid=drag-number]")
+    page.keyboard.press("ArrowRight" if moved > value else "ArrowLeft")
+    expect(page.locator("[data-testid=drag-number]")).to_have_attribute("aria-valuenow", str(moved))
+    expected = summary_of(with_value(step["input"], spec["path"], moved))
+    expect(page.locator("[data-testid=lesson-explore-result]")).to_have_text(f"→ {expected}")
+    expect(page.locator("[data-testid=summary]")).to_have_text(expected)
+
+
 def test_every_lesson_is_completed_by_keyboard_alone_and_axe_finds_nothing(lessons_page):
     page = lessons_page
     page.emulate_media(color_scheme="light")
@@ -116,6 +140,8 @@ def test_every_lesson_is_completed_by_keyboard_alone_and_axe_finds_nothing(lesso
         for number, step in enumerate(lesson["steps"], 1):
             expect(page.locator(f"[data-testid=lesson-step][data-step='{number}']")).to_be_visible()
             answer_step(page, step)
+            if "explore" in step:
+                drag_by_keyboard(page, step)
             found += [(key, number, *violation) for violation in axe_violations(page)]
             if number < len(lesson["steps"]):
                 tab_to(page, "[data-testid=lesson-next]")
@@ -197,6 +223,31 @@ def test_take_this_with_you_gives_a_case_that_passes_and_the_python_that_prints_
         with page.expect_download() as download:
             page.click("[data-testid=take-away-case-download]")
         assert json.loads(open(download.value.path()).read()) == case
+        assert problems == [] and guard.foreign == []
+    finally:
+        context.close()
+
+
+def test_a_number_in_the_text_follows_the_pointer_and_the_result_follows_it(browser, site_url):
+    context, page, guard, problems = open_lessons(browser, site_url, WIDE)
+    try:
+        step = FIRST["steps"][3]  # the counterexample: A's cost
+        for _ in range(3):
+            page.click("[data-testid=lesson-next]")
+        expect(page.locator("[data-testid=lesson-step][data-step='4']")).to_be_visible()
+        number = page.locator("[data-testid=drag-number]")
+        expect(number).to_have_attribute("aria-valuenow", "6")
+        box = number.bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        page.mouse.move(x, y)
+        page.mouse.down()
+        page.mouse.move(x - 8 * 2, y, steps=4)  # 8 px a step: 6 -> 4
+        page.mouse.up()
+        expect(number).to_have_attribute("aria-valuenow", "4")
+        expected = summary_of(with_value(step["input"], step["explore"]["path"], 4))
+        expect(page.locator("[data-testid=lesson-explore-result]")).to_have_text(f"→ {expected}")
+        # The editor holds the input with that one number changed, as the tool would check it.
+        assert json.loads(page.evaluate("document.getElementById('input').value")) == with_value(step["input"], ["items", 0, "tokens"], 4)
         assert problems == [] and guard.foreign == []
     finally:
         context.close()

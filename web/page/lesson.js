@@ -14,6 +14,8 @@ import { openChecks, setStep } from "./report.js";
 import { stopPlay } from "./steps.js";
 import { offerRestore } from "./examples.js";
 import * as progress from "./progress.js";
+import { onReportShown } from "./check.js";
+import { dragNumber, valueAt, withValue } from "./drag-number.js";
 
 const el = (tag, text, className) => {
   const node = document.createElement(tag);
@@ -136,6 +138,7 @@ export function showStep(number, { load = true, seen = load } = {}) {
   state.lesson.openChecks = Boolean(step.openChecks) && state.view === "lesson";
   renderClaim(step, at);
   renderWhy(step, at);
+  renderExplore(step, at);
   renderTokens(step);
   const text = inputText(step);
   const description = `From the lesson ${state.lesson.title}, step ${at}: ${step.title}.`;
@@ -259,6 +262,7 @@ async function checkClaim() {
   showVerdict(claim.shown);
   revealResult();
   renderWhy(step, at);
+  renderExplore(step, at);
   settle(at);
   // On a phone the verdict opens below the button, off the screen: bring it into view.
   const still = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
@@ -388,6 +392,38 @@ function showWhy(step, { index, failures, claimed }) {
   }
   result.replaceChildren(...parts);
 }
+
+// ---------------------------------------------------------------- numbers to drag
+// A step's `explore`: {before, after, path, min, max, step, label, unit}, a sentence around one
+// number of the input. Once the step's prediction is checked (or at once, when it asks none),
+// dragging it changes that value in the editor's input, and the package's report follows (its
+// summary is written after the sentence).
+function renderExplore(step, at) {
+  const box = $("lesson-explore");
+  const spec = step.explore;
+  box.hidden = !spec || waitingForClaim(step, at);
+  if (box.hidden) return box.replaceChildren();
+  const value = valueAt(step.input, spec.path);
+  const number = dragNumber(spec, value, (now) => {
+    const text = inputText({ input: withValue(step.input, spec.path, now) });
+    setInput(text);
+    setOrigin({ kind: "lesson", step: at, text, description: `From the lesson ${state.lesson.title}, step ${at}: ${step.title} (${spec.label} ${now}).` });
+    $("lesson-explore-result").textContent = "Checking…";
+    runCheck();
+  });
+  const line = el("p");
+  line.append(el("strong", "Try it: "), spec.before, number, spec.after);
+  const result = el("output", "", "explore-result");
+  result.id = "lesson-explore-result";
+  result.dataset.testid = "lesson-explore-result";
+  result.setAttribute("aria-live", "polite");
+  box.replaceChildren(line, result);
+}
+
+onReportShown((report) => {
+  const result = document.getElementById("lesson-explore-result");
+  if (result && report) result.textContent = `→ ${report.summary}`;
+});
 
 // ---------------------------------------------------------------- where token counts come from
 let tokensRun = 0;
