@@ -16,7 +16,7 @@ import { shown, turnPage } from "./page/report.js";
 import "./page/model-tokenizer.js";  // a model's tokenizer file, chosen or dropped, named for this session
 import "./page/chat.js";  // the messages mode's conversation view (it registers itself with report.js)
 import { showFirstReport } from "./page/first-report.js";
-import { loadLesson, setView, wireLesson } from "./page/lesson.js";
+import { loadLesson, prefetchLessons, setView, wireLesson } from "./page/lesson.js";
 import { startCodeEditor } from "./page/code-editor.js";
 import { checkNow } from "./page/check.js";
 import { startStore } from "./page/store.js";
@@ -50,7 +50,7 @@ $("page-next").addEventListener("click", () => turnPage(1));
 
 // What the worker said before this module ran (it starts earlier) is handled only now that
 // everything above, window.contextBudget included, exists.
-watchStartup({ onReady: prefetchExamples });
+watchStartup({ onReady: () => { prefetchExamples(); prefetchLessons(); } });
 
 // index.html already holds the first example, so the editor is filled from the first paint
 // and whatever is typed while Python loads is kept: it is what gets checked once ready.
@@ -64,5 +64,6 @@ showFirstReport();  // the default input's report, made when the site was built:
 startCodeEditor({ onCheck: checkNow });  // the textarea until CodeMirror has loaded, and if it cannot
 await Promise.all([loadExamples(), loadLesson()]);
 prefetchExamples();
+prefetchLessons();
 showPageExample(nameLinkedExample());
 startStore();  // the report store's thread, idle until the first report: its modules are in by then

@@ -251,3 +251,20 @@ def test_a_number_in_the_text_follows_the_pointer_and_the_result_follows_it(brow
         assert problems == [] and guard.foreign == []
     finally:
         context.close()
+
+
+def test_the_other_lessons_are_fetched_once_ready_and_open_offline(browser, site_url):
+    context, page, guard, problems = open_lessons(browser, site_url, WIDE)
+    try:
+        expect(page.locator("[data-testid=lesson-picker]")).to_have_attribute("data-prefetched", "true")
+        page.context.set_offline(True)
+        try:
+            for key in ("stable", "passages"):
+                choose_lesson(page, key)
+                expect(page.locator("#lesson-title")).to_have_text(LESSONS[key]["steps"][0]["title"])
+                expect(page.locator("[data-testid=summary]")).to_have_attribute("data-state", "done")
+        finally:
+            page.context.set_offline(False)
+        assert problems == [] and guard.foreign == []
+    finally:
+        context.close()

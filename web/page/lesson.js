@@ -39,6 +39,23 @@ export async function loadLesson() {
   if (state.view === "lesson") showStep(state.lesson.step, { load: false });
 }
 
+// Once Python is ready, the other lessons are fetched too (a few KB each), so that the page keeps
+// working if the connection goes away; the first visit does not wait for them.
+let prefetching = false;
+export async function prefetchLessons() {
+  if (prefetching || !state.python.ready || !picker.length) return;
+  prefetching = true;
+  await Promise.all(picker.filter((entry) => !lessons[entry.id]).map(async (entry) => {
+    try {
+      const response = await fetch(`lessons/${encodeURIComponent(entry.id)}.json`);
+      if (response.ok) lessons[entry.id] = await response.json();
+    } catch {
+      // fetched again when chosen
+    }
+  }));
+  $("lesson-picker").dataset.prefetched = String(picker.every((entry) => lessons[entry.id]));
+}
+
 function useLesson(lesson) {
   state.lesson.id = lesson.id;
   state.lesson.title = lesson.title;
