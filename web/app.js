@@ -20,7 +20,9 @@ import { loadLesson, prefetchLessons, setView, wireLesson } from "./page/lesson.
 import { startCodeEditor } from "./page/code-editor.js";
 import { checkNow } from "./page/check.js";
 import { startStore } from "./page/store.js";
-import { refreshTakeAway, wireTakeAway } from "./page/take-away.js";
+
+// "Take this with you" is loaded when first asked for (not part of the first visit's modules).
+const takeAway = () => import("./page/take-away.js");
 
 // A small, stable API for tests and the benchmark: the envelope as JSON text.
 window.contextBudget = {
@@ -33,7 +35,7 @@ onCheckStarted(stopPlay);
 onReportShown((report, text, about) => {
   showModeHelp(report || shown.report);
   updateSlider(report, text, about);
-  refreshTakeAway();  // when it is open: the case of what is on screen
+  if (!$("take-away-block").hidden) takeAway().then((module) => module.refreshTakeAway());  // the case of what is on screen
 });
 onInputChanged(dropStaleLink);
 onInputChanged(offerRestore);  // but the page's own changes (slider, Format) keep the offer
@@ -44,7 +46,7 @@ wireSteps();
 wireExamples();
 wireSharing();
 wireLesson();
-wireTakeAway();
+$("take-away").addEventListener("click", () => takeAway().then((module) => module.toggleTakeAway()));
 $("page-prev").addEventListener("click", () => turnPage(-1));
 $("page-next").addEventListener("click", () => turnPage(1));
 

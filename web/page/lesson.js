@@ -13,9 +13,12 @@ import { setInput, setOrigin } from "./input.js";
 import { openChecks, setStep } from "./report.js";
 import { stopPlay } from "./steps.js";
 import { offerRestore } from "./examples.js";
-import * as progress from "./progress.js";
 import { onReportShown } from "./check.js";
-import { dragNumber, valueAt, withValue } from "./drag-number.js";
+
+// Loaded with lesson.json, not before: the first visit's module graph (which the first report
+// waits for) stays what it was. drag-number.js comes when a step has a number to drag.
+let progress = null;
+const dragging = () => import("./drag-number.js");
 
 const el = (tag, text, className) => {
   const node = document.createElement(tag);
@@ -29,7 +32,8 @@ const lessons = {};  // id -> the lesson, as fetched
 let picker = [];  // lesson.json's list: {id, title, about}
 
 export async function loadLesson() {
-  const response = await fetch("lesson.json");
+  const [response, module] = await Promise.all([fetch("lesson.json"), import("./progress.js")]);
+  progress = module;
   const lesson = await response.json();
   lessons[lesson.id] = lesson;
   picker = lesson.lessons || [];
@@ -45,6 +49,7 @@ let prefetching = false;
 export async function prefetchLessons() {
   if (prefetching || !state.python.ready || !picker.length) return;
   prefetching = true;
+  dragging().catch(() => {});
   await Promise.all(picker.filter((entry) => !lessons[entry.id]).map(async (entry) => {
     try {
       const response = await fetch(`lessons/${encodeURIComponent(entry.id)}.json`);
@@ -415,11 +420,21 @@ function showWhy(step, { index, failures, claimed }) {
 // number of the input. Once the step's prediction is checked (or at once, when it asks none),
 // dragging it changes that value in the editor's input, and the package's report follows (its
 // summary is written after the sentence).
-function renderExplore(step, at) {
+let exploreRun = 0;
+async function renderExplore(step, at) {
   const box = $("lesson-explore");
   const spec = step.explore;
+  const run = ++exploreRun;
   box.hidden = !spec || waitingForClaim(step, at);
   if (box.hidden) return box.replaceChildren();
+  let dragNumber, valueAt, withValue;
+  try {
+    ({ dragNumber, valueAt, withValue } = await dragging());
+  } catch (error) {
+    box.replaceChildren(el("p", `The number to drag could not be loaded: ${error.message}`, "error"));
+    return;
+  }
+  if (run !== exploreRun) return;  // another step meanwhile
   const value = valueAt(step.input, spec.path);
   const number = dragNumber(spec, value, (now) => {
     const text = inputText({ input: withValue(step.input, spec.path, now) });
@@ -435,9 +450,13 @@ function renderExplore(step, at) {
   result.dataset.testid = "lesson-explore-result";
   result.setAttribute("aria-live", "polite");
   box.replaceChildren(line, result);
+  if (shownSummary !== null) result.textContent = `→ ${shownSummary}`;
 }
 
+let shownSummary = null;  // the newest report's summary (the explore line may be drawn after it)
+
 onReportShown((report) => {
+  shownSummary = report ? report.summary : null;
   const result = document.getElementById("lesson-explore-result");
   if (result && report) result.textContent = `→ ${report.summary}`;
 });

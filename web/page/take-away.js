@@ -1,6 +1,7 @@
 // "Take this with you": the input on screen (a lesson step's, or the tool's) as a fixture case
 // with `expect` and as the Python call that gives the same report. Both are written by the
-// package (context_budget._page.take_away); this file shows and downloads them.
+// package (context_budget._page.take_away); this file shows and downloads them. app.js imports
+// it on the first press of the button.
 
 import { $ } from "./dom.js";
 import { state, currentText } from "./state.js";
@@ -43,13 +44,12 @@ export async function refreshTakeAway() {
     : `This input cannot be taken yet: ${answer.error}`;
 }
 
-export function wireTakeAway() {
-  $("take-away").addEventListener("click", () => {
-    const block = $("take-away-block");
-    block.hidden = !block.hidden;
-    $("take-away").setAttribute("aria-expanded", String(!block.hidden));
-    if (!block.hidden) refreshTakeAway();
-  });
-  $("take-away-case-download").addEventListener("click", () => download($("take-away-case").textContent, "context-budget-case.json", "application/json"));
-  $("take-away-python-download").addEventListener("click", () => download($("take-away-python").textContent, "context_budget_case.py", "text/x-python"));
+export function toggleTakeAway() {
+  const block = $("take-away-block");
+  block.hidden = !block.hidden;
+  $("take-away").setAttribute("aria-expanded", String(!block.hidden));
+  if (!block.hidden) refreshTakeAway();
 }
+
+$("take-away-case-download").addEventListener("click", () => download($("take-away-case").textContent, "context-budget-case.json", "application/json"));
+$("take-away-python-download").addEventListener("click", () => download($("take-away-python").textContent, "context_budget_case.py", "text/x-python"));
