@@ -16,10 +16,13 @@ import { shown, turnPage } from "./page/report.js";
 import "./page/model-tokenizer.js";  // a model's tokenizer file, chosen or dropped, named for this session
 import "./page/chat.js";  // the messages mode's conversation view (it registers itself with report.js)
 import { showFirstReport } from "./page/first-report.js";
-import { loadLesson, setView, wireLesson } from "./page/lesson.js";
+import { loadLesson, prefetchLessons, setView, wireLesson } from "./page/lesson.js";
 import { startCodeEditor } from "./page/code-editor.js";
 import { checkNow } from "./page/check.js";
 import { startStore } from "./page/store.js";
+
+// "Take this with you" is loaded when first asked for (not part of the first visit's modules).
+const takeAway = () => import("./page/take-away.js");
 
 // A small, stable API for tests and the benchmark: the envelope as JSON text.
 window.contextBudget = {
@@ -32,6 +35,7 @@ onCheckStarted(stopPlay);
 onReportShown((report, text, about) => {
   showModeHelp(report || shown.report);
   updateSlider(report, text, about);
+  if (!$("take-away-block").hidden) takeAway().then((module) => module.refreshTakeAway());  // the case of what is on screen
 });
 onInputChanged(dropStaleLink);
 onInputChanged(offerRestore);  // but the page's own changes (slider, Format) keep the offer
@@ -42,12 +46,13 @@ wireSteps();
 wireExamples();
 wireSharing();
 wireLesson();
+$("take-away").addEventListener("click", () => takeAway().then((module) => module.toggleTakeAway()));
 $("page-prev").addEventListener("click", () => turnPage(-1));
 $("page-next").addEventListener("click", () => turnPage(1));
 
 // What the worker said before this module ran (it starts earlier) is handled only now that
 // everything above, window.contextBudget included, exists.
-watchStartup({ onReady: prefetchExamples });
+watchStartup({ onReady: () => { prefetchExamples(); prefetchLessons(); } });
 
 // index.html already holds the first example, so the editor is filled from the first paint
 // and whatever is typed while Python loads is kept: it is what gets checked once ready.
@@ -61,5 +66,6 @@ showFirstReport();  // the default input's report, made when the site was built:
 startCodeEditor({ onCheck: checkNow });  // the textarea until CodeMirror has loaded, and if it cannot
 await Promise.all([loadExamples(), loadLesson()]);
 prefetchExamples();
+prefetchLessons();
 showPageExample(nameLinkedExample());
 startStore();  // the report store's thread, idle until the first report: its modules are in by then

@@ -1,7 +1,7 @@
 // The Python worker: runs the context_budget package off the page's thread, in the local
 // Pyodide copy. Its jobs are in worker/; no selection logic here or there.
 //
-// Requests from the page: {type: "check" | "format" | "tokens" | "count", id, text, key?}
+// Requests from the page: {type: "check" | "format" | "tokens" | "count" | "take-away", id, text, key?}
 // or {type: "model-tokenizer", id, data (a transferred ArrayBuffer), text (the file name), key (its size)},
 // answered by {type: "result", id, envelope, ms} (the envelope as JSON text) or
 // {type: "result", id, failure}; {type: "keep-snapshot" | "forget-snapshot"}, not answered.

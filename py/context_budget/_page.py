@@ -165,3 +165,44 @@ def count_texts(texts_json: str, tokenizer: str) -> str:
     """The counts of a JSON list of texts, as a JSON list (the page's tests compare them with tiktoken's)."""
     count = _tokenizer.ENCODINGS[tokenizer].count
     return json.dumps([count(text) for text in json.loads(texts_json)])
+
+
+def take_away(text: str, description: str) -> str:
+    """"Take this with you": the input ``text`` as a fixture case (``{description, input,
+    expect}``, for the pytest plugin and ``context-budget fixtures``) and as the Python call that
+    gives the same report. ``expect`` holds what ``fixtures new`` writes by default: ``pass``, the
+    mode's list (or the errors) and a claim's verdict, as this report has them. JSON text out:
+    ``{ok, case, python, expect}``, or ``{ok: false, error}`` for text that is not JSON."""
+    from ._evaluation.claims import LIST_KEY
+    from ._evaluation.evaluate import evaluate
+
+    try:
+        document = _strict_json.loads(text)
+    except _strict_json.JSONInputError as error:
+        return _envelope.to_json(_envelope.unreadable(error), ascii_only=True)
+    with using_tokenizers(SESSION):
+        report = evaluate(document)
+    expect: dict = {"pass": report["pass"]}
+    checks = [f'assert report["pass"] is {report["pass"]}']
+    key = "errors" if "errors" in report else LIST_KEY.get(report.get("mode"))
+    if key in report:
+        expect[key] = report[key]
+        checks.append(f'assert report["{key}"] == {report[key]!r}')
+    if "claim" in report:
+        expect["claim"] = {"pass": report["claim"]["pass"]}
+        checks.append(f'assert report["claim"]["pass"] is {report["claim"]["pass"]}')
+    case = {"description": description, "input": document, "expect": expect}
+    written = _envelope.to_json(document, indent=2)
+    literal = f'r"""\n{written}\n"""' if '"""' not in written and "\r" not in written else repr(written)
+    program = "\n".join([
+        "import json",
+        "",
+        "from context_budget import evaluate",
+        "",
+        f"report = evaluate(json.loads({literal}))",
+        *checks,
+        'print(report["summary"])',
+        "",
+    ])
+    return _envelope.to_json({"ok": True, "case": _envelope.to_json(case, indent=2) + "\n", "python": program,
+                              "summary": report["summary"]}, ascii_only=True)

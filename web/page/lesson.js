@@ -1,7 +1,9 @@
-// The lesson, the page's first screen: five steps (lesson.json), each a short text, one input
-// loaded into the page and one thing to do; the tool (free editing, every example) one click
-// away. A prediction is judged by the package's claim judgement in Python (the input's
-// `claim`), never here: this file only sends the ids pressed and shows the verdict's words.
+// The lessons, the page's first screen: one per rule, chosen from the picker. Each is data
+// (lesson.json, the first and the picker's list; lessons/<id>.json, fetched when chosen): steps of
+// a short text, one input loaded into the page, one thing to do, a prediction and a "why"
+// question. A prediction is judged by the package's claim judgement in Python (the input's
+// `claim`), never here: this file only sends the ids pressed and shows the verdict's words. The
+// lessons' intended answers are replayed through the package by tests/docs/test_lessons_replay.py.
 
 import { $ } from "./dom.js";
 import { state } from "./state.js";
@@ -11,6 +13,12 @@ import { setInput, setOrigin } from "./input.js";
 import { openChecks, setStep } from "./report.js";
 import { stopPlay } from "./steps.js";
 import { offerRestore } from "./examples.js";
+import { onReportShown } from "./check.js";
+
+// Loaded with lesson.json, not before: the first visit's module graph (which the first report
+// waits for) stays what it was. drag-number.js comes when a step has a number to drag.
+let progress = null;
+const dragging = () => import("./drag-number.js");
 
 const el = (tag, text, className) => {
   const node = document.createElement(tag);
@@ -20,11 +28,45 @@ const el = (tag, text, className) => {
 };
 
 const inputText = (step) => JSON.stringify(step.input, null, 2);
+const lessons = {};  // id -> the lesson, as fetched
+let picker = [];  // lesson.json's list: {id, title, about}
 
 export async function loadLesson() {
-  const response = await fetch("lesson.json");
+  const [response, module] = await Promise.all([fetch("lesson.json"), import("./progress.js")]);
+  progress = module;
   const lesson = await response.json();
+  lessons[lesson.id] = lesson;
+  picker = lesson.lessons || [];
+  state.lesson.id = lesson.id;
+  useLesson(lesson);
+  renderPicker();
+  if (state.view === "lesson") showStep(state.lesson.step, { load: false });
+}
+
+// Once Python is ready, the other lessons are fetched too (a few KB each), so that the page keeps
+// working if the connection goes away; the first visit does not wait for them.
+let prefetching = false;
+export async function prefetchLessons() {
+  if (prefetching || !state.python.ready || !picker.length) return;
+  prefetching = true;
+  dragging().catch(() => {});
+  await Promise.all(picker.filter((entry) => !lessons[entry.id]).map(async (entry) => {
+    try {
+      const response = await fetch(`lessons/${encodeURIComponent(entry.id)}.json`);
+      if (response.ok) lessons[entry.id] = await response.json();
+    } catch {
+      // fetched again when chosen
+    }
+  }));
+  $("lesson-picker").dataset.prefetched = String(picker.every((entry) => lessons[entry.id]));
+}
+
+function useLesson(lesson) {
+  state.lesson.id = lesson.id;
+  state.lesson.title = lesson.title;
   state.lesson.steps = lesson.steps;
+  state.lesson.claims = {};
+  state.lesson.whys = {};
   const box = $("lesson-steps");
   box.replaceChildren(...lesson.steps.map((step, index) => {
     const article = el("article", undefined, "lesson-step");
@@ -37,7 +79,54 @@ export async function loadLesson() {
     article.append(task);
     return article;
   }));
-  if (state.view === "lesson") showStep(state.lesson.step, { load: false });
+  document.body.dataset.lesson = lesson.id;
+}
+
+function renderPicker() {
+  $("lesson-picker").replaceChildren(...picker.map((entry) => {
+    const item = el("li");
+    const button = el("button", undefined, "lesson-choice");
+    button.type = "button";
+    button.dataset.testid = "lesson-choice";
+    button.dataset.lesson = entry.id;
+    button.setAttribute("aria-pressed", String(entry.id === state.lesson.id));
+    const done = progress.doneSteps(entry.id).filter((n) => n <= entry.steps).length;
+    button.dataset.done = String(done);
+    button.append(el("strong", entry.title), el("span", entry.about, "lesson-about"),
+      el("span", `${done} of ${entry.steps} steps done`, "lesson-count"));
+    button.addEventListener("click", () => chooseLesson(entry.id));
+    item.append(button);
+    return item;
+  }));
+}
+
+async function chooseLesson(id) {
+  if (id === state.lesson.id && state.lesson.steps.length) {
+    showStep(state.lesson.step);
+    return $("lesson-heading").focus();
+  }
+  const box = $("lesson-picker");
+  box.dataset.loading = id;
+  let lesson = lessons[id];
+  if (!lesson) {
+    try {
+      const response = await fetch(`lessons/${encodeURIComponent(id)}.json`);
+      if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
+      lesson = lessons[id] = await response.json();
+    } catch (error) {
+      delete box.dataset.loading;
+      $("lesson-progress").textContent = `That lesson could not be loaded: ${error.message}`;
+      return;
+    }
+  }
+  delete box.dataset.loading;
+  stopPlay();
+  state.lesson.step = 1;
+  useLesson(lesson);
+  renderPicker();
+  if (state.view !== "lesson") setView("lesson");
+  showStep(1);
+  $("lesson-heading").focus();
 }
 
 // The page's view: the lesson (with the result of its step) or the tool (editor and result).
@@ -53,7 +142,9 @@ export function setView(view) {
 }
 
 // `load`: put the step's input in the editor and check it (not at start: index.html holds step 1's).
-export function showStep(number, { load = true } = {}) {
+// `seen`: the learner came to it (a step with nothing to answer is then done; not at start,
+// where nothing is stored unless the learner does something, nor on "Start this lesson again").
+export function showStep(number, { load = true, seen = load } = {}) {
   const steps = state.lesson.steps;
   if (!steps.length) return;
   const at = Math.max(1, Math.min(steps.length, number));
@@ -61,15 +152,18 @@ export function showStep(number, { load = true } = {}) {
   const step = steps[at - 1];
   document.body.dataset.lessonFocus = step.focus || "";
   for (const article of $("lesson-steps").children) article.hidden = Number(article.dataset.step) !== at;
-  $("lesson-where").textContent = `Lesson, step ${at} of ${steps.length}:`;
+  const named = state.lesson.id === picker[0]?.id || !picker.length ? "Lesson" : `Lesson: ${state.lesson.title}`;
+  $("lesson-where").textContent = `${named}, step ${at} of ${steps.length}:`;
   $("lesson-title").textContent = step.title;
   $("lesson-back").disabled = at === 1;
   $("lesson-next").textContent = at === steps.length ? "Open the tool ▶" : "Next step ▶";
   state.lesson.openChecks = Boolean(step.openChecks) && state.view === "lesson";
   renderClaim(step, at);
+  renderWhy(step, at);
+  renderExplore(step, at);
   renderTokens(step);
   const text = inputText(step);
-  const description = `From the lesson, step ${at}: ${step.title}.`;
+  const description = `From the lesson ${state.lesson.title}, step ${at}: ${step.title}.`;
   if (load && $("input").value !== text) {
     const { origin } = state.input;
     if ((origin.kind === "own" || origin.kind === "link") && $("input").value.trim()) state.input.replaced = { origin, text: $("input").value };
@@ -85,7 +179,41 @@ export function showStep(number, { load = true } = {}) {
       setStep(null, { smooth: false });
     }
   }
+  // A step with nothing to answer is done once seen.
+  if (seen && !needsClaim(step) && !step.why) progress.markDone(state.lesson.id, at);
+  renderProgress();
   revealResult();
+}
+
+// ---------------------------------------------------------------- progress
+const needsClaim = (step) => Boolean(step.claim || step.predict);
+
+// A step is done when its prediction was checked and its "why" answered right (kept by progress.js).
+function settle(at) {
+  const step = state.lesson.steps[at - 1];
+  const claimDone = !needsClaim(step) || claimOf(at).checked;
+  const whyDone = !step.why || whyOf(at).right;
+  if (claimDone && whyDone) progress.markDone(state.lesson.id, at);
+  renderProgress();
+}
+
+function renderProgress() {
+  const done = progress.doneSteps(state.lesson.id);
+  const steps = state.lesson.steps.length;
+  const here = done.includes(state.lesson.step);
+  const line = $("lesson-progress");
+  line.dataset.done = String(done.length);
+  line.dataset.stepDone = String(here);
+  line.textContent = `${here ? "✓ This step is done. " : ""}${done.length} of ${steps} steps of this lesson done${done.length === steps ? ": the whole lesson." : "."}`;
+  renderPicker();
+}
+
+function restart() {
+  progress.forget(state.lesson.id);
+  state.lesson.claims = {};
+  state.lesson.whys = {};
+  showStep(1, { seen: false });
+  $("lesson-heading").focus();
 }
 
 // ---------------------------------------------------------------- predict and check
@@ -94,24 +222,35 @@ function claimOf(at) {
   return state.lesson.claims[at];
 }
 
+// The buttons to press: a `predict` step names them (values and labels, in the input's order);
+// the first lesson's `claim: true` steps press the input's items.
+function choicesOf(step) {
+  if (step.predict) return step.predict.choices;
+  return step.input.items.map((item) => ({ value: item.id, strong: item.id, label: ` relevance ${item.relevance}, ${item.tokens} tokens` }));
+}
+const fieldOf = (step) => step.predict?.field || "selected";
+const shortName = (value) => (typeof value === "number" ? `#${value}` : String(value));
+
 function renderClaim(step, at) {
   const block = $("claim-block");
-  block.hidden = !step.claim;
-  if (!step.claim) return;
+  block.hidden = !needsClaim(step);
+  if (!needsClaim(step)) return;
   const claim = claimOf(at);
-  const budget = step.input.budget;
-  $("claim-question").textContent = `Which items would the rule keep within ${budget} tokens? Press each one you would keep.`;
-  $("claim-items").replaceChildren(...step.input.items.map((item) => {
+  $("claim-question").textContent = step.predict
+    ? `${step.predict.question} Press each one you predict.`
+    : `Which items would the rule keep within ${step.input.budget} tokens? Press each one you would keep.`;
+  $("claim-items").replaceChildren(...choicesOf(step).map((choice) => {
     const button = el("button", undefined, "claim-item");
     button.type = "button";
     button.dataset.testid = "claim-item";
-    button.dataset.id = item.id;
-    button.setAttribute("aria-pressed", String(claim.ids.has(item.id)));
-    button.append(el("strong", item.id), ` relevance ${item.relevance}, ${item.tokens} tokens`);
+    button.dataset.id = String(choice.value);
+    button.setAttribute("aria-pressed", String(claim.ids.has(choice.value)));
+    if (choice.strong) button.append(el("strong", choice.strong));
+    button.append(choice.label);
     button.addEventListener("click", () => {
-      if (claim.ids.has(item.id)) claim.ids.delete(item.id);
-      else claim.ids.add(item.id);
-      button.setAttribute("aria-pressed", String(claim.ids.has(item.id)));
+      if (claim.ids.has(choice.value)) claim.ids.delete(choice.value);
+      else claim.ids.add(choice.value);
+      button.setAttribute("aria-pressed", String(claim.ids.has(choice.value)));
     });
     return button;
   }));
@@ -122,59 +261,205 @@ function renderClaim(step, at) {
 
 async function checkClaim() {
   const at = state.lesson.step;
+  const id = state.lesson.id;
   const step = state.lesson.steps[at - 1];
   const claim = claimOf(at);
-  const selected = step.input.items.map((item) => item.id).filter((id) => claim.ids.has(id));  // in the input's order
+  const field = fieldOf(step);
+  const selected = choicesOf(step).map((choice) => choice.value).filter((value) => claim.ids.has(value));  // in the input's order
   const result = $("claim-result");
   result.hidden = false;
   result.dataset.pass = "";
   result.textContent = "Checking your prediction…";
   let report;
   try {
-    const answer = await python.ask("check", JSON.stringify({ ...step.input, claim: { selected } }));
+    const answer = await python.ask("check", JSON.stringify({ ...step.input, claim: { [field]: selected } }));
     report = JSON.parse(answer.envelope).result;
   } catch (error) {
     result.textContent = `Your prediction could not be checked: ${error.message}`;
     return;
   }
-  if (state.lesson.step !== at) return;  // the learner moved on meanwhile
+  if (state.lesson.step !== at || state.lesson.id !== id) return;  // the learner moved on meanwhile
   claim.checked = true;
-  claim.shown = { selected, claim: report.claim, rule: report.selected };
+  claim.shown = { selected, claim: report.claim, rule: report[field] };
   showVerdict(claim.shown);
   revealResult();
+  renderWhy(step, at);
+  renderExplore(step, at);
+  settle(at);
   // On a phone the verdict opens below the button, off the screen: bring it into view.
   const still = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
   result.scrollIntoView({ block: "nearest", behavior: still ? "auto" : "smooth" });
 }
 
+function failureList(failures) {
+  const list = el("ul", undefined, "claim-failures");
+  for (const failure of failures) {
+    const item = el("li");
+    item.dataset.testid = "claim-failure";
+    item.append(el("strong", `${failure.check}: `), failure.detail);
+    list.append(item);
+  }
+  return list;
+}
+
 function showVerdict({ selected, claim, rule }) {
   const result = $("claim-result");
   result.dataset.pass = String(claim.pass);
-  const said = selected.length ? selected.join(", ") : "nothing";
+  const said = selected.length ? selected.map(shortName).join(", ") : "nothing";
   const head = el("p", undefined, "claim-verdict");
   head.append(el("strong", claim.pass ? "✓ Your prediction holds." : "✗ Your prediction does not hold."), ` You kept ${said}.`);
   const parts = [head];
-  if (!claim.pass) {
-    const list = el("ul", undefined, "claim-failures");
-    for (const failure of claim.failures) {
-      const item = el("li");
-      item.dataset.testid = "claim-failure";
-      item.append(el("strong", `${failure.check}: `), failure.detail);
-      list.append(item);
-    }
-    parts.push(list);
-  }
-  parts.push(el("p", `The rule keeps ${rule.join(", ") || "nothing"}: its decisions are shown below.`, "claim-rule"));
+  if (!claim.pass) parts.push(failureList(claim.failures));
+  parts.push(el("p", `The rule keeps ${(rule || []).map(shortName).join(", ") || "nothing"}: its decisions are shown below.`, "claim-rule"));
   result.replaceChildren(...parts);
 }
 
-// A step that asks for a prediction first shows the rule's own choice only once one was checked.
+// A step that asks for a prediction first shows the rule's own choice (and its "why") only once one was checked.
+const waitingForClaim = (step, at) => step.reveal === "after-claim" && !claimOf(at).checked;
+
 function revealResult() {
   const step = state.lesson.steps[state.lesson.step - 1];
-  const waiting = state.view === "lesson" && step && step.reveal === "after-claim" && !claimOf(state.lesson.step).checked;
+  const waiting = state.view === "lesson" && step && waitingForClaim(step, state.lesson.step);
   document.body.dataset.reveal = waiting ? "pending" : "shown";
   $("reveal-note").hidden = !waiting;
 }
+
+// ---------------------------------------------------------------- why
+function whyOf(at) {
+  if (!state.lesson.whys[at]) state.lesson.whys[at] = { chosen: null, right: false, shown: null };
+  return state.lesson.whys[at];
+}
+
+function renderWhy(step, at) {
+  const block = $("why-block");
+  block.hidden = !step.why || waitingForClaim(step, at);
+  if (block.hidden) return;
+  const why = whyOf(at);
+  $("why-question").textContent = step.why.question;
+  $("why-options").replaceChildren(...step.why.options.map((option, index) => {
+    const label = el("label", undefined, "why-option");
+    const radio = el("input");
+    radio.type = "radio";
+    radio.name = "why";
+    radio.value = String(index);
+    radio.dataset.testid = "why-option";
+    radio.checked = why.chosen === index;
+    label.append(radio, " ", option.text);
+    return label;
+  }));
+  const result = $("why-result");
+  result.hidden = !why.shown;
+  if (why.shown) showWhy(step, why.shown);
+}
+
+async function answerWhy() {
+  const at = state.lesson.step;
+  const id = state.lesson.id;
+  const step = state.lesson.steps[at - 1];
+  const picked = document.querySelector("#why-options input:checked");
+  const result = $("why-result");
+  result.hidden = false;
+  if (!picked) {
+    result.dataset.pass = "";
+    result.replaceChildren(el("p", "Choose an answer first (the arrow keys move between them)."));
+    return;
+  }
+  const index = Number(picked.value);
+  const option = step.why.options[index];
+  const why = whyOf(at);
+  why.chosen = index;
+  why.right = why.right || option.right;
+  why.shown = { index, failures: null };
+  showWhy(step, why.shown);
+  if (option.claim) {  // the misconception, as a claim the package judges: its failures in its own words
+    try {
+      const answer = await python.ask("check", JSON.stringify({ ...step.input, claim: option.claim }));
+      const report = JSON.parse(answer.envelope).result;
+      if (state.lesson.step !== at || state.lesson.id !== id || why.shown.index !== index) return;
+      why.shown.failures = report.claim ? report.claim.failures : [];
+      why.shown.claimed = option.claim;
+      showWhy(step, why.shown);
+    } catch (error) {
+      result.append(el("p", `The claim could not be checked: ${error.message}`));
+    }
+  }
+  settle(at);
+}
+
+function showWhy(step, { index, failures, claimed }) {
+  const result = $("why-result");
+  const option = step.why.options[index];
+  result.dataset.pass = String(option.right);
+  result.dataset.answered = failures || !option.claim ? "done" : "checking";
+  const head = el("p", undefined, "claim-verdict");
+  head.append(el("strong", option.right ? "✓ " : "✗ "), option.explain);
+  const parts = [head];
+  if (failures) {
+    const values = Object.values(claimed)[0];
+    parts.push(el("p", `The claim ${values.length ? values.map(shortName).join(", ") : "of nothing"}, as the checker judges it:`), failureList(failures));
+  }
+  if (option.right) {
+    const others = el("details", undefined, "why-others");
+    others.append(el("summary", "Why the other answers are wrong"));
+    const list = el("ul");
+    for (const other of step.why.options) if (!other.right) {
+      const item = el("li");
+      item.append(el("strong", `${other.text} `), other.explain);
+      list.append(item);
+    }
+    others.append(list);
+    parts.push(others);
+  } else {
+    parts.push(el("p", "Choose another answer and press Answer again.", "hint"));
+  }
+  result.replaceChildren(...parts);
+}
+
+// ---------------------------------------------------------------- numbers to drag
+// A step's `explore`: {before, after, path, min, max, step, label, unit}, a sentence around one
+// number of the input. Once the step's prediction is checked (or at once, when it asks none),
+// dragging it changes that value in the editor's input, and the package's report follows (its
+// summary is written after the sentence).
+let exploreRun = 0;
+async function renderExplore(step, at) {
+  const box = $("lesson-explore");
+  const spec = step.explore;
+  const run = ++exploreRun;
+  box.hidden = !spec || waitingForClaim(step, at);
+  if (box.hidden) return box.replaceChildren();
+  let dragNumber, valueAt, withValue;
+  try {
+    ({ dragNumber, valueAt, withValue } = await dragging());
+  } catch (error) {
+    box.replaceChildren(el("p", `The number to drag could not be loaded: ${error.message}`, "error"));
+    return;
+  }
+  if (run !== exploreRun) return;  // another step meanwhile
+  const value = valueAt(step.input, spec.path);
+  const number = dragNumber(spec, value, (now) => {
+    const text = inputText({ input: withValue(step.input, spec.path, now) });
+    setInput(text);
+    setOrigin({ kind: "lesson", step: at, text, description: `From the lesson ${state.lesson.title}, step ${at}: ${step.title} (${spec.label} ${now}).` });
+    $("lesson-explore-result").textContent = "Checking…";
+    runCheck();
+  });
+  const line = el("p");
+  line.append(el("strong", "Try it: "), spec.before, number, spec.after);
+  const result = el("output", "", "explore-result");
+  result.id = "lesson-explore-result";
+  result.dataset.testid = "lesson-explore-result";
+  result.setAttribute("aria-live", "polite");
+  box.replaceChildren(line, result);
+  if (shownSummary !== null) result.textContent = `→ ${shownSummary}`;
+}
+
+let shownSummary = null;  // the newest report's summary (the explore line may be drawn after it)
+
+onReportShown((report) => {
+  shownSummary = report ? report.summary : null;
+  const result = document.getElementById("lesson-explore-result");
+  if (result && report) result.textContent = `→ ${report.summary}`;
+});
 
 // ---------------------------------------------------------------- where token counts come from
 let tokensRun = 0;
@@ -227,12 +512,14 @@ export function wireLesson() {
     $("lesson-heading").focus({ preventScroll: false });
   });
   $("lesson-edit").addEventListener("click", () => setView("tool"));
+  $("lesson-restart").addEventListener("click", restart);
   $("show-lesson").addEventListener("click", () => {
     setView("lesson");
     showStep(state.lesson.step);
   });
   $("show-tool").addEventListener("click", () => setView("tool"));
   $("claim-check").addEventListener("click", checkClaim);
+  $("why-check").addEventListener("click", answerWhy);
   // The narrow screen's switch, kept at the top: the editor or the result, one tap apart
   // (both stay on the page, so nothing typed or shown is hidden away).
   const go = (heading, focus) => {

@@ -32,10 +32,11 @@ export const state = {
   // Play in the step-through: its interval, or null.
   step: { playTimer: null },
 
-  // What the page shows: "lesson" (the first screen) or "tool"; the lesson's step (1-based),
-  // whether its checks open by themselves, and each step's prediction (ids pressed, checked or not).
+  // What the page shows: "lesson" (the first screen) or "tool"; the lesson chosen (its id and
+  // title), its step (1-based), whether its checks open by themselves, each step's prediction
+  // (ids pressed, checked or not) and its "why" answer (the option chosen, whether one was right).
   view: "lesson",
-  lesson: { steps: [], step: 1, openChecks: false, claims: {} },
+  lesson: { id: "", title: "", steps: [], step: 1, openChecks: false, claims: {}, whys: {} },
 
   // The examples menu: its entries, each choice's ticket (the newest wins), whether every
   // example has been fetched ahead.

@@ -1,0 +1,270 @@
+"""Every lesson, completed by keyboard alone (Tab, Space, Enter and the arrow keys) at 1280x800
+and 390x844, with axe-core finding nothing on any step; progress kept in the browser and
+forgotten by "Start this lesson again"; "Take this with you" giving a case that passes and the
+Python call that prints the same summary. The intended answers are the lessons' own data (the
+same that tests/docs/test_lessons_replay.py replays through CPython). Tests wait on the page's
+attributes, never on sleeps."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import FIXTURES
+from context_budget._envelope import check_text
+from test_page import open_page
+
+ROOT = FIXTURES.parent
+FIRST = json.loads((ROOT / "web" / "lesson.json").read_text())
+LESSONS = {FIRST["id"]: FIRST} | {
+    entry["id"]: json.loads((ROOT / "web" / "lessons" / f"{entry['id']}.json").read_text()) for entry in FIRST["lessons"][1:]
+}
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+WIDE, PHONE = {"width": 1280, "height": 800}, {"width": 390, "height": 844}
+MOST_TABS = 400  # a focusable element further than this many Tabs away counts as unreachable
+
+
+def summary_of(data):
+    return json.loads(check_text(json.dumps(data)))["result"]["summary"]
+
+
+def open_lessons(browser, site_url, size):
+    routes = [("**/test-only/axe.min.js", lambda route: route.fulfill(path=str(AXE), content_type="text/javascript"))]
+    context, page, guard, problems = open_page(browser, site_url + "?view=lesson", routes=routes)
+    page.set_viewport_size(size)
+    return context, page, guard, problems
+
+
+@pytest.fixture(params=[WIDE, PHONE], ids=["1280x800", "390x844"])
+def lessons_page(request, browser, site_url):
+    context, page, guard, problems = open_lessons(browser, site_url, request.param)
+    yield page
+    assert problems == [], "the page logged errors"
+    assert guard.foreign == []
+    context.close()
+
+
+def tab_to(page, selector):
+    """Press Tab until the focus is on ``selector`` (forward, wrapping): keyboard alone."""
+    for _ in range(MOST_TABS):
+        if page.evaluate("(s) => Boolean(document.activeElement && document.activeElement.matches(s))", selector):
+            return
+        page.keyboard.press("Tab")
+    raise AssertionError(f"{selector} is not reached by Tab")
+
+
+def axe_violations(page):
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.add_script_tag(url=page.url.split("?")[0].split("#")[0] + "test-only/axe.min.js")
+    results = page.evaluate("() => axe.run(document, {resultTypes: ['violations']})")
+    return [(violation["id"], violation["impact"], [node["target"] for node in violation["nodes"]][:3]) for violation in results["violations"]]
+
+
+def choose_lesson(page, key):
+    tab_to(page, f"[data-testid=lesson-choice][data-lesson={key}]")
+    page.keyboard.press("Enter")
+    expect(page.locator(f"[data-testid=lesson-choice][data-lesson={key}]")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("[data-testid=lesson-step]")).to_have_count(len(LESSONS[key]["steps"]))
+    expect(page.locator("[data-testid=lesson-step][data-step='1']")).to_be_visible()
+
+
+def answer_step(page, step, why=True):
+    """The step's intended prediction and its right "why" (unless not ``why``), by keyboard; the
+    step is then done."""
+    predict = step.get("predict")
+    answer = predict["answer"] if predict else step.get("answer")
+    if answer is not None:
+        expect(page.locator("[data-testid=claim-item]")).to_have_count(len(predict["choices"]) if predict else len(step["input"]["items"]))
+        for value in answer:
+            tab_to(page, f"[data-testid=claim-item][data-id='{value}']")
+            page.keyboard.press("Space")
+            expect(page.locator(f"[data-testid=claim-item][data-id='{value}']")).to_have_attribute("aria-pressed", "true")
+        tab_to(page, "[data-testid=claim-check]")
+        page.keyboard.press("Enter")
+        expect(page.locator("[data-testid=claim-result]")).to_have_attribute("data-pass", "true")
+        expect(page.locator("[data-testid=claim-result]")).to_contain_text("Your prediction holds.")
+    expect(page.locator("[data-testid=summary]")).to_have_attribute("data-state", "done")
+    expect(page.locator("[data-testid=summary]")).to_have_text(summary_of(step["input"]))
+    if "why" in step and not why:
+        return
+    if "why" in step:
+        expect(page.locator("[data-testid=why]")).to_be_visible()
+        right = [option["right"] for option in step["why"]["options"]].index(True)
+        tab_to(page, "[data-testid=why-option]")
+        if right == 0:
+            page.keyboard.press("Space")
+        for _ in range(right):
+            page.keyboard.press("ArrowDown")  # moves to the next answer and chooses it
+        expect(page.locator("[data-testid=why-option]").nth(right)).to_be_checked()
+        tab_to(page, "[data-testid=why-check]")
+        page.keyboard.press("Enter")
+        result = page.locator("[data-testid=why-result]")
+        expect(result).to_have_attribute("data-pass", "true")
+        expect(result).to_have_attribute("data-answered", "done")
+        expect(result).to_contain_text(step["why"]["options"][right]["explain"])
+    expect(page.locator("[data-testid=lesson-progress]")).to_have_attribute("data-step-done", "true")
+
+
+def with_value(data, path, value):
+    copy = json.loads(json.dumps(data))
+    place = copy
+    for part in path[:-1]:
+        place = place[part]
+    place[path[-1]] = value
+    return copy
+
+
+def drag_by_keyboard(page, step):
+    """The number in the text, one step up by the arrow key: the package's summary follows."""
+    spec = step["explore"]
+    value = step["input"]
+    for part in spec["path"]:
+        value = value[part]
+    moved = value + spec["step"] if value + spec["step"] <= spec["max"] else value - spec["step"]
+    tab_to(page, "[data-testid=drag-number]")
+    page.keyboard.press("ArrowRight" if moved > value else "ArrowLeft")
+    expect(page.locator("[data-testid=drag-number]")).to_have_attribute("aria-valuenow", str(moved))
+    expected = summary_of(with_value(step["input"], spec["path"], moved))
+    expect(page.locator("[data-testid=lesson-explore-result]")).to_have_text(f"→ {expected}")
+    expect(page.locator("[data-testid=summary]")).to_have_text(expected)
+
+
+def test_every_lesson_is_completed_by_keyboard_alone_and_axe_finds_nothing(lessons_page):
+    page = lessons_page
+    page.emulate_media(color_scheme="light")
+    found = []
+    for key, lesson in LESSONS.items():
+        choose_lesson(page, key)
+        for number, step in enumerate(lesson["steps"], 1):
+            expect(page.locator(f"[data-testid=lesson-step][data-step='{number}']")).to_be_visible()
+            answer_step(page, step)
+            if "explore" in step:
+                drag_by_keyboard(page, step)
+            found += [(key, number, *violation) for violation in axe_violations(page)]
+            if number < len(lesson["steps"]):
+                tab_to(page, "[data-testid=lesson-next]")
+                page.keyboard.press("Enter")
+        expect(page.locator("[data-testid=lesson-progress]")).to_have_attribute("data-done", str(len(lesson["steps"])))
+        expect(page.locator(f"[data-testid=lesson-choice][data-lesson={key}]")).to_have_attribute("data-done", str(len(lesson["steps"])))
+        page.keyboard.press("Shift+Tab")  # leave the step's buttons, so the next Tab search starts above
+    assert found == []
+
+
+def test_a_wrong_why_is_explained_with_the_packages_own_failure_and_can_be_answered_again(browser, site_url):
+    context, page, guard, problems = open_lessons(browser, site_url, WIDE)
+    try:
+        choose_lesson(page, "chat")
+        step = LESSONS["chat"]["steps"][0]
+        answer_step(page, step, why=False)
+        wrong = next(i for i, option in enumerate(step["why"]["options"]) if "claim" in option)
+        page.locator("[data-testid=why-option]").nth(wrong).check()
+        page.click("[data-testid=why-check]")
+        result = page.locator("[data-testid=why-result]")
+        expect(result).to_have_attribute("data-pass", "false")
+        expect(result).to_have_attribute("data-answered", "done")
+        report = json.loads(check_text(json.dumps({**step["input"], "claim": step["why"]["options"][wrong]["claim"]})))["result"]
+        expect(result.locator("[data-testid=claim-failure]")).to_have_text([f"{f['check']}: {f['detail']}" for f in report["claim"]["failures"]])
+        # Not done until the right answer is given.
+        expect(page.locator("[data-testid=lesson-progress]")).to_have_attribute("data-step-done", "false")
+        assert problems == [] and guard.foreign == []
+    finally:
+        context.close()
+
+
+def test_progress_is_kept_across_a_reload_and_start_again_forgets_it(browser, site_url):
+    context, page, guard, problems = open_lessons(browser, site_url, WIDE)
+    try:
+        choose_lesson(page, "required")
+        answer_step(page, LESSONS["required"]["steps"][0])
+        expect(page.locator("[data-testid=lesson-progress]")).to_have_attribute("data-done", "1")
+        stored = page.evaluate("JSON.parse(localStorage.getItem('context-budget-lessons'))")
+        assert stored == {"required": [1]}  # which steps are done, and nothing else
+        page.reload()
+        page.wait_for_selector("[data-testid=summary][data-state=done]")
+        expect(page.locator("[data-testid=lesson-choice][data-lesson=required]")).to_have_attribute("data-done", "1")
+        expect(page.locator("[data-testid=lesson-choice][data-lesson=required]")).to_contain_text("1 of 2 steps done")
+        choose_lesson(page, "required")
+        expect(page.locator("[data-testid=lesson-progress]")).to_have_attribute("data-step-done", "true")
+        tab_to(page, "[data-testid=lesson-restart]")
+        page.keyboard.press("Enter")
+        expect(page.locator("[data-testid=lesson-progress]")).to_have_attribute("data-done", "0")
+        expect(page.locator("[data-testid=lesson-choice][data-lesson=required]")).to_have_attribute("data-done", "0")
+        expect(page.locator("[data-testid=claim-result]")).to_be_hidden()
+        assert page.evaluate("localStorage.getItem('context-budget-lessons')") is None
+        assert problems == [] and guard.foreign == []
+    finally:
+        context.close()
+
+
+def test_take_this_with_you_gives_a_case_that_passes_and_the_python_that_prints_the_summary(browser, site_url, tmp_path):
+    context, page, guard, problems = open_lessons(browser, site_url, WIDE)
+    try:
+        choose_lesson(page, "chat")
+        step = LESSONS["chat"]["steps"][1]
+        tab_to(page, "[data-testid=lesson-next]")
+        page.keyboard.press("Enter")
+        answer_step(page, step)
+        tab_to(page, "[data-testid=take-away]")
+        page.keyboard.press("Enter")
+        expect(page.locator("[data-testid=take-away-block]")).to_have_attribute("data-state", "done")
+        case = json.loads(page.inner_text("[data-testid=take-away-case]"))
+        assert case["input"] == step["input"]
+        assert case["expect"] == {"pass": True, "kept": step["predict"]["answer"]}
+        assert case["description"] == f"From the lesson Chat histories, step 2: {step['title']}."
+        (tmp_path / "case.json").write_text(page.inner_text("[data-testid=take-away-case]"))
+        run = subprocess.run([sys.executable, "-m", "context_budget", "fixtures", str(tmp_path)], capture_output=True, text=True)
+        assert run.returncode == 0, run.stdout + run.stderr
+        program = page.inner_text("[data-testid=take-away-python]")
+        run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.strip() == summary_of(step["input"])
+        with page.expect_download() as download:
+            page.click("[data-testid=take-away-case-download]")
+        assert json.loads(open(download.value.path()).read()) == case
+        assert problems == [] and guard.foreign == []
+    finally:
+        context.close()
+
+
+def test_a_number_in_the_text_follows_the_pointer_and_the_result_follows_it(browser, site_url):
+    context, page, guard, problems = open_lessons(browser, site_url, WIDE)
+    try:
+        step = FIRST["steps"][3]  # the counterexample: A's cost
+        for _ in range(3):
+            page.click("[data-testid=lesson-next]")
+        expect(page.locator("[data-testid=lesson-step][data-step='4']")).to_be_visible()
+        number = page.locator("[data-testid=drag-number]")
+        expect(number).to_have_attribute("aria-valuenow", "6")
+        box = number.bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        page.mouse.move(x, y)
+        page.mouse.down()
+        page.mouse.move(x - 8 * 2, y, steps=4)  # 8 px a step: 6 -> 4
+        page.mouse.up()
+        expect(number).to_have_attribute("aria-valuenow", "4")
+        expected = summary_of(with_value(step["input"], step["explore"]["path"], 4))
+        expect(page.locator("[data-testid=lesson-explore-result]")).to_have_text(f"→ {expected}")
+        # The editor holds the input with that one number changed, as the tool would check it.
+        assert json.loads(page.evaluate("document.getElementById('input').value")) == with_value(step["input"], ["items", 0, "tokens"], 4)
+        assert problems == [] and guard.foreign == []
+    finally:
+        context.close()
+
+
+def test_the_other_lessons_are_fetched_once_ready_and_open_offline(browser, site_url):
+    context, page, guard, problems = open_lessons(browser, site_url, WIDE)
+    try:
+        expect(page.locator("[data-testid=lesson-picker]")).to_have_attribute("data-prefetched", "true")
+        page.context.set_offline(True)
+        try:
+            for key in ("stable", "passages"):
+                choose_lesson(page, key)
+                expect(page.locator("#lesson-title")).to_have_text(LESSONS[key]["steps"][0]["title"])
+                expect(page.locator("[data-testid=summary]")).to_have_attribute("data-state", "done")
+        finally:
+            page.context.set_offline(False)
+        assert problems == [] and guard.foreign == []
+    finally:
+        context.close()
