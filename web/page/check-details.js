@@ -102,6 +102,18 @@ const TEXTS = {
     const pinned = rows.filter((row) => row.pinned).map((row) => `#${row.index} ${row.role}`);
     return `Every system, developer and pinned message is kept: ${list(pinned)} (${count(report.pinned_tokens, "token")} with the priming).`;
   },
+  "stable cut": (report) => {
+    const from = { previous: "kept from the previous call", low_watermark: "made again at the low watermark", limit: "where the limit put it" }[report.cut_from] || "";
+    return report.cut === null || report.cut === undefined
+      ? "Nothing was kept, so there is no cut."
+      : `Worked out again from the input and the previous call: the history is sent from message #${report.cut} on (${from}), walked within ${count(report.walk_limit, "token")}.`;
+  },
+  "prompt prefix reused": (report) => {
+    const reuse = report.reuse;
+    if (!reuse) return null;
+    const billed = typeof reuse.cached_tokens === "number" ? ` ${count(reuse.cached_tokens, "token")} billed as cached (${reuse.provider}).` : "";
+    return `Rendered this prompt and the previous one again: they share their first ${count(reuse.prefix_tokens, "token")} (${reuse.prefix_messages} messages); ${count(reuse.new_tokens, "token")} are new.${billed}`;
+  },
 };
 
 // What to say under one check: its failure (Python's words) and what it re-derived, or null.
