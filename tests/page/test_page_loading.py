@@ -21,7 +21,7 @@ from context_budget._envelope import check_text
 from context_budget._site import server as site_server
 from context_budget._site.bundle import content_of
 from test_page import LOAD_TIMEOUT, READY
-from test_page_startup import NEEDS_NODE, SAVED, boot_config, open_held, open_page, startup
+from test_page_startup import FAST_LINK, IN_TIME, NEEDS_NODE, SAVED, SLOW_LINK, boot_config, open_held, open_page, startup
 
 RUNTIME = "context-budget-runtime"
 SNAPSHOT = "context-budget-snapshot"
@@ -226,7 +226,7 @@ def test_keep_a_copy_in_a_private_window_then_a_reload_downloads_no_wasm(browser
 @NEEDS_NODE
 def test_after_a_prebuilt_start_keep_a_copy_keeps_the_runtime_and_that_snapshot(browser, site_url):
     counts, count = counting([".wasm", ".snapshot.gz"])
-    context, page, guard, problems = open_page(browser, site_url, routes=[("**/pyodide/**", count)])
+    context, page, guard, problems = open_page(browser, site_url, routes=[("**/pyodide/**", count)], link=IN_TIME)
     try:
         assert startup(page)["snapshot"] == "prebuilt"
         expect(page.locator("[data-testid=snapshot-note]")).to_have_attribute("data-state", "offer-prebuilt")
@@ -249,7 +249,8 @@ def test_after_a_prebuilt_start_keep_a_copy_keeps_the_runtime_and_that_snapshot(
 @NEEDS_NODE
 def test_a_prebuilt_snapshot_that_arrives_slowly_is_dropped_for_a_normal_start(browser, site_url):
     held = []
-    context, page, guard, problems = open_page(browser, site_url, routes=[("**/*.snapshot.gz", lambda route: held.append(route))])
+    # A fast link (else the snapshot is not asked for); the page's own time for an answer.
+    context, page, guard, problems = open_page(browser, site_url, routes=[("**/*.snapshot.gz", lambda route: held.append(route))], link=FAST_LINK)
     try:
         assert held  # asked for, never answered
         assert startup(page)["snapshot"] == "normal"
@@ -260,7 +261,6 @@ def test_a_prebuilt_snapshot_that_arrives_slowly_is_dropped_for_a_normal_start(b
         context.close()
 
 
-HELD = {}  # the end of a path -> seconds the counted site holds its answer back
 MISSING_ONCE = set()  # paths the counted site answers 404 the first time they are asked for
 
 
@@ -276,7 +276,6 @@ def counted_site():
     def counting(self):
         path = self.path.split("?", 1)[0].lstrip("/")
         hits[path] += 1
-        time.sleep(next((seconds for end, seconds in HELD.items() if path.endswith(end)), 0))
         if path in MISSING_ONCE:
             MISSING_ONCE.discard(path)
             return self.send_error(404)
@@ -290,6 +289,12 @@ def counted_site():
     server.server_close()
 
 
+def serve_link(files, times):
+    """The counted site's boot.json from now on, with ``times`` as its `link` (its ETag changes
+    with it: a reload gets the new one)."""
+    files["boot.json"] = json.dumps({**json.loads(content_of(files["boot.json"])), "link": times}).encode()
+
+
 @NEEDS_NODE
 def test_a_snapshot_dropped_over_a_fast_link_is_fetched_once_live_for_the_next_visit(browser_type, browser_type_launch_args, counted_site, tmp_path):
     """A first visit over a fast link whose prebuilt snapshot did not come (here: the first answer
@@ -300,6 +305,7 @@ def test_a_snapshot_dropped_over_a_fast_link_is_fetched_once_live_for_the_next_v
     url, hits, files, config = counted_site
     snapshot, wasm = config["snapshot"]["url"], config["pyodide"]["url"] + "pyodide.asm.wasm"
     MISSING_ONCE.add(snapshot)
+    serve_link(files, IN_TIME)  # a fast link, and the reload's snapshot from the HTTP cache in time
     context = browser_type.launch_persistent_context(str(tmp_path / "profile"), **browser_type_launch_args)
     finished = []
     context.on("requestfinished", lambda request: finished.append(request.url))
@@ -339,12 +345,12 @@ def past_the_fetch_for_later(page, url):
 
 @NEEDS_NODE
 def test_a_first_visit_over_a_slow_link_never_downloads_the_snapshot(browser_type, browser_type_launch_args, counted_site, tmp_path):
-    """The .wasm takes longer than a fast link's 1.2 s (the server holds it 1.6 s): Python starts
-    normally, and the prebuilt snapshot is asked for neither before nor after the page is live,
-    nor on the reload, which starts normally from the HTTP cache."""
+    """The .wasm takes longer than a fast link allows (boot.json's `link` allows 0 ms): Python
+    starts normally, and the prebuilt snapshot is asked for neither before nor after the page is
+    live, nor on the reload, which starts normally from the HTTP cache."""
     url, hits, files, config = counted_site
     snapshot, wasm = config["snapshot"]["url"], config["pyodide"]["url"] + "pyodide.asm.wasm"
-    HELD["pyodide.asm.wasm"] = 1.6
+    serve_link(files, SLOW_LINK)
     context = browser_type.launch_persistent_context(str(tmp_path / "profile"), **browser_type_launch_args)
     try:
         page = context.pages[0] if context.pages else context.new_page()
@@ -354,8 +360,9 @@ def test_a_first_visit_over_a_slow_link_never_downloads_the_snapshot(browser_typ
         assert startup(page)["snapshot"] == "normal" and "prebuilt not asked for: a slow link" in steps, steps
         past_the_fetch_for_later(page, url)
         assert hits[wasm] == 1 and hits[snapshot] == 0
-        # The reload starts normally from the cached .wasm, and fetches no snapshot either.
-        HELD.clear()
+        # The reload starts normally from the cached .wasm, and fetches no snapshot either (a fast
+        # link now: a .wasm from the cache is judged "cached" only once it is whole).
+        serve_link(files, FAST_LINK)
         page.reload()
         page.wait_for_selector(READY, timeout=LOAD_TIMEOUT)
         steps = startup(page)["steps"]
@@ -363,7 +370,6 @@ def test_a_first_visit_over_a_slow_link_never_downloads_the_snapshot(browser_typ
         past_the_fetch_for_later(page, url)
         assert hits[wasm] == 1 and hits[snapshot] == 0
     finally:
-        HELD.clear()
         context.close()
 
 

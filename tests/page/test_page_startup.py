@@ -67,14 +67,33 @@ def assert_same_results_as_cpython(page, count=60):
 NEEDS_NODE = pytest.mark.skipif(shutil.which("node") is None, reason="the prebuilt snapshot is made with Node")
 
 
-def open_page(browser, url, prebuilt="allow", routes=()):
-    """A fresh context and page; prebuilt="allow", "block" (request fails) or "garbage" (wrong bytes)."""
+# boot.json's `link` times (web/worker/link-times.js) that make the start a test is about the one
+# the page takes, however busy this machine is: which start the page chooses is decided by how
+# fast the .wasm and the prebuilt snapshot arrive, and a busy machine serves them from 127.0.0.1
+# slower than the defaults allow (the .wasm over 1.2 s after it was asked for).
+FAST_LINK = {"fast_ms": 60_000}  # every first visit's link is fast (the .wasm is whole within LOAD_TIMEOUT)
+IN_TIME = {**FAST_LINK, "cached_ms": 60_000, "decide_ms": 60_000, "saves_ms": 60_000, "no_answer_ms": 60_000}  # and the prebuilt snapshot always arrives in time
+SLOW_LINK = {"fast_ms": 0}  # every first visit's link is slow: no .wasm is whole 0 ms after it was asked for
+
+
+def with_link(times):
+    """A route serving boot.json with ``times`` as its `link`."""
+    def route(route):
+        response = route.fetch()
+        route.fulfill(response=response, json={**response.json(), "link": times})
+
+    return route
+
+
+def open_page(browser, url, prebuilt="allow", routes=(), link=None):
+    """A fresh context and page; prebuilt="allow", "block" (request fails) or "garbage" (wrong
+    bytes); ``link``: boot.json's `link` times (FAST_LINK, IN_TIME, SLOW_LINK), else the page's own."""
     handlers = {
         "allow": [],
         "block": [lambda route: route.abort()],
         "garbage": [lambda route: route.fulfill(status=200, body=b"\x1f\x8b" + bytes(4096), content_type="application/gzip")],
     }[prebuilt]
-    routes = [("**/*.snapshot.gz", handler) for handler in handlers] + list(routes)
+    routes = [("**/*.snapshot.gz", handler) for handler in handlers] + ([("**/boot.json", with_link(link))] if link is not None else []) + list(routes)
     return open_shared_page(browser, url, routes=routes, init_script=STATE_RECORDER)
 
 
@@ -305,7 +324,7 @@ def test_remove_it_while_the_snapshot_is_made_stops_it_and_keeps_nothing(browser
 
 @NEEDS_NODE
 def test_a_first_visit_starts_from_the_prebuilt_snapshot_and_keeps_nothing(browser, site_url):
-    context, page, guard, problems = open_page(browser, site_url)
+    context, page, guard, problems = open_page(browser, site_url, link=IN_TIME)
     try:
         assert startup(page)["snapshot"] == "prebuilt"
         assert "prebuilt" in page.inner_text("[data-testid=snapshot-note]")
@@ -319,14 +338,55 @@ def test_a_first_visit_starts_from_the_prebuilt_snapshot_and_keeps_nothing(brows
 
 @NEEDS_NODE
 def test_a_damaged_prebuilt_snapshot_means_a_normal_boot_the_same_results_and_a_kept_one(browser, site_url):
-    context, page, guard, problems = open_page(browser, site_url, prebuilt="garbage")
+    context, page, guard, problems = open_page(browser, site_url, prebuilt="garbage", link=IN_TIME)
     try:
         assert startup(page)["snapshot"] == "normal"
+        steps = startup(page)["steps"]
+        assert "prebuilt dropped" not in steps and "prebuilt not asked for: a slow link" not in steps, steps  # it was tried
         assert_same_results_as_cpython(page, count=20)
         keep_a_copy(page)
         page.wait_for_selector(SAVED, timeout=LOAD_TIMEOUT)
         assert reload(page) == "used"  # the kept one comes first from now on
         assert problems == []
+    finally:
+        context.close()
+
+
+LINK_DEFAULTS = {"fast_ms": 1200, "cached_ms": 300, "decide_ms": 400, "saves_ms": 2000, "no_answer_ms": 3000}
+LINK_CASES = [
+    (None, {}), ("fast", {}), ([60_000], {}), (5, {}), ({}, {}),  # no `link`, or not an object: the defaults
+    ({"fast_ms": 0}, {"fast_ms": 0}),
+    ({"fast_ms": 60_000, "cached_ms": 2.5, "other_ms": 7}, {"fast_ms": 60_000, "cached_ms": 2.5}),
+    ({"fast_ms": -1, "cached_ms": "300", "decide_ms": None, "saves_ms": [1], "no_answer_ms": True}, {}),  # each ignored
+    ({"saves_ms": 1e300}, {"saves_ms": 2**31 - 1}),  # setTimeout's longest delay: a longer one fires at once
+]
+
+
+def test_boot_jsons_link_times_are_milliseconds_else_the_defaults(browser, site_url):
+    """worker/link-times.js, imported in a page: a time in boot.json's `link` is used when it is
+    a number of ms at least 0, else ignored for the default; the defaults are the page's own."""
+    context = browser.new_context()
+    context.route("**/boot.json", lambda route: None)  # held: Python never loads here
+    page = context.new_page()
+    try:
+        page.goto(as_tool(site_url))
+        defaults, results = page.evaluate("""async (cases) => {
+            const { LINK_DEFAULTS, linkTimes } = await import('./worker/link-times.js');
+            return [LINK_DEFAULTS, cases.map((given) => linkTimes(given))]; }""", [given for given, _ in LINK_CASES])
+        assert defaults == LINK_DEFAULTS
+        assert results == [{**LINK_DEFAULTS, **changed} for _, changed in LINK_CASES]
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("link", ["fast", {"fast_ms": "soon", "cached_ms": -300, "decide_ms": None, "saves_ms": [1], "no_answer_ms": {}}])
+def test_a_link_in_boot_json_that_is_not_times_changes_nothing(browser, site_url, link):
+    """A start with such a `link` (each time ignored for its default) is a start like any other."""
+    context, page, guard, problems = open_page(browser, site_url, prebuilt="block", link=link)
+    try:
+        assert startup(page)["snapshot"] == "normal"
+        assert page.evaluate("window.contextBudget.checkText('{\"budget\": 1, \"items\": []}')") == check_text('{"budget": 1, "items": []}')
+        assert guard.foreign == [] and problems == []
     finally:
         context.close()
 

@@ -14,6 +14,7 @@ import { mark, markDownloads, status, steps } from "./messages.js";
 import { arrivedOf, expect, fetchOk, fromCache, reportProgress, requestEarly, requestStdlib, unexpect, wasmArrival, withStallCheck } from "./downloads.js";
 import { bindPackage } from "./package.js";
 import { knowSizes } from "./tokenizers.js";
+import { linkTimes } from "./link-times.js";
 import { afterSnapshotStart, bootFromSnapshot, dropKept, keptSnapshot, offerToKeep } from "./snapshot.js";
 
 // The prebuilt snapshot spares a normal start's work (2 s of one core on a quiet desktop, far
@@ -35,17 +36,13 @@ import { afterSnapshotStart, bootFromSnapshot, dropKept, keptSnapshot, offerToKe
 // Dropped over a fast link (it did not arrive quickly), it is fetched in the background once
 // live editing is up, for the next visit (fetchForLater in snapshot.js); the learner never waits
 // for it. A start that did without it for another reason never fetches it.
-const SNAPSHOT_DECIDE_MS = 400;
-const SNAPSHOT_SAVES_MS = 2000;
-const SNAPSHOT_NO_ANSWER_MS = 3000;
 // The prebuilt snapshot counts as cached when the HTTP cache gives it within CACHED_MS. A link
-// counts as fast when Pyodide's .wasm (3.5 MB gzipped) has arrived within FAST_MS of being
-// asked for (over about 25 Mbit/s): only then is the snapshot downloaded before Python starts,
-// after the .wasm rather than beside it.
-const CACHED_MS = 300;
-const FAST_MS = 1200;
+// counts as fast when Pyodide's .wasm (3.5 MB gzipped) was whole within FAST_MS of being asked
+// for (over about 25 Mbit/s): only then is the snapshot downloaded before Python starts, after
+// the .wasm rather than beside it. These times (FAST_MS 1.2 s, CACHED_MS 0.3 s, DECIDE_MS 0.4 s,
+// SAVES_MS 2 s, NO_ANSWER_MS 3 s) are link-times.js's defaults; boot.json's `link` may set each.
 
-async function arrivesQuickly(url, bytes, response, askedAt) {
+async function arrivesQuickly(url, bytes, response, askedAt, times) {
   let failed = false;
   let firstByte = null;  // {at, bytes}: when its first bytes came, and how many
   response.catch(() => { failed = true; });
@@ -56,12 +53,12 @@ async function arrivesQuickly(url, bytes, response, askedAt) {
     const now = performance.now();
     if (got.bytes > 0 && firstByte === null) firstByte = { at: now, bytes: got.bytes };
     if (firstByte === null) {
-      if (now - askedAt >= SNAPSHOT_NO_ANSWER_MS) return false;
-    } else if (now - firstByte.at >= SNAPSHOT_DECIDE_MS) {
+      if (now - askedAt >= times.no_answer_ms) return false;
+    } else if (now - firstByte.at >= times.decide_ms) {
       // Its own bytes (served as they are stored: as many as crossed the link), not all the
       // files' decoded bytes: the .wasm arrives gzipped and decodes to 2.7 times as many.
       const pace = (got.bytes - firstByte.bytes) / (now - firstByte.at);  // bytes a ms
-      return pace > 0 && (bytes - got.bytes) / pace <= SNAPSHOT_SAVES_MS;
+      return pace > 0 && (bytes - got.bytes) / pace <= times.saves_ms;
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -69,14 +66,14 @@ async function arrivesQuickly(url, bytes, response, askedAt) {
 
 // The prebuilt snapshot's response for this start, or null (then `later` is set when it should
 // be fetched for the next visit): see the order above.
-async function choosePrebuilt(config, indexURL, prebuiltURL, kept, later) {
+async function choosePrebuilt(config, indexURL, prebuiltURL, kept, later, times) {
   if (!prebuiltURL || kept) return null;
-  const cached = await fromCache(prebuiltURL, CACHED_MS);
+  const cached = await fromCache(prebuiltURL, times.cached_ms);
   if (cached) {
     mark("prebuilt cached");
     return cached;
   }
-  const wasm = await wasmArrival(indexURL, FAST_MS);
+  const wasm = await wasmArrival(indexURL, times.fast_ms);
   if (wasm !== "fast") {
     mark(wasm === "cached" ? "prebuilt not cached" : "prebuilt not asked for: a slow link");
     // Not fetched for later either. Over a slow link a first visit then downloads 6.2 MB, not
@@ -89,7 +86,7 @@ async function choosePrebuilt(config, indexURL, prebuiltURL, kept, later) {
   const askedAt = performance.now();
   const response = fetchOk(prebuiltURL, { signal: download.signal });
   response.catch(() => {});
-  if (await arrivesQuickly(prebuiltURL, config.snapshot.bytes, response, askedAt)) return response;
+  if (await arrivesQuickly(prebuiltURL, config.snapshot.bytes, response, askedAt, times)) return response;
   mark("prebuilt dropped");
   later.url = prebuiltURL;  // a fast link: fetched once live, for the next visit
   download.abort();
@@ -142,7 +139,7 @@ export async function boot() {
   const [{ loadPyodide }, kept] = await Promise.all([loaderFor(config, indexURL), keptSnapshot(config)]);
   mark("pyodide.mjs");
   const later = { url: null };
-  const prebuilt = await choosePrebuilt(config, indexURL, prebuiltURL, kept, later);
+  const prebuilt = await choosePrebuilt(config, indexURL, prebuiltURL, kept, later, linkTimes(config.link));
   if (prebuiltURL && !prebuilt) {
     unexpect(prebuiltURL);
     reportProgress(true);

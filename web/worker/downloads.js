@@ -11,7 +11,7 @@ const STALL_MS = 20000;  // no answer from loadPyodide by then: find out why
 const expected = new Map();  // absolute URL -> bytes, the files boot.json names
 const pyodideFiles = new Set();  // absolute URLs
 const arrived = new Map();  // absolute URL -> bytes of it received so far (its latest download)
-const finished = new Set();  // absolute URLs whose latest download's body has ended
+const finished = new Map();  // absolute URL -> when its latest download's body ended (performance.now())
 const progress = { lastReport: 0 };
 const wasm = {};
 wasm.failed = new Promise((_, reject) => { wasm.problem = reject; });
@@ -60,7 +60,7 @@ async function countBody(url, response) {
       arrived.set(url, arrived.get(url) + value.byteLength);
       reportProgress(false);
     }
-    finished.add(url);
+    finished.set(url, performance.now());
   } catch (error) {
     arrived.delete(url);
   }
@@ -113,17 +113,21 @@ export async function fromCache(url, withinMs) {
 
 // How Pyodide's .wasm in `indexURL` is arriving: "cached" (the kept copy of runtime-cache.js,
 // or the HTTP cache: Resource Timing's transferSize is 0), "fast" (over the network, whole
-// within `withinMs` of being asked for), or "slow" (still on its way then). Asked of the
-// download already on its way, not by a second request: the HTTP cache would answer that one
-// only once the first had ended, and a test's request interception would send it to the server.
+// within `withinMs` of being asked for), or "slow" (still on its way then, or whole only
+// after it: by when its body ended, not by when this is asked, which a busy machine delays).
+// Asked of the download already on its way, not by a second request: the HTTP cache would
+// answer that one only once the first had ended, and a test's request interception would send
+// it to the server.
 export async function wasmArrival(indexURL, withinMs) {
   const url = indexURL + "pyodide.asm.wasm";
   if (await keptResponse(url)) return "cached";
   const deadline = (early.indexURL === indexURL ? early.askedAt : performance.now()) + withinMs;
   for (;;) {
-    if (finished.has(url)) {
+    const ended = finished.get(url);
+    if (ended !== undefined) {
       const entry = performance.getEntriesByName(url).pop();
-      return entry && entry.transferSize === 0 && entry.decodedBodySize > 0 ? "cached" : "fast";
+      if (entry && entry.transferSize === 0 && entry.decodedBodySize > 0) return "cached";
+      return ended <= deadline ? "fast" : "slow";
     }
     if (performance.now() >= deadline) return "slow";
     await new Promise((resolve) => setTimeout(resolve, 20));
