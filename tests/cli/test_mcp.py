@@ -34,6 +34,15 @@ def rpc(message):
     return (json.dumps(message) + "\n").encode()
 
 
+def run_apart(main):
+    """``anyio.run(main)`` in a thread of its own: a worker that ran a page test before holds
+    Playwright's event loop on its main thread, and anyio cannot start a second one there."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(anyio.run, main).result(timeout=600)
+
+
 def sdk_session(body):
     """What ``body(session, initialized)`` returns in a session with the server started by the SDK's
     stdio client; the server's standard error must stay empty."""
@@ -46,7 +55,7 @@ def sdk_session(body):
                     initialized = await session.initialize()
                     return await body(session, initialized)
 
-        returned = anyio.run(main)
+        returned = run_apart(main)
         errors.seek(0)
         assert errors.read() == ""
     return returned
@@ -122,7 +131,7 @@ def test_the_sdk_high_level_client_falls_back_from_its_probe():
         async with Client(StdioServerParameters(command=SERVER[0], args=SERVER[1:])) as client:
             return await client.call_tool("count_tokens", {"text": "hello world"})
 
-    result = anyio.run(main)
+    result = run_apart(main)
     assert result.is_error is False and result.structured_content["tokens"] == 2
 
 
