@@ -1,6 +1,6 @@
 """``verify_claim``: the typed way to judge a claim, beside ``evaluate``'s report.
 
-Its own module, apart from ``_claims`` (which ``evaluate`` imports when an input has a claim):
+Its own module, apart from ``_evaluation/claims`` (which ``evaluate`` imports when an input has a claim):
 the dataclasses pull in ``dataclasses`` and ``inspect``, which ``evaluate`` never needs.
 """
 

@@ -9,7 +9,7 @@ is worked out here from the validated input alone: the order of consideration is
 again (not read from the report), and the decisions are replayed with the remaining budget
 at each step, so a report whose selection was tampered with cannot make a claim hold.
 
-The hook (:func:`judging`) is the only contact with the rest of the package: ``_evaluate``
+The hook (:func:`judging`) is the only contact with the rest of the package: ``evaluate``
 hands it the mode and the input when the input has a ``claim``, and gets back the input
 without it (the mode never sees the key, so every message about the mode's own keys stays
 as it is) and the same mode, wrapped so that its parse also reads the claim and its checks
@@ -206,7 +206,7 @@ def judge(mode: str, parsed: dict, claim: dict, proven: list | None = None) -> d
     """``{"pass", "failures"}`` for ``claim`` (as :func:`read_claim` gives it) on the parsed input.
 
     ``proven``: the report's trace when every check passed, so that its order and decisions are
-    the rule's, proven from the input by code apart from the rule's (``_checks``). The greedy
+    the rule's, proven from the input by code apart from the rule's (``_shared/checks``). The greedy
     modes then take the order from it (ranking again costs as much as the rule's own sort) and
     compare the claim with its decisions; any departure is still explained by a replay from
     the input. Without it, the judge ranks and replays on its own."""

@@ -591,7 +591,7 @@ def _as_far_as_readable(message: object) -> dict | None:
 # ---------------------------------------------------------------- counting
 
 def cached_counter(tokenizer: str) -> Callable[[str], int]:
-    """``count_tokens`` through the counts remembered across calls (``_count_memory``): each text
+    """``count_tokens`` through the counts remembered across calls (``_shared/count_memory``): each text
     is counted once per process while it stays in that bounded memory."""
     return COUNTS.counter(tokenizer, counter(tokenizer))
 
