@@ -184,7 +184,7 @@ def take_away(text: str, description: str) -> str:
         report = evaluate(document)
     expect: dict = {"pass": report["pass"]}
     checks = [f'assert report["pass"] is {report["pass"]}']
-    key = "errors" if "errors" in report else LIST_KEY.get(report.get("mode"))
+    key = "errors" if "errors" in report else LIST_KEY.get(str(report.get("mode")))
     if key in report:
         expect[key] = report[key]
         checks.append(f'assert report["{key}"] == {report[key]!r}')
