@@ -20,7 +20,8 @@
 5. With --sentencepiece (--sentencepiece-only for this part alone): Gemma 3's and Llama 2's
    tokenizer.json loaded and counting the same 1 MB against ``tokenizers`` (load and count as
    ratios in the same run), "a" * n and " " * n up to 1M (growth per tenfold), and two small
-   SentencePiece .model files trained here (BPE, Unigram) against ``sentencepiece``.
+   SentencePiece .model files trained here (BPE, Unigram) against ``sentencepiece``, the Unigram one
+   also against ``tokenizers``' Unigram made of the same pieces (the peer the speed target names).
 """
 
 import sys
@@ -261,7 +262,7 @@ def sentencepiece_models(text: str) -> None:
     import sentencepiece
     from tokenizers import Tokenizer
 
-    from context_budget.tokenizers import from_bytes, load_tokenizer, model as model_module
+    from context_budget.tokenizers import from_bytes, load_tokenizer, files as files_module
 
     print(f"\nSentencePiece tokenizers, {len(text.encode('utf-8')):,} bytes of mixed text; {machine()}")
     print("load = read + SHA-256 + parse (memo cleared), against tokenizers' Tokenizer.from_file; medians of 3, wall (CPU)")
@@ -272,7 +273,7 @@ def sentencepiece_models(text: str) -> None:
             continue
 
         def load_cold():
-            model_module._MEMO.clear()
+            files_module._MEMO.clear()
             return load_tokenizer(path)
         load, load_cpu, ours = timed(load_cold)
         their_load, their_load_cpu, reference = timed(lambda: Tokenizer.from_file(str(path)))
@@ -296,7 +297,7 @@ def sentencepiece_models(text: str) -> None:
                 previous = seconds
     for model_type in ("bpe", "unigram"):
         data = trained_model(model_type)
-        load, _, ours = timed(lambda: (model_module._MEMO.clear(), from_bytes(data, f"{model_type}.model"))[1])
+        load, _, ours = timed(lambda: (files_module._MEMO.clear(), from_bytes(data, f"{model_type}.model"))[1])
         reference = sentencepiece.SentencePieceProcessor(model_proto=data)
         theirs, theirs_cpu, ids = timed(lambda: reference.encode(text))
         cold, cold_cpu, count = timed(lambda: cold_model_count(ours, text))
@@ -304,7 +305,27 @@ def sentencepiece_models(text: str) -> None:
         print(f"  trained {model_type} .model (byte fallback, nmt_nfkc): {count:,} tokens  load {load * 1000:5.0f} ms  "
               f"sentencepiece {theirs * 1000:6.1f} ms ({theirs_cpu * 1000:4.0f})  ours cold {cold * 1000:7.1f} ms "
               f"({cold_cpu * 1000:4.0f}) {cold / theirs:5.2f}x")
+        if model_type == "unigram":
+            peer = unigram_peer(ours, data)
+            peer_time, peer_cpu, peer_ids = timed(lambda: peer.encode(text, add_special_tokens=False).ids)
+            print(f"    against tokenizers' Unigram on the same pieces and character map (its Metaspace split; "
+                  f"{len(peer_ids):,} tokens): {peer_time * 1000:6.1f} ms ({peer_cpu * 1000:4.0f}), ours cold {cold / peer_time:4.2f}x")
     print(f"\n{machine()}")
+
+
+def unigram_peer(ours, data: bytes):
+    """``tokenizers``' Unigram model made of a .model file's pieces and scores, its character map
+    (``Precompiled``) and a Metaspace split, as a T5-family tokenizer.json has them: the peer the
+    speed target names. Its counts are close to, not equal to, sentencepiece's."""
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+
+    from context_budget.tokenizers.spm import _read
+
+    peer = Tokenizer(models.Unigram(list(zip(ours.texts, ours.scores)), unk_id=ours.unk_id, byte_fallback=True))
+    peer.normalizer = normalizers.Sequence([normalizers.Precompiled(_read(data, "bench")["charsmap"]),
+                                            normalizers.Replace(" {2,}", " ")])
+    peer.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always")
+    return peer
 
 
 def cold_model_count(tokenizer, text: str) -> int:

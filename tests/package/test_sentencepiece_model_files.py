@@ -7,6 +7,7 @@ by ``sentencepiece.SentencePieceTrainer`` on generated text: BPE and Unigram, wi
 fallback, the identity normalizer and the default ``nmt_nfkc`` character map, user-defined pieces.
 """
 
+import copy
 import functools
 import io
 import json
@@ -49,7 +50,10 @@ def corpus(count: int, seed: int) -> list[str]:
 
 
 CASES = ["", " ", "   ", "  a  b  ", "\u2581", "x\u2581 ", "\u2581\u2581", "\x00", "\t x \n", "foo<tag>foofoo",
-         "Ｆｕｌｌ　ｗｉｄｔｈ ①② ﬁ ㍻ ｶﾞ", "\U0010fffd\U000e0001 \ufeff", "a" * 3000, " " * 3000 + "x"]
+         "Ｆｕｌｌ　ｗｉｄｔｈ ①② ﬁ ㍻ ｶﾞ", "\U0010fffd\U000e0001 \ufeff", "a" * 3000, " " * 3000 + "x",
+         # letters and other characters followed by combining marks (NFKC composes some of them)
+         "e\u0301\u0300\u0302 A\u030a n\u0303x", "ab\u0308\u0308c", "\u00e9\u0301", "\u0434\u0301 \uac00\u0301",
+         "\U0001f600\u0301", "x\u0301", "\u0301\u0301", "e\u20dd", "1\u20e3 #\ufe0f\u20e3"]
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +73,19 @@ def test_model_file_counts_equal_sentencepiece_on_50000_strings(name, strings, t
     expected = ref.encode(strings)
     mismatches = [text for text, ids in zip(strings, expected) if ours.count(text) != len(ids)]
     assert len(strings) >= 50_000 and mismatches == []
+
+
+@pytest.mark.parametrize("name", [name for name in MODELS if "nmt_nfkc" in name])
+def test_the_character_maps_runs_normalize_text_as_its_walk_rule_by_rule_does(name, strings):
+    """charsmap.py copies runs of characters that no rule can start at (a regex) instead of walking
+    the trie at each one; the walk alone (no runs) normalizes every string the same."""
+    fast = from_bytes(trained(name), "trained.model")
+    walk = copy.copy(fast)
+    walk.charsmap = copy.copy(fast.charsmap)
+    walk.charsmap._copied = None
+    texts = strings + [_text.mixed_text(30_000)]
+    assert [text for text in texts if fast.normalize(text) != walk.normalize(text)] == []
+    assert fast.charsmap.chunks("plain words, copied in runs") == ["plain", " ", "words,", " ", "copied", " ", "in", " ", "runs"]
 
 
 @pytest.mark.parametrize("name", MODELS)

@@ -29,14 +29,44 @@ class CharsMap:
         self.units = units
         self.replacements = blob[4 + size:]
         self.where, self.what = where, what
-        # Characters whose first byte starts no rule are copied as they are, in runs found at C speed
-        # (spaces stay apart: the normalizer collapses them one chunk at a time).
-        root = (units[0] >> 10) << ((units[0] & (1 << 9)) >> 6)
-        starters = {b for b in range(256) if (root ^ b) < len(units) and units[root ^ b] & ((1 << 31) | 0xFF) == b}
-        ascii_bytes = "".join(f"\\x{b:02x}" for b in range(0x80) if b not in starters and b != 0x20)
-        leads = "".join(f"\\x{b:02x}" for b in range(0xC2, 0xF5) if b not in starters)
-        parts = ([f"[{ascii_bytes}]"] if ascii_bytes else []) + ([f"[{leads}][\\x80-\\xbf]{{1,3}}"] if leads else [])
-        self._copied = re.compile(("(?:" + "|".join(parts) + ")+").encode("ascii")) if parts else None
+        # Characters that the normalizer copies as they are, in runs found at C speed: those whose
+        # first byte starts no rule, and ASCII characters with no rule of their own whose longer
+        # rules all go on with a byte of a non-ASCII character (NFKC's letter + combining mark):
+        # such a character is copied unless one of those bytes comes next (so characters that begin
+        # with them are never inside a run, and a run does not end before one). Spaces stay apart
+        # (the normalizer collapses them one chunk at a time).
+        root = (units[0] >> 10) << ((units[0] & (1 << 9)) >> 6)  # the trie's root, from unit 0
+        starters = {b for b in range(256) if self._child(root, b) is not None}
+        plain, followers = [], set()
+        for b in range(0x80):
+            node = self._child(root, b)
+            if b == 0x20:
+                continue
+            if node is None:
+                plain.append(b)
+                continue
+            if (units[root ^ b] >> 8) & 1:  # a rule of its own (the leaf flag is on the unit its byte labels)
+                continue
+            after = {c for c in range(256) if self._child(node, c) is not None}
+            if min(after, default=0x80) >= 0x80:
+                plain.append(b)
+                followers |= after
+        ascii_bytes = "".join(f"\\x{b:02x}" for b in plain)
+        parts = [f"[{ascii_bytes}]"] if ascii_bytes else []
+        for first, last, more in ((0xC2, 0xDF, 1), (0xE0, 0xEF, 2), (0xF0, 0xF4, 3)):  # whole characters only
+            leads = "".join(f"\\x{b:02x}" for b in range(first, last + 1) if b not in starters and b not in followers)
+            if leads:
+                parts.append(f"[{leads}][\\x80-\\xbf]{{{more}}}")
+        ahead = "(?![" + "".join(f"\\x{c:02x}" for c in sorted(followers)) + "])" if followers else ""
+        self._copied = re.compile(("(?:" + "|".join(parts) + ")+" + ahead).encode("ascii")) if parts else None
+
+    def _child(self, node: int, byte: int) -> int | None:
+        """The trie's node under ``node`` for ``byte``, or None."""
+        units = self.units
+        position = node ^ byte
+        if position >= len(units) or units[position] & ((1 << 31) | 0xFF) != byte:
+            return None
+        return position ^ ((units[position] >> 10) << ((units[position] & (1 << 9)) >> 6))
 
     def _longest(self, data: bytes, start: int) -> tuple[int, int]:
         """(length, value) of the longest rule that ``data[start:]`` starts with, or (0, 0)."""

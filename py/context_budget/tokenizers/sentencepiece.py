@@ -35,11 +35,11 @@ from __future__ import annotations
 import heapq
 import operator
 import re
-from itertools import compress
+from itertools import compress, repeat
 from typing import Callable, Iterable
 
 from . import exact
-from .model import HEAP_FROM, NO_MERGE, Tokenizer, TokenizerFileError, _pair_ranks
+from .model import HEAP_FROM, NO_MERGE, Tokenizer, TokenizerFileError, _pair_ranks, merge_sides
 from .normalize import nfc
 
 META = "\u2581"  # ▁, SentencePiece's written space
@@ -346,12 +346,13 @@ class JSONSentencePiece(Tokenizer):
             raise TokenizerFileError(f"{where}: $.model.unk_token {unk!r} is not in the vocabulary")
         self.unk_id = vocab.get(unk) if unk is not None else None
         self.byte_ids = [vocab.get(byte_token(b)) for b in range(256)] if self.byte_fallback else [None] * 256
-        self.pair_ranks = _pair_ranks(vocab, merges, self.size, where + ": $")
+        sides = merge_sides(merges, where + ": $")
+        self.pair_ranks = _pair_ranks(vocab, merges, self.size, where + ": $", sides)
         texts = getattr(self.pair_ranks, "texts", None)  # id -> text, made by _pair_ranks when ids are unique
         self._texts = texts if texts is not None else {token_id: text for text, token_id in vocab.items()}
-        self._cut = self._safe_cuts(merges)
+        self._cut = self._safe_cuts(*sides)
 
-    def _safe_cuts(self, merges: list):
+    def _safe_cuts(self, lefts: list[str], rights: list[str]):
         """A regex whose zero-width matches are places no merge can cross (before a ``▁`` that no
         merge joins to the character before it), or None: the word is merged whole."""
         meta = self.meta
@@ -359,16 +360,11 @@ class JSONSentencePiece(Tokenizer):
             return None
         if None in self.byte_ids and self.unk_id is not None and self.fuse_unk:
             return None  # unknown characters on both sides of a cut would fuse into one token
-        if merges and isinstance(merges[0], str):
-            cut = [merge.partition(" ") for merge in merges]
-            lefts, rights = list(map(operator.itemgetter(0), cut)), list(map(operator.itemgetter(2), cut))
-        else:  # pairs (checked by _pair_ranks already)
-            lefts, rights = list(map(operator.itemgetter(0), merges)), list(map(operator.itemgetter(1), merges))
         specials = {byte_token(b) for b in range(256)} | ({self._texts[self.unk_id]} if self.unk_id is not None else set())
         if not specials.isdisjoint(lefts) or not specials.isdisjoint(rights):
             return None  # byte tokens merge on: a character's fallback bytes could join a neighbour
-        starts_meta = map(meta.__eq__, map(operator.itemgetter(slice(0, 1)), rights))
-        joining = sorted({left[-1] for left in compress(lefts, starts_meta) if left})
+        starts_meta = map(str.startswith, rights, repeat(meta))
+        joining = sorted(set(map(operator.itemgetter(-1), filter(None, compress(lefts, starts_meta)))))
         if meta in joining:
             joining.remove(meta)
             before = "(?<![" + "".join(map(re.escape, joining)) + re.escape(meta) + "])" if joining else "(?<!" + re.escape(meta) + ")"

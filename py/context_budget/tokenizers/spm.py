@@ -168,6 +168,9 @@ class SentencePieceModel(Tokenizer):
             normal = [s for s, kind in zip(self.scores, self.types) if kind == NORMAL]
             self.unk_score = f32(min(normal, default=3.4028234663852886e38) - 10.0)
             self.usable = {piece: index for piece, index in self.pieces.items() if self.types[index] != UNUSED}
+            # each piece's score in the path (float32); a user-defined piece's is 0.1 per UTF-8 byte past the first
+            self.value_of = {piece: f32(0.1 * (len(piece.encode("utf-8")) - 1)) if self.types[index] == USER_DEFINED
+                             else self.scores[index] for piece, index in self.usable.items()}
             self.prefixes = {piece[:k] for piece in self.usable for k in range(1, len(piece))}
             self.longest = max(map(len, self.usable), default=1)
 
@@ -415,10 +418,9 @@ class SentencePieceModel(Tokenizer):
         n = len(text)
         score = [0.0] * (n + 1)
         start = [-1] * (n + 1)
-        node_id = [-1] * (n + 1)
-        usable, prefixes, scores, types = self.usable, self.prefixes, self.scores, self.types
-        unk_score, unk_id, longest = self.unk_score, self.unk_id, self.longest
-        pack, unpack = _F32.pack, _F32.unpack
+        value_of, prefixes = self.value_of, self.prefixes
+        unk_score, longest = self.unk_score, self.longest
+        rounded = memoryview(bytearray(4)).cast("f")  # a float32 cell: what is written is rounded as C rounds it
         frontier = 0
         for s in range(n):
             here = score[s]
@@ -426,38 +428,42 @@ class SentencePieceModel(Tokenizer):
                 offset = here
                 for i in range(s, frontier + 1):
                     if i == s or start[i] != -1:
-                        score[i] = unpack(pack(score[i] - offset))[0]
+                        rounded[0] = score[i] - offset
+                        score[i] = rounded[0]
                 here = 0.0
-            single = False
+            # the piece of one character, or an unknown one in its place
+            piece = text[s]
             end = s + 1
+            value = value_of.get(piece)
+            rounded[0] = (unk_score if value is None else value) + here
+            candidate = rounded[0]
+            if end > frontier:
+                frontier = end
+            if start[end] == -1 or candidate > score[end]:
+                score[end] = candidate
+                start[end] = s
+            # the longer pieces, while the text so far begins one
             limit = min(n, s + longest)
-            while end <= limit:
+            while end < limit and piece in prefixes:
+                end += 1
                 piece = text[s:end]
-                token_id = usable.get(piece)
-                if token_id is not None:
+                value = value_of.get(piece)
+                if value is not None:
                     if end > frontier:
                         frontier = end
-                    value = (unpack(pack(0.1 * (len(piece.encode("utf-8")) - 1)))[0]
-                             if types[token_id] == USER_DEFINED else scores[token_id])
-                    candidate = unpack(pack(value + here))[0]
+                    rounded[0] = value + here
+                    candidate = rounded[0]
                     if start[end] == -1 or candidate > score[end]:
-                        score[end], start[end], node_id[end] = candidate, s, token_id
-                    if end == s + 1:
-                        single = True
-                if piece not in prefixes:
-                    break
-                end += 1
-            if not single:
-                if s + 1 > frontier:
-                    frontier = s + 1
-                candidate = unpack(pack(unk_score + here))[0]
-                if start[s + 1] == -1 or candidate > score[s + 1]:
-                    score[s + 1], start[s + 1], node_id[s + 1] = candidate, s, unk_id
+                        score[end] = candidate
+                        start[end] = s
+        # back from the end; a one-character piece not in the model is the unknown piece
+        usable, unk_id = self.usable, self.unk_id
         result = []
         end = n
         while end > 0:
             s = start[end]
-            result.append((text[s:end], node_id[end]))
+            piece = text[s:end]
+            result.append((piece, usable.get(piece, unk_id)))
             end = s
         result.reverse()
         return result
