@@ -138,6 +138,28 @@ def test_a_chosen_sentencepiece_model_file_counts_as_the_package_does(model_page
     assert guard.foreign == [] and problems == []
 
 
+GEMMA3 = ROOT / "tests" / "data" / "models" / "gemma3" / "tokenizer.json"
+
+
+def test_gemma_3s_tokenizer_json_counts_in_the_page_as_hugging_faces_tokenizers(model_page, tmp_path):
+    """Gemma 3's tokenizer.json (33 MB, SentencePiece BPE with byte fallback), the file Gemini's
+    local tokenizer is built on: chosen on the page, counted by the page's Python exactly as
+    ``tokenizers`` 0.23.3 counts it."""
+    from tokenizers import Tokenizer
+
+    page, guard, problems = model_page
+    path = tmp_path / "gemma3.json"  # the file's name is the name it is given on the page
+    path.write_bytes(GEMMA3.read_bytes())
+    text = TEXT + "\n  two  spaces,\ttabs, \u0000 and a character no piece holds: \U000e0041"
+    expected = len(Tokenizer.from_file(str(GEMMA3)).encode(text, add_special_tokens=False).ids)
+    status = choose(page, str(path))
+    assert status.get_attribute("data-state") == "done", status.text_content()
+    assert '"tokenizer": "gemma3"' in status.text_content()
+    page.fill("[data-testid=tokens-input]", text)
+    page.locator(f"[data-testid=tokens-count][data-count='{expected}']", has_text="(gemma3, your file").wait_for()
+    assert guard.foreign == [] and problems == []
+
+
 DROP = """([name, text]) => {
   const transfer = new DataTransfer();
   transfer.items.add(new File([text], name, { type: "application/json" }));
