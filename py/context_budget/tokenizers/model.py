@@ -367,69 +367,10 @@ class BPETokenizer(Tokenizer):
         return self._token_bytes(self._merge(piece))
 
     def _merge(self, piece: bytes) -> list[int]:
-        ids = [self.byte_ids[b] for b in piece]
-        if len(ids) >= HEAP_FROM:
-            return self._merge_with_heap(ids)
-        ranks = self.pair_ranks
-        size = self.size
-        pairs = [ranks[ids[i] * size + ids[i + 1]] for i in range(len(ids) - 1)]
-        while pairs:
-            best = min(pairs)
-            if best == NO_MERGE:
-                break
-            i = pairs.index(best)  # leftmost of the lowest rank
-            ids[i] = best % size
-            del ids[i + 1]
-            del pairs[i]
-            if i < len(pairs):
-                pairs[i] = ranks[ids[i] * size + ids[i + 1]]
-            if i:
-                pairs[i - 1] = ranks[ids[i - 1] * size + ids[i]]
-        return ids
+        return merge_ids(self.pair_ranks, self.size, [self.byte_ids[b] for b in piece])
 
     def _merge_with_heap(self, ids: list[int]) -> list[int]:
-        """The same rule in O(n log n): candidates (rank, position) in a heap, stale ones skipped.
-
-        An entry is current when its position still starts a symbol and the pair there is still the
-        one it was made for (the pair's rank names it). Entries are packed into one integer, which
-        orders as (rank, position) would.
-        """
-        ranks = self.pair_ranks
-        size = self.size
-        n = len(ids)
-        span = n + 1
-        following = list(range(1, n + 1))
-        preceding = list(range(-1, n - 1))
-        alive = bytearray(b"\x01") * n
-        heap = []
-        for i in range(n - 1):
-            value = ranks[ids[i] * size + ids[i + 1]]
-            if value != NO_MERGE:
-                heap.append(value * span + i)
-        heapq.heapify(heap)
-        pop, push = heapq.heappop, heapq.heappush
-        while heap:
-            value, i = divmod(pop(heap), span)
-            if not alive[i]:
-                continue
-            j = following[i]
-            if j >= n or ranks[ids[i] * size + ids[j]] != value:
-                continue
-            ids[i] = value % size
-            alive[j] = 0
-            after = following[j]
-            following[i] = after
-            if after < n:
-                preceding[after] = i
-                found = ranks[ids[i] * size + ids[after]]
-                if found != NO_MERGE:
-                    push(heap, found * span + i)
-            before = preceding[i]
-            if before >= 0:
-                found = ranks[ids[before] * size + ids[i]]
-                if found != NO_MERGE:
-                    push(heap, found * span + before)
-        return [ids[i] for i in range(n) if alive[i]]
+        return merge_ids_with_heap(self.pair_ranks, self.size, ids)
 
     def count(self, text: str) -> int:
         text = exact.without_lone_surrogates(text)
@@ -443,6 +384,72 @@ class BPETokenizer(Tokenizer):
         for part, special in self.split(text):
             result.extend([part.encode("utf-8")] if special else self._text_tokens(part))
         return result
+
+
+
+def merge_ids(ranks, size: int, ids: list[int]) -> list[int]:
+    """BPE on token ids: the pair of the lowest rank merged first, the leftmost of equal ones, until
+    no pair has a rank. ``ranks`` maps ``left * size + right`` to ``rank * size + merged id`` (or
+    ``NO_MERGE``). ``ids`` is changed in place."""
+    if len(ids) >= HEAP_FROM:
+        return merge_ids_with_heap(ranks, size, ids)
+    pairs = [ranks[ids[i] * size + ids[i + 1]] for i in range(len(ids) - 1)]
+    while pairs:
+        best = min(pairs)
+        if best == NO_MERGE:
+            break
+        i = pairs.index(best)  # leftmost of the lowest rank
+        ids[i] = best % size
+        del ids[i + 1]
+        del pairs[i]
+        if i < len(pairs):
+            pairs[i] = ranks[ids[i] * size + ids[i + 1]]
+        if i:
+            pairs[i - 1] = ranks[ids[i - 1] * size + ids[i]]
+    return ids
+
+
+def merge_ids_with_heap(ranks, size: int, ids: list[int]) -> list[int]:
+    """The same rule in O(n log n): candidates (rank, position) in a heap, stale ones skipped.
+
+    An entry is current when its position still starts a symbol and the pair there is still the
+    one it was made for (the pair's rank names it). Entries are packed into one integer, which
+    orders as (rank, position) would.
+    """
+    n = len(ids)
+    span = n + 1
+    following = list(range(1, n + 1))
+    preceding = list(range(-1, n - 1))
+    alive = bytearray(b"\x01") * n
+    heap = []
+    for i in range(n - 1):
+        value = ranks[ids[i] * size + ids[i + 1]]
+        if value != NO_MERGE:
+            heap.append(value * span + i)
+    heapq.heapify(heap)
+    pop, push = heapq.heappop, heapq.heappush
+    while heap:
+        value, i = divmod(pop(heap), span)
+        if not alive[i]:
+            continue
+        j = following[i]
+        if j >= n or ranks[ids[i] * size + ids[j]] != value:
+            continue
+        ids[i] = value % size
+        alive[j] = 0
+        after = following[j]
+        following[i] = after
+        if after < n:
+            preceding[after] = i
+            found = ranks[ids[i] * size + ids[after]]
+            if found != NO_MERGE:
+                push(heap, found * span + i)
+        before = preceding[i]
+        if before >= 0:
+            found = ranks[ids[before] * size + ids[i]]
+            if found != NO_MERGE:
+                push(heap, found * span + before)
+    return [ids[i] for i in range(n) if alive[i]]
 
 
 def _vocabulary_bytes(vocab: dict[str, int]) -> dict[int, bytes]:

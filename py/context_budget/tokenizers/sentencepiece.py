@@ -32,14 +32,13 @@ file and the JSON path (or byte offset) of what is not supported; nothing is app
 
 from __future__ import annotations
 
-import heapq
 import operator
 import re
 from itertools import compress, repeat
 from typing import Callable, Iterable
 
 from . import exact
-from .model import HEAP_FROM, NO_MERGE, Tokenizer, TokenizerFileError, _pair_ranks, merge_sides
+from .model import Tokenizer, TokenizerFileError, _pair_ranks, merge_ids, merge_ids_with_heap, merge_sides
 from .normalize import nfc
 
 META = "\u2581"  # ▁, SentencePiece's written space
@@ -528,63 +527,10 @@ class JSONSentencePiece(Tokenizer):
         return result
 
     def _merge(self, ids: list[int]) -> list[int]:
-        if len(ids) >= HEAP_FROM:
-            return self._merge_with_heap(ids)
-        ranks = self.pair_ranks
-        size = self.size
-        pairs = [ranks[ids[i] * size + ids[i + 1]] for i in range(len(ids) - 1)]
-        while pairs:
-            best = min(pairs)
-            if best == NO_MERGE:
-                break
-            i = pairs.index(best)  # leftmost of the lowest rank
-            ids[i] = best % size
-            del ids[i + 1]
-            del pairs[i]
-            if i < len(pairs):
-                pairs[i] = ranks[ids[i] * size + ids[i + 1]]
-            if i:
-                pairs[i - 1] = ranks[ids[i - 1] * size + ids[i]]
-        return ids
+        return merge_ids(self.pair_ranks, self.size, ids)
 
     def _merge_with_heap(self, ids: list[int]) -> list[int]:
-        """The same rule in O(n log n): candidates (rank, position) in a heap, stale ones skipped."""
-        ranks = self.pair_ranks
-        size = self.size
-        n = len(ids)
-        span = n + 1
-        following = list(range(1, n + 1))
-        preceding = list(range(-1, n - 1))
-        alive = bytearray(b"\x01") * n
-        heap = []
-        for i in range(n - 1):
-            value = ranks[ids[i] * size + ids[i + 1]]
-            if value != NO_MERGE:
-                heap.append(value * span + i)
-        heapq.heapify(heap)
-        pop, push = heapq.heappop, heapq.heappush
-        while heap:
-            value, i = divmod(pop(heap), span)
-            if not alive[i]:
-                continue
-            j = following[i]
-            if j >= n or ranks[ids[i] * size + ids[j]] != value:
-                continue
-            ids[i] = value % size
-            alive[j] = 0
-            after = following[j]
-            following[i] = after
-            if after < n:
-                preceding[after] = i
-                found = ranks[ids[i] * size + ids[after]]
-                if found != NO_MERGE:
-                    push(heap, found * span + i)
-            before = preceding[i]
-            if before >= 0:
-                found = ranks[ids[before] * size + ids[i]]
-                if found != NO_MERGE:
-                    push(heap, found * span + before)
-        return [ids[i] for i in range(n) if alive[i]]
+        return merge_ids_with_heap(self.pair_ranks, self.size, ids)
 
 
 class _IdsOfBytes:
