@@ -144,10 +144,19 @@ class History:
         return self._costs[index]
 
 
-def recounted(history: History) -> str | None:
-    result, kept, total, limit = history.result, history.kept, history.total, history.limit
-    if kept != sorted(history.kept_set) or sorted(kept + result["dropped"]) != list(range(total)) or result["dropped"] != sorted(result["dropped"]):
+def split_problem(history) -> str | None:
+    """Whether kept and dropped split the message indices, each list in input order (any format)."""
+    kept, dropped = history.kept, history.result["dropped"]
+    if kept != sorted(history.kept_set) or sorted(kept + dropped) != list(range(history.total)) or dropped != sorted(dropped):
         return "kept and dropped do not split the message indices, each list in input order"
+    return None
+
+
+def recounted(history: History) -> str | None:
+    result, kept, limit = history.result, history.kept, history.limit
+    split = split_problem(history)
+    if split:
+        return split
     if result["messages"] != [as_sent_again(history.messages[index]) for index in kept]:
         return "the messages to send differ from the kept input messages"
     if result["tools_tokens"] != history.tools_tokens:

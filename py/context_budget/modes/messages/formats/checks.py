@@ -220,9 +220,10 @@ def _sent_again(value: object, keep: tuple[str, ...], top: bool = False) -> obje
 
 
 def recounted(history: History) -> str | None:
-    result, kept, total, limit = history.result, history.kept, history.total, history.limit
-    if kept != sorted(history.kept_set) or sorted(kept + result["dropped"]) != list(range(total)) or result["dropped"] != sorted(result["dropped"]):
-        return "kept and dropped do not split the message indices, each list in input order"
+    result, kept, limit = history.result, history.kept, history.limit
+    split = chat.split_problem(history)
+    if split:
+        return split
     keep = _KEEP[history.fmt]
     if result["messages"] != [_sent_again(history.messages[index], keep, True) for index in kept]:
         return "the messages to send differ from the kept input messages"
