@@ -361,6 +361,25 @@ def test_a_claim_is_judged_by_the_stable_cut():
     assert any("keeps the previous call's cut" in failure["detail"] for failure in claim["failures"]), claim["failures"]
 
 
+def test_a_claim_of_a_turn_the_watermark_cut_drops_is_told_the_watermark():
+    """A new cut goes down to the low watermark: a turn that would fit the limit is dropped, and
+    the failure says so instead of blaming a full limit."""
+    def newest_too_large(report):
+        return max((row["unit"] for row in report["trace"] if row["reason"] == "exceeds_remaining_budget"), default=None)
+
+    def unit_tokens(report, start):
+        return next(row["unit_tokens"] for row in report["trace"] if row["unit"] == start)
+
+    data, report = next((data, report) for data, report in run_chat(1500, low_watermark=0.6)
+                        if report["cut_from"] == "low_watermark" and newest_too_large(report) is not None
+                        and report["tokens"] + unit_tokens(report, newest_too_large(report)) <= 1500)  # it fits the limit
+    unit = [row["index"] for row in report["trace"] if row["unit"] == newest_too_large(report)]
+    claim = evaluate({**data, "claim": {"kept": sorted({*report["kept"], *unit})}})["claim"]
+    assert not claim["pass"]
+    details = [failure["detail"] for failure in claim["failures"]]
+    assert any("low watermark, 900 tokens of the limit's 1500" in detail for detail in details), details
+
+
 def test_the_text_report_says_what_is_reused_and_what_it_costs():
     from context_budget.cli._report_text import report_text
 

@@ -644,22 +644,23 @@ def _judge_messages(parsed: dict, claim: dict, proven: list | None = None) -> li
     elif unpinned and roles[min(unpinned)] != "user" and not all(claimed[index] for index in range(min(unpinned))):
         first = min(unpinned)
         failures.append(_failure(USER, f"the claimed history resumes at message {first} ({roles[first]}) after a message left out, not at a user turn", first, "index"))
-    walk_limit, floor = limit, 0
+    walk_limit, floor, lowered = limit, 0, None
     if parsed.get("options") is not None and not overflow:  # strategy stable: the walk's limit and the cut it keeps
         from ..modes.messages.stable import decide
         lowered, floor, _ = decide(parsed)
         walk_limit = limit if lowered is None else lowered
-    failures += _messages_rule(parsed, claimed, pinned, members, walk_limit - pinned_tokens, pinned_tokens, positions, floor)
+    failures += _messages_rule(parsed, claimed, pinned, members, walk_limit - pinned_tokens, pinned_tokens, positions, floor, lowered)
     if claim["used"] is not None and claim["used"] != tokens:
         failures.append(_failure(USED, f"the claim says used {claim['used']}, but the claimed messages and the reply priming count {tokens}"))
     return failures
 
 
 def _messages_rule(parsed: dict, claimed: bytearray, pinned: list, members: dict, remaining: int, pinned_tokens: int, positions: list,
-                   floor: int = 0) -> list[dict]:
+                   floor: int = 0, lowered: int | None = None) -> list[dict]:
     """The walk from the newest unit to the oldest, then the start at a user turn; the first
     unit (newest first) that the claim keeps and the rule drops, or the other way round. ``floor``:
-    strategy stable's cut kept from the previous call (the units before it are dropped)."""
+    strategy stable's cut kept from the previous call (the units before it are dropped);
+    ``lowered``: strategy stable's new cut, the walk's limit at the low watermark."""
     roles, costs, limit = parsed["roles"], parsed["costs"], parsed["limit"]
     unit = _message_unit(parsed)
     pinned_units = {parsed["unit_of"][index] for index, flag in enumerate(parsed["pinned"]) if flag}
@@ -720,6 +721,9 @@ def _messages_rule(parsed: dict, claimed: bytearray, pinned: list, members: dict
         elif decision == "too large":
             after = f"after the newer {_ranges(kept_newer)}, " if kept_newer else "after the pinned messages and the reply priming, "
             detail = f"{subject} {'is' if len(members[start]) == 1 else 'are'} claimed, but {after}{_tokens_left(left, unit)} and it needs {cost}"
+            if lowered is not None:
+                detail += (f" (strategy stable cuts the history down to its low watermark, {plural(lowered, unit)} of the limit's {limit}, "
+                           "and keeps that cut on the next calls)")
         elif decision == "before the cut":
             detail = (f"{subject} {'is' if len(members[start]) == 1 else 'are'} claimed, but strategy stable keeps the previous call's cut "
                       f"(message {floor}): nothing older than it is sent")
