@@ -11,6 +11,17 @@ settings.register_profile("quick", max_examples=50, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
+def signals_as_from_a_terminal() -> None:
+    """A child's ``preexec_fn`` for tests that send it SIGINT, SIGTERM or SIGHUP: their default
+    actions, as a command started from a terminal has them. Run in the background (``pytest &``:
+    SIGINT ignored) or under ``nohup`` (SIGHUP ignored), pytest's children inherit the ignored
+    signal and the test's signal never arrives."""
+    import signal
+
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        signal.signal(getattr(signal, name), signal.SIG_DFL)
+
+
 # ---------------------------------------------------------------- browser tests
 import threading  # noqa: E402
 

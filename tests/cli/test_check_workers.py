@@ -15,6 +15,7 @@ import pytest
 
 from context_budget import batch
 from context_budget.cli import run
+from conftest import signals_as_from_a_terminal
 
 
 LINE = json.dumps({"mode": "relevance", "budget": 10, "items": [{"id": "a", "relevance": 1, "tokens": 3}]})
@@ -61,7 +62,8 @@ def test_workers_end_when_the_parent_is_killed(tmp_path, how):
     big = tmp_path / "big.jsonl"
     big.write_text((LINE + "\n") * 50_000)
     parent = subprocess.Popen([sys.executable, "-m", "context_budget", "check", "--jsonl", "--jobs", "2", str(big)],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              preexec_fn=signals_as_from_a_terminal)  # SIGHUP arrives under nohup too
     workers = []
     try:
         assert parent.stdout.readline()  # the workers are running (the first chunk came back)

@@ -18,6 +18,7 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
 from cli_calls import call_cli
+from conftest import signals_as_from_a_terminal
 from context_budget.mcp_server.protocol import MAX_MESSAGE_BYTES
 
 SCRIPT = Path(sys.executable).parent / "context-budget"
@@ -225,7 +226,8 @@ def test_the_end_of_input_ends_it_after_the_answers():
 
 def started():
     """A server past its first answer (it is in its loop), and that answer."""
-    server = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    server = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              preexec_fn=signals_as_from_a_terminal)  # the Ctrl+C test's signal arrives
     server.stdin.write(rpc(INITIALIZE))
     server.stdin.flush()
     answer = json.loads(server.stdout.readline())
