@@ -195,7 +195,7 @@ def parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
 
 def _tokenizer_file_option(command: argparse.ArgumentParser, more: str = "") -> None:
     command.add_argument("--tokenizer-file", action="append", default=[], metavar="NAME=PATH",
-                         help="a model's own tokenizer (tokenizer.json, tekken JSON or GGUF file) under NAME, "
+                         help="a model's own tokenizer (tokenizer.json, tekken JSON, GGUF or SentencePiece .model file) under NAME, "
                               "usable wherever a tokenizer is named; repeatable" + more)
 
 
