@@ -1,5 +1,6 @@
 """The shipped JSON Schemas accept every valid fixture input and reject every shape-invalid one."""
 
+import functools
 import json
 from importlib import resources
 
@@ -19,7 +20,10 @@ BEYOND_SCHEMA = (
 )
 
 
+@functools.lru_cache(maxsize=None)
 def schema_for(mode):
+    """The shipped schema of ``mode``, checked against its meta-schema, as a validator (made once:
+    the property tests ask for it on every example)."""
     text = resources.files("context_budget").joinpath("schemas", f"{mode}.schema.json").read_text()
     schema = json.loads(text)
     jsonschema.Draft202012Validator.check_schema(schema)
