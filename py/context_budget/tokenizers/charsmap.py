@@ -36,10 +36,11 @@ class CharsMap:
         # with them are never inside a run, and a run does not end before one). Spaces stay apart
         # (the normalizer collapses them one chunk at a time).
         root = (units[0] >> 10) << ((units[0] & (1 << 9)) >> 6)  # the trie's root, from unit 0
-        starters = {b for b in range(256) if self._child(root, b) is not None}
+        children = {b: self._child(root, b) for b in range(256)}
+        starters = {b for b, node in children.items() if node is not None}
         plain, followers = [], set()
         for b in range(0x80):
-            node = self._child(root, b)
+            node = children[b]
             if b == 0x20:
                 continue
             if node is None:

@@ -502,7 +502,7 @@ class MergeRanks(dict):
         self.ranks = None  # position -> rank, or None: the position is the rank
         if not all(map(operator.le, merged, merged[1:])):  # not in merged-id order (rare): sort them so
             ranks = sorted(range(len(merged)), key=merged.__getitem__)  # stable: ranks rise within a token
-            reorder = operator.itemgetter(*ranks) if len(ranks) > 1 else (lambda values: tuple(values))
+            reorder = operator.itemgetter(*ranks)  # (two or more: a single merge is in order)
             lefts, rights, merged = (list(reorder(values)) for values in (lefts, rights, merged))
             self.ranks = ranks
         self.lefts, self.rights, self.merged = lefts, rights, merged
