@@ -263,7 +263,7 @@ class BPETokenizer(Tokenizer):
     def _read_vocabulary(self, model: dict, where: str) -> None:
         vocab = model.get("vocab")
         merges = model.get("merges")
-        if not isinstance(vocab, dict) or not isinstance(merges, list):
+        if not isinstance(vocab, dict) or not isinstance(merges, (list, MergePairs)):
             raise TokenizerFileError(f"{where}: model.vocab must be an object and model.merges a list")
         if not set(map(type, vocab.values())) <= {int} or min(vocab.values(), default=0) < 0:
             token, bad = next((t, i) for t, i in vocab.items() if type(i) is not int or i < 0)
@@ -486,38 +486,40 @@ class MergeRanks(dict):
     """(left id * size + right id) -> rank * size + merged id, or ``NO_MERGE``: ``tokenizers``' merge
     map, each pair's entry made the first time it is asked for (a dict lookup afterwards).
 
-    A pair (x, y) can only be a merge of the token whose text is x's then y's; the merges are kept
-    as three lists of ids (left, right, merged) ordered by merged id, so the entry is found by
-    bisecting for that token and reading its few merges. A dict of every pair made up front cost
+    A pair (x, y) can only be a merge of the token whose text is x's then y's, and among that
+    token's merges the length of x's text names it; the merges are kept as two lists (the merged
+    id, the left part's length) ordered by merged id, so the entry is found by bisecting for that
+    token and reading its few merges. A dict of every pair made up front cost
     GPT-OSS's load ~0.2 s and tens of MB more. Entries seen are kept up to ``LIMIT`` (then the table
     starts again): pieces repeat, so few pairs are ever asked for.
     """
 
     LIMIT = 1 << 16
 
-    def __init__(self, vocab: dict[str, int], texts: dict[int, str], size: int,
-                 lefts: list[int], rights: list[int], merged: list[int]):
+    def __init__(self, vocab: dict[str, int], texts: dict[int, str], size: int, splits: list[int], merged: list[int]):
         super().__init__()
         self.vocab, self.texts, self.size = vocab, texts, size
+        self.parts: set[str] = set()  # the texts the merges are made of (set by _pair_ranks)
         self.ranks = None  # position -> rank, or None: the position is the rank
-        if not all(map(operator.le, merged, merged[1:])):  # not in merged-id order (rare): sort them so
+        if not all(map(operator.le, merged, merged[1:])):  # not in merged-id order: sort them so
             ranks = sorted(range(len(merged)), key=merged.__getitem__)  # stable: ranks rise within a token
             reorder = operator.itemgetter(*ranks)  # (two or more: a single merge is in order)
-            lefts, rights, merged = (list(reorder(values)) for values in (lefts, rights, merged))
+            splits, merged = list(reorder(splits)), list(reorder(merged))
             self.ranks = ranks
-        self.lefts, self.rights, self.merged = lefts, rights, merged
+        self.splits, self.merged = splits, merged
 
     def __missing__(self, key: int) -> int:
         size, texts = self.size, self.texts
         left, right = divmod(key, size)
         value = NO_MERGE
         if left in texts and right in texts:
-            token = self.vocab.get(texts[left] + texts[right])
+            head = texts[left]
+            token = self.vocab.get(head + texts[right])
             if token is not None:
-                merged, lefts, rights = self.merged, self.lefts, self.rights
+                merged, splits, split = self.merged, self.splits, len(head)
                 start = bisect_left(merged, token)
                 for position in range(start, bisect_right(merged, token, start)):
-                    if lefts[position] == left and rights[position] == right:  # the last (highest) rank wins
+                    if splits[position] == split:  # the last (highest) rank wins
                         value = (position if self.ranks is None else self.ranks[position]) * size + token
         if len(self) >= self.LIMIT:
             self.clear()
@@ -538,6 +540,7 @@ class EveryPair(MergeRanks):
 
     def __init__(self, size: int, lefts: list[int], rights: list[int], merged: list[int]):
         dict.__init__(self)
+        self.parts = set()
         keys = map(operator.add, map(operator.mul, lefts, repeat(size)), rights)
         self.update(zip(keys, map(operator.add, map(operator.mul, range(len(merged)), repeat(size)), merged)))
 
@@ -545,8 +548,27 @@ class EveryPair(MergeRanks):
         return NO_MERGE
 
 
-def merge_sides(merges: list, where: str) -> tuple[list, list]:
+class MergePairs:
+    """A file's merges, ``[left, right]`` pairs, kept as the two lists of their parts (what
+    ``files.read_json`` reads a pretty-printed file's merges into); a pair is made when asked for."""
+
+    def __init__(self, lefts: list[str], rights: list[str]):
+        self.lefts, self.rights = lefts, rights
+
+    def __len__(self) -> int:
+        return len(self.lefts)
+
+    def __getitem__(self, index: int) -> list[str]:
+        return [self.lefts[index], self.rights[index]]
+
+    def __iter__(self):
+        return map(list, zip(self.lefts, self.rights))
+
+
+def merge_sides(merges: list | MergePairs, where: str) -> tuple[list, list]:
     """The left and the right parts of every merge (``"left right"`` or ``["left", "right"]``)."""
+    if isinstance(merges, MergePairs):
+        return merges.lefts, merges.rights
     if not merges:
         return [], []
     if set(map(type, merges)) <= {str} and set(map(str.count, merges, repeat(" "))) <= {1}:
@@ -564,33 +586,40 @@ def merge_sides(merges: list, where: str) -> tuple[list, list]:
     return lefts, rights
 
 
-def _pair_ranks(vocab: dict[str, int], merges: list, size: int, where: str,
-                sides: tuple[list, list] | None = None) -> dict[int, int]:
+def _pair_ranks(vocab: dict[str, int], merges: list | MergePairs, size: int, where: str,
+                sides: tuple[list, list] | None = None) -> MergeRanks:
     """The merge map of ``tokenizers`` (a pair listed twice keeps its last rank, as its map does),
     every merge checked as it checks them: both tokens and their concatenation are in the
-    vocabulary. With C-level maps only: GPT-OSS's 446,189 merges in ~0.4-0.6 s, nearly all of it
-    those lookups."""
+    vocabulary. With C-level maps only, and one lookup per merge (its concatenation): the parts are
+    checked as a set of distinct texts, and a merge is kept as its merged id and the length of its
+    left part, which names the pair (GPT-OSS's 446,189 merges, Gemma 3's 514,906: ~0.2 s each)."""
     if not merges:
         return EveryPair(size, [], [], [])
     lefts, rights = sides if sides is not None else merge_sides(merges, where)
-    get = vocab.__getitem__  # a KeyError (a broken file; a TypeError: a part not a string) is named below
     try:
-        a = list(map(get, lefts))
-        b = list(map(get, rights))
-        new = list(map(get, map(operator.add, lefts, rights)))
-    except (KeyError, TypeError):
+        parts = set(lefts)
+        parts.update(rights)
+        new = list(map(vocab.__getitem__, map(operator.add, lefts, rights)))
+        known = vocab.keys() >= parts
+    except (KeyError, TypeError):  # a concatenation not in the vocabulary; a part not a string
+        known = False
+    if not known:
         if not isinstance(merges[0], str):
             _check_pairs(merges, where)
         rank = next(i for i, (left, right) in enumerate(zip(lefts, rights))
                     if left not in vocab or right not in vocab or left + right not in vocab)
-        raise TokenizerFileError(f"{where}: model.merges[{rank}] ({lefts[rank]!r} {rights[rank]!r}) names a token not in the vocabulary") from None
+        raise TokenizerFileError(f"{where}: model.merges[{rank}] ({lefts[rank]!r} {rights[rank]!r}) names a token not in the vocabulary")
     texts = dict(zip(vocab.values(), vocab))
     if len(texts) < len(vocab):
-        return EveryPair(size, a, b, new)
-    return MergeRanks(vocab, texts, size, a, b, new)
+        get = vocab.__getitem__
+        ranks: MergeRanks = EveryPair(size, list(map(get, lefts)), list(map(get, rights)), new)
+    else:
+        ranks = MergeRanks(vocab, texts, size, list(map(len, lefts)), new)
+    ranks.parts = parts
+    return ranks
 
 
-def _check_pairs(merges: list, where: str) -> None:
+def _check_pairs(merges: list | MergePairs, where: str) -> None:
     for rank, pair in enumerate(merges):
         if not isinstance(pair, list) or len(pair) != 2 or not all(isinstance(part, str) for part in pair):
             raise TokenizerFileError(f"{where}: model.merges[{rank}] is {merges[rank]!r}, not a pair of tokens")

@@ -38,7 +38,7 @@ from itertools import compress, repeat
 from typing import Callable, Iterable
 
 from . import exact
-from .model import Tokenizer, TokenizerFileError, _pair_ranks, merge_ids, merge_ids_with_heap, merge_sides
+from .model import MergePairs, Tokenizer, TokenizerFileError, _pair_ranks, merge_ids, merge_ids_with_heap, merge_sides
 from .normalize import nfc
 
 META = "\u2581"  # ▁, SentencePiece's written space
@@ -333,7 +333,7 @@ class JSONSentencePiece(Tokenizer):
                 raise TokenizerFileError(f"{where}: $.model.{key} is {_short(model.get(key))}, not supported")
         vocab = self._read_vocab_dict(model, where)
         merges = model.get("merges")
-        if not isinstance(merges, list):
+        if not isinstance(merges, (list, MergePairs)):
             raise TokenizerFileError(f"{where}: $.model.merges is {type(merges).__name__}, not a list")
         self.vocab = vocab
         self.size = max(vocab.values(), default=-1) + 1
@@ -349,9 +349,9 @@ class JSONSentencePiece(Tokenizer):
         self.pair_ranks = _pair_ranks(vocab, merges, self.size, where + ": $", sides)
         texts = getattr(self.pair_ranks, "texts", None)  # id -> text, made by _pair_ranks when ids are unique
         self._texts = texts if texts is not None else {token_id: text for text, token_id in vocab.items()}
-        self._cut = self._safe_cuts(*sides)
+        self._cut = self._safe_cuts(*sides, self.pair_ranks.parts)
 
-    def _safe_cuts(self, lefts: list[str], rights: list[str]):
+    def _safe_cuts(self, lefts: list[str], rights: list[str], parts: set[str]):
         """A regex whose zero-width matches are places no merge can cross (before a ``▁`` that no
         merge joins to the character before it), or None: the word is merged whole."""
         meta = self.meta
@@ -360,7 +360,7 @@ class JSONSentencePiece(Tokenizer):
         if None in self.byte_ids and self.unk_id is not None and self.fuse_unk:
             return None  # unknown characters on both sides of a cut would fuse into one token
         specials = {byte_token(b) for b in range(256)} | ({self._texts[self.unk_id]} if self.unk_id is not None else set())
-        if not specials.isdisjoint(lefts) or not specials.isdisjoint(rights):
+        if not specials.isdisjoint(parts):  # (parts: the texts of lefts and rights)
             return None  # byte tokens merge on: a character's fallback bytes could join a neighbour
         starts_meta = map(str.startswith, rights, repeat(meta))
         joining = sorted(set(map(operator.itemgetter(-1), filter(None, compress(lefts, starts_meta)))))
