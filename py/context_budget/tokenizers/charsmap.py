@@ -43,19 +43,21 @@ class CharsMap:
         """(the ASCII bytes, the 2-, 3- and 4-byte characters' lead bytes, the followers) of the runs."""
         units = self.units
         root = (units[0] >> 10) << ((units[0] & (1 << 9)) >> 6)  # the trie's root, from unit 0
+        count = len(units)
         children = {b: self._child(root, b) for b in range(256)}
-        starters = {b for b, node in children.items() if node is not None}
+        # a byte whose place is outside the trie is walked too (PrecompiledMap refuses the map there)
+        starters = {b for b, node in children.items() if node is not None or root ^ b >= count}
         plain, followers = [], set()
         for b in range(0x80):
-            node = children[b]
             if b == 0x20 and self.SPACES_APART:
                 continue
-            if node is None:
+            if b not in starters:
                 plain.append(b)
                 continue
-            if (units[root ^ b] >> 8) & 1:  # a rule of its own (the leaf flag is on the unit its byte labels)
+            node = children[b]
+            if node is None or (units[root ^ b] >> 8) & 1:  # outside, or a rule of its own (the leaf flag is on the unit its byte labels)
                 continue
-            after = {c for c in range(256) if self._child(node, c) is not None}
+            after = {c for c in range(256) if self._child(node, c) is not None or node ^ c >= count}
             if min(after, default=0x80) >= 0x80:
                 plain.append(b)
                 followers |= after
