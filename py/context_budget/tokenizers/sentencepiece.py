@@ -8,8 +8,10 @@ Two ways a SentencePiece model is written down, each counted as its own referenc
 
   1. added tokens (special or not) cut out first, leftmost-longest (a set of prefixes, not an
      alternation of Gemma's 6,415 texts); those with ``normalized`` set are looked for after normalization;
-  2. the normalizer: ``Prepend``, ``Replace`` (a string pattern), ``NFC``, in a ``Sequence``
-     (``Precompiled``, which ``tokenizers`` applies per grapheme cluster, is refused);
+  2. the normalizer: ``Prepend``, ``Replace`` (a string pattern, or a regex that is one character
+     repeated: T5's ``" {2,}"``), ``Strip``, ``NFC``, ``Precompiled`` (T5's character map, which
+     ``tokenizers`` applies per extended grapheme cluster: ``charsmap.PrecompiledMap`` cuts them
+     with ``graphemes.py``, Unicode 17.0 as the crate ``unicode-segmentation`` 1.13.3), in a ``Sequence``;
   3. the pre-tokenizer: none, ``Split`` on a string, ``Metaspace``, ``WhitespaceSplit``, in a ``Sequence``;
   4. the model. BPE: each character its token, or its UTF-8 bytes as ``<0xXX>`` tokens (byte
      fallback), or the unknown token (fused); then merges by rank, lowest first, leftmost on ties.
