@@ -184,6 +184,8 @@ class PrecompiledMap(CharsMap):
 
     SPACES_APART = False
     CACHE_LIMIT = 1 << 16
+    PIECE_CHARS = 64  # pieces this long or shorter are remembered
+    _cuts: re.Pattern | None = None  # after a space, unless a GB9/GB9a character follows (made on first use)
 
     def __init__(self, blob: bytes, where: str, what: str):
         super().__init__(blob, where, what)
@@ -193,6 +195,7 @@ class PrecompiledMap(CharsMap):
             raise TokenizerFileError(f"{where}: {what}: its replacement texts are not UTF-8 "
                                      f"(byte {error.start:,} of them)") from None
         self._done: dict[str, str | None] = {}
+        self._pieces: dict[str, str] = {}
 
     @staticmethod
     def _runs(plain: list[int], leads: list[list[int]], followers: set[int]) -> re.Pattern | None:
@@ -227,6 +230,27 @@ class PrecompiledMap(CharsMap):
         return result
 
     def normalize(self, text: str) -> str:
+        """The text cut after each space that a cluster surely starts after (no Extend, ZWJ or
+        SpacingMark next; no rule's look-back passes a space), each piece normalized once."""
+        if self._copied is not None and self._copied.fullmatch(text):
+            return text  # nothing the map can touch
+        cuts = PrecompiledMap._cuts
+        if cuts is None:
+            cuts = PrecompiledMap._cuts = re.compile("(?<= )(?=[^" + graphemes.characters_of("exkzs") + "])")
+        pieces, short, piece_of = self._pieces, self.PIECE_CHARS, self._normalize
+        result = []
+        for piece in cuts.split(text):
+            done = pieces.get(piece)
+            if done is None:
+                done = piece_of(piece)
+                if len(piece) <= short:
+                    if len(pieces) >= self.CACHE_LIMIT:
+                        pieces.clear()
+                    pieces[piece] = done
+            result.append(done)
+        return "".join(result)
+
+    def _normalize(self, text: str) -> str:
         copied, first, breaks = self._copied, self._first, graphemes.breaks
         n = len(text)
         result = []

@@ -42,6 +42,16 @@ _INCB_EXTEND = frozenset("xz")  # InCB=Extend: skipped when GB9c looks back
 _PLAIN_EXTEND = frozenset("exk")  # Grapheme_Cluster_Break=Extend: skipped when GB11 looks back
 
 
+def characters_of(codes: str) -> str:
+    """The characters of the given classes, as the inside of a regex character class."""
+    ranges = []
+    for index, start in enumerate(_STARTS):
+        if _CODES[index] in codes:
+            end = _STARTS[index + 1] - 1 if index + 1 < len(_STARTS) else 0x10FFFF
+            ranges.append(f"\\U{start:08x}-\\U{end:08x}")
+    return "".join(ranges)
+
+
 def classes(text: str) -> str:
     """One class code per character of ``text`` (see ``unicode_graphemes``)."""
     return text.translate(CLASS_MAP)
