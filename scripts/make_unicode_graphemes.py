@@ -27,6 +27,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from make_unicode_classes import run_lines, write_or_check  # scripts/ is on the path when run as a script
+
 OUTPUT = Path(__file__).resolve().parent.parent / "py" / "context_budget" / "tokenizers" / "unicode_graphemes.py"
 VERSION = "17.0.0"
 REGEX_VERSION = "2026.9.10"
@@ -107,16 +109,9 @@ def render(table: list[tuple[int, str]]) -> str:
         f"UNICODE_VERSION = {VERSION!r}",
         "",
         "# fmt: off",
-        "STARTS = (",
+        *run_lines(starts, codes),
+        "# fmt: on",
     ]
-    for i in range(0, len(starts), 12):
-        lines.append("    " + ", ".join(f"0x{s:X}" for s in starts[i:i + 12]) + ",")
-    lines.append(")")
-    lines.append("CODES = (")
-    for i in range(0, len(codes), 96):
-        lines.append(f"    {codes[i:i + 96]!r}")
-    lines.append(")")
-    lines.append("# fmt: on")
     return "\n".join(lines) + "\n"
 
 
@@ -134,14 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"regex {regex.__version__} does not have Unicode {VERSION}'s database: "
               f"python -m pip install regex=={REGEX_VERSION}", file=sys.stderr)
         return 2
-    text = render(runs(regex))
-    if options.check:
-        same = OUTPUT.exists() and OUTPUT.read_text(encoding="utf-8") == text
-        print(f"{OUTPUT}: {'up to date' if same else 'differs from the generated table'}")
-        return 0 if same else 1
-    OUTPUT.write_text(text, encoding="utf-8")
-    print(f"wrote {OUTPUT} (Unicode {VERSION})")
-    return 0
+    return write_or_check([(OUTPUT, render(runs(regex)), VERSION)], options.check)
 
 
 if __name__ == "__main__":
