@@ -75,6 +75,33 @@ def runs(unicodedata) -> list[tuple[int, str]]:
     return result
 
 
+def run_lines(starts: list[int], codes: str, name: str = "CODES") -> list[str]:
+    """``STARTS = (...)`` and ``<name> = (...)``: the runs' first code points and their codes, joined."""
+    lines = ["STARTS = ("]
+    for i in range(0, len(starts), 12):
+        lines.append("    " + ", ".join(f"0x{s:X}" for s in starts[i:i + 12]) + ",")
+    lines.append(")")
+    lines.append(f"{name} = (")
+    for i in range(0, len(codes), 96):
+        lines.append(f"    {codes[i:i + 96]!r}")
+    lines.append(")")
+    return lines
+
+
+def write_or_check(outputs: list[tuple[Path, str, str]], check: bool) -> int:
+    """Write each (path, text, Unicode version), or with ``check`` compare: 1 if any differs."""
+    status = 0
+    for path, text, version in outputs:
+        if check:
+            same = path.exists() and path.read_text(encoding="utf-8") == text
+            print(f"{path}: {'up to date' if same else 'differs from the generated table'}")
+            status |= 0 if same else 1
+        else:
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote {path} (Unicode {version})")
+    return status
+
+
 def render(version: str, table: list[tuple[int, str]]) -> str:
     starts = [start for start, _ in table]
     codes = "".join(code for _, code in table)
@@ -91,16 +118,9 @@ def render(version: str, table: list[tuple[int, str]]) -> str:
         f"UNICODE_VERSION = {version!r}",
         "",
         "# fmt: off",
-        "STARTS = (",
+        *run_lines(starts, codes),
+        "# fmt: on",
     ]
-    for i in range(0, len(starts), 12):
-        lines.append("    " + ", ".join(f"0x{s:X}" for s in starts[i:i + 12]) + ",")
-    lines.append(")")
-    lines.append("CODES = (")
-    for i in range(0, len(codes), 96):
-        lines.append(f"    {codes[i:i + 96]!r}")
-    lines.append(")")
-    lines.append("# fmt: on")
     return "\n".join(lines) + "\n"
 
 
@@ -134,17 +154,9 @@ def render_categories(version: str, unicodedata) -> str:
         "",
         "# fmt: off",
         "WHITE_SPACE = (" + ", ".join(f"(0x{a:X}, 0x{b:X})" for a, b in WHITE_SPACE) + ")",
-        "STARTS = (",
+        *run_lines(starts, "".join(names), "CATEGORIES"),
+        "# fmt: on",
     ]
-    for i in range(0, len(starts), 12):
-        lines.append("    " + ", ".join(f"0x{s:X}" for s in starts[i:i + 12]) + ",")
-    lines.append(")")
-    lines.append("CATEGORIES = (")
-    joined = "".join(names)
-    for i in range(0, len(joined), 96):
-        lines.append(f"    {joined[i:i + 96]!r}")
-    lines.append(")")
-    lines.append("# fmt: on")
     return "\n".join(lines) + "\n"
 
 
@@ -219,16 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     outputs = [(OUTPUT, render(options.version, runs(unicodedata2)), options.version),
                (CATEGORIES_OUTPUT, render_categories(options.version, unicodedata2), options.version),
                (NFC_OUTPUT, render_nfc(unicodedata2), NFC_VERSION)]
-    status = 0
-    for path, text, version in outputs:
-        if options.check:
-            same = path.exists() and path.read_text(encoding="utf-8") == text
-            print(f"{path}: {'up to date' if same else 'differs from the generated table'}")
-            status |= 0 if same else 1
-        else:
-            path.write_text(text, encoding="utf-8")
-            print(f"wrote {path} (Unicode {version})")
-    return status
+    return write_or_check(outputs, options.check)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,17 @@ from hypothesis import HealthCheck, settings
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 
+
+
+def generated_table_is_current(script: str) -> None:
+    """``scripts/<script> --check`` passes: the committed tables are what the generator writes now."""
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / script), "--check"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 settings.register_profile("default", max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("quick", max_examples=50, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))

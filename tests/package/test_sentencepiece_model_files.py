@@ -2,23 +2,29 @@
 files (tokenizers/sentencepiece.py): every count equals the reference library's.
 
 References (test extra): ``sentencepiece`` 0.2.3 (``SentencePieceProcessor.encode(text)``) for .model
-files, Hugging Face ``tokenizers`` 0.23.3 for tokenizer.json. The models are trained here, offline,
+files, Hugging Face ``tokenizers`` 0.23.3 for tokenizer.json (T5's ``Precompiled`` normalizer too, cut
+into grapheme clusters by tokenizers/graphemes.py, whose own reference is ``unicode-segmentation-rs``
+1.0.0: the same Rust crate, unicode-segmentation 1.13.3, as tokenizers 0.23.3). The models are trained here, offline,
 by ``sentencepiece.SentencePieceTrainer`` on generated text: BPE and Unigram, with and without byte
 fallback, the identity normalizer and the default ``nmt_nfkc`` character map, user-defined pieces.
 """
 
+import base64
 import copy
 import functools
 import io
 import json
+import random
 import struct
 
 import pytest
 
 import _text
-from context_budget.tokenizers import TokenizerFileError, exact, from_bytes, load_tokenizer
+from conftest import generated_table_is_current
+from context_budget.tokenizers import TokenizerFileError, exact, from_bytes, graphemes, load_tokenizer
 from context_budget.tokenizers import files as files_module
 from context_budget.tokenizers import spm as spm_module
+from context_budget.tokenizers import unicode_graphemes
 
 STRINGS = 50_000
 
@@ -135,6 +141,158 @@ def test_unigram_tokenizer_json_counts_equal_tokenizers(pre, strings):
     assert mismatches == []
     for text in texts[:300] + CASES:
         assert ours.ids(text) == ref.encode(text, add_special_tokens=False).ids, text[:40]
+
+
+# --- T5: a Precompiled normalizer, applied per grapheme cluster -----------------------------------
+
+NFKC_UNIGRAM = "unigram, nmt_nfkc, extra whitespace kept, user-defined"
+# Clusters and characters where cutting into clusters matters: a ligature or a letter NFKC folds
+# followed by a combining mark (the whole cluster is replaced by the first rule: the mark goes),
+# Hangul jamo (L V T join), Prepend before a letter, ZWJ emoji sequences, flags (regional
+# indicators pair up), CRLF, Devanagari conjuncts (GB9c), "©" ZWJ "©" (GB11), skin tones, NUL.
+GRAPHEME_CASES = [
+    "ﬁ\u0301", "ﬁ\u0301\u0301", "xﬁ\u0301y", "Ａ\u0301", "①\u0308", "㍻\u0301", "ｶ\u3099", "か\u3099", "e\u0301",
+    "\u1100\u1161\u11a8", "\u1100\u1161", "\u1100\u1100\u1161\u11a8\u11a8", "\uac00\u11a8", "\u3131\u314f",
+    "\u0600a", "\u0600\u0661\u0662", "\u0600 ", "\u0600\u0301", "\u0600\r\n",
+    "👨\u200d👩\u200d👧\u200d👦", "👍🏽", "🧑🏿\u200d💻", "🏳\ufe0f\u200d🌈", "\u200d👍",
+    "🇯🇵🇺🇸🇫", "a🇯🇵🇺", "🇯\u0301🇵", "a\r\nb", "\r\r\n\n", "\r\u0301",
+    "क्ष", "क्\u200dष", "क\u094d\u093cष", "क्क्क", "क़्ष", "न्\u0301स", "\u0915\u094d",
+    "©\u200d©", "©\u0301\u200d©", "😀\u0301\u200d😀", "\x00ﬁ", "ﬁ\x00", "\x00\u0301",
+    "ﬁﬁﬁ\u0301ﬁ", "\u3000\u0301 \u00a0\u0301", "ǅ\u0301\u0301\u0301", "\u1e9b\u0323",
+]
+
+
+def grapheme_alphabet() -> str:
+    """Three characters of each class of the grapheme table (the first of three of its runs), and
+    characters the nmt_nfkc map rewrites alone or with a mark after them."""
+    chosen: dict[str, list[str]] = {}
+    for start, code in zip(unicode_graphemes.STARTS, "".join(unicode_graphemes.CODES)):
+        if not 0xD800 <= start < 0xE000 and len(chosen.setdefault(code, [])) < 3:
+            chosen[code].append(chr(start))
+    assert len(chosen) == 18
+    return "".join(c for group in chosen.values() for c in group) + "ﬁＡ①㍻ｶか\u3099e\u0301\u0308ক\u09cd\u0915\u094d\u093c 😀🏽\u200d🇯"
+
+
+def grapheme_strings(count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    alphabet = grapheme_alphabet()
+    return ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12))) for _ in range(count)]
+
+
+def test_grapheme_clusters_equal_unicode_segmentation():
+    """graphemes.py cuts as the crate tokenizers uses: 50,000 generated strings, the cases, and
+    20,000 strings drawn from every class of the table (the rules' look-backs: GB9c, GB11, GB12)."""
+    import unicode_segmentation_rs
+
+    texts = corpus(STRINGS, seed=33) + CASES + GRAPHEME_CASES + grapheme_strings(20_000, seed=35)
+    mismatches = [text for text in texts if graphemes.clusters(text) != unicode_segmentation_rs.graphemes(text, True)]
+    assert len(texts) >= 70_000 and mismatches == []
+    assert graphemes.clusters("") == [] and graphemes.boundaries("ab") == [0, 1, 2]
+
+
+def test_grapheme_table_is_the_generators_output():
+    """The committed table is what scripts/make_unicode_graphemes.py writes from Unicode 17.0.0."""
+    pytest.importorskip("regex")
+    generated_table_is_current("make_unicode_graphemes.py")
+    assert unicode_graphemes.UNICODE_VERSION == "17.0.0"
+
+
+def charsmap_blob(data: bytes) -> bytes:
+    """The trained model's precompiled_charsmap, as the .model file holds it (and a converter copies it)."""
+    charsmap = from_bytes(data, "trained.model").charsmap
+    return (len(charsmap.units) * 4).to_bytes(4, "little") + charsmap.units.tobytes() + charsmap.replacements
+
+
+def precompiled(blob: bytes) -> dict:
+    return {"type": "Precompiled", "precompiled_charsmap": base64.b64encode(blob).decode("ascii")}
+
+
+def t5_json(normalizer: dict, pre_tokenizer: str) -> str:
+    raw = json.loads(unigram_json(trained(NFKC_UNIGRAM), PRE_TOKENIZERS[pre_tokenizer]))
+    raw["normalizer"] = normalizer
+    return json.dumps(raw)
+
+
+T5_SHAPES = {
+    # t5-small's and mT5's tokenizer.json: the map alone, WhitespaceSplit then Metaspace
+    "Precompiled; WhitespaceSplit, Metaspace": (lambda blob: precompiled(blob), "WhitespaceSplit, Metaspace (T5)"),
+    # what transformers' SpmConverter writes today
+    "Precompiled, Strip, Replace ' {2,}'; Metaspace": (lambda blob: {"type": "Sequence", "normalizers": [
+        precompiled(blob), {"type": "Strip", "strip_left": False, "strip_right": True},
+        {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": "\u2581"}]}, "Metaspace"),
+}
+
+
+@pytest.mark.parametrize("shape", T5_SHAPES)
+def test_t5_tokenizer_json_counts_equal_tokenizers(shape, strings):
+    from tokenizers import Tokenizer
+
+    normalizer, pre = T5_SHAPES[shape]
+    raw = t5_json(normalizer(charsmap_blob(trained(NFKC_UNIGRAM))), pre)
+    ours, ref = from_bytes(raw.encode(), "t5.json"), Tokenizer.from_str(raw)
+    texts = strings + GRAPHEME_CASES + grapheme_strings(2_000, seed=36)
+    expected = [len(encoding.ids) for encoding in ref.encode_batch(texts, add_special_tokens=False)]
+    mismatches = [text for text, count in zip(texts, expected) if ours.count(text) != count]
+    assert len(texts) >= 50_000 and mismatches == []
+    for text in texts[:300] + CASES + GRAPHEME_CASES:
+        assert ours.ids(text) == ref.encode(text, add_special_tokens=False).ids, text[:40]
+
+
+def test_precompiled_normalizes_text_as_tokenizers_does():
+    """The normalized text itself, not only the counts: every cluster and character rewritten alike,
+    the runs copied at C speed included (texts mostly made of characters the map rewrites)."""
+    from tokenizers import Tokenizer
+
+    raw = t5_json(precompiled(charsmap_blob(trained(NFKC_UNIGRAM))), "Metaspace")
+    ours, ref = from_bytes(raw.encode(), "t5.json"), Tokenizer.from_str(raw).normalizer
+    texts = corpus(5_000, seed=37) + CASES + GRAPHEME_CASES + grapheme_strings(20_000, seed=38) + [_text.mixed_text(30_000)]
+    assert [text for text in texts if ours.normalize(text) != ref.normalize_str(text)] == []
+    assert ours.normalize("ﬁ\u0301 ﬁ\u0301\u0301 ①") == "fi fi\u0301\u0301 1"  # a cluster of 5 bytes whole; of 7, per character
+
+
+def hostile_t5(normalizer: dict) -> bytes:
+    return t5_json(normalizer, "Metaspace").encode()
+
+
+# A trie of one unit whose root points 1,000 units away: the first byte looked up is outside it.
+OUTSIDE = (4).to_bytes(4, "little") + (1000 << 10).to_bytes(4, "little")
+
+
+@pytest.mark.parametrize("normalizer, path, message", [
+    ({"type": "Precompiled", "precompiled_charsmap": "not base64!"}, "$.normalizer.precompiled_charsmap", "is not base64"),
+    ({"type": "Precompiled", "precompiled_charsmap": 7}, "$.normalizer.precompiled_charsmap", "not a base64 string"),
+    ({"type": "Precompiled"}, "$.normalizer.precompiled_charsmap", "not a base64 string"),
+    (precompiled(b"\x01\x00"), "$.normalizer.precompiled_charsmap", "too short to hold its trie's size"),
+    (precompiled(b"\x40\x00\x00\x00abcd"), "$.normalizer.precompiled_charsmap", "says its trie is 64 bytes in a map of 8"),
+    ({"type": "Sequence", "normalizers": [precompiled(OUTSIDE + b"\xff")]}, "$.normalizer.normalizers[0].precompiled_charsmap",
+     "its replacement texts are not UTF-8 (byte 0 of them)"),
+    ({"type": "Sequence", "normalizers": [{"type": "Strip", "strip_left": "yes", "strip_right": True}]},
+     "$.normalizer.normalizers[0]", "strip_left and strip_right are 'yes' and True"),
+    ({"type": "Replace", "pattern": {"Regex": "\\s+"}, "content": " "}, "$.normalizer.pattern", "the regex '\\\\s+', which is not supported"),
+    ({"type": "NFKC"}, "$.normalizer", "the normalizer 'NFKC', which is not supported"),
+])
+def test_a_hostile_t5_normalizer_is_refused_with_its_name_and_json_path(normalizer, path, message):
+    files_module._MEMO.clear()
+    with pytest.raises(TokenizerFileError) as raised:
+        from_bytes(hostile_t5(normalizer), "hostile.json")
+    assert str(raised.value).startswith(f"hostile.json: {path}") and message in str(raised.value), str(raised.value)
+
+
+@pytest.mark.parametrize("blob, message", [
+    (OUTSIDE, "a node points past the trie"),
+    # the trained map with its replacement texts cut to one byte: the first rule met points past them
+    ("cut", "a rule points at byte"),
+])
+def test_a_precompiled_map_pointing_outside_itself_is_refused_when_a_rule_is_met(blob, message):
+    """tokenizers would panic where a rule points outside the map; the count is refused instead."""
+    if blob == "cut":
+        whole = charsmap_blob(trained(NFKC_UNIGRAM))
+        blob = whole[:4 + int.from_bytes(whole[:4], "little")] + b"a"
+    files_module._MEMO.clear()
+    tokenizer = from_bytes(hostile_t5(precompiled(blob)), "hostile.json")
+    with pytest.raises(TokenizerFileError) as raised:
+        tokenizer.count("ﬁ Ａ ① text")
+    assert str(raised.value).startswith("hostile.json: $.normalizer.precompiled_charsmap: ") and message in str(raised.value)
 
 
 # --- hostile files -----------------------------------------------------------------------------

@@ -176,8 +176,10 @@ def sentencepiece_json(**changes) -> bytes:
     ({"model.type": "WordPiece"}, None),  # not SentencePiece: model.py refuses it as before
     ({"normalizer": {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "\u2581"}, {"type": "Lowercase"}]}},
      "$.normalizer.normalizers[1] is the normalizer 'Lowercase', which is not supported"),
-    ({"normalizer": {"type": "Replace", "pattern": {"Regex": " +"}, "content": "\u2581"}},
-     "$.normalizer.pattern is {'Regex': ' +'}: only a non-empty {\"String\": ...} pattern is supported"),
+    ({"normalizer": {"type": "Replace", "pattern": {"Regex": "a|b"}, "content": "\u2581"}},
+     "$.normalizer.pattern is the regex 'a|b', which is not supported here (one character repeated"),
+    ({"normalizer": {"type": "Replace", "pattern": {"String": ""}, "content": "\u2581"}},
+     "$.normalizer.pattern is {'String': ''}: only a non-empty {\"String\": ...} pattern is supported"),
     ({"pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "Digits"}]}},
      "$.pre_tokenizer.pretokenizers[0] is the pre-tokenizer 'Digits', which is not supported"),
     ({"model.vocab": {"a": 0, "\u2581": "1"}}, "$.model.vocab['\u2581'] is '1', not a token id"),

@@ -8,8 +8,10 @@ Two ways a SentencePiece model is written down, each counted as its own referenc
 
   1. added tokens (special or not) cut out first, leftmost-longest (a set of prefixes, not an
      alternation of Gemma's 6,415 texts); those with ``normalized`` set are looked for after normalization;
-  2. the normalizer: ``Prepend``, ``Replace`` (a string pattern), ``NFC``, in a ``Sequence``
-     (``Precompiled``, which ``tokenizers`` applies per grapheme cluster, is refused);
+  2. the normalizer: ``Prepend``, ``Replace`` (a string pattern, or a regex that is one character
+     repeated: T5's ``" {2,}"``), ``Strip``, ``NFC``, ``Precompiled`` (T5's character map, which
+     ``tokenizers`` applies per extended grapheme cluster: ``charsmap.PrecompiledMap`` cuts them
+     with ``graphemes.py``, Unicode 17.0 as the crate ``unicode-segmentation`` 1.13.3), in a ``Sequence``;
   3. the pre-tokenizer: none, ``Split`` on a string, ``Metaspace``, ``WhitespaceSplit``, in a ``Sequence``;
   4. the model. BPE: each character its token, or its UTF-8 bytes as ``<0xXX>`` tokens (byte
      fallback), or the unknown token (fused); then merges by rank, lowest first, leftmost on ties.
@@ -48,6 +50,7 @@ MAX_PIECE_CHARS = 4096  # one vocabulary entry longer than this is refused
 # Rust's char::is_whitespace (Unicode White_Space), which tokenizers' WhitespaceSplit uses
 WHITE_SPACE = frozenset("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
                         "\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+_WHITE = "".join(sorted(WHITE_SPACE))
 _WHITE_RUNS = re.compile("[" + "".join(sorted(WHITE_SPACE)).replace("\\", "\\\\").replace("]", "\\]") + "]+")
 
 
@@ -125,6 +128,42 @@ def _string_pattern(node: dict, where: str, path: str) -> str:
                              "pattern is supported here")
 
 
+# A Replace normalizer's Regex pattern is translated only when it is one character repeated (T5's
+# " {2,}", which transformers' converter writes to fold runs of spaces), or a text with no special
+# character: the rest of Oniguruma's syntax is refused by name rather than guessed at.
+_REPEATED = re.compile(r"(\\[^A-Za-z0-9]|[^\\.^$|?*+()\[\]{}])(\+|\{[0-9]+,[0-9]*\}|\{[0-9]+\})")
+_LITERAL = re.compile(r"(?:\\[^A-Za-z0-9]|[^\\.^$|?*+()\[\]{}])+")
+
+
+def _regex_pattern(node: dict, where: str, path: str) -> re.Pattern | None:
+    """A Replace's ``{"Regex": ...}`` pattern as a Python regex, None for a ``{"String": ...}`` one."""
+    pattern = node.get("pattern")
+    if not isinstance(pattern, dict) or "Regex" not in pattern:
+        return None
+    source = pattern["Regex"]
+    if isinstance(source, str) and source and (_REPEATED.fullmatch(source) or _LITERAL.fullmatch(source)):
+        return re.compile(source)
+    raise TokenizerFileError(f"{where}: {path}.pattern is the regex {_short(source)}, which is not supported here "
+                             "(one character repeated, as \" {2,}\", or a plain text is)")
+
+
+def _precompiled(node: dict, where: str, path: str):
+    """A ``Precompiled`` normalizer's map (base64 in the file), read and checked."""
+    import base64
+    import binascii
+
+    from .charsmap import PrecompiledMap
+
+    encoded = node.get("precompiled_charsmap")
+    if not isinstance(encoded, str):
+        raise TokenizerFileError(f"{where}: {path}.precompiled_charsmap is {_short(encoded)}, not a base64 string")
+    try:
+        blob = base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError):
+        raise TokenizerFileError(f"{where}: {path}.precompiled_charsmap is not base64") from None
+    return PrecompiledMap(blob, where, f"{path}.precompiled_charsmap")
+
+
 def read_normalizer(spec, where: str, path: str = "$.normalizer") -> Callable[[str], str] | None:
     """The normalizer of a tokenizer.json as one ``str -> str`` function (None: there is none)."""
     steps: list[Callable[[str], str]] = []
@@ -145,19 +184,30 @@ def read_normalizer(spec, where: str, path: str = "$.normalizer") -> Callable[[s
                 raise TokenizerFileError(f"{where}: {at}.prepend is {_short(prepend)}, not a string")
             steps.append(lambda text, p=prepend: p + text if text else text)  # type: ignore[misc]  # a lambda with a defaulted parameter is this Callable; mypy cannot infer it
         elif kind == "Replace":
-            old = _string_pattern(node, where, at)
             new = node.get("content")
             if not isinstance(new, str):
                 raise TokenizerFileError(f"{where}: {at}.content is {_short(new)}, not a string")
-            steps.append(lambda text, old=old, new=new: text.replace(old, new))  # type: ignore[misc]  # a lambda with a defaulted parameter is this Callable; mypy cannot infer it
+            regex = _regex_pattern(node, where, at)
+            if regex is not None:
+                steps.append(lambda text, regex=regex, new=new: regex.sub(lambda _: new, text))  # type: ignore[misc]  # a lambda with a defaulted parameter is this Callable; mypy cannot infer it
+            else:
+                old = _string_pattern(node, where, at)
+                steps.append(lambda text, old=old, new=new: text.replace(old, new))  # type: ignore[misc]  # a lambda with a defaulted parameter is this Callable; mypy cannot infer it
         elif kind == "NFC":
             steps.append(nfc)
-        elif kind == "Precompiled":  # tokenizers applies the map per grapheme cluster: not the library's rule
-            raise TokenizerFileError(f"{where}: {at} is the normalizer 'Precompiled' (a T5-style character map), which "
-                                     "is not supported in a tokenizer.json; the model's SentencePiece .model file is")
+        elif kind == "Strip":
+            left, right = node.get("strip_left"), node.get("strip_right")
+            if not isinstance(left, bool) or not isinstance(right, bool):
+                raise TokenizerFileError(f"{where}: {at}: strip_left and strip_right are {_short(left)} and "
+                                         f"{_short(right)}, not true or false")
+            if left or right:  # white space as Rust's char::is_whitespace, which tokenizers strips
+                strip = str.strip if left and right else str.lstrip if left else str.rstrip
+                steps.append(lambda text, strip=strip: strip(text, _WHITE))  # type: ignore[misc]  # a lambda with a defaulted parameter is this Callable; mypy cannot infer it
+        elif kind == "Precompiled":  # T5's character map, applied per grapheme cluster (charsmap.PrecompiledMap)
+            steps.append(_precompiled(node, where, at).normalize)
         else:
             raise TokenizerFileError(f"{where}: {at} is the normalizer {kind!r}, which is not supported "
-                                     "(Prepend, Replace, NFC and Sequence are)")
+                                     "(Precompiled, Prepend, Replace, Strip, NFC and Sequence are)")
 
     walk(spec, path)
     if not steps:
