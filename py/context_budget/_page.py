@@ -7,6 +7,7 @@ import json
 
 from . import _envelope
 from ._base import strict_json as _strict_json
+from ._base.errors import TokenizerFileError
 from .tokenizers import EXACT, TokenizerUnavailable, resolve
 from .tokenizers.registry import NAME, RESERVED, TokenizerRegistry, using_tokenizers
 from .tokenizers.models import MODEL_ENCODINGS, PREFIX_ENCODINGS
@@ -90,7 +91,6 @@ def load_model_tokenizer(data, file_name: str, size: int = -1) -> str:
     if hasattr(data, "to_bytes"):  # a JavaScript Uint8Array, as Pyodide passes it
         data = data.to_bytes()
     from .tokenizers.files import from_bytes
-    from .tokenizers.model import TokenizerFileError
 
     name = model_tokenizer_name(file_name)
     try:
@@ -132,10 +132,15 @@ def token_view(text: str, tokenizer: str) -> str:
     ids (their ranks in the tokenizer's file), as a model receives them; a model file's added
     token the file keeps apart from its vocabulary has the id ``null``. ``tokenizer`` is
     o200k_base, cl100k_base or a name of this session's tokenizers (``sha256`` then says which file).
+    A chosen file that cannot count the text (its character map points outside itself there)
+    gives ``{tokenizer, error}``.
     """
     model = SESSION.get(tokenizer)
     if model is not None:
-        tokens, id_of = model.tokens(text), _model_id(model)
+        try:
+            tokens, id_of = model.tokens(text), _model_id(model)
+        except TokenizerFileError as error:  # a file found broken only while it counted this text: one line
+            return json.dumps({"tokenizer": tokenizer, "error": f"This file cannot count this text: {error}"})
     elif tokenizer in _tokenizer.ENCODINGS:
         encoding = _tokenizer.ENCODINGS[tokenizer]
         tokens, id_of = encoding.tokens(text), encoding.ranks.__getitem__

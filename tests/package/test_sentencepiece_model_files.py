@@ -295,6 +295,37 @@ def test_a_precompiled_map_pointing_outside_itself_is_refused_when_a_rule_is_met
     assert str(raised.value).startswith("hostile.json: $.normalizer.precompiled_charsmap: ") and message in str(raised.value)
 
 
+def test_a_map_refused_while_counting_is_an_input_error_everywhere_never_an_internal_one(tmp_path, monkeypatch):
+    """A registered file whose map breaks on this input: evaluate names $.tokenizer (the input is
+    fine), count exits 2 with one line, the MCP tool call is a tool error, the page's token view says so."""
+    from cli_calls import call_cli, one_line_error
+    from context_budget import _page, evaluate
+    from context_budget.mcp_server import tools
+    from context_budget.tokenizers import TokenizerRegistry, using_tokenizers
+
+    files_module._MEMO.clear()
+    path = tmp_path / "broken.json"
+    path.write_bytes(hostile_t5(precompiled(OUTSIDE)))
+    registry = TokenizerRegistry()
+    registry.register("t5", str(path))
+    data = {"mode": "messages", "limit": 100, "tokenizer": "t5", "messages": [{"role": "user", "content": "ﬁ text"}]}
+    with using_tokenizers(registry):
+        report = evaluate(data)
+        tool = tools.call("count_tokens", {"text": "ﬁ text", "tokenizer": "t5"}, "2025-06-18")
+    assert report["mode"] == "messages" and report["pass"] is False
+    assert [error["path"] for error in report["errors"]] == ["$.tokenizer"]
+    assert "a node points past the trie" in report["errors"][0]["message"]
+    assert tool["isError"] is True and "a node points past the trie" in tool["content"][0]["text"]
+    text = tmp_path / "text.txt"
+    text.write_text("ﬁ text")
+    code, out, err = call_cli(["count", str(text), "--tokenizer-file", f"t5={path}"])
+    assert code == 2 and out == "" and one_line_error(err) and "its file cannot count this text" in err, err
+    monkeypatch.setattr(_page, "SESSION", TokenizerRegistry())  # the page's session, for this test alone
+    chosen = json.loads(_page.load_model_tokenizer(path.read_bytes(), "broken.json"))
+    answer = json.loads(_page.token_view("ﬁ text", chosen["name"]))
+    assert chosen["ok"] is True and "a node points past the trie" in answer["error"]
+
+
 # --- hostile files -----------------------------------------------------------------------------
 
 def key(number: int, wire: int) -> bytes:

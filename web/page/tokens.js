@@ -69,6 +69,7 @@ async function show() {
   let answer;
   try {
     answer = JSON.parse((await window.contextBudget.ask("tokens", text, tokenizer)).envelope);
+    if (answer.error) throw new Error(answer.error);  // a chosen file that cannot count this text
   } catch (error) {
     if (run !== latest) return;
     $("tokens-count").dataset.state = "error";

@@ -16,6 +16,11 @@ class ContextBudgetError(Exception):
     """Any failure this package reports on purpose (never a bug)."""
 
 
+class TokenizerFileError(ContextBudgetError, ValueError):
+    """A tokenizer file that cannot be used: the message names the file and what is wrong.
+    (Here, not in ``tokenizers.model``, so that catching it imports no tokenizer.)"""
+
+
 class InvalidInputError(ContextBudgetError, ValueError):
     """Input that breaks the contract, from ``select``, ``trim_messages`` or ``pack_passages``.
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .._shared.counted import with_counts
 from ..tokenizers import TOKENIZERS
+from .._base.errors import TokenizerFileError
 from .._shared.shape import InputShape, InvalidInput, missing_key
 from .._base.values import MAX_PROBLEMS, MISSING_KEY, TOKENIZER_UNAVAILABLE, UNKNOWN_MODE, WRONG_MODE, Problem, closest_name, json_text, preview
 from ..modes import DEFAULT_MODE, MODES
@@ -56,15 +57,18 @@ def _evaluate(data: object) -> tuple[dict, list[Problem] | None]:
             return _invalid_report(mode.NAME, _unavailable_tokenizer(given, _and_the_rest(mode, data, cost_key, invalid)))
         counting = {"tokenizer": tokenizer, "counted": counted}
     try:
-        parsed = mode.parse(data)
-    except InvalidInput as invalid:
-        if cost_key is not None and counting is None:
-            invalid = _with_content_hint(data, cost_key, invalid)
-        return _invalid_report(mode.NAME, _with_mode_hint(given, mode.NAME, _unavailable_tokenizer(given, invalid, mode.DEFAULT_TOKENIZER)))
-    result = mode.select(parsed)
-    if counting is not None:
-        result.update(counting)
-    checks = mode.verify(data, result, parsed)
+        try:
+            parsed = mode.parse(data)
+        except InvalidInput as invalid:
+            if cost_key is not None and counting is None:
+                invalid = _with_content_hint(data, cost_key, invalid)
+            return _invalid_report(mode.NAME, _with_mode_hint(given, mode.NAME, _unavailable_tokenizer(given, invalid, mode.DEFAULT_TOKENIZER)))
+        result = mode.select(parsed)
+        if counting is not None:
+            result.update(counting)
+        checks = mode.verify(data, result, parsed)
+    except TokenizerFileError as error:  # a registered file found broken only while it counted this input
+        return _invalid_report(mode.NAME, _unusable_file(given, error))
     result.update(mode.beyond_the_rule(parsed, result))
     all_passed = mode.succeeded(result) and all(check["pass"] for check in checks)
     summary = mode.summarize(result)
@@ -154,6 +158,16 @@ def _unavailable_tokenizer(data: object, invalid: InvalidInput, default: str | N
         return invalid
     name = data.get(problems[0].at[0], default)  # $.tokenizer or $.counter: the name, read from the input
     return InvalidInput(problems, invalid.check, f"The {name} tokenizer is not available here." if isinstance(name, str) else invalid.summary)
+
+
+def _unusable_file(data: object, error: TokenizerFileError) -> InvalidInput:
+    """The input is fine; the tokenizer file it names cannot count it (a character map pointing
+    outside itself, met only on this text): a problem at the key that names the tokenizer."""
+    key = "counter" if isinstance(data, dict) and "counter" in data and "tokenizer" not in data else "tokenizer"
+    name = data.get(key) if isinstance(data, dict) else None
+    problem = Problem((key,), TOKENIZER_UNAVAILABLE, f"its file cannot count this input: {error}")
+    summary = f"The {name} tokenizer's file cannot count this input." if isinstance(name, str) else "The tokenizer's file cannot count this input."
+    return InvalidInput([problem], "input shape", summary)
 
 
 def _with_content_hint(data: object, cost_key: str, invalid: InvalidInput) -> InvalidInput:

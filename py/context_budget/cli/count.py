@@ -39,5 +39,7 @@ def run(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[st
     except tokenizers.TokenizerUnavailable as error:
         stderr.write(f"context-budget: {error}\n")
         return EXIT_FAIL
+    except tokenizers.TokenizerFileError as error:  # a file found broken only while it counted this text
+        raise UsageError(f"--tokenizer {name}: its file cannot count this text: {error}") from None
     stdout.write(f"{tokens}\n")
     return EXIT_PASS

@@ -213,10 +213,14 @@ def listing(version: str) -> list[dict]:
 
 def call(name: str, arguments: dict, version: str) -> dict:
     """``tools/call``'s result: the tool's structured content and short text, or ``isError`` and why."""
+    from ..tokenizers import TokenizerFileError
+
     try:
         text, structured = TOOLS[name](arguments)
     except ToolError as failure:
         return _result(str(failure), failure.structured, version, is_error=True)
+    except TokenizerFileError as failure:  # a registered file found broken only while it counted
+        return _result(f"$.tokenizer: its file cannot count this input: {failure}", None, version, is_error=True)
     return _result(text, structured, version)
 
 

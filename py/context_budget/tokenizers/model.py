@@ -36,7 +36,7 @@ from bisect import bisect_left, bisect_right
 from itertools import accumulate, repeat
 from typing import Callable, Iterable
 
-from .._base.errors import ContextBudgetError
+from .._base.errors import TokenizerFileError
 from . import exact
 from .normalize import nfc
 from .regex import PatternUnsupported, Patterns
@@ -44,10 +44,6 @@ from .regex import PatternUnsupported, Patterns
 MAX_FILE_BYTES = 256 * 1024 * 1024  # a tokenizer file larger than this is refused (not read whole)
 HEAP_FROM = 96
 GPT2_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
-
-
-class TokenizerFileError(ContextBudgetError, ValueError):
-    """A tokenizer file that cannot be used: the message names the file and what is wrong."""
 
 
 def _byte_alphabet() -> dict[str, int]:
