@@ -148,8 +148,8 @@ def _regex_pattern(node: dict, where: str, path: str) -> re.Pattern | None:
 
 
 def _precompiled(node: dict, where: str, path: str):
-    """A ``Precompiled`` normalizer's map (base64 in the file), read and checked."""
-    import base64
+    """A ``Precompiled`` normalizer's map (base64 in the file), read and checked. (``binascii``, built
+    into Python, not ``base64``: the page's standard library holds no module it does not need.)"""
     import binascii
 
     from .charsmap import PrecompiledMap
@@ -158,7 +158,7 @@ def _precompiled(node: dict, where: str, path: str):
     if not isinstance(encoded, str):
         raise TokenizerFileError(f"{where}: {path}.precompiled_charsmap is {_short(encoded)}, not a base64 string")
     try:
-        blob = base64.b64decode(encoded, validate=True)
+        blob = binascii.a2b_base64(encoded, strict_mode=True)
     except (binascii.Error, ValueError):
         raise TokenizerFileError(f"{where}: {path}.precompiled_charsmap is not base64") from None
     return PrecompiledMap(blob, where, f"{path}.precompiled_charsmap")
