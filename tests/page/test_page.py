@@ -80,6 +80,21 @@ def open_page(browser, url, routes=(), init_script=None):
     return context, page, guard, problems
 
 
+def open_another(context, url):
+    """Another page in ``context`` (its routes and guard), loaded and checked as open_page's is,
+    with its own list of problems: for a link opened where a fresh context is not the point (the
+    page keeps nothing of a visit unasked but lesson progress, and Cache Storage only when the user
+    asks), at the cost of a page's boot without a new context's."""
+    page = context.new_page()
+    problems = []
+    page.on("console", lambda message: message.type == "error" and problems.append(message.text))
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.goto(as_tool(url))
+    page.wait_for_selector(READY, timeout=LOAD_TIMEOUT)
+    page.wait_for_selector(DONE, timeout=LOAD_TIMEOUT)
+    return page, problems
+
+
 @pytest.fixture(scope="module")
 def loaded(browser, site_url):
     context, page, guard, problems = open_page(browser, site_url)
@@ -178,21 +193,22 @@ def test_markup_in_strings_is_shown_as_text(page):
     assert markup in page.inner_text("[data-testid=summary]") or "nothing" in page.inner_text("[data-testid=summary]")
 
 
-def test_share_link_round_trips(page, browser):
+def test_share_link_round_trips(page, loaded):
+    _, guard, _ = loaded
     text = '{"budget": 3, "items": [{"id": "ü & <x>", "relevance": 2, "tokens": 3}]}'
     check(page, text)
     page.click("[data-testid=share]")
     expect(page).to_have_url(re.compile(r"#length=\d+&input="))
-    context, other, guard, problems = open_page(browser, page.url)
+    other, problems = open_another(page.context, page.url)
     try:
         assert other.input_value("[data-testid=input]") == text
         expect(other.locator("[data-testid=summary]")).to_have_text("Selected ü & <x> within 3 tokens.")
         assert guard.foreign == [] and problems == []
     finally:
-        context.close()
+        other.close()
 
 
-def test_a_share_link_cut_short_says_so(page, browser):
+def test_a_share_link_cut_short_says_so(page, loaded):
     """A link holds its input's length first: one cut between characters shows what it holds
     (and its JSON error) and says the link was cut; one cut inside
     an escape says so too. A link without the length (as they were first made) still opens."""
@@ -204,13 +220,14 @@ def test_a_share_link_cut_short_says_so(page, browser):
     expect(page).to_have_url(re.compile(f"#length={len(text)}&input="))
     base, encoded = page.url.split("&input=")
     page.evaluate("history.replaceState(null, '', location.pathname)")
+    _, guard, _ = loaded
     for link, shown, note in (
         (f"{base}&input={encoded[:encoded.index('%', 30)]}", None, "The link was cut short (copied or sent only in part): it holds "),
         (f"{base}&input={encoded[:encoded.index('%C3') + 2]}", "", "The link was cut short (copied or sent only in part), so its input is incomplete; showing an example instead."),
         (f"{base}&input={encoded[:encoded.index('%C3') + 3]}", "", "The link was cut short (copied or sent only in part), so its input is incomplete"),  # between the escapes of "ü"
         (f"{base.split('#')[0]}#input={quote(text, safe='')}", text, ""),
     ):
-        context, other, guard, problems = open_page(browser, link)
+        other, problems = open_another(page.context, link)
         try:
             expect(other.locator("#share-note")).to_have_text(re.compile("^" + re.escape(note)))
             value = other.input_value("[data-testid=input]")
@@ -225,7 +242,7 @@ def test_a_share_link_cut_short_says_so(page, browser):
                 assert value != text  # an example instead
             assert guard.foreign == [] and problems == []
         finally:
-            context.close()
+            other.close()
 
 
 def test_a_cut_link_opened_in_the_same_tab_leaves_the_editor_as_it_was(page):
