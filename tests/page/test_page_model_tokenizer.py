@@ -7,6 +7,7 @@ import json
 import pytest
 
 from conftest import ROOT
+import _text
 from test_page import DONE, open_page
 from test_page_lesson import AXE, axe_serious
 
@@ -157,6 +158,49 @@ def test_gemma_3s_tokenizer_json_counts_in_the_page_as_hugging_faces_tokenizers(
     assert '"tokenizer": "gemma3"' in status.text_content()
     page.fill("[data-testid=tokens-input]", text)
     page.locator(f"[data-testid=tokens-count][data-count='{expected}']", has_text="(gemma3, your file").wait_for()
+    assert guard.foreign == [] and problems == []
+
+
+def t5_file(path):
+    """A T5-family tokenizer.json, as transformers' converter writes one (Precompiled, Strip, Replace;
+    WhitespaceSplit, Metaspace), of a small Unigram model trained here with its nmt_nfkc map;
+    and ``tokenizers``' own Tokenizer of it."""
+    import io
+
+    import sentencepiece
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+
+    from context_budget.tokenizers.spm import _read
+
+    lines = [line for line in _text.mixed_text(300_000).splitlines() if line.strip()]
+    writer = io.BytesIO()
+    sentencepiece.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_writer=writer, model_type="unigram",
+                                             vocab_size=300, minloglevel=2, num_threads=1)
+    spm = sentencepiece.SentencePieceProcessor(model_proto=writer.getvalue())
+    pieces = [(spm.id_to_piece(i), spm.get_score(i)) for i in range(spm.get_piece_size())]
+    reference = Tokenizer(models.Unigram(pieces, unk_id=spm.unk_id()))
+    reference.normalizer = normalizers.Sequence([normalizers.Precompiled(_read(writer.getvalue(), "trained")["charsmap"]),
+                                                 normalizers.Strip(left=False, right=True), normalizers.Replace(" {2,}", "\u2581")])
+    reference.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(),
+                                                       pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always")])
+    reference.save(str(path))
+    return reference
+
+
+def test_a_t5_tokenizer_json_counts_in_the_page_as_hugging_faces_tokenizers(model_page, tmp_path):
+    """A T5-family file: its Precompiled map applied per grapheme cluster, in the page's Python
+    (Pyodide) exactly as ``tokenizers`` applies it (ligature + accent, full width, Hangul + mark,
+    a Prepend before letters, an emoji with its skin tone)."""
+    page, guard, problems = model_page
+    path = tmp_path / "t5small.json"
+    reference = t5_file(path)
+    text = "Ｆｕｌｌ　ｗｉｄｔｈ \ufb01\u0301 cafe\u0301 \u2460 \uac00\u0301 \u0600ab \U0001f44d\U0001f3fd  x " + TEXT
+    expected = len(reference.encode(text, add_special_tokens=False).ids)
+    status = choose(page, str(path))
+    assert status.get_attribute("data-state") == "done", status.text_content()
+    assert "SentencePiece Unigram" in status.text_content()
+    page.fill("[data-testid=tokens-input]", text)
+    page.locator(f"[data-testid=tokens-count][data-count='{expected}']", has_text="(t5small, your file").wait_for()
     assert guard.foreign == [] and problems == []
 
 
