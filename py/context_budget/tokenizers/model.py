@@ -495,7 +495,6 @@ class MergeRanks(dict):
     def __init__(self, vocab: dict[str, int], texts: dict[int, str], size: int, splits: list[int], merged: list[int]):
         super().__init__()
         self.vocab, self.texts, self.size = vocab, texts, size
-        self.parts: set[str] = set()  # the texts the merges are made of (set by _pair_ranks)
         self.ranks = None  # position -> rank, or None: the position is the rank
         if not all(map(operator.le, merged, merged[1:])):  # not in merged-id order: sort them so
             ranks = sorted(range(len(merged)), key=merged.__getitem__)  # stable: ranks rise within a token
@@ -536,7 +535,6 @@ class EveryPair(MergeRanks):
 
     def __init__(self, size: int, lefts: list[int], rights: list[int], merged: list[int]):
         dict.__init__(self)
-        self.parts = set()
         keys = map(operator.add, map(operator.mul, lefts, repeat(size)), rights)
         self.update(zip(keys, map(operator.add, map(operator.mul, range(len(merged)), repeat(size)), merged)))
 
@@ -582,8 +580,18 @@ def merge_sides(merges: list | MergePairs, where: str) -> tuple[list, list]:
     return lefts, rights
 
 
+def merge_parts(lefts: list, rights: list) -> set[str] | None:
+    """The distinct texts the merges are made of, or None when one of them is not a text."""
+    try:
+        parts = set(lefts)
+        parts.update(rights)
+    except TypeError:  # a part that is a list (a merge written wrong): _pair_ranks names it
+        return None
+    return parts
+
+
 def _pair_ranks(vocab: dict[str, int], merges: list | MergePairs, size: int, where: str,
-                sides: tuple[list, list] | None = None) -> MergeRanks:
+                sides: tuple[list, list] | None = None, parts: set[str] | None = None) -> MergeRanks:
     """The merge map of ``tokenizers`` (a pair listed twice keeps its last rank, as its map does),
     every merge checked as it checks them: both tokens and their concatenation are in the
     vocabulary. With C-level maps only, and one lookup per merge (its concatenation): the parts are
@@ -592,11 +600,11 @@ def _pair_ranks(vocab: dict[str, int], merges: list | MergePairs, size: int, whe
     if not merges:
         return EveryPair(size, [], [], [])
     lefts, rights = sides if sides is not None else merge_sides(merges, where)
+    if parts is None:
+        parts = merge_parts(lefts, rights)
     try:
-        parts = set(lefts)
-        parts.update(rights)
         new = list(map(vocab.__getitem__, map(operator.add, lefts, rights)))
-        known = vocab.keys() >= parts
+        known = parts is not None and vocab.keys() >= parts
     except (KeyError, TypeError):  # a concatenation not in the vocabulary; a part not a string
         known = False
     if not known:
@@ -608,11 +616,8 @@ def _pair_ranks(vocab: dict[str, int], merges: list | MergePairs, size: int, whe
     texts = dict(zip(vocab.values(), vocab))
     if len(texts) < len(vocab):
         get = vocab.__getitem__
-        ranks: MergeRanks = EveryPair(size, list(map(get, lefts)), list(map(get, rights)), new)
-    else:
-        ranks = MergeRanks(vocab, texts, size, list(map(len, lefts)), new)
-    ranks.parts = parts
-    return ranks
+        return EveryPair(size, list(map(get, lefts)), list(map(get, rights)), new)
+    return MergeRanks(vocab, texts, size, list(map(len, lefts)), new)
 
 
 def _check_pairs(merges: list | MergePairs, where: str) -> None:

@@ -40,7 +40,8 @@ from itertools import compress, repeat
 from typing import Callable, Iterable
 
 from . import exact
-from .model import MergePairs, Tokenizer, TokenizerFileError, _pair_ranks, merge_ids, merge_ids_with_heap, merge_sides
+from .model import (MergePairs, Tokenizer, TokenizerFileError, _pair_ranks, merge_ids, merge_ids_with_heap, merge_parts,
+                    merge_sides)
 from .normalize import nfc
 
 META = "\u2581"  # ▁, SentencePiece's written space
@@ -396,10 +397,11 @@ class JSONSentencePiece(Tokenizer):
         self.unk_id = vocab.get(unk) if unk is not None else None
         self.byte_ids = [vocab.get(byte_token(b)) for b in range(256)] if self.byte_fallback else [None] * 256
         sides = merge_sides(merges, where + ": $")
-        self.pair_ranks = _pair_ranks(vocab, merges, self.size, where + ": $", sides)
+        parts = merge_parts(*sides)
+        self.pair_ranks = _pair_ranks(vocab, merges, self.size, where + ": $", sides, parts)
         texts = getattr(self.pair_ranks, "texts", None)  # id -> text, made by _pair_ranks when ids are unique
         self._texts = texts if texts is not None else {token_id: text for text, token_id in vocab.items()}
-        self._cut = self._safe_cuts(*sides, self.pair_ranks.parts)
+        self._cut = self._safe_cuts(*sides, parts or set())
 
     def _safe_cuts(self, lefts: list[str], rights: list[str], parts: set[str]):
         """A regex whose zero-width matches are places no merge can cross (before a ``▁`` that no
