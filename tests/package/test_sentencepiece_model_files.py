@@ -270,6 +270,7 @@ OUTSIDE = (4).to_bytes(4, "little") + (1000 << 10).to_bytes(4, "little")
      "$.normalizer.normalizers[0]", "strip_left and strip_right are 'yes' and True"),
     ({"type": "Replace", "pattern": {"Regex": "\\s+"}, "content": " "}, "$.normalizer.pattern", "the regex '\\\\s+', which is not supported"),
     ({"type": "NFKC"}, "$.normalizer", "the normalizer 'NFKC', which is not supported"),
+    ({"type": "Replace", "pattern": {"Regex": " {3,2}"}, "content": " "}, "$.normalizer.pattern", "the regex ' {3,2}', which is not valid"),
 ])
 def test_a_hostile_t5_normalizer_is_refused_with_its_name_and_json_path(normalizer, path, message):
     files_module._MEMO.clear()

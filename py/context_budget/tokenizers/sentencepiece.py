@@ -143,7 +143,10 @@ def _regex_pattern(node: dict, where: str, path: str) -> re.Pattern | None:
         return None
     source = pattern["Regex"]
     if isinstance(source, str) and source and (_REPEATED.fullmatch(source) or _LITERAL.fullmatch(source)):
-        return re.compile(source)
+        try:
+            return re.compile(source)
+        except re.error as error:  # " {3,2}": a count Oniguruma refuses too
+            raise TokenizerFileError(f"{where}: {path}.pattern is the regex {_short(source)}, which is not valid ({error})") from None
     raise TokenizerFileError(f"{where}: {path}.pattern is the regex {_short(source)}, which is not supported here "
                              "(one character repeated, as \" {2,}\", or a plain text is)")
 
