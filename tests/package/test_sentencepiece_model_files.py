@@ -310,12 +310,15 @@ def test_a_map_refused_while_counting_is_an_input_error_everywhere_never_an_inte
     registry = TokenizerRegistry()
     registry.register("t5", str(path))
     data = {"mode": "messages", "limit": 100, "tokenizer": "t5", "messages": [{"role": "user", "content": "ﬁ text"}]}
+    items = {"mode": "required", "budget": 100, "tokenizer": "t5", "items": [{"id": "a", "content": "ﬁ text", "required": True, "priority": 1}]}
     with using_tokenizers(registry):
         report = evaluate(data)
+        counted = evaluate(items)  # the items' contents are counted before the mode reads them
         tool = tools.call("count_tokens", {"text": "ﬁ text", "tokenizer": "t5"}, "2025-06-18")
     assert report["mode"] == "messages" and report["pass"] is False
     assert [error["path"] for error in report["errors"]] == ["$.tokenizer"]
     assert "a node points past the trie" in report["errors"][0]["message"]
+    assert counted["mode"] == "required" and [error["path"] for error in counted["errors"]] == ["$.tokenizer"]
     assert tool["isError"] is True and "a node points past the trie" in tool["content"][0]["text"]
     text = tmp_path / "text.txt"
     text.write_text("ﬁ text")

@@ -55,6 +55,8 @@ def _evaluate(data: object) -> tuple[dict, list[Problem] | None]:
         except InvalidInput as invalid:
             # data is still given (with_counts raised), and known to be an object
             return _invalid_report(mode.NAME, _unavailable_tokenizer(given, _and_the_rest(mode, data, cost_key, invalid)))
+        except TokenizerFileError as error:  # a registered file found broken only while it counted the items
+            return _invalid_report(mode.NAME, _unusable_file(given, error))
         counting = {"tokenizer": tokenizer, "counted": counted}
     try:
         try:
