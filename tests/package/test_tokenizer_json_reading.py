@@ -74,7 +74,7 @@ ODD = {
         b'\n  }\n}', b',\n    "merges": [["x", "y"]]\n  }\n}'),
     "merges in another object first": pretty([["a", "b"], ["c", "d"]], before={"decoder": {"merges": [["q", "r"], ["s", "t"]]}}),
     "something after the merges": pretty([["a", "b"], ["c", "d"]], after=[1, 2]),
-    "the mark itself as the merges": b"",  # made in the test: its own SHA-256 cannot be in it
+    "a mark-like text as the merges": b"",  # made in the test (a file cannot hold its own SHA-256's mark)
     "not JSON after the merges": pretty([["a", "b"], ["c", "d"]])[:-2],
     "not UTF-8": pretty([["a", "b"], ["c", "d"]]).replace(b'"a"', b'"\xff"'),
 }
