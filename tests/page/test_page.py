@@ -59,7 +59,11 @@ def open_page(browser, url, routes=(), init_script=None):
     before the page's own scripts. The page opens as the tool (``as_tool``)."""
     url = as_tool(url)
     origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    # Motion is reduced, so every scroll happens at once: a smooth scroll (a step's row, a
+    # prediction's verdict) could move the next control a test clicks between the press and the
+    # release on a busy machine, and that click then reached nothing (seen twice under load).
+    # A test about motion asks for it with emulate_media(reduced_motion="no-preference").
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, reduced_motion="reduce")
     # Playwright's waits on this page (wait_for_selector, locator.wait_for, ...) for Python (a
     # rank file counted, a second Pyodide booted) get the load's margin, not its default 30 s:
     # on a shared 2-core machine under load they have taken longer. expect() keeps its own 5 s.

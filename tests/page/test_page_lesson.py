@@ -366,8 +366,7 @@ def test_a_negative_budget_keeps_the_slider_to_slide_back(page):
 
 # ---------------------------------------------------------------- the phone
 def test_on_a_phone_the_verdict_of_a_prediction_is_brought_into_view(page):
-    page.set_viewport_size(PHONE)
-    page.emulate_media(reduced_motion="reduce")  # the scroll is then immediate
+    page.set_viewport_size(PHONE)  # motion is reduced (open_page), so the scroll is immediate
     try:
         to_step(page, 2)
         press(page, {"A", "B"})
@@ -377,7 +376,6 @@ def test_on_a_phone_the_verdict_of_a_prediction_is_brought_into_view(page):
         expect(result).to_have_attribute("data-pass", "false")
         expect(result).to_be_in_viewport(ratio=0.9)
     finally:
-        page.emulate_media(reduced_motion="no-preference")
         page.set_viewport_size(WIDE)
 
 

@@ -24,12 +24,7 @@ def example_index(fixture):
 def page(loaded, request):
     page, _, problems = loaded
     page.set_viewport_size(SIZES[request.param])
-    # Scrolls are immediate: a step scrolls its row into view, smoothly otherwise, and on a busy
-    # machine that scroll could move the Next button between the press and the release of the
-    # test's next click, which then reached no button (the step stayed; seen under load).
-    page.emulate_media(reduced_motion="reduce")
     yield page
-    page.emulate_media(reduced_motion="no-preference")
     assert problems == [], "the page logged errors"
 
 

@@ -36,7 +36,7 @@ MODES_SEEN = {report_of(example)["mode"] for _, example in TRACED}
 def page(loaded, request):
     page, _, problems = loaded
     page.set_viewport_size(SIZES[request.param])
-    page.emulate_media(reduced_motion="no-preference", color_scheme="light")
+    page.emulate_media(reduced_motion="reduce", color_scheme="light")  # as open_page opens it: scrolls at once
     yield page
     assert problems == [], "the page logged errors"
 
@@ -112,10 +112,7 @@ def reasons_in_view(page, report):
 
 @pytest.mark.parametrize("mode", sorted(MODES_SEEN))
 def test_step_through_every_decision_with_the_buttons_and_the_keyboard(page, mode):
-    # Scrolls are immediate (reduced motion): a smooth one, started by a step, could move the Next
-    # button between the press and the release of the following click on a busy machine, and
-    # that click would reach no button. (Play then takes a beat of 3 s instead of 1.4 s.)
-    page.emulate_media(reduced_motion="reduce")
+    # Motion is reduced (the fixture), so Play takes a beat of 3 s instead of 1.4 s.
     index = next(index for index, example in TRACED if report_of(example)["mode"] == mode)
     report = choose(page, index)
     rows = report["trace"]
@@ -189,6 +186,7 @@ def test_play_respects_reduced_motion(page):
     expect(page.locator("[data-testid=step-play]")).to_have_attribute("aria-pressed", "false")
     page.emulate_media(reduced_motion="no-preference")
     assert page.eval_on_selector("[data-testid=bar-segment]", "n => getComputedStyle(n).transitionDuration") != "0s"
+    page.emulate_media(reduced_motion="reduce")  # as the module's page was opened
 
 
 def example_index(fixture):
@@ -417,8 +415,7 @@ def test_large_input_is_shown_a_page_at_a_time(loaded):
     # motion: each step smooth-scrolls its row into view, and after 200 steps the page went on
     # scrolling for over 2 s while Next, in the panel that sticks to the top, moved from y = 775
     # to 47, so a pointer click could land where the button had been (the test failed so, under
-    # load, staying at row 199). With reduced motion every step scrolls at once.
-    page.emulate_media(reduced_motion="reduce")
+    # load, staying at row 199). With reduced motion (open_page's) every step scrolls at once.
     page.evaluate("""async () => { const next = document.querySelector('[data-testid=step-next]');
         for (let i = 0; i < 200; i++) { next.click(); await new Promise(r => setTimeout(r, 0)); } }""")
     current = page.locator("[data-testid=items] tbody tr[aria-current=step]")
@@ -438,7 +435,6 @@ def test_large_input_is_shown_a_page_at_a_time(loaded):
     assert page.evaluate("PerformanceObserver.supportedEntryTypes.includes('longtask')")
     assert rows.count() == 200  # one page of rows in the document, never all 70,000
     check(page, '{"budget": 0, "items": []}')  # leave a small page for the tests after this one
-    page.emulate_media(reduced_motion="no-preference")
     assert problems == []
 
 
@@ -507,8 +503,7 @@ def test_a_long_id_is_shortened_in_the_step_sentence_and_the_row_stays_in_view(l
     check(page, json.dumps({"budget": 10, "items": [{"id": long_a, "relevance": 3, "tokens": 4}, {"id": long_b, "relevance": 2, "tokens": 8},
                                                     {"id": "short", "relevance": 1, "tokens": 3}]}))
     # Where the row ends up is the question, not the motion: with reduced motion each step
-    # scrolls at once, so the place is read when it is final, not after a guessed 800 ms.
-    page.emulate_media(reduced_motion="reduce")
+    # scrolls at once (open_page's), so the place is read when it is final, not after a guessed 800 ms.
     for step in range(2):
         page.click("[data-testid=step-next]")
         said = page.locator("[data-testid=step-text]")
@@ -521,7 +516,6 @@ def test_a_long_id_is_shortened_in_the_step_sentence_and_the_row_stays_in_view(l
             return [panel.bottom, panel.height, document.querySelector('#items tbody tr[aria-current=step]').getBoundingClientRect().top]; }""")
         assert panel_height <= 0.4 * 844 + 1
         assert panel_bottom - 1 <= row_top < 844, (panel_bottom, row_top)  # in view, not under the panel
-    page.emulate_media(reduced_motion="no-preference")
     check(page, '{"budget": 0, "items": []}')
     assert problems == []
 
