@@ -163,7 +163,7 @@ def _precompiled(node: dict, where: str, path: str):
         raise TokenizerFileError(f"{where}: {path}.precompiled_charsmap is {_short(encoded)}, not a base64 string")
     try:
         blob = binascii.a2b_base64(encoded, strict_mode=True)
-    except (binascii.Error, ValueError):
+    except ValueError:  # binascii.Error is one
         raise TokenizerFileError(f"{where}: {path}.precompiled_charsmap is not base64") from None
     return PrecompiledMap(blob, where, f"{path}.precompiled_charsmap")
 

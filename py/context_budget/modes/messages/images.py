@@ -50,7 +50,7 @@ def data_url_size(url: str) -> tuple[int, int] | None:
     body = body[: len(body) - len(body) % 4]
     try:
         data = binascii.a2b_base64(body)
-    except (binascii.Error, ValueError):
+    except ValueError:  # binascii.Error is one
         return None
     return image_size(data)
 
