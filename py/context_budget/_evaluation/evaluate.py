@@ -46,32 +46,13 @@ def _evaluate(data: object) -> tuple[dict, list[Problem] | None]:
     if isinstance(data, dict) and "claim" in data:  # someone's selection to judge too (claims.py): the mode never sees the key
         from .claims import judging
         mode, data = judging(mode, data)
-    counting = None
-    cost_key = mode.COUNTED_COST  # modes whose items may give content for a tokenizer to count
     given = data
-    if cost_key is not None and isinstance(data, dict) and "tokenizer" in data:
-        try:
-            data, tokenizer, counted = with_counts(data, cost_key, mode.INPUT_SUMMARY)
-        except InvalidInput as invalid:
-            # data is still given (with_counts raised), and known to be an object
-            return _invalid_report(mode.NAME, _unavailable_tokenizer(given, _and_the_rest(mode, data, cost_key, invalid)))
-        except TokenizerFileError as error:  # a registered file found broken only while it counted the items
-            return _invalid_report(mode.NAME, _unusable_file(given, error))
-        counting = {"tokenizer": tokenizer, "counted": counted}
     try:
-        try:
-            parsed = mode.parse(data)
-        except InvalidInput as invalid:
-            if cost_key is not None and counting is None:
-                invalid = _with_content_hint(data, cost_key, invalid)
-            return _invalid_report(mode.NAME, _with_mode_hint(given, mode.NAME, _unavailable_tokenizer(given, invalid, mode.DEFAULT_TOKENIZER)))
-        result = mode.select(parsed)
-        if counting is not None:
-            result.update(counting)
-        checks = mode.verify(data, result, parsed)
+        result, checks = _select_and_verify(mode, data)
+    except InvalidInput as invalid:
+        return _invalid_report(mode.NAME, invalid)
     except TokenizerFileError as error:  # a registered file found broken only while it counted this input
         return _invalid_report(mode.NAME, _unusable_file(given, error))
-    result.update(mode.beyond_the_rule(parsed, result))
     all_passed = mode.succeeded(result) and all(check["pass"] for check in checks)
     summary = mode.summarize(result)
     if mode.succeeded(result) and not all_passed:
@@ -84,6 +65,33 @@ def _evaluate(data: object) -> tuple[dict, list[Problem] | None]:
         if record is not None:
             report["tokenizer_file"] = record
     return report, None
+
+
+def _select_and_verify(mode: Mode, data: object) -> tuple[dict, list[dict]]:
+    """The input counted (when it names a tokenizer and has content to count), parsed, selected,
+    verified and taken beyond the rule; an unusable input raises InvalidInput with its hints."""
+    counting = None
+    cost_key = mode.COUNTED_COST  # modes whose items may give content for a tokenizer to count
+    given = data
+    if cost_key is not None and isinstance(data, dict) and "tokenizer" in data:
+        try:
+            data, tokenizer, counted = with_counts(data, cost_key, mode.INPUT_SUMMARY)
+        except InvalidInput as invalid:
+            # data is still given (with_counts raised), and known to be an object
+            raise _unavailable_tokenizer(given, _and_the_rest(mode, data, cost_key, invalid)) from None
+        counting = {"tokenizer": tokenizer, "counted": counted}
+    try:
+        parsed = mode.parse(data)
+    except InvalidInput as invalid:
+        if cost_key is not None and counting is None:
+            invalid = _with_content_hint(data, cost_key, invalid)
+        raise _with_mode_hint(given, mode.NAME, _unavailable_tokenizer(given, invalid, mode.DEFAULT_TOKENIZER)) from None
+    result = mode.select(parsed)
+    if counting is not None:
+        result.update(counting)
+    checks = mode.verify(data, result, parsed)
+    result.update(mode.beyond_the_rule(parsed, result))
+    return result, checks
 
 
 def _invalid_report(mode_name: str | None, invalid: InvalidInput) -> tuple[dict, list[Problem]]:
