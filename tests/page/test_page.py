@@ -74,21 +74,15 @@ def open_page(browser, url, routes=(), init_script=None):
     context.route("**/*", guard)
     for pattern, handler in routes:
         context.route(pattern, handler)
-    page = context.new_page()
-    problems = []
-    page.on("console", lambda message: message.type == "error" and problems.append(message.text))
-    page.on("pageerror", lambda error: problems.append(str(error)))
-    page.goto(url)
-    page.wait_for_selector(READY, timeout=LOAD_TIMEOUT)
-    page.wait_for_selector(DONE, timeout=LOAD_TIMEOUT)
+    page, problems = open_in(context, url)
     return context, page, guard, problems
 
 
-def open_another(context, url):
-    """Another page in ``context`` (its routes and guard), loaded and checked as open_page's is,
-    with its own list of problems: for a link opened where a fresh context is not the point (the
-    page keeps nothing of a visit unasked but lesson progress, and Cache Storage only when the user
-    asks), at the cost of a page's boot without a new context's."""
+def open_in(context, url):
+    """A page in ``context`` (its routes and guard), loaded, with its own list of problems; also
+    for a link opened where a fresh context is not the point (the page keeps nothing of a visit
+    unasked but lesson progress, and Cache Storage only when the user asks), at the cost of a
+    page's boot without a new context's."""
     page = context.new_page()
     problems = []
     page.on("console", lambda message: message.type == "error" and problems.append(message.text))
@@ -203,7 +197,7 @@ def test_share_link_round_trips(page, loaded):
     check(page, text)
     page.click("[data-testid=share]")
     expect(page).to_have_url(re.compile(r"#length=\d+&input="))
-    other, problems = open_another(page.context, page.url)
+    other, problems = open_in(page.context, page.url)
     try:
         assert other.input_value("[data-testid=input]") == text
         expect(other.locator("[data-testid=summary]")).to_have_text("Selected ü & <x> within 3 tokens.")
@@ -231,7 +225,7 @@ def test_a_share_link_cut_short_says_so(page, loaded):
         (f"{base}&input={encoded[:encoded.index('%C3') + 3]}", "", "The link was cut short (copied or sent only in part), so its input is incomplete"),  # between the escapes of "ü"
         (f"{base.split('#')[0]}#input={quote(text, safe='')}", text, ""),
     ):
-        other, problems = open_another(page.context, link)
+        other, problems = open_in(page.context, link)
         try:
             expect(other.locator("#share-note")).to_have_text(re.compile("^" + re.escape(note)))
             value = other.input_value("[data-testid=input]")
