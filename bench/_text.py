@@ -30,7 +30,7 @@ def new_letters() -> list[str]:
     import unicodedata
     from bisect import bisect_right
 
-    from context_budget.tokenizers import unicode_classes as table
+    from fitproof.tokenizers import unicode_classes as table
 
     found = []
     for index, start in enumerate(table.STARTS):
@@ -127,7 +127,7 @@ def reference_encoding(name: str):
     """tiktoken's ``Encoding`` for ``name``, built from the local rank file (tiktoken would download it).
 
     The pattern and special tokens are tiktoken_ext.openai_public's own; only the loader is redirected
-    to the verified file that context_budget reads too. Needs the test extra (tiktoken).
+    to the verified file that fitproof reads too. Needs the test extra (tiktoken).
     """
     from unittest import mock
 
@@ -135,7 +135,7 @@ def reference_encoding(name: str):
     import tiktoken.load
     from tiktoken_ext import openai_public
 
-    from context_budget.tokenizers import exact
+    from fitproof.tokenizers import exact
 
     path = exact.rank_file(name)
     ranks = tiktoken.load.load_tiktoken_bpe(str(path), exact.RANK_FILES[name].sha256)

@@ -4,7 +4,7 @@ Writes the realistic workload (bench/_inputs.py: 10-200 items, budgets 1,000-8,0
 20-600) as a JSONL file, then times, as whole processes (start-up included):
 - Node running seed 000's evaluate() on each line and writing each result as a JSON line
   (bench/seed000_lines.mjs), the baseline;
-- `python -m context_budget check --jsonl FILE` with --jobs 1 and --jobs 2;
+- `python -m fitproof check --jsonl FILE` with --jobs 1 and --jobs 2;
 and prints each against the baseline. Also prints where a
 line's time goes (parse, evaluate and its optimum, the envelope written), the start-up of
 a `check` on a 3-item input and evaluate() on 3 items.
@@ -47,10 +47,10 @@ def fastest(command: list[str], runs: int, stdin: bytes | None = None) -> float:
 def per_line_steps(count: int) -> None:
     """Where a line's time goes, in this process: the strict parse, evaluate (with and without
     the optimum) and writing the envelope, each over the same lines, fastest of 3 passes."""
-    from context_budget import evaluate
-    from context_budget._base import strict_json as _strict_json
-    from context_budget._envelope import to_json
-    from context_budget.modes import relevance
+    from fitproof import evaluate
+    from fitproof._base import strict_json as _strict_json
+    from fitproof._envelope import to_json
+    from fitproof.modes import relevance
 
     texts = [json.dumps(request) for request in realistic_requests(min(count, 2_000), seed=20)]
     documents = [_strict_json.loads(text) for text in texts]
@@ -92,7 +92,7 @@ def main() -> None:
         print(f"{arguments.lines:,} realistic requests ({size / 1e6:.1f} MB), whole processes, fastest of {arguments.runs} rounds")
         commands = {"baseline": [node, str(HERE / "seed000_lines.mjs"), str(path)]} if node else {}
         for jobs in (1, 2):
-            commands[jobs] = [sys.executable, "-m", "context_budget", "check", "--jsonl", "--jobs", str(jobs), str(path)]
+            commands[jobs] = [sys.executable, "-m", "fitproof", "check", "--jsonl", "--jobs", str(jobs), str(path)]
         times: dict = {name: [] for name in commands}
         for _ in range(arguments.runs):  # round after round, so that every command sees the same machine load
             for name, command in commands.items():
@@ -109,10 +109,10 @@ def main() -> None:
             print(f"  check --jsonl --jobs {jobs}               {seconds:7.2f} s = {seconds / arguments.lines * 1e6:6.1f} us/line{ratio}")
     per_line_steps(arguments.lines)
     small = json.dumps(SMALL).encode()
-    start_up = fastest([sys.executable, "-m", "context_budget", "check", "-"], max(5, arguments.runs), small)
+    start_up = fastest([sys.executable, "-m", "fitproof", "check", "-"], max(5, arguments.runs), small)
     bare = fastest([sys.executable, "-c", "pass"], max(5, arguments.runs))
     print(f"  one `check` of 3 items, whole process {start_up * 1000:6.0f} ms (a bare `python -c pass`: {bare * 1000:.0f} ms)")
-    from context_budget import evaluate
+    from fitproof import evaluate
 
     best = float("inf")
     for _ in range(20):

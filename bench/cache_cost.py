@@ -36,7 +36,7 @@ sys.path[:0] = [str(HERE.parent / "py"), str(HERE)]
 
 import _text  # noqa: E402
 from chat_loop import conversation, langchain_counter, their_kept  # noqa: E402
-from context_budget import trim_messages  # noqa: E402
+from fitproof import trim_messages  # noqa: E402
 
 PRICES = {
     "openai": {"input": 2.0, "cached_input": 0.5},

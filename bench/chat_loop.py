@@ -44,7 +44,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent / "py"), str(HERE)]
 
 import _text  # noqa: E402
-from context_budget import trim_messages  # noqa: E402
+from fitproof import trim_messages  # noqa: E402
 from messages import WORDS  # noqa: E402  (bench/messages.py's words)
 
 LIMIT = 128_000 - 4_000

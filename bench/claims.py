@@ -27,7 +27,7 @@ sys.path.insert(0, str(HERE))
 
 from _inputs import MAKERS, as_parsed, realistic_requests  # noqa: E402
 from _timing import median_interval  # noqa: E402
-from context_budget import evaluate  # noqa: E402
+from fitproof import evaluate  # noqa: E402
 
 
 def claim_for(data: dict, rng: random.Random) -> dict:

@@ -1,9 +1,9 @@
-"""`context-budget mcp`: start-up to first answer, and per-call latency, against peers in the same run.
+"""`fitproof mcp`: start-up to first answer, and per-call latency, against peers in the same run.
 
-Start-up to first answer: from spawning `.venv/bin/context-budget mcp` to reading its answer to
+Start-up to first answer: from spawning `.venv/bin/fitproof mcp` to reading its answer to
 `initialize` (the moment an MCP client can go on), the fastest and the median of ROUNDS
 spawns. Beside it, in the same run and interleaved round by round, two peers: `python -c pass`
-(the interpreter alone) and `context-budget --version` (the package and the command line
+(the interpreter alone) and `fitproof --version` (the package and the command line
 imported, then exit). Ratios against them are what stays comparable on a shared machine.
 
 Per call: CALLS calls of each tool in one session, one at a time (send, wait for the answer),
@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = Path(sys.executable).parent / "context-budget"
+SCRIPT = Path(sys.executable).parent / "fitproof"
 INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
               "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}}
 CALLS = {
@@ -108,16 +108,16 @@ def main() -> None:
     arguments = options.parse_args()
     if not SCRIPT.exists():
         sys.exit(f"no {SCRIPT}: run this with the checkout's .venv/bin/python (scripts/setup)")
-    results: dict[str, list[float]] = {"mcp: spawn to initialize answer": [], "python -c pass": [], "context-budget --version": []}
+    results: dict[str, list[float]] = {"mcp: spawn to initialize answer": [], "python -c pass": [], "fitproof --version": []}
     for _ in range(arguments.rounds):  # interleaved: a busy moment of the machine weighs on all three alike
         results["mcp: spawn to initialize answer"].append(first_answer())
         results["python -c pass"].append(peer([sys.executable, "-c", "pass"]))
-        results["context-budget --version"].append(peer([str(SCRIPT), "--version"]))
+        results["fitproof --version"].append(peer([str(SCRIPT), "--version"]))
     print(f"start-up, {arguments.rounds} rounds (fastest, median)")
     for name, values in results.items():
         print(f"  {name:<34} {milliseconds(min(values))} {milliseconds(statistics.median(values))}")
     mcp = statistics.median(results["mcp: spawn to initialize answer"])
-    for name in ("python -c pass", "context-budget --version"):
+    for name in ("python -c pass", "fitproof --version"):
         print(f"  mcp / {name:<28} {mcp / statistics.median(results[name]):6.2f}x (medians)")
     times, first = per_call(arguments.calls)
     print(f"per call, {arguments.calls} calls each in one session (median, 95th percentile; first call of the process)")

@@ -25,8 +25,8 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent / "py"), str(HERE)]
 
 from _timing import median_time  # noqa: E402
-from context_budget import count_tokens, evaluate, tokenizers, trim_messages  # noqa: E402
-from context_budget.modes import messages as mode  # noqa: E402
+from fitproof import count_tokens, evaluate, tokenizers, trim_messages  # noqa: E402
+from fitproof.modes import messages as mode  # noqa: E402
 
 WORDS = ("the order shipped late because the carrier lost the parcel for two days and the customer asked "
          "for a refund credit ticket photo claim damaged blender policy says thirty days warehouse scan "

@@ -24,7 +24,7 @@ sys.path.insert(0, str(HERE))
 
 from _inputs import MAKERS, as_parsed, relevance_input  # noqa: E402
 from _minimal import minimal  # noqa: E402
-from context_budget import evaluate  # noqa: E402
+from fitproof import evaluate  # noqa: E402
 
 
 def per_call(function, count: int) -> float:

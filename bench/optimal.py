@@ -19,9 +19,9 @@ sys.path.insert(0, str(HERE))
 
 from _inputs import realistic_requests  # noqa: E402
 from _timing import fastest  # noqa: E402
-from context_budget import evaluate  # noqa: E402
-from context_budget._shared.optimal import WORK_BOUND, _fractional_bound, best_subset  # noqa: E402
-from context_budget.modes import relevance  # noqa: E402
+from fitproof import evaluate  # noqa: E402
+from fitproof._shared.optimal import WORK_BOUND, _fractional_bound, best_subset  # noqa: E402
+from fitproof.modes import relevance  # noqa: E402
 
 
 def main() -> None:

@@ -11,7 +11,7 @@
 Prints a first visit, with and without a snapshot, and a warm reload against the bare boot;
 in-page evaluation against CPython.
 Run: .venv/bin/python bench/page.py [--runs N] [--server serve|static]
-(`serve` is `context-budget serve`'s server with its Cache-Control headers; `static` is
+(`serve` is `fitproof serve`'s server with its Cache-Control headers; `static` is
 `build-site` output behind Python's plain http.server, which sends no cache headers.)
 
 With --throttled, instead: this page against an earlier commit's ("today's", --base-commit,
@@ -44,9 +44,9 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from _inputs import relevance_input  # noqa: E402
 from _throttle import ThrottlingProxy  # noqa: E402
 from _timing import median_interval  # noqa: E402
-from context_budget._site import bundle, writer  # noqa: E402
-from context_budget._site import server as site_server  # noqa: E402
-from context_budget._envelope import check_text  # noqa: E402
+from fitproof._site import bundle, writer  # noqa: E402
+from fitproof._site import server as site_server  # noqa: E402
+from fitproof._envelope import check_text  # noqa: E402
 
 BARE_HTML = """<!doctype html><meta charset="utf-8"><title>bare Pyodide</title>
 <p id="status" data-state="loading">loading</p>
@@ -138,14 +138,14 @@ def main() -> None:
                     (site / file_name).write_bytes(data)
                 server = static_server(site)
             else:
-                server = site_server.make_server(0, snapshot=snapshot)  # `context-budget serve`
+                server = site_server.make_server(0, snapshot=snapshot)  # `fitproof serve`
                 server.RequestHandlerClass.files.update(extra)  # plus the bare page (no-cache, as the shell)
             threading.Thread(target=server.serve_forever, daemon=True).start()
             bases[name] = (server, f"http://127.0.0.1:{server.server_address[1]}/")
         base, plain = bases["prebuilt"][1], bases["plain"][1]
         if json.loads(urlopen(base + "boot.json").read())["snapshot"] is None:
             print("NOTE: no prebuilt snapshot (is Node installed?): the first 'prebuilt' row boots normally")
-        chromium = os.environ.get("CONTEXT_BUDGET_CHROMIUM", "/usr/bin/chromium")
+        chromium = os.environ.get("FITPROOF_CHROMIUM", "/usr/bin/chromium")
         rows = {"bare": [], "prebuilt": [], "warm": [], "plain": [], "kept": []}
         kinds = {name: set() for name in rows}
         steps = {name: [] for name in rows}  # milestones, ms: "page" since navigation, the others since the worker started
@@ -159,7 +159,7 @@ def main() -> None:
                 if name == "bare":
                     steps[name].append({**page.evaluate("window.bareSteps"), **seen})
                 else:
-                    startup = page.evaluate("window.contextBudget.startup")
+                    startup = page.evaluate("window.fitproof.startup")
                     kinds[name].add(startup["snapshot"])
                     steps[name].append({"created": startup["created"], "page": startup["page"], **startup["steps"], **seen})
 
@@ -225,8 +225,8 @@ def main() -> None:
             context, page = visit(browser, base)
             page.goto(base + "index.html")
             page.wait_for_selector(READY, timeout=120_000)
-            in_page = [page.evaluate("t => window.contextBudget.timedCheck(t).then(a => a.ms)", text) / 1000 for _ in range(arguments.runs)]
-            envelope = page.evaluate("t => window.contextBudget.checkText(t)", text)
+            in_page = [page.evaluate("t => window.fitproof.timedCheck(t).then(a => a.ms)", text) / 1000 for _ in range(arguments.runs)]
+            envelope = page.evaluate("t => window.fitproof.checkText(t)", text)
             context.close()
             browser.close()
         for server, _ in bases.values():
@@ -277,7 +277,7 @@ def base_page(directory: Path, commit: str) -> Path:
     """A git worktree of ``commit`` at ``directory`` (made if missing), with this checkout's node_modules."""
     import subprocess
 
-    if not (directory / "py" / "context_budget").is_dir():
+    if not (directory / "py" / "fitproof").is_dir():
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(directory), commit], check=True, capture_output=True)
     modules = directory / "node_modules"
     if modules.is_symlink() and not modules.exists():
@@ -288,13 +288,13 @@ def base_page(directory: Path, commit: str) -> Path:
 
 
 class Served:
-    """``context-budget serve`` run from ``root``'s own code, on a free port."""
+    """``fitproof serve`` run from ``root``'s own code, on a free port."""
 
     def __init__(self, root: Path) -> None:
         import subprocess
 
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "context_budget", "serve", "--port", "0"], cwd=root,
+            [sys.executable, "-m", "fitproof", "serve", "--port", "0"], cwd=root,
             env={**os.environ, "PYTHONPATH": str(root / "py")}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.process.stdout.readline()
         if "http://127.0.0.1:" not in line:
@@ -307,7 +307,7 @@ class Served:
 
 
 def throttled(arguments) -> None:
-    chromium = os.environ.get("CONTEXT_BUDGET_CHROMIUM", "/usr/bin/chromium")
+    chromium = os.environ.get("FITPROOF_CHROMIUM", "/usr/bin/chromium")
     base = base_page(arguments.base_dir, arguments.base_commit)
     servers = {"today": Served(base), "this page": Served(ROOT)}
     rate, latency = arguments.mbit * 1e6, arguments.latency / 1000

@@ -15,8 +15,8 @@ sys.path.insert(0, str(HERE))
 
 from _inputs import passages_input  # noqa: E402
 from _timing import median_time  # noqa: E402
-from context_budget import evaluate  # noqa: E402
-from context_budget.tokenizers.estimate import estimate_tokens  # noqa: E402
+from fitproof import evaluate  # noqa: E402
+from fitproof.tokenizers.estimate import estimate_tokens  # noqa: E402
 
 
 def naive(data: dict, count) -> tuple:

@@ -33,9 +33,9 @@ sys.path.insert(0, str(HERE))
 from _inputs import as_parsed, relevance_input  # noqa: E402
 from _minimal import minimal  # noqa: E402
 from _timing import median_interval, median_time  # noqa: E402
-from context_budget import evaluate  # noqa: E402
-from context_budget._base.ordinal import ranked_order  # noqa: E402
-from context_budget.modes import relevance  # noqa: E402
+from fitproof import evaluate  # noqa: E402
+from fitproof._base.ordinal import ranked_order  # noqa: E402
+from fitproof.modes import relevance  # noqa: E402
 
 
 def traced_peak(function) -> int:

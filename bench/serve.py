@@ -1,4 +1,4 @@
-"""`context-budget serve` under load on loopback: memory and threads against a baseline in the same run.
+"""`fitproof serve` under load on loopback: memory and threads against a baseline in the same run.
 
 The baseline is a plain handler (each response read whole into memory, no idle timeout,
 a listen backlog of 5), built here on the same file map. Both
@@ -26,7 +26,7 @@ CLIENTS, IDLE = 100, 500
 
 SERVER = r"""
 import http.server, sys, threading
-from context_budget._site import bundle, server as site_server
+from fitproof._site import bundle, server as site_server
 
 if sys.argv[1] == "current":
     server = site_server.make_server(0)

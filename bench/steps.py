@@ -46,7 +46,7 @@ def main() -> None:
     sys.path.insert(0, str(HERE))
     from _inputs import MAKERS, as_parsed, realistic_requests
     from _timing import fastest, median_time
-    from context_budget.modes import blocks, relevance, required
+    from fitproof.modes import blocks, relevance, required
 
     print(f"package {arguments.package}")
     totals: dict = {}

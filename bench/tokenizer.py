@@ -35,7 +35,7 @@ sys.path[:0] = [str(ROOT / "py"), str(ROOT / "bench")]
 import _text  # noqa: E402
 from _timing import median_time  # noqa: E402
 
-from context_budget.tokenizers import exact  # noqa: E402
+from fitproof.tokenizers import exact  # noqa: E402
 
 
 def cold_count(name, text):
@@ -93,7 +93,7 @@ def page(text: str) -> None:
 
     from playwright.sync_api import sync_playwright
 
-    from context_budget._site import server as _site
+    from fitproof._site import server as _site
 
     server = _site.make_server(0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -121,7 +121,7 @@ HF_MODELS = ("llama3_1", "qwen3", "deepseek_v3", "gptoss")
 RSS_CHILD = """
 import sys, time
 sys.path.insert(0, sys.argv[1])
-from context_budget.tokenizers import load_tokenizer
+from fitproof.tokenizers import load_tokenizer
 
 def memory(field):  # /proc's figures (ru_maxrss would hold the parent's peak: it survives exec)
     with open("/proc/self/status") as status:
@@ -172,7 +172,7 @@ def models(text: str) -> None:
 
     from tokenizers import Tokenizer
 
-    from context_budget.tokenizers import files as files_module, load_tokenizer, named_tokenizer
+    from fitproof.tokenizers import files as files_module, load_tokenizer, named_tokenizer
 
     def load_tokenizer_cold(path):  # a first load: not from the memo of files already read
         files_module._MEMO.clear()
@@ -263,7 +263,7 @@ def sentencepiece_models(text: str) -> None:
     import sentencepiece
     from tokenizers import Tokenizer
 
-    from context_budget.tokenizers import from_bytes, load_tokenizer, files as files_module
+    from fitproof.tokenizers import from_bytes, load_tokenizer, files as files_module
 
     print(f"\nSentencePiece tokenizers, {len(text.encode('utf-8')):,} bytes of mixed text; {machine()}")
     print("load = read + SHA-256 + parse (memo cleared), against tokenizers' Tokenizer.from_file; medians of 3, wall (CPU)")
@@ -334,7 +334,7 @@ def unigram_peer(ours, data: bytes):
     speed target names. Its counts are close to, not equal to, sentencepiece's."""
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
-    from context_budget.tokenizers.spm import _read
+    from fitproof.tokenizers.spm import _read
 
     peer = Tokenizer(models.Unigram(list(zip(ours.texts, ours.scores)), unk_id=ours.unk_id, byte_fallback=True))
     peer.normalizer = normalizers.Sequence([normalizers.Precompiled(_read(data, "bench")["charsmap"]),
@@ -345,7 +345,7 @@ def unigram_peer(ours, data: bytes):
 
 def cold_model_count(tokenizer, text: str) -> int:
     """A count with the tokenizer's piece counts and merge table emptied (as after a first load)."""
-    from context_budget.tokenizers import model
+    from fitproof.tokenizers import model
 
     tokenizer._counts.clear()
     if isinstance(getattr(tokenizer, "pair_ranks", None), getattr(model, "MergeRanks", ())):  # (absent before it)

@@ -1,11 +1,11 @@
 """Check logged requests past one machine: ``batch.check_lines`` on Dask.
 
 Each shard (a JSONL file of requests) becomes one partition, read in order; every worker
-runs the package's standard-library entry point ``context_budget.batch.check_lines`` on its
+runs the package's standard-library entry point ``fitproof.batch.check_lines`` on its
 lines and writes one envelope file per shard, with the same envelopes, line numbers and
-bad-line reports as ``context-budget check --jsonl SHARD``.
+bad-line reports as ``fitproof check --jsonl SHARD``.
 
-    pip install 'context-budget[dask]'
+    pip install 'fitproof[dask]'
     python examples/dask_check.py OUT_DIR shard-*.jsonl                    # a local cluster
     python examples/dask_check.py OUT_DIR shard-*.jsonl --scheduler tcp://scheduler:8786
 
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import dask.bag
 
-from context_budget.batch import checked_lines
+from fitproof.batch import checked_lines
 
 
 def check_shards(shards: list[str], out_dir: str) -> tuple[list[str], bool]:

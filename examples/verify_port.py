@@ -17,7 +17,7 @@ import random
 import subprocess
 import sys
 
-from context_budget import evaluate, verify_claim
+from fitproof import evaluate, verify_claim
 
 
 def inputs(cases: int, seed: int) -> list[dict]:

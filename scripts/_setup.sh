@@ -7,7 +7,7 @@ setup_python() {  # setup_python [EXTRA]: a venv in .venv with the package insta
   fi
   local spec="."
   [ -n "${1:-}" ] && spec=".[$1]"
-  echo "==> installing context-budget${1:+ with [$1]} into .venv" >&2
+  echo "==> installing fitproof${1:+ with [$1]} into .venv" >&2
   .venv/bin/python -m pip install --quiet --disable-pip-version-check --editable "$spec"
 }
 
@@ -31,10 +31,10 @@ for name in ("pyodide", "gpt-tokenizer", "codemirror", "@codemirror/lang-json", 
 }
 
 setup_chromium() {  # Debian's Chromium for the browser tests, unless another one is named
-  local chromium="${CONTEXT_BUDGET_CHROMIUM:-/usr/bin/chromium}"
+  local chromium="${FITPROOF_CHROMIUM:-/usr/bin/chromium}"
   if [ ! -x "$chromium" ]; then
-    if [ -n "${CONTEXT_BUDGET_CHROMIUM:-}" ]; then
-      echo "CONTEXT_BUDGET_CHROMIUM=$chromium is not an executable" >&2
+    if [ -n "${FITPROOF_CHROMIUM:-}" ]; then
+      echo "FITPROOF_CHROMIUM=$chromium is not an executable" >&2
       return 1
     fi
     echo "==> installing Debian's chromium (apt-get)" >&2

@@ -8,7 +8,7 @@ Run it after a deliberate change to the report's shape, then read the diff of fi
 import json, sys, pathlib
 REPO = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "py"))
-from context_budget import evaluate
+from fitproof import evaluate
 
 ROOT = REPO / "fixtures"
 
@@ -267,7 +267,7 @@ def calls(*ids):
 
 def costs(messages, tokenizer="estimate"):
     """Each message's cost, to set limits at the boundaries the cases are about."""
-    from context_budget.modes import messages as mode
+    from fitproof.modes import messages as mode
     return mode.parse(chat(0, messages, tokenizer))["costs"]
 
 CAPITALS = [msg("system", "You answer in one sentence."), msg("user", "Hi there"), msg("assistant", "Hello! How can I help?"),

@@ -1,6 +1,6 @@
-// Makes the page's prebuilt memory snapshot: Pyodide (run by Node) with context_budget
+// Makes the page's prebuilt memory snapshot: Pyodide (run by Node) with fitproof
 // imported, exactly as web/worker/boot.js would import it, gzipped. Run by `serve` and
-// `build-site` (py/context_budget/_site/bundle.py) when Node is installed:
+// `build-site` (py/fitproof/_site/bundle.py) when Node is installed:
 //   node scripts/make_snapshot.mjs PYODIDE_DIR BUNDLE_JSON [STDLIB_ZIP] OUT_GZ
 // STDLIB_ZIP: the standard library the page loads (scripts/make_stdlib.mjs), when not Pyodide's own.
 // The page checks it (gunzip's CRC, Pyodide's build id, the sources' hash, a probe input's
@@ -27,9 +27,9 @@ pyodide.runPython(`
 import sys
 if ${JSON.stringify(PACKAGE_ROOT)} not in sys.path:
     sys.path.insert(0, ${JSON.stringify(PACKAGE_ROOT)})
-import context_budget
-from context_budget._envelope import check_text, format_json
-from context_budget import _page
-_context_budget_sources = ${JSON.stringify(bundle.sources_sha256)}
+import fitproof
+from fitproof._envelope import check_text, format_json
+from fitproof import _page
+_fitproof_sources = ${JSON.stringify(bundle.sources_sha256)}
 `);
 writeFileSync(outPath, gzipSync(pyodide.makeMemorySnapshot()));

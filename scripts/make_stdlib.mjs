@@ -1,8 +1,8 @@
 // Makes the page's standard library: the modules of Pyodide's python_stdlib.zip that Pyodide's
-// start, the context_budget package and its checks import, compiled to bytecode by Pyodide's
+// start, the fitproof package and its checks import, compiled to bytecode by Pyodide's
 // own Python (run by Node), in one zip. About a fifth of python_stdlib.zip's bytes, and Python
 // starts without compiling its modules from source, a second or more of a first visit's start.
-// Run by `serve` and `build-site` (py/context_budget/_site/bundle.py) when Node is installed:
+// Run by `serve` and `build-site` (py/fitproof/_site/bundle.py) when Node is installed:
 //   node scripts/make_stdlib.mjs PYODIDE_DIR BUNDLE_JSON RANKS_DIR OUT_ZIP INPUT_DIR...
 // Every .json under each INPUT_DIR (its "input", or the file itself) is checked, formatted and
 // shown token by token, with each exact tokenizer it names loaded from RANKS_DIR, so that what
@@ -19,7 +19,7 @@ const [pyodideDir, bundlePath, ranksDir, outPath, ...inputDirs] = process.argv.s
 const { loadPyodide } = await import(pathToFileURL(`${pyodideDir}/pyodide.mjs`).href);
 const bundle = JSON.parse(readFileSync(bundlePath, "utf8"));
 const PACKAGE_ROOT = "/home/pyodide/py";
-const PACKAGE_BYTECODE = "context_budget-bytecode";  // as in web/worker/python-package.js
+const PACKAGE_BYTECODE = "fitproof-bytecode";  // as in web/worker/python-package.js
 const pyodide = await loadPyodide({ indexURL: `${pyodideDir}/`, jsglobals: {}, stdout: () => {}, stderr: () => {} });
 for (const [name, text] of Object.entries(bundle.files)) {
   const path = `${PACKAGE_ROOT}/${name}`;
@@ -45,10 +45,10 @@ pyodide.globals.set("inputs", inputs);
 pyodide.runPython(`
 import sys
 sys.path.insert(0, ${JSON.stringify(PACKAGE_ROOT)})
-import context_budget
-from context_budget._envelope import check_text, format_json
-from context_budget import _page
-from context_budget.tokenizers import ENCODINGS, RANK_FILES
+import fitproof
+from fitproof._envelope import check_text, format_json
+from fitproof import _page
+from fitproof.tokenizers import ENCODINGS, RANK_FILES
 import json, os
 
 for text in inputs.to_py():

@@ -13,7 +13,7 @@ sys.path[:0] = [str(ROOT / "py"), str(ROOT / "bench")]
 
 import _text  # noqa: E402
 
-from context_budget.tokenizers import EXACT  # noqa: E402
+from fitproof.tokenizers import EXACT  # noqa: E402
 
 texts = _text.strings(360, seed=7) + [piece[:3000] for piece in _text.long_pieces(3000)] + [_text.mixed_text(5000, seed=3)]
 references = {name: _text.reference_encoding(name) for name in EXACT}

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write py/context_budget/tokenizers/unicode_classes.py: the pre-tokenizer's character classes, frozen at Unicode 16.0.
+"""Write py/fitproof/tokenizers/unicode_classes.py: the pre-tokenizer's character classes, frozen at Unicode 16.0.
 
 Why a generated table: the split patterns of o200k_base and cl100k_base use \\p{L}, \\p{Lu}, \\p{N},
 \\p{M} and \\s, which Python's ``re`` lacks. The tokenizer maps every character to a one-character
@@ -38,7 +38,7 @@ import argparse
 import sys
 from pathlib import Path
 
-OUTPUT = Path(__file__).resolve().parent.parent / "py" / "context_budget" / "tokenizers" / "unicode_classes.py"
+OUTPUT = Path(__file__).resolve().parent.parent / "py" / "fitproof" / "tokenizers" / "unicode_classes.py"
 
 # Unicode's White_Space property (PropList.txt), which is what \s means in tiktoken's regex engine.
 # unicodedata has no property lookup; this list has not changed since Unicode 6.3 (U+180E left it).

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write py/context_budget/tokenizers/unicode_graphemes.py: the grapheme cluster break classes, frozen at Unicode 17.0.
+"""Write py/fitproof/tokenizers/unicode_graphemes.py: the grapheme cluster break classes, frozen at Unicode 17.0.
 
 Why a generated table: Hugging Face ``tokenizers`` applies a ``Precompiled`` normalizer (T5's) per
 extended grapheme cluster, cut by the Rust crate ``unicode-segmentation`` (1.13.3 in tokenizers
@@ -29,7 +29,7 @@ from pathlib import Path
 
 from make_unicode_classes import run_lines, write_or_check  # scripts/ is on the path when run as a script
 
-OUTPUT = Path(__file__).resolve().parent.parent / "py" / "context_budget" / "tokenizers" / "unicode_graphemes.py"
+OUTPUT = Path(__file__).resolve().parent.parent / "py" / "fitproof" / "tokenizers" / "unicode_graphemes.py"
 VERSION = "17.0.0"
 REGEX_VERSION = "2026.9.10"
 # A character assigned in Unicode 17.0 and one assigned in 18.0: regex's database must have the first only.

@@ -4,7 +4,7 @@ import io
 import os
 from pathlib import Path
 
-from context_budget.cli import run
+from fitproof.cli import run
 
 
 def call_cli(argv, stdin=b"", environ=None):
@@ -15,7 +15,7 @@ def call_cli(argv, stdin=b"", environ=None):
 
 
 def one_line_error(err):
-    return err.count("\n") == 1 and err.startswith("context-budget: ") and "Traceback" not in err
+    return err.count("\n") == 1 and err.startswith("fitproof: ") and "Traceback" not in err
 
 
 def file_tree(directory: Path) -> dict:

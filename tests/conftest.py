@@ -46,18 +46,18 @@ CHROMIUM_ARGS = [
 
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
-    """Debian's Chromium (never a downloaded one); CONTEXT_BUDGET_CHROMIUM names another."""
+    """Debian's Chromium (never a downloaded one); FITPROOF_CHROMIUM names another."""
     return {
         **browser_type_launch_args,
-        "executable_path": os.environ.get("CONTEXT_BUDGET_CHROMIUM", "/usr/bin/chromium"),
+        "executable_path": os.environ.get("FITPROOF_CHROMIUM", "/usr/bin/chromium"),
         "args": CHROMIUM_ARGS,
     }
 
 
 @pytest.fixture(scope="session")
 def site_url():
-    """The page served by `context-budget serve` on a free port, for the whole session."""
-    from context_budget._site import server as _site
+    """The page served by `fitproof serve` on a free port, for the whole session."""
+    from fitproof._site import server as _site
 
     server = _site.make_server(0)
     thread = threading.Thread(target=server.serve_forever, daemon=True)

@@ -25,7 +25,7 @@ import { startStore } from "./page/store.js";
 const takeAway = () => import("./page/take-away.js");
 
 // A small, stable API for tests and the benchmark: the envelope as JSON text.
-window.contextBudget = {
+window.fitproof = {
   checkText: (text) => checkText(text).then((answer) => answer.envelope),
   timedCheck: (text) => checkText(text),
   ask: (type, text, key) => python.ask(type, text, key),  // {envelope, ms}: used by page/tokens.js
@@ -51,7 +51,7 @@ $("page-prev").addEventListener("click", () => turnPage(-1));
 $("page-next").addEventListener("click", () => turnPage(1));
 
 // What the worker said before this module ran (it starts earlier) is handled only now that
-// everything above, window.contextBudget included, exists.
+// everything above, window.fitproof included, exists.
 watchStartup({ onReady: () => { prefetchExamples(); prefetchLessons(); } });
 
 // index.html already holds the first example, so the editor is filled from the first paint

@@ -1,4 +1,4 @@
-// The Python worker: runs the context_budget package off the page's thread, in the local
+// The Python worker: runs the fitproof package off the page's thread, in the local
 // Pyodide copy. Its jobs are in worker/; no selection logic here or there.
 //
 // Requests from the page: {type: "check" | "format" | "tokens" | "count" | "take-away", id, text, key?}

@@ -1,4 +1,4 @@
-"""`context-budget check`: envelopes of files, standard input and --jsonl lines, its text report and
+"""`fitproof check`: envelopes of files, standard input and --jsonl lines, its text report and
 the envelope's error, hints in the report, and input refused at the size and depth limits."""
 
 import io
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from context_budget import evaluate
-from context_budget.cli import run
+from fitproof import evaluate
+from fitproof.cli import run
 from seeds import SEED_000
 from cli_calls import call_cli as call_jsonl, one_line_error
 
@@ -110,7 +110,7 @@ def test_non_ascii_output_stays_readable():
 
 def test_real_process_round_trip():
     process = subprocess.run(
-        [sys.executable, "-m", "context_budget", "check"],
+        [sys.executable, "-m", "fitproof", "check"],
         input=json.dumps({"budget": -1, "items": []}).encode(),
         capture_output=True,
         cwd=ROOT,
@@ -169,7 +169,7 @@ def test_jsonl_reports_an_unclosed_bracket_on_its_own_line(tmp_path):
 
 def test_an_endless_input_is_refused_at_the_size_limit(monkeypatch, tmp_path):
     # `check /dev/zero` (or an endless pipe) must not read until memory runs out.
-    from context_budget.cli import _input
+    from fitproof.cli import _input
 
     monkeypatch.setattr(_input, "MAX_INPUT_BYTES", 1000)
     endless = Path("/dev/zero")
@@ -187,7 +187,7 @@ def test_an_endless_input_is_refused_at_the_size_limit(monkeypatch, tmp_path):
 def test_nesting_depth_is_measured_in_one_pass():
     # A million levels in one pass: one pass per level would be quadratic, in `check` and in the page.
     deep = "[" * 1_000_000 + "]" * 1_000_000
-    result = subprocess.run([sys.executable, "-m", "context_budget", "check", "-"], input=deep.encode(), capture_output=True,
+    result = subprocess.run([sys.executable, "-m", "fitproof", "check", "-"], input=deep.encode(), capture_output=True,
                             cwd=ROOT, timeout=20)
     assert result.returncode == 1 and b"more than 512 levels deep" in result.stdout
 
@@ -260,7 +260,7 @@ def test_text_shortens_a_summary_that_names_thousands_of_ids_as_the_page_does():
     items = [{"id": f"item-{i:05d}", "relevance": i % 97, "tokens": 1 + i % 40} for i in range(5_000)]
     code, out, _ = call_manners(["check", "--format", "text"], json.dumps({"budget": 100_000, "items": items}).encode())
     first = out.splitlines()[0]
-    from context_budget import evaluate
+    from fitproof import evaluate
 
     kept = evaluate({"budget": 100_000, "items": items})["selected"]
     assert code == 0 and len(first) < 330, len(first)
@@ -369,7 +369,7 @@ def test_a_real_terminal_gets_text(tmp_path):
     if pid == 0:  # the child: the CLI with the pty as its terminal
         os.environ["PYTHONPATH"] = str(ROOT / "py")
         os.chdir(ROOT)
-        os.execv(sys.executable, [sys.executable, "-m", "context_budget", "check", "examples/refund-case.json"])
+        os.execv(sys.executable, [sys.executable, "-m", "fitproof", "check", "examples/refund-case.json"])
     chunks = []
     while True:
         try:
@@ -387,14 +387,14 @@ def test_a_real_terminal_gets_text(tmp_path):
 
 def test_a_pipe_gets_json():
     process = subprocess.run(
-        [sys.executable, "-m", "context_budget", "check", "examples/refund-case.json"],
+        [sys.executable, "-m", "fitproof", "check", "examples/refund-case.json"],
         capture_output=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT / "py"), "PATH": "/usr/bin:/bin"}, timeout=60,
     )
     assert process.returncode == 0 and json.loads(process.stdout)["ok"] is True
 
 
 def test_a_failed_check_puts_its_detail_in_the_envelope_error():
-    from context_budget._envelope import failure_text
+    from fitproof._envelope import failure_text
 
     report = {
         "pass": False, "summary": "Selected A within 7 tokens. But a check failed: token budget.",
@@ -409,7 +409,7 @@ def test_a_failed_check_puts_its_detail_in_the_envelope_error():
      ("colour", "(expected "), ("t" * 100, "(expected ")],
 )
 def test_unknown_keys_suggest_only_a_close_name(key, hint):
-    from context_budget import evaluate
+    from fitproof import evaluate
 
     item = {"id": "a", "relevance": 1, "tokens": 1, key: 1}
     message = evaluate({"budget": 1, "items": [item]})["errors"][0]["message"]
@@ -417,7 +417,7 @@ def test_unknown_keys_suggest_only_a_close_name(key, hint):
 
 
 def test_no_mode_hint_when_no_other_mode_accepts_the_input():
-    from context_budget import evaluate
+    from fitproof import evaluate
 
     report = evaluate({"mode": "required", "budget": 7, "items": [{"id": "A", "relevance": 9}]})
     assert all(error["path"] != "$.mode" for error in report["errors"])

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from context_budget.cli import run
+from fitproof.cli import run
 
 INPUT = {"budget": 7, "items": [
     {"id": "A", "relevance": 9, "tokens": 4},
@@ -73,23 +73,23 @@ def test_a_claim_from_a_terminal_is_reminded_how_to_end(files):
 def test_input_and_claim_both_on_standard_input_are_refused(argv):
     code, out, err = call(argv, json.dumps(INPUT))
     assert code == 2 and out == ""
-    assert err == "context-budget: check cannot read both the input and --claim from standard input: give one of them as a file\n"
+    assert err == "fitproof: check cannot read both the input and --claim from standard input: give one of them as a file\n"
 
 
 def test_a_claim_file_that_cannot_be_read_is_exit_2(files, tmp_path):
     missing = str(tmp_path / "missing.json")
     code, out, err = call(["check", files("in.json", INPUT), "--claim", missing])
     assert (code, out) == (2, "")
-    assert err == f"context-budget: check --claim: cannot read {missing}: No such file or directory\n"
+    assert err == f"fitproof: check --claim: cannot read {missing}: No such file or directory\n"
     code, out, err = call(["check", files("in.json", INPUT), "--claim", str(tmp_path)])
-    assert code == 2 and out == "" and err.startswith(f"context-budget: check --claim: cannot read {tmp_path}: ")
+    assert code == 2 and out == "" and err.startswith(f"fitproof: check --claim: cannot read {tmp_path}: ")
     assert err.count("\n") == 1
 
 
 def test_an_empty_claim_name_is_exit_2(files):
     code, out, err = call(["check", files("in.json", INPUT), "--claim", ""])
     assert (code, out) == (2, "")
-    assert err == "context-budget: check --claim needs a file name (or - for standard input), got an empty one\n"
+    assert err == "fitproof: check --claim needs a file name (or - for standard input), got an empty one\n"
 
 
 @pytest.mark.parametrize("text, message", [
@@ -101,7 +101,7 @@ def test_a_claim_file_that_is_not_json_is_one_line_and_exit_1(files, text, messa
     name = files("claim.json", text)
     code, out, err = call(["check", files("in.json", INPUT), "--claim", name])
     assert (code, out) == (1, "")
-    assert err.startswith("context-budget: " + message.format(name=name)) and err.count("\n") == 1
+    assert err.startswith("fitproof: " + message.format(name=name)) and err.count("\n") == 1
     assert "Traceback" not in err
 
 
@@ -109,7 +109,7 @@ def test_a_claim_file_that_is_not_utf8_is_exit_1(tmp_path, files):
     name = tmp_path / "claim.json"
     name.write_bytes(b'{"selected": ["\xff"]}')
     code, out, err = call(["check", files("in.json", INPUT), "--claim", str(name)])
-    assert (code, out) == (1, "") and err.startswith(f"context-budget: claim {name}: input is not valid UTF-8")
+    assert (code, out) == (1, "") and err.startswith(f"fitproof: claim {name}: input is not valid UTF-8")
 
 
 @pytest.mark.parametrize("claim, path", [([1], "$.claim"), ({"selected": "A"}, "$.claim.selected"), ({"kept": [0]}, "$.claim.kept")])
@@ -128,7 +128,7 @@ def test_claim_with_an_input_that_is_not_json_reports_the_input(files):
 def test_claim_with_jsonl_is_refused(files):
     code, out, err = call(["check", "--jsonl", files("in.jsonl", json.dumps(INPUT)), "--claim", files("c.json", {"selected": []})])
     assert (code, out) == (2, "")
-    assert err == "context-budget: check: --claim joins one claim to one input; with --jsonl, put each line's claim in it\n"
+    assert err == "fitproof: check: --claim joins one claim to one input; with --jsonl, put each line's claim in it\n"
 
 
 @pytest.mark.parametrize("jobs", [[], ["--jobs", "2"]])

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from context_budget import batch
-from context_budget.cli import run
+from fitproof import batch
+from fitproof.cli import run
 from conftest import signals_as_from_a_terminal
 
 
@@ -61,7 +61,7 @@ def _still_running(pid, wait=60):
 def test_workers_end_when_the_parent_is_killed(tmp_path, how):
     big = tmp_path / "big.jsonl"
     big.write_text((LINE + "\n") * 50_000)
-    parent = subprocess.Popen([sys.executable, "-m", "context_budget", "check", "--jsonl", "--jobs", "2", str(big)],
+    parent = subprocess.Popen([sys.executable, "-m", "fitproof", "check", "--jsonl", "--jobs", "2", str(big)],
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                               preexec_fn=signals_as_from_a_terminal)  # SIGHUP arrives under nohup too
     workers = []
@@ -103,7 +103,7 @@ def test_a_killed_worker_is_one_line_and_its_own_exit_code():
     assert code == 3  # EXIT_WORKER_LOST
     message = stderr.getvalue()
     assert message.count("\n") == 1 and "Traceback" not in message
-    assert message.startswith("context-budget: check: a worker process ended unexpectedly")
+    assert message.startswith("fitproof: check: a worker process ended unexpectedly")
     missing = int(message.split("missing from input line ")[1].split()[0])
     written = stdout.getvalue().splitlines()
     assert 1 <= missing <= 3_000 and len(written) == missing - 1  # every line before it, none from it on

@@ -1,4 +1,4 @@
-"""`context-budget compose`: settings layers, required overflow, and the optional model call
+"""`fitproof compose`: settings layers, required overflow, and the optional model call
 against real HTTP servers on 127.0.0.1 (one that answers, one that is down, one too slow, one
 that answers garbage, and the misbehaving ones of _fake_model): no key is shown, no call hangs."""
 
@@ -17,10 +17,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from _fake_model import FakeModels
 from conftest import ROOT
-from context_budget import evaluate
-from context_budget.cli import _chat, _settings
-from context_budget.cli import _settings
-from context_budget.cli import run
+from fitproof import evaluate
+from fitproof.cli import _chat, _settings
+from fitproof.cli import _settings
+from fitproof.cli import run
 from cli_calls import call_cli as call_secrets, one_line_error
 
 
@@ -52,14 +52,14 @@ def test_environment_overrides_config_which_overrides_the_input(tmp_path):
     config.write_text(json.dumps({"context_tokens": 900, "reserved_output_tokens": 300}))
     code, out, _ = call(["compose", EXAMPLE, "--config", str(config), "--json"])
     assert json.loads(out)["result"]["available"] == 900 - 300 - 220
-    code, out, _ = call(["compose", EXAMPLE, "--config", str(config), "--json"], {"CONTEXT_BUDGET_FIXED_PROMPT_TOKENS": "450"})
+    code, out, _ = call(["compose", EXAMPLE, "--config", str(config), "--json"], {"FITPROOF_FIXED_PROMPT_TOKENS": "450"})
     report = json.loads(out)["result"]
     assert report["available"] == 150
     assert [entry["id"] for entry in report["excluded"]] == ["ORDER_DATA", "OPERATIONS_PLAYBOOK"]
 
 
 def test_required_overflow_exits_1_with_the_advice():
-    code, out, err = call(["compose", EXAMPLE], {"CONTEXT_BUDGET_CONTEXT_TOKENS": "850", "CONTEXT_BUDGET_FIXED_PROMPT_TOKENS": "470"})
+    code, out, err = call(["compose", EXAMPLE], {"FITPROOF_CONTEXT_TOKENS": "850", "FITPROOF_FIXED_PROMPT_TOKENS": "470"})
     assert code == 1
     assert "=== Composed prompt ===" not in out
     assert "REFUND_POLICY  60 tokens  required_block_too_large_for_budget" in out
@@ -73,7 +73,7 @@ def test_required_overflow_exits_1_with_the_advice():
 
 @pytest.mark.parametrize("key, fixed, broken", [("context_tokens", 874, 873), ("reserved_output_tokens", 276, 277), ("fixed_prompt_tokens", 446, 447)])
 def test_each_advised_window_number_is_exactly_enough(key, fixed, broken):
-    from context_budget import evaluate
+    from fitproof import evaluate
 
     document = json.loads((ROOT / "examples" / "refund-case.json").read_text())
     window = {"context_tokens": 850, "reserved_output_tokens": 300, "fixed_prompt_tokens": 470}
@@ -82,7 +82,7 @@ def test_each_advised_window_number_is_exactly_enough(key, fixed, broken):
 
 
 def test_advice_says_when_one_number_alone_cannot_free_enough():
-    code, _, err = call(["compose", EXAMPLE], {"CONTEXT_BUDGET_CONTEXT_TOKENS": "500", "CONTEXT_BUDGET_RESERVED_OUTPUT_TOKENS": "10", "CONTEXT_BUDGET_FIXED_PROMPT_TOKENS": "460"})
+    code, _, err = call(["compose", EXAMPLE], {"FITPROOF_CONTEXT_TOKENS": "500", "FITPROOF_RESERVED_OUTPUT_TOKENS": "10", "FITPROOF_FIXED_PROMPT_TOKENS": "460"})
     # 500 - 10 - 460 = 30 for 104 tokens of required blocks: 74 short, more than the 10 reserved.
     assert code == 1
     assert "lower reserved_output_tokens (now 10; it alone cannot free 74)" in err
@@ -92,8 +92,8 @@ def test_advice_says_when_one_number_alone_cannot_free_enough():
 def test_advice_never_names_a_context_past_the_largest_setting():
     """At context_tokens 2^53-1 the advice once said to raise it to 2^53+3, which is refused."""
     top = 2**53 - 1
-    code, _, err = call(["compose", EXAMPLE], {"CONTEXT_BUDGET_CONTEXT_TOKENS": str(top), "CONTEXT_BUDGET_RESERVED_OUTPUT_TOKENS": str(top - 600),
-                                               "CONTEXT_BUDGET_FIXED_PROMPT_TOKENS": "500"})
+    code, _, err = call(["compose", EXAMPLE], {"FITPROOF_CONTEXT_TOKENS": str(top), "FITPROOF_RESERVED_OUTPUT_TOKENS": str(top - 600),
+                                               "FITPROOF_FIXED_PROMPT_TOKENS": "500"})
     assert code == 1
     assert f"raise context_tokens (now {top}; it alone cannot free 4 within 2^53-1)" in err
     assert f"lower reserved_output_tokens from {top - 600} to at most {top - 604}" in err
@@ -102,12 +102,12 @@ def test_advice_never_names_a_context_past_the_largest_setting():
 def test_settings_are_validated_before_anything_runs(tmp_path):
     config = tmp_path / "settings.json"
     config.write_text(json.dumps({"context_token": 10, "base_url": "localhost:1234"}))
-    code, out, err = call(["compose", EXAMPLE, "--config", str(config), "--call-model"], {"CONTEXT_BUDGET_TEMPERATURE": "hot"})
+    code, out, err = call(["compose", EXAMPLE, "--config", str(config), "--call-model"], {"FITPROOF_TEMPERATURE": "hot"})
     assert code == 2 and out == ""
     lines = err.splitlines()
     assert any('unknown setting "context_token"' in line for line in lines)
     assert any("config: base_url: expected an http:// or https:// URL" in line for line in lines)
-    assert any('CONTEXT_BUDGET_TEMPERATURE: expected a number from 0 to 2, got "hot"' in line for line in lines)
+    assert any('FITPROOF_TEMPERATURE: expected a number from 0 to 2, got "hot"' in line for line in lines)
 
 
 @pytest.mark.parametrize("window, expected", [
@@ -125,7 +125,7 @@ def test_the_inputs_window_is_validated_like_any_setting(tmp_path, window, expec
     path.write_text(json.dumps(data))
     code, out, err = call(["compose", str(path)])
     assert code == 2 and out == ""
-    assert err.startswith(f"context-budget: settings: {expected}"), err
+    assert err.startswith(f"fitproof: settings: {expected}"), err
 
 
 @pytest.mark.parametrize("window, config, expected", [
@@ -149,36 +149,36 @@ def test_json_settings_take_json_numbers_and_flags_not_texts(tmp_path, window, c
         argv += ["--config", str(tmp_path / "config.json")]
     code, out, err = call(argv)
     assert code == 2 and out == ""
-    assert err.startswith(f"context-budget: settings: {expected}"), err
+    assert err.startswith(f"fitproof: settings: {expected}"), err
 
 
 def test_environment_variables_are_read_as_the_numbers_and_flags_they_spell(tmp_path):
-    environ = {"CONTEXT_BUDGET_CONTEXT_TOKENS": " 1200 ", "CONTEXT_BUDGET_TEMPERATURE": "0.5", "CONTEXT_BUDGET_CALL_MODEL": "No",
-               "CONTEXT_BUDGET_TIMEOUT_SECONDS": "1e1"}
+    environ = {"FITPROOF_CONTEXT_TOKENS": " 1200 ", "FITPROOF_TEMPERATURE": "0.5", "FITPROOF_CALL_MODEL": "No",
+               "FITPROOF_TIMEOUT_SECONDS": "1e1"}
     settings = _settings.effective_settings({}, None, environ)
     assert (settings["context_tokens"], settings["temperature"], settings["call_model"], settings["timeout_seconds"]) == (1200, 0.5, False, 10.0)
-    code, out, err = call(["compose", EXAMPLE], {"CONTEXT_BUDGET_TEMPERATURE": "1e400", "CONTEXT_BUDGET_CONTEXT_TOKENS": "1_000"})
+    code, out, err = call(["compose", EXAMPLE], {"FITPROOF_TEMPERATURE": "1e400", "FITPROOF_CONTEXT_TOKENS": "1_000"})
     assert code == 2
-    assert 'CONTEXT_BUDGET_TEMPERATURE: expected a number from 0 to 2, got "1e400"' in err  # as written, not as inf
-    assert 'CONTEXT_BUDGET_CONTEXT_TOKENS: expected an integer from 0 to 2^53-1, got "1_000"' in err
+    assert 'FITPROOF_TEMPERATURE: expected a number from 0 to 2, got "1e400"' in err  # as written, not as inf
+    assert 'FITPROOF_CONTEXT_TOKENS: expected an integer from 0 to 2^53-1, got "1_000"' in err
 
 
 @pytest.mark.parametrize("name, expected", [
-    ("CONTEXT_BUDGET_CONTEXT_TOKEN", "CONTEXT_BUDGET_CONTEXT_TOKEN: no such setting (did you mean CONTEXT_BUDGET_CONTEXT_TOKENS?)"),
-    ("CONTEXT_BUDGET_context_tokens", "CONTEXT_BUDGET_context_tokens: no such setting (did you mean CONTEXT_BUDGET_CONTEXT_TOKENS?)"),
-    ("CONTEXT_BUDGET_FOO", "CONTEXT_BUDGET_FOO: no such setting (known: CONTEXT_BUDGET_<CONTEXT_TOKENS|RESERVED_OUTPUT_TOKENS|"),
+    ("FITPROOF_CONTEXT_TOKEN", "FITPROOF_CONTEXT_TOKEN: no such setting (did you mean FITPROOF_CONTEXT_TOKENS?)"),
+    ("FITPROOF_context_tokens", "FITPROOF_context_tokens: no such setting (did you mean FITPROOF_CONTEXT_TOKENS?)"),
+    ("FITPROOF_FOO", "FITPROOF_FOO: no such setting (known: FITPROOF_<CONTEXT_TOKENS|RESERVED_OUTPUT_TOKENS|"),
 ])
 def test_a_misspelt_environment_variable_is_a_settings_error(name, expected):
     """It once left the setting at its default without a word; the project's other variables are no error."""
-    code, out, err = call(["compose", EXAMPLE], {name: "2000", "CONTEXT_BUDGET_TOKENIZER_DATA": "/nowhere", "CONTEXT_BUDGET_CHROMIUM": "x"})
+    code, out, err = call(["compose", EXAMPLE], {name: "2000", "FITPROOF_TOKENIZER_DATA": "/nowhere", "FITPROOF_CHROMIUM": "x"})
     assert code == 2 and out == ""
-    assert err.startswith(f"context-budget: settings: {expected}"), err
+    assert err.startswith(f"fitproof: settings: {expected}"), err
     assert err.count("\n") == 1  # the other two variables are the project's
 
 
 def test_an_empty_config_name_is_refused_not_skipped():
     """``--config "$UNSET"`` once ran with the defaults as if no config had been asked for."""
-    assert call(["compose", EXAMPLE, "--config", ""]) == (2, "", "context-budget: compose --config needs a file name, got an empty one\n")
+    assert call(["compose", EXAMPLE, "--config", ""]) == (2, "", "fitproof: compose --config needs a file name, got an empty one\n")
     code, out, err = call(["compose", EXAMPLE, "--config", "", "--json"])
     assert code == 2 and json.loads(out) == {"ok": False, "error": "compose --config needs a file name, got an empty one"}
 
@@ -193,15 +193,15 @@ def test_compose_json_writes_an_envelope_when_a_file_cannot_be_read(argv, error)
     """A file that could not be read left standard output empty, against "one envelope however the run ends"."""
     code, out, err = call(argv)
     assert code == 2 and json.loads(out) == {"ok": False, "error": error}
-    assert err == f"context-budget: {error}\n"
+    assert err == f"fitproof: {error}\n"
 
 
 def test_another_modes_input_is_named_for_what_it_is():
     """A relevance input got three lines of unknown and missing keys in mode blocks."""
     message = ("compose needs an input in mode blocks; this is a valid relevance input "
-               "(check it with `context-budget check`; see examples/refund-case.json for compose)")
+               "(check it with `fitproof check`; see examples/refund-case.json for compose)")
     code, out, err = call(["compose", str(ROOT / "examples" / "relevance.json")])
-    assert (code, out, err) == (1, "", f"context-budget: {message}\n")
+    assert (code, out, err) == (1, "", f"fitproof: {message}\n")
     code, out, _ = call(["compose", str(ROOT / "examples" / "relevance.json"), "--json"])
     assert code == 1 and json.loads(out) == {"ok": False, "error": message}
 
@@ -211,7 +211,7 @@ def test_an_input_without_a_window_uses_the_defaults(tmp_path):
     del data["window"]
     path = tmp_path / "input.json"
     path.write_text(json.dumps(data))
-    code, out, err = call(["compose", str(path)], {"CONTEXT_BUDGET_CONTEXT_TOKENS": "1200"})
+    code, out, err = call(["compose", str(path)], {"FITPROOF_CONTEXT_TOKENS": "1200"})
     assert "available 680 = context 1200 - reserved output 300 - fixed prompt 220" in out, err
 
 
@@ -224,14 +224,14 @@ def test_an_exact_count_is_not_shown_as_approximate(tmp_path):
 
 
 def test_a_prompt_that_overflows_the_window_exits_1():
-    code, out, err = call(["compose", EXAMPLE], {"CONTEXT_BUDGET_CONTEXT_TOKENS": "850"})
+    code, out, err = call(["compose", EXAMPLE], {"FITPROOF_CONTEXT_TOKENS": "850"})
     assert code == 1
     assert "FAIL rendered prompt fits window" in out
     assert "rendered prompt fits window" in err
 
 
 def test_a_window_without_budget_is_a_settings_error():
-    code, _, err = call(["compose", EXAMPLE], {"CONTEXT_BUDGET_RESERVED_OUTPUT_TOKENS": "1000"})
+    code, _, err = call(["compose", EXAMPLE], {"FITPROOF_RESERVED_OUTPUT_TOKENS": "1000"})
     assert code == 2 and "no context budget" in err and "raise context_tokens" in err
 
 
@@ -298,11 +298,11 @@ def chat_server():
 
 
 def model_env(base_url, **extra):
-    return {"CONTEXT_BUDGET_BASE_URL": base_url, "CONTEXT_BUDGET_API_KEY": "sk-test", "CONTEXT_BUDGET_MODEL": "local-model", **extra}
+    return {"FITPROOF_BASE_URL": base_url, "FITPROOF_API_KEY": "sk-test", "FITPROOF_MODEL": "local-model", **extra}
 
 
 def test_model_answer_is_printed_without_think_sections(chat_server):
-    code, out, err = call(["compose", EXAMPLE, "--call-model"], model_env(chat_server("answer"), CONTEXT_BUDGET_TEMPERATURE="0.2"))
+    code, out, err = call(["compose", EXAMPLE, "--call-model"], model_env(chat_server("answer"), FITPROOF_TEMPERATURE="0.2"))
     assert code == 0, err
     assert out.endswith("=== Model answer (local-model) ===\nFull refund, no return shipping. [REFUND_POLICY]\n")
     path, authorization, body = ChatServer.received[0]
@@ -317,16 +317,16 @@ def test_the_model_is_not_called_by_default(chat_server):
 
 
 def test_the_model_is_not_called_when_required_blocks_overflow(chat_server):
-    code, _, err = call(["compose", EXAMPLE, "--call-model"], model_env(chat_server("answer"), CONTEXT_BUDGET_FIXED_PROMPT_TOKENS="820"))
+    code, _, err = call(["compose", EXAMPLE, "--call-model"], model_env(chat_server("answer"), FITPROOF_FIXED_PROMPT_TOKENS="820"))
     assert code == 1 and ChatServer.received == []
     first, *details = err.splitlines()
-    assert first.startswith("context-budget: budgeting failed: ") and first.endswith(" short (the model was not called: the prompt did not pass its checks).")
+    assert first.startswith("fitproof: budgeting failed: ") and first.endswith(" short (the model was not called: the prompt did not pass its checks).")
     assert all(line.startswith("  ") for line in details)  # one message: the rest are its details
 
 
 def test_the_model_is_not_called_when_a_check_fails_and_says_so(chat_server):
     """The README's 850-token window: the rendered prompt does not fit, so no call, and stderr says so."""
-    code, _, err = call(["compose", EXAMPLE, "--call-model"], model_env(chat_server("answer"), CONTEXT_BUDGET_CONTEXT_TOKENS="850"))
+    code, _, err = call(["compose", EXAMPLE, "--call-model"], model_env(chat_server("answer"), FITPROOF_CONTEXT_TOKENS="850"))
     assert code == 1 and ChatServer.received == []
     assert err.count("\n") == 1 and err.endswith("But a check failed: rendered prompt fits window. (the model was not called: the prompt did not pass its checks)\n")
     code, _, err = call(["compose", EXAMPLE, "--call-model"], model_env(chat_server("answer")))
@@ -341,7 +341,7 @@ def test_the_model_is_not_called_on_an_invalid_input_and_the_reason_is_the_input
     code, out, err = call(["compose", str(tmp_path / "input.json"), "--call-model"], model_env(chat_server("answer")))
     assert code == 1 and out == "" and ChatServer.received == []
     lines = err.splitlines()
-    assert lines[0].startswith("context-budget: ") and lines[0].endswith(" (the model was not called: the input is not valid)")
+    assert lines[0].startswith("fitproof: ") and lines[0].endswith(" (the model was not called: the input is not valid)")
     assert lines[1].startswith("  $.blocks[0].priority: ") and all(line.startswith("  ") for line in lines[1:])
     assert "did not pass its checks" not in err
 
@@ -353,7 +353,7 @@ def test_a_failing_claim_with_call_model_is_one_message(chat_server, tmp_path):
     (tmp_path / "input.json").write_text(json.dumps(document))
     code, _, err = call(["compose", str(tmp_path / "input.json"), "--call-model"], model_env(chat_server("answer")))
     assert code == 1 and ChatServer.received == []
-    assert err.count("\n") == 1 and err.startswith("context-budget: The claim fails: ") and err.endswith("(the model was not called: the prompt did not pass its checks)\n")
+    assert err.count("\n") == 1 and err.startswith("fitproof: The claim fails: ") and err.endswith("(the model was not called: the prompt did not pass its checks)\n")
 
 
 def free_port():
@@ -373,9 +373,9 @@ def free_port():
 )
 def test_model_failures_are_one_line_errors(chat_server, behaviour, message):
     base_url = f"http://127.0.0.1:{free_port()}/v1" if behaviour == "down" else chat_server(behaviour)
-    code, _, err = call(["compose", EXAMPLE, "--call-model"], model_env(base_url, CONTEXT_BUDGET_TIMEOUT_SECONDS="0.5"))
+    code, _, err = call(["compose", EXAMPLE, "--call-model"], model_env(base_url, FITPROOF_TIMEOUT_SECONDS="0.5"))
     assert code == 1
-    assert err.count("\n") == 1 and err.startswith("context-budget: model call failed: ") and message in err
+    assert err.count("\n") == 1 and err.startswith("fitproof: model call failed: ") and message in err
     assert "Traceback" not in err
 
 
@@ -409,7 +409,7 @@ def test_compose_json_always_writes_an_envelope_whose_error_names_the_first_prob
         code, out, err = call(["compose", str(path), "--json"])
         envelope = json.loads(out)
         assert code == 1 and envelope["ok"] is False and envelope["error"].startswith(error), envelope
-        assert err == ("" if text.startswith("{\"blocks\": [{") else f"context-budget: {envelope['error']}\n")
+        assert err == ("" if text.startswith("{\"blocks\": [{") else f"fitproof: {envelope['error']}\n")
         if position:
             assert (envelope["line"], envelope["column"]) == position
 
@@ -417,9 +417,9 @@ def test_compose_json_always_writes_an_envelope_whose_error_names_the_first_prob
 def test_compose_json_settles_every_ending_in_one_envelope(tmp_path, chat_server):
     """Bad settings and a --config that is not JSON left stdout empty, and --call-model
     appended the answer as text after the JSON."""
-    code, out, err = call(["compose", EXAMPLE, "--json"], {"CONTEXT_BUDGET_TEMPERATURE": "hot", "CONTEXT_BUDGET_TIMEOUT_SECONDS": "0"})
-    assert code == 2 and json.loads(out) == {"ok": False, "error": 'settings: CONTEXT_BUDGET_TEMPERATURE: expected a number from 0 to 2, got "hot"; '
-                                             'CONTEXT_BUDGET_TIMEOUT_SECONDS: expected a number from 0.001 to 3600, got "0"'}
+    code, out, err = call(["compose", EXAMPLE, "--json"], {"FITPROOF_TEMPERATURE": "hot", "FITPROOF_TIMEOUT_SECONDS": "0"})
+    assert code == 2 and json.loads(out) == {"ok": False, "error": 'settings: FITPROOF_TEMPERATURE: expected a number from 0 to 2, got "hot"; '
+                                             'FITPROOF_TIMEOUT_SECONDS: expected a number from 0.001 to 3600, got "0"'}
     assert err.count("\n") == 2
     config = tmp_path / "settings.json"
     config.write_text("{nope")
@@ -429,7 +429,7 @@ def test_compose_json_settles_every_ending_in_one_envelope(tmp_path, chat_server
     envelope = json.loads(out)  # the whole of stdout is one JSON value
     assert code == 0 and err == "" and envelope["answer"] == "Full refund, no return shipping. [REFUND_POLICY]"
     assert envelope["ok"] is True and envelope["result"]["pass"] is True
-    code, out, err = call(["compose", EXAMPLE, "--json", "--call-model"], {"CONTEXT_BUDGET_BASE_URL": f"http://127.0.0.1:{free_port()}/v1"})
+    code, out, err = call(["compose", EXAMPLE, "--json", "--call-model"], {"FITPROOF_BASE_URL": f"http://127.0.0.1:{free_port()}/v1"})
     envelope = json.loads(out)
     assert code == 1 and envelope["error"].startswith("model call failed: cannot reach") and "result" in envelope
 
@@ -445,7 +445,7 @@ def models():
 
 
 def model_env_secrets(base_url, **extra):
-    return {"CONTEXT_BUDGET_BASE_URL": base_url, "CONTEXT_BUDGET_API_KEY": SECRET, "CONTEXT_BUDGET_TIMEOUT_SECONDS": "5", **extra}
+    return {"FITPROOF_BASE_URL": base_url, "FITPROOF_API_KEY": SECRET, "FITPROOF_TIMEOUT_SECONDS": "5", **extra}
 
 
 def compose(environ):
@@ -466,8 +466,8 @@ def test_a_redirect_is_not_followed_and_the_key_goes_nowhere_else(models):
 def test_a_key_that_cannot_be_a_header_is_a_settings_error_that_does_not_echo_it(models, key):
     # A key with CR/LF or outside Latin-1 is refused in one line, never in a traceback that would print it.
     url, received = models.start("answer")
-    code, out, err = compose(model_env_secrets(url, CONTEXT_BUDGET_API_KEY=key))
-    assert code == 2 and "CONTEXT_BUDGET_API_KEY" in err and "Traceback" not in err
+    code, out, err = compose(model_env_secrets(url, FITPROOF_API_KEY=key))
+    assert code == 2 and "FITPROOF_API_KEY" in err and "Traceback" not in err
     assert SECRET not in err and SECRET not in out and received == []
 
 
@@ -490,7 +490,7 @@ def test_a_server_that_echoes_the_key_does_not_get_it_onto_the_terminal(models, 
 def test_an_echoed_key_cut_at_the_edge_of_what_is_shown_is_still_redacted(models):
     key = "sk-" + "k" * 3000
     url, _ = models.start("echo-garbage")
-    code, _, err = compose(model_env_secrets(url, CONTEXT_BUDGET_API_KEY=key))
+    code, _, err = compose(model_env_secrets(url, FITPROOF_API_KEY=key))
     assert code == 1 and "kkkkkkkk" not in err
 
 
@@ -510,7 +510,7 @@ def test_no_part_of_an_echoed_key_is_shown_however_it_is_written_or_cut(models, 
     """A body cut at 4 KiB through the key must not show the rest of it; a key written with
     escaped slashes, HTML entities or in lower case is redacted too."""
     url, _ = models.start(behaviour)
-    code, out, err = compose(model_env_secrets(url, CONTEXT_BUDGET_API_KEY=key))
+    code, out, err = compose(model_env_secrets(url, FITPROOF_API_KEY=key))
     assert code == 1 and one_line_error(err) and "answered HTTP 500" in err
     assert leaked(key, out + err) == [], err
     if behaviour != "echo-cut-lines":
@@ -520,14 +520,14 @@ def test_no_part_of_an_echoed_key_is_shown_however_it_is_written_or_cut(models, 
 @pytest.mark.parametrize("key", [SECRET, ODD_KEY])
 def test_the_start_of_a_key_left_at_the_end_of_a_cut_body_is_redacted(models, key):
     url, _ = models.start("echo-tail")
-    code, out, err = compose(model_env_secrets(url, CONTEXT_BUDGET_API_KEY=key))
+    code, out, err = compose(model_env_secrets(url, FITPROOF_API_KEY=key))
     assert code == 1 and "answered HTTP 500: [redacted]" in err and key[:4] not in err, err
 
 
 def test_redaction_keeps_its_place_in_any_text():
     """Spans are found in a text as long as the original: "İ" lowers to two characters with
     str.lower(), so each one before the key would move the redaction right, and forty let it out."""
-    from context_budget.cli._secrets import redact as _redact
+    from fitproof.cli._secrets import redact as _redact
 
     key = "sk-proj-Q7ahZk3LmN9pXyZw12345abc"
     assert _redact("İ" * 40 + " " + key + " tail", [key]) == "İ" * 40 + " [redacted] tail"
@@ -539,42 +539,42 @@ def test_redaction_keeps_its_place_in_any_text():
 
 
 @pytest.mark.parametrize("setting, value", [
-    ("CONTEXT_BUDGET_BASE_URL", "https://x.openai.azure.com/v1?api-key={key}"),
-    ("CONTEXT_BUDGET_BASE_URL", "http://admin:{key}?x@host/v1"),
-    ("CONTEXT_BUDGET_TEMPERATURE", "Bearer {key}"),
-    ("CONTEXT_BUDGET_TEMPERATURE", "{key}"),
-    ("CONTEXT_BUDGET_CONTEXT_TOKENS", "{key}"),
+    ("FITPROOF_BASE_URL", "https://x.openai.azure.com/v1?api-key={key}"),
+    ("FITPROOF_BASE_URL", "http://admin:{key}?x@host/v1"),
+    ("FITPROOF_TEMPERATURE", "Bearer {key}"),
+    ("FITPROOF_TEMPERATURE", "{key}"),
+    ("FITPROOF_CONTEXT_TOKENS", "{key}"),
     # a key pasted into the URL itself (with api_key unset, a plain key is described: the test below)
-    ("CONTEXT_BUDGET_BASE_URL", "http://127.0.0.1:99999/{key}"),
-    ("CONTEXT_BUDGET_BASE_URL", "{key}.example.com"),
-    ("CONTEXT_BUDGET_BASE_URL", "http://[{key}]/v1"),
+    ("FITPROOF_BASE_URL", "http://127.0.0.1:99999/{key}"),
+    ("FITPROOF_BASE_URL", "{key}.example.com"),
+    ("FITPROOF_BASE_URL", "http://[{key}]/v1"),
 ])
 def test_a_key_cut_short_in_a_settings_message_is_still_redacted(setting, value):
     """Values are cut to 60 characters before they are shown: the cut key must still be
     redacted; a key in a URL's query is hidden even with api_key unset."""
-    in_the_url = setting == "CONTEXT_BUDGET_BASE_URL" and "?" not in value
-    for environ in ({"CONTEXT_BUDGET_API_KEY": ODD_KEY}, *([] if in_the_url else [{}])):
+    in_the_url = setting == "FITPROOF_BASE_URL" and "?" not in value
+    for environ in ({"FITPROOF_API_KEY": ODD_KEY}, *([] if in_the_url else [{}])):
         code, out, err = call_secrets(["compose", EXAMPLE], environ={**environ, setting: value.format(key=ODD_KEY)})
         assert code == 2 and one_line_error(err) and leaked(ODD_KEY, out + err) == [], err
-        if setting == "CONTEXT_BUDGET_BASE_URL" and "?" in value:
+        if setting == "FITPROOF_BASE_URL" and "?" in value:
             assert 'got "https://x.openai.azure.com/v1?***"' in err or 'got "http://***@host/v1"' in err
 
 
 def test_a_key_like_run_in_a_url_is_described_but_a_long_host_name_is_shown():
     for key in ("sk-test-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", "Ab3" * 10, "0123456789abcdef" * 2):
-        code, _, err = call_secrets(["compose", EXAMPLE], environ={"CONTEXT_BUDGET_BASE_URL": f"http://x:99999/{key}"})
+        code, _, err = call_secrets(["compose", EXAMPLE], environ={"FITPROOF_BASE_URL": f"http://x:99999/{key}"})
         assert code == 2 and key not in err and f"<{len(key)} characters: may be a key>" in err, err
     host = "http://my-resource-name-eastus.openai.azure.com:0/v1"
-    code, _, err = call_secrets(["compose", EXAMPLE], environ={"CONTEXT_BUDGET_BASE_URL": host})
+    code, _, err = call_secrets(["compose", EXAMPLE], environ={"FITPROOF_BASE_URL": host})
     assert code == 2 and f'got "{host}"' in err  # a long lower-case label is a host, shown as typed
 
 
 def test_a_key_like_run_in_the_url_stays_hidden_in_model_call_errors_and_a_placeholder_key_hides_nothing():
     run_in_path = "AbCdEfGhIjKlMnOpQrStUvWx0123"
-    code, out, err = call_secrets(["compose", EXAMPLE, "--call-model", "--json"], environ={"CONTEXT_BUDGET_BASE_URL": f"http://127.0.0.1:9/v1/{run_in_path}"})
+    code, out, err = call_secrets(["compose", EXAMPLE, "--call-model", "--json"], environ={"FITPROOF_BASE_URL": f"http://127.0.0.1:9/v1/{run_in_path}"})
     assert code == 1 and run_in_path not in out + err and "cannot reach http://127.0.0.1:9/v1/<28 characters: may be a key>/chat/completions" in err, err
     # "ollama" or "local" as api_key is a placeholder: it once cut words out of the address ("[redacted]host")
-    code, _, err = call_secrets(["compose", EXAMPLE, "--call-model"], environ={"CONTEXT_BUDGET_BASE_URL": "http://localhost:9/v1", "CONTEXT_BUDGET_API_KEY": "local"})
+    code, _, err = call_secrets(["compose", EXAMPLE, "--call-model"], environ={"FITPROOF_BASE_URL": "http://localhost:9/v1", "FITPROOF_API_KEY": "local"})
     assert code == 1 and "cannot reach http://localhost:9/v1/chat/completions" in err and "[redacted]" not in err, err
 
 
@@ -582,9 +582,9 @@ def test_names_of_settings_and_variables_are_shown_unless_they_hold_a_key(tmp_pa
     (tmp_path / "config.json").write_text(json.dumps({"reserved_output_token": 1}))
     code, _, err = call_secrets(["compose", EXAMPLE, "--config", str(tmp_path / "config.json")])
     assert code == 2 and 'config: unknown setting "reserved_output_token" (did you mean "reserved_output_tokens"?)' in err, err
-    name = "CONTEXT_BUDGET_API_KEYsk_proj_AbCdEf0123456789xyzXYZ"
+    name = "FITPROOF_API_KEYsk_proj_AbCdEf0123456789xyzXYZ"
     code, _, err = call_secrets(["compose", EXAMPLE], environ={name: "1"})
-    assert code == 2 and "AbCdEf0123" not in err and "CONTEXT_BUDGET_<37 characters: may be a key>: no such setting" in err, err
+    assert code == 2 and "AbCdEf0123" not in err and "FITPROOF_<37 characters: may be a key>: no such setting" in err, err
 
 
 def test_an_unknown_config_key_that_may_be_a_key_is_not_shown(tmp_path):
@@ -598,7 +598,7 @@ def test_the_timeout_bounds_the_whole_call_not_each_read(models):
     # The server never ends the answer before the test does (or a minute has passed, when the
     # client, without a deadline, would report the connection cut): only the deadline can end it.
     url, received = models.start("drip")
-    code, _, err = compose(model_env_secrets(url, CONTEXT_BUDGET_TIMEOUT_SECONDS="1"))
+    code, _, err = compose(model_env_secrets(url, FITPROOF_TIMEOUT_SECONDS="1"))
     assert code == 1 and one_line_error(err) and "did not answer within 1 s" in err, err
     assert len(received) == 1
 
@@ -606,7 +606,7 @@ def test_the_timeout_bounds_the_whole_call_not_each_read(models):
 @pytest.mark.parametrize("behaviour", ["huge", "huge-undeclared"])
 def test_an_answer_over_10_mb_is_refused(models, behaviour):
     url, _ = models.start(behaviour)
-    code, _, err = compose(model_env_secrets(url, CONTEXT_BUDGET_TIMEOUT_SECONDS="30"))
+    code, _, err = compose(model_env_secrets(url, FITPROOF_TIMEOUT_SECONDS="30"))
     assert code == 1 and one_line_error(err) and "more than the 10,485,760" in err
 
 
@@ -641,13 +641,13 @@ def test_control_characters_from_the_server_never_reach_the_terminal(models):
     ],
 )
 def test_settings_take_ascii_numbers_and_whole_urls_only(name, value):
-    code, out, err = call_secrets(["compose", EXAMPLE], environ={f"CONTEXT_BUDGET_{name}": value})
-    assert code == 2 and out == "" and one_line_error(err) and f"CONTEXT_BUDGET_{name}" in err, err
+    code, out, err = call_secrets(["compose", EXAMPLE], environ={f"FITPROOF_{name}": value})
+    assert code == 2 and out == "" and one_line_error(err) and f"FITPROOF_{name}" in err, err
 
 
 def test_ascii_numbers_and_ipv6_urls_still_work():
     settings = _settings.effective_settings(_settings.NO_WINDOW, None, {
-        "CONTEXT_BUDGET_CONTEXT_TOKENS": " 1200 ", "CONTEXT_BUDGET_TEMPERATURE": "0.5", "CONTEXT_BUDGET_BASE_URL": "http://[::1]:1234/v1/",
+        "FITPROOF_CONTEXT_TOKENS": " 1200 ", "FITPROOF_TEMPERATURE": "0.5", "FITPROOF_BASE_URL": "http://[::1]:1234/v1/",
     })
     assert settings["context_tokens"] == 1200 and settings["temperature"] == 0.5 and settings["base_url"] == "http://[::1]:1234/v1"
 
@@ -710,9 +710,9 @@ COUNT_SETTINGS = ("CONTEXT_TOKENS", "RESERVED_OUTPUT_TOKENS", "FIXED_PROMPT_TOKE
     st.sampled_from([[], ["--json"], ["--call-model"]]),
 )
 def test_compose_settings_are_ascii_numbers_whole_urls_and_unechoed_keys(settings_values, options):
-    environ = {"CONTEXT_BUDGET_" + name: value for name, value in settings_values.items()}
+    environ = {"FITPROOF_" + name: value for name, value in settings_values.items()}
     if "BASE_URL" in settings_values and not settings_values["BASE_URL"].startswith(("http://u:pw@", "http://[::1", "ftp:", "http:///")):
-        environ["CONTEXT_BUDGET_BASE_URL"] = CLOSED_PORT_URL  # never another host
+        environ["FITPROOF_BASE_URL"] = CLOSED_PORT_URL  # never another host
     with tempfile.TemporaryDirectory() as work:
         (Path(work) / "input.json").write_bytes(EXAMPLE_fuzz)
         stdout, stderr = io.StringIO(), io.StringIO()
@@ -727,9 +727,9 @@ def test_compose_settings_are_ascii_numbers_whole_urls_and_unechoed_keys(setting
     for name in COUNT_SETTINGS:
         value = settings_values.get(name)
         if value is not None and not re.fullmatch(r"[ \t\n\r]*[0-9]+[ \t\n\r]*", value):
-            assert code == 2 and f"CONTEXT_BUDGET_{name}" in err, (name, value, err)
+            assert code == 2 and f"FITPROOF_{name}" in err, (name, value, err)
     if code == 2:
-        assert all(line.startswith("context-budget: settings: ") for line in err.splitlines()), err
+        assert all(line.startswith("fitproof: settings: ") for line in err.splitlines()), err
 
 
 @pytest.fixture(scope="module")
@@ -761,7 +761,7 @@ def test_every_model_server_misbehaviour_is_one_line_and_bounded(models_fuzz, tm
     url, received = models_fuzz.start(behaviour, redirect_to=target + "/chat/completions")
     (tmp_path / "input.json").write_bytes(EXAMPLE_fuzz)
     stdout, stderr = io.StringIO(), io.StringIO()
-    environ = {"CONTEXT_BUDGET_BASE_URL": url, "CONTEXT_BUDGET_API_KEY": SECRET_fuzz, "CONTEXT_BUDGET_TIMEOUT_SECONDS": "1"}
+    environ = {"FITPROOF_BASE_URL": url, "FITPROOF_API_KEY": SECRET_fuzz, "FITPROOF_TIMEOUT_SECONDS": "1"}
     # Bounded: the slow servers (drip, silent, header-drip) never end the exchange while the test
     # waits, so the call returning with "did not answer within 1 s" is the deadline's doing.
     result = run(["compose", str(tmp_path / "input.json"), "--call-model"], io.BytesIO(), stdout, stderr, environ)
@@ -775,14 +775,14 @@ def test_every_model_server_misbehaviour_is_one_line_and_bounded(models_fuzz, tm
 
 
 def test_the_api_key_is_not_echoed_when_it_lands_in_another_setting(tmp_path):
-    """A key pasted into CONTEXT_BUDGET_CONTEXT_TOKENS is not echoed in the settings error (a case the fuzz above found)."""
+    """A key pasted into FITPROOF_CONTEXT_TOKENS is not echoed in the settings error (a case the fuzz above found)."""
     source = tmp_path / "input.json"
     source.write_bytes((ROOT / "examples" / "refund-case.json").read_bytes())
     stdout, stderr = io.StringIO(), io.StringIO()
-    environ = {"CONTEXT_BUDGET_API_KEY": SECRET_fuzz, "CONTEXT_BUDGET_CONTEXT_TOKENS": SECRET_fuzz + "\r\nX: 1"}
+    environ = {"FITPROOF_API_KEY": SECRET_fuzz, "FITPROOF_CONTEXT_TOKENS": SECRET_fuzz + "\r\nX: 1"}
     assert run(["compose", str(source)], None, stdout, stderr, environ) == 2
     assert SECRET_fuzz not in stderr.getvalue() and ("[redacted]" in stderr.getvalue() or "not shown: it may be a key" in stderr.getvalue())
-    assert stderr.getvalue().startswith("context-budget: settings: CONTEXT_BUDGET_CONTEXT_TOKENS: expected an integer")
+    assert stderr.getvalue().startswith("fitproof: settings: FITPROOF_CONTEXT_TOKENS: expected an integer")
 
 
 @pytest.mark.parametrize("content, said", [
@@ -796,12 +796,12 @@ def test_compose_input_that_is_not_acceptable_json_exits_1_like_check(tmp_path, 
     source.write_bytes(content)
     stdout, stderr = io.StringIO(), io.StringIO()
     assert run(["compose", str(source)], None, stdout, stderr, {}) == 1
-    assert stderr.getvalue().startswith(f"context-budget: input {source}: ") and said in stderr.getvalue()
+    assert stderr.getvalue().startswith(f"fitproof: input {source}: ") and said in stderr.getvalue()
     assert stderr.getvalue().count("\n") == 1 and stdout.getvalue() == ""
     assert run(["check", str(source)], None, io.StringIO(), io.StringIO(), {}) == 1  # the same input, the same code
     stderr = io.StringIO()
     assert run(["compose", "-"], io.BytesIO(content), io.StringIO(), stderr, {}) == 1
-    assert stderr.getvalue().startswith("context-budget: input standard input: ") and said in stderr.getvalue()
+    assert stderr.getvalue().startswith("fitproof: input standard input: ") and said in stderr.getvalue()
     # A --config that is not JSON is a settings problem: bad usage.
     config = tmp_path / "config.json"
     config.write_bytes(content)
@@ -815,7 +815,7 @@ def test_compose_input_that_is_not_a_blocks_object_exits_1_like_check(tmp_path, 
     source.write_bytes(content)
     stdout, stderr = io.StringIO(), io.StringIO()
     assert run(["compose", str(source)], None, stdout, stderr, {}) == 1
-    assert stderr.getvalue() == "context-budget: compose needs a JSON object in mode blocks (see examples/refund-case.json)\n"
+    assert stderr.getvalue() == "fitproof: compose needs a JSON object in mode blocks (see examples/refund-case.json)\n"
     assert stdout.getvalue() == ""
 
 
@@ -828,7 +828,7 @@ def test_compose_overflow_advice_is_one_message_with_indented_details(tmp_path):
     stdout, stderr = io.StringIO(), io.StringIO()
     assert run(["compose", str(source)], None, stdout, stderr, {}) == 1
     assert _message_lines(stderr.getvalue()) == [stderr.getvalue().splitlines()[0]]
-    assert stderr.getvalue().startswith("context-budget: budgeting failed: the required blocks need")
+    assert stderr.getvalue().startswith("fitproof: budgeting failed: the required blocks need")
     assert stderr.getvalue().splitlines()[1].startswith("  To fix it: raise context_tokens from 850 to at least")
 
 

@@ -1,12 +1,12 @@
-"""`context-budget count`: tiktoken's counts of a file or standard input, and its one-line refusals."""
+"""`fitproof count`: tiktoken's counts of a file or standard input, and its one-line refusals."""
 
 import io
 
 import pytest
 
 import _text
-from context_budget.cli import run
-from context_budget.tokenizers import exact
+from fitproof.cli import run
+from fitproof.tokenizers import exact
 
 
 def cli(*argv, stdin=b""):
@@ -31,7 +31,7 @@ def test_count_reads_standard_input_and_defaults_to_o200k_base():
 
 def test_count_refuses_text_that_is_not_utf8():
     code, out, err = cli("count", stdin=b"ok \xff")
-    assert (code, out) == (2, "") and err == "context-budget: cannot read standard input: not UTF-8 text (byte 0xff at offset 3)\n"
+    assert (code, out) == (2, "") and err == "fitproof: cannot read standard input: not UTF-8 text (byte 0xff at offset 3)\n"
 
 
 def test_count_unknown_tokenizer_is_a_usage_error():
@@ -45,4 +45,4 @@ def test_count_without_rank_files_is_one_line_exit_1(monkeypatch, tmp_path):
     monkeypatch.delenv(exact.DATA_ENV, raising=False)
     code, out, err = cli("count", "--tokenizer", "cl100k_base", stdin=b"x")
     assert (code, out) == (1, "") and err.count("\n") == 1
-    assert err.startswith("context-budget: cl100k_base needs cl100k_base.tiktoken, not found in")
+    assert err.startswith("fitproof: cl100k_base needs cl100k_base.tiktoken, not found in")

@@ -1,9 +1,9 @@
-"""``context-budget count --tokenizer`` takes a model name, counted by its encoding as tiktoken maps it."""
+"""``fitproof count --tokenizer`` takes a model name, counted by its encoding as tiktoken maps it."""
 
 import pytest
 
 from cli_calls import call_cli
-from context_budget import count_tokens
+from fitproof import count_tokens
 
 
 @pytest.mark.parametrize("name, encoding", [("gpt-4o", "o200k_base"), ("gpt-4o-2024-08-06", "o200k_base"), ("o3-mini", "o200k_base"),

@@ -1,6 +1,6 @@
 """Oversized files are refused with one line, never read whole (no MemoryError traceback):
 a 300 GB sparse fixture case, a large foreign manifest.json in a build-site DIR, an
-oversized rank file in CONTEXT_BUDGET_TOKENIZER_DATA."""
+oversized rank file in FITPROOF_TOKENIZER_DATA."""
 
 import io
 import os
@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from conftest import ROOT
-from context_budget.cli import run
+from fitproof.cli import run
 
 HUGE = 300 * 10**9
 
@@ -44,8 +44,8 @@ def test_a_large_foreign_manifest_is_not_read_whole(tmp_path):
 
 def test_an_oversized_rank_file_is_one_line(tmp_path):
     sparse(tmp_path / "o200k_base.tiktoken", HUGE)
-    environ = {**os.environ, "CONTEXT_BUDGET_TOKENIZER_DATA": str(tmp_path), "PYTHONPATH": str(ROOT / "py")}
-    done = subprocess.run([sys.executable, "-m", "context_budget", "count", "-", "--tokenizer", "o200k_base"],
+    environ = {**os.environ, "FITPROOF_TOKENIZER_DATA": str(tmp_path), "PYTHONPATH": str(ROOT / "py")}
+    done = subprocess.run([sys.executable, "-m", "fitproof", "count", "-", "--tokenizer", "o200k_base"],
                           input=b"hello", capture_output=True, env=environ, timeout=120)
     err = done.stderr.decode()
     assert done.returncode == 1 and err.count("\n") == 1 and "larger than 64 MiB" in err, err

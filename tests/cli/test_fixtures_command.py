@@ -1,11 +1,11 @@
-"""`context-budget fixtures`: every case, one case file, a mismatch named by its path, wrong keys named."""
+"""`fitproof fixtures`: every case, one case file, a mismatch named by its path, wrong keys named."""
 
 import io
 import json
 
 from conftest import FIXTURES
-from context_budget import evaluate
-from context_budget.cli import run
+from fitproof import evaluate
+from fitproof.cli import run
 
 
 def call(argv, stdin=b""):
@@ -51,7 +51,7 @@ def test_fixtures_command_runs_one_case_file_and_names_wrong_keys(tmp_path):
 
 def test_a_case_written_as_the_readme_says_passes(tmp_path):
     """The recipe for your own cases: expected is evaluate's report, written by Python's json."""
-    from context_budget import evaluate
+    from fitproof import evaluate
 
     data = {"budget": 7, "items": [{"id": "A", "relevance": 2.0, "tokens": 4}]}
     case = {"description": "a float score stays a float", "input": data, "expected": evaluate(data)}

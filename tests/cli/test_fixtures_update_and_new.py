@@ -1,4 +1,4 @@
-"""`context-budget fixtures`: expect cases, `--update` of failing snapshots, `fixtures new`; exit codes
+"""`fitproof fixtures`: expect cases, `--update` of failing snapshots, `fixtures new`; exit codes
 as the contract's table says, one-line errors, no traceback."""
 
 import json
@@ -7,7 +7,7 @@ import pytest
 
 from cli_calls import call_cli, file_tree, one_line_error
 from conftest import FIXTURES
-from context_budget import evaluate
+from fitproof import evaluate
 
 INPUT = {"budget": 7, "items": [{"id": "A", "relevance": 0.9, "tokens": 4},
                                 {"id": "B", "relevance": 0.8, "tokens": 5},
@@ -120,20 +120,20 @@ def test_new_with_a_claim_expects_its_verdict_and_with_errors_the_errors(here):
 
 
 @pytest.mark.parametrize("argv, said", [
-    (["fixtures", "new", "input", "--input", "input.json"], "context-budget: fixtures new: input.json exists, and is not overwritten (choose another NAME)\n"),
-    (["fixtures", "new", "none/case", "--input", "input.json"], "context-budget: fixtures new: there is no directory none to write case.json in (create it first)\n"),
-    (["fixtures", "new", "case", "--input", "missing.json"], "context-budget: cannot read missing.json: No such file or directory\n"),
+    (["fixtures", "new", "input", "--input", "input.json"], "fitproof: fixtures new: input.json exists, and is not overwritten (choose another NAME)\n"),
+    (["fixtures", "new", "none/case", "--input", "input.json"], "fitproof: fixtures new: there is no directory none to write case.json in (create it first)\n"),
+    (["fixtures", "new", "case", "--input", "missing.json"], "fitproof: cannot read missing.json: No such file or directory\n"),
     (["fixtures", "new", "case", "--input", "input.json", "--expect", "pass,selcted"],
-     'context-budget: fixtures new: --expect selcted: the report has no key "selcted" (it has pass, summary, checks, mode, budget, used, remaining, selected, omitted, trace, optimal)\n'),
+     'fitproof: fixtures new: --expect selcted: the report has no key "selcted" (it has pass, summary, checks, mode, budget, used, remaining, selected, omitted, trace, optimal)\n'),
     (["fixtures", "new", "case", "--input", "input.json", "--expect", "pass,,used"],
-     "context-budget: fixtures new: --expect takes report keys separated by commas (pass,selected or claim.pass), got 'pass,,used'\n"),
+     "fitproof: fixtures new: --expect takes report keys separated by commas (pass,selected or claim.pass), got 'pass,,used'\n"),
     (["fixtures", "new", "case", "--input", "input.json", "--expect", "selected.id"],
-     'context-budget: fixtures new: --expect selected.id: the report\'s selected is ["A", "C"], not an object\n'),
-    (["fixtures", "new", "case"], "context-budget: fixtures new needs NAME and --input FILE (fixtures new my-cases/two-fit --input input.json); to run the cases in a directory named new, write ./new\n"),
-    (["fixtures", "new", "", "--input", "input.json"], "context-budget: fixtures new needs a NAME for the case, got an empty one\n"),
-    (["fixtures", "new", "case", "--input", "input.json", "--update"], "context-budget: fixtures new: --update runs cases; new writes one\n"),
-    (["fixtures", "cases", "--input", "input.json"], "context-budget: fixtures: --input belongs to `fixtures new NAME --input FILE`\n"),
-    (["fixtures", "cases", "more"], "context-budget: fixtures: unexpected argument 'more' (one DIR or FILE; to write a case: fixtures new NAME --input FILE)\n"),
+     'fitproof: fixtures new: --expect selected.id: the report\'s selected is ["A", "C"], not an object\n'),
+    (["fixtures", "new", "case"], "fitproof: fixtures new needs NAME and --input FILE (fixtures new my-cases/two-fit --input input.json); to run the cases in a directory named new, write ./new\n"),
+    (["fixtures", "new", "", "--input", "input.json"], "fitproof: fixtures new needs a NAME for the case, got an empty one\n"),
+    (["fixtures", "new", "case", "--input", "input.json", "--update"], "fitproof: fixtures new: --update runs cases; new writes one\n"),
+    (["fixtures", "cases", "--input", "input.json"], "fitproof: fixtures: --input belongs to `fixtures new NAME --input FILE`\n"),
+    (["fixtures", "cases", "more"], "fitproof: fixtures: unexpected argument 'more' (one DIR or FILE; to write a case: fixtures new NAME --input FILE)\n"),
 ])
 def test_new_refuses_with_one_line_and_exit_2(here, argv, said):
     before = file_tree(here)
@@ -145,7 +145,7 @@ def test_new_refuses_with_one_line_and_exit_2(here, argv, said):
 def test_new_refuses_an_input_that_is_not_json_with_exit_1(here):
     (here / "prose.json").write_text("The answer is A and C.")
     code, out, err = call_cli(["fixtures", "new", "case", "--input", "prose.json"])
-    assert (code, out) == (1, "") and one_line_error(err) and err.startswith("context-budget: input prose.json: invalid JSON: expected a value")
+    assert (code, out) == (1, "") and one_line_error(err) and err.startswith("fitproof: input prose.json: invalid JSON: expected a value")
     assert not (here / "case.json").exists()
 
 
@@ -176,7 +176,7 @@ def test_the_docs_examples_of_new_and_update_print_what_is_shown(here):
     from conftest import ROOT
 
     page = (ROOT / "docs" / "fixtures.md").read_text(encoding="utf-8")
-    examples = [block for block in re.findall(r"```text\n(.*?)```", page, re.S) if block.startswith("$ context-budget fixtures")]
+    examples = [block for block in re.findall(r"```text\n(.*?)```", page, re.S) if block.startswith("$ fitproof fixtures")]
     assert len(examples) == 2
     (here / "my-cases").mkdir()
     (here / "two-fit-input.json").write_text(json.dumps(INPUT))
@@ -188,7 +188,7 @@ def test_the_docs_examples_of_new_and_update_print_what_is_shown(here):
 
 
 def test_new_writes_no_case_from_a_report_that_lacks_tokenizer_data(here, monkeypatch):
-    from context_budget.tokenizers import exact
+    from fitproof.tokenizers import exact
 
     monkeypatch.setattr(exact, "CHECKOUT_DATA", here / "none")
     monkeypatch.setattr(exact, "PACKAGED_DATA", str(here / "none"))
@@ -197,7 +197,7 @@ def test_new_writes_no_case_from_a_report_that_lacks_tokenizer_data(here, monkey
     (here / "counted.json").write_text(json.dumps({"budget": 9, "tokenizer": "o200k_base", "items": [{"id": "A", "relevance": 1, "content": "hi"}]}))
     code, out, err = call_cli(["fixtures", "new", "case", "--input", "counted.json"])
     assert (code, out) == (1, "") and one_line_error(err) and not (here / "case.json").exists()
-    assert err.startswith("context-budget: fixtures new: no case written, its report would record missing data: o200k_base needs o200k_base.tiktoken")
+    assert err.startswith("fitproof: fixtures new: no case written, its report would record missing data: o200k_base needs o200k_base.tiktoken")
 
 
 def test_update_says_why_a_link_is_not_written(tmp_path):

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from context_budget.cli import EXAMPLES, _parser, run
-from context_budget.cli import run
+from fitproof.cli import EXAMPLES, _parser, run
+from fitproof.cli import run
 from seeds import SEED_000
 from cli_calls import call_cli as call_streams, file_tree as _tree
 
@@ -125,14 +125,14 @@ signal.signal(signal.SIGINT, signal.default_int_handler)  # as from a terminal: 
 
 class Interrupt:
     def find_spec(self, name, path=None, target=None):
-        if name == "context_budget.cli._arguments":
+        if name == "fitproof.cli._arguments":
             os.write(READY, b"!")  # half-way through the imports: ready for Ctrl+C
             time.sleep(60)  # ended by the test's SIGINT
         return None
 
 sys.meta_path.insert(0, Interrupt())
-sys.argv = ["context-budget", "check", "-"]
-from context_budget._launch import main
+sys.argv = ["fitproof", "check", "-"]
+from fitproof._launch import main
 main()
 print("not reached")
 """
@@ -160,16 +160,16 @@ def test_ctrl_c_while_the_command_imports_ends_quietly():
 
 
 def test_the_package_exports_each_public_name_and_no_other():
-    """Each name in ``__all__`` is there after ``import context_budget``, and a wrong one is an AttributeError."""
+    """Each name in ``__all__`` is there after ``import fitproof``, and a wrong one is an AttributeError."""
     probe = (
-        "import context_budget as cb\n"
+        "import fitproof as cb\n"
         "print(cb.evaluate({'budget': 1, 'items': []})['pass'], cb.count_tokens('a b', 'estimate') > 0)\n"
         "print(all(hasattr(cb, name) for name in cb.__all__), sorted(set(cb.__all__) - set(dir(cb))))\n"
         "try:\n    cb.no_such_name\nexcept AttributeError as error:\n    print(error)\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.stdout.splitlines() == [
-        "True True", "True []", "module 'context_budget' has no attribute 'no_such_name'",
+        "True True", "True []", "module 'fitproof' has no attribute 'no_such_name'",
     ], done.stderr
 
 
@@ -184,8 +184,8 @@ def test_a_full_disk_is_one_line_and_exit_2(argv, tmp_path):
     lines.write_text((json.dumps(SEED_000) + "\n") * 600)
     argv = [str(lines) if part == "LINES" else part for part in argv]
     with open("/dev/full", "w") as full:
-        done = subprocess.run([sys.executable, "-m", "context_budget", *argv], stdout=full, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=120)
-    assert (done.returncode, done.stderr) == (2, "context-budget: cannot write standard output: No space left on device\n")
+        done = subprocess.run([sys.executable, "-m", "fitproof", *argv], stdout=full, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=120)
+    assert (done.returncode, done.stderr) == (2, "fitproof: cannot write standard output: No space left on device\n")
 
 
 @pytest.mark.skipif(not __import__("os").path.exists("/dev/full"), reason="needs /dev/full (Linux)")
@@ -196,7 +196,7 @@ def test_a_full_disk_is_one_line_and_exit_2(argv, tmp_path):
 def test_a_standard_error_that_cannot_be_written_keeps_the_exit_code(argv, code):
     """A failed write of the error line raised out of the command: exit 1 (Python's) for every failure."""
     with open("/dev/full", "w") as full:
-        done = subprocess.run([sys.executable, "-m", "context_budget", *argv], input="{", stdout=subprocess.PIPE, stderr=full,
+        done = subprocess.run([sys.executable, "-m", "fitproof", *argv], input="{", stdout=subprocess.PIPE, stderr=full,
                               text=True, cwd=ROOT, timeout=60)
     assert done.returncode == code
 
@@ -219,16 +219,16 @@ class TickedTerminal(Terminal):
 
     def write(self, text):
         written = super().write(text)
-        if text.startswith(f"\rcontext-budget: {self.what}") and text.endswith(" s"):
+        if text.startswith(f"\rfitproof: {self.what}") and text.endswith(" s"):
             self.ticked.set()
         return written
 
 
 @pytest.mark.parametrize("argv, slow, what", [
-    (["compose", "examples/refund-case.json", "--call-model"], "context_budget.cli._chat.call_model", "waiting for the model at http://localhost:12"),
-    (["count", "README.md"], "context_budget.tokenizers.count_tokens", "counting the tokens of"),
-    (["check", "examples/refund-case.json"], "context_budget.cli.check.evaluate_with_problems", "checking"),
-    (["check", "examples/refund-case.json"], "context_budget.cli.check.envelope_text", "writing the report"),
+    (["compose", "examples/refund-case.json", "--call-model"], "fitproof.cli._chat.call_model", "waiting for the model at http://localhost:12"),
+    (["count", "README.md"], "fitproof.tokenizers.count_tokens", "counting the tokens of"),
+    (["check", "examples/refund-case.json"], "fitproof.cli.check.evaluate_with_problems", "checking"),
+    (["check", "examples/refund-case.json"], "fitproof.cli.check.envelope_text", "writing the report"),
 ])
 def test_a_slow_step_shows_its_seconds_on_a_terminal_and_wipes_them(monkeypatch, argv, slow, what):
     """A large check or count, or a model that keeps compose waiting up to its timeout, takes
@@ -238,7 +238,7 @@ def test_a_slow_step_shows_its_seconds_on_a_terminal_and_wipes_them(monkeypatch,
     import threading
     import types
 
-    from context_budget.cli import _ticker
+    from fitproof.cli import _ticker
 
     module_name, _, name = slow.rpartition(".")
     module = sys.modules[module_name]
@@ -249,7 +249,7 @@ def test_a_slow_step_shows_its_seconds_on_a_terminal_and_wipes_them(monkeypatch,
         if isinstance(stderr, TickedTerminal):
             assert stderr.ticked.wait(60), "the ticker never showed its line"
         else:  # nothing is counting: no ticker, so nothing can be shown however long the step takes
-            assert not [thread for thread in threading.enumerate() if thread.name == "context-budget ticker"]
+            assert not [thread for thread in threading.enumerate() if thread.name == "fitproof ticker"]
         return "The answer." if name == "call_model" else real(*args, **kwargs)  # no model server here
 
     monkeypatch.setattr(module, name, slowly)
@@ -261,7 +261,7 @@ def test_a_slow_step_shows_its_seconds_on_a_terminal_and_wipes_them(monkeypatch,
         said = stderr.getvalue()
         if shown:
             # (A step before this one may have been counted too on a busy machine: this one's line is looked for.)
-            assert f"\rcontext-budget: {what}" in said and ": 1 s" in said and "\x1b" not in said, said
+            assert f"\rfitproof: {what}" in said and ": 1 s" in said and "\x1b" not in said, said
             last = said.rstrip("\r").rsplit("\r", 2)
             assert said.endswith("\r") and set(last[-1]) == {" "} and len(last[-1]) == len(last[-2]), said  # wiped with spaces
         else:
@@ -276,20 +276,20 @@ def test_out_of_range_options_are_usage_errors(argv):
 
 
 def cli_process(args, **options):
-    return subprocess.run([sys.executable, "-m", "context_budget", *args], capture_output=True, cwd=ROOT, timeout=60, **options)
+    return subprocess.run([sys.executable, "-m", "fitproof", *args], capture_output=True, cwd=ROOT, timeout=60, **options)
 
 
 @pytest.mark.parametrize("args", [["check", "-"], ["check", "--jsonl", "-"], ["compose", "-"]])
 def test_closed_stdin_is_a_usage_error(args):
     # `<&-`: descriptor 0 closed before Python starts, so sys.stdin is None: no AttributeError traceback.
     result = cli_process(args, stdin=None, preexec_fn=lambda: os.close(0))
-    assert result.returncode == 2 and result.stderr == b"context-budget: cannot read standard input: it is closed\n", result.stderr
+    assert result.returncode == 2 and result.stderr == b"fitproof: cannot read standard input: it is closed\n", result.stderr
     # Closed after start-up: reading fails with EBADF, said in one line, not an OSError traceback.
     result = subprocess.run(
-        [sys.executable, "-c", "import os, sys; os.close(0); from context_budget.cli import main; sys.argv[1:] = " + repr(args) + "; main()"],
+        [sys.executable, "-c", "import os, sys; os.close(0); from fitproof.cli import main; sys.argv[1:] = " + repr(args) + "; main()"],
         capture_output=True, cwd=ROOT, timeout=60,
     )
-    assert result.returncode == 2 and result.stderr.startswith(b"context-budget: cannot read standard input: "), result.stderr
+    assert result.returncode == 2 and result.stderr.startswith(b"fitproof: cannot read standard input: "), result.stderr
     assert result.stderr.count(b"\n") == 1
 
 
@@ -297,7 +297,7 @@ def test_a_closed_stdout_ends_quietly(tmp_path):
     # `check --jsonl big | head -1` ends without a BrokenPipeError traceback.
     big = tmp_path / "big.jsonl"
     big.write_text((json.dumps({"budget": 5, "items": [{"id": "A", "relevance": 1, "tokens": 1}]}) + "\n") * 20_000)
-    process = subprocess.Popen([sys.executable, "-m", "context_budget", "check", "--jsonl", str(big)],
+    process = subprocess.Popen([sys.executable, "-m", "fitproof", "check", "--jsonl", str(big)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
     assert json.loads(process.stdout.readline())["ok"] is True
     process.stdout.close()
@@ -311,7 +311,7 @@ def test_a_reader_that_goes_away_during_one_large_report_exits_1(tmp_path):
     and CPython's buffered writer drops the rest without an error: exit 0 would say all was read."""
     big = tmp_path / "big.json"
     big.write_text(json.dumps({"budget": 10**6, "items": [{"id": f"item-{i}", "relevance": i % 97, "tokens": 3} for i in range(30_000)]}))
-    process = subprocess.Popen([sys.executable, "-m", "context_budget", "check", "--indent", "2", str(big)],
+    process = subprocess.Popen([sys.executable, "-m", "fitproof", "check", "--indent", "2", str(big)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
     assert process.stdout.readline() == b"{\n"
     process.stdout.close()
@@ -337,13 +337,13 @@ def test_an_output_that_cannot_carry_utf8_gets_escapes_not_a_traceback(tmp_path,
 
 
 def _process(args, **options):
-    return subprocess.run([sys.executable, "-m", "context_budget", *args], capture_output=True, cwd=ROOT, timeout=60, **options)
+    return subprocess.run([sys.executable, "-m", "fitproof", *args], capture_output=True, cwd=ROOT, timeout=60, **options)
 
 
 @pytest.mark.parametrize("closing, args, code, message", [
-    (0, ["check", "-"], 2, b"context-budget: cannot read standard input: it is closed\n"),
-    (0, ["count", "-"], 2, b"context-budget: cannot read standard input: it is closed\n"),
-    (1, ["check", "examples/refund-case.json"], 2, b"context-budget: cannot write standard output: it is closed\n"),
+    (0, ["check", "-"], 2, b"fitproof: cannot read standard input: it is closed\n"),
+    (0, ["count", "-"], 2, b"fitproof: cannot read standard input: it is closed\n"),
+    (1, ["check", "examples/refund-case.json"], 2, b"fitproof: cannot write standard output: it is closed\n"),
     (2, ["check", "missing.json"], 2, b""),
 ])
 def test_closed_standard_streams(closing, args, code, message):
@@ -370,7 +370,7 @@ def test_empty_or_wrong_path_arguments_are_never_guessed(tmp_path, monkeypatch, 
     before = _tree(tmp_path)
     stdout, stderr = io.StringIO(), io.StringIO()
     assert run(argv, None, stdout, stderr, {}) == 2
-    assert stderr.getvalue() == f"context-budget: {said}\n" and stdout.getvalue() == ""
+    assert stderr.getvalue() == f"fitproof: {said}\n" and stdout.getvalue() == ""
     assert _tree(tmp_path) == before
 
 

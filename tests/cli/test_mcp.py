@@ -1,4 +1,4 @@
-"""``context-budget mcp`` as a process: driven by the official MCP SDK's stdio client, and by raw
+"""``fitproof mcp`` as a process: driven by the official MCP SDK's stdio client, and by raw
 lines of JSON-RPC; how it ends (end of input, Ctrl+C, a killed client) and what it writes."""
 
 import json
@@ -19,10 +19,10 @@ from mcp.shared.exceptions import MCPError
 
 from cli_calls import call_cli
 from conftest import signals_as_from_a_terminal
-from context_budget.mcp_server.protocol import MAX_MESSAGE_BYTES
+from fitproof.mcp_server.protocol import MAX_MESSAGE_BYTES
 
-SCRIPT = Path(sys.executable).parent / "context-budget"
-SERVER = [str(SCRIPT), "mcp"] if SCRIPT.exists() else [sys.executable, "-m", "context_budget", "mcp"]
+SCRIPT = Path(sys.executable).parent / "fitproof"
+SERVER = [str(SCRIPT), "mcp"] if SCRIPT.exists() else [sys.executable, "-m", "fitproof", "mcp"]
 RELEVANCE = {"budget": 7, "items": [{"id": "A", "relevance": 9, "tokens": 4}, {"id": "B", "relevance": 8, "tokens": 5},
                                     {"id": "C", "relevance": 7, "tokens": 3}]}
 HISTORY = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Where is my order?"},
@@ -66,7 +66,7 @@ def sdk_session(body):
 
 def test_the_sdk_lists_the_tools_and_calls_each():
     async def body(session, initialized):
-        assert initialized.protocol_version == "2025-11-25" and initialized.server_info.name == "context-budget"
+        assert initialized.protocol_version == "2025-11-25" and initialized.server_info.name == "fitproof"
         listed = await session.list_tools()
         assert [tool.name for tool in listed.tools] == ["check", "count_tokens", "trim_messages", "verify_claim"]
         assert all(tool.output_schema and tool.input_schema["type"] == "object" for tool in listed.tools)
@@ -179,14 +179,14 @@ def test_nothing_but_protocol_messages_on_standard_output():
     # A tool that prints (a stray print() in some library): it lands on standard error, not among the messages.
     noisy = textwrap.dedent("""
         import sys
-        sys.argv = ["context-budget", "mcp"]
-        from context_budget.mcp_server import tools
+        sys.argv = ["fitproof", "mcp"]
+        from fitproof.mcp_server import tools
         counted = tools.TOOLS["count_tokens"]
         def noisy(arguments):
             print("stray output")
             return counted(arguments)
         tools.TOOLS["count_tokens"] = noisy
-        from context_budget._launch import main
+        from fitproof._launch import main
         main()
     """)
     data = rpc(INITIALIZE) + rpc({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "count_tokens", "arguments": {"text": "a b"}}})
@@ -199,14 +199,14 @@ def test_nothing_but_protocol_messages_on_standard_output():
 def test_with_standard_error_on_standard_output_still_nothing_but_messages():
     noisy = textwrap.dedent("""
         import sys
-        sys.argv = ["context-budget", "mcp"]
-        from context_budget.mcp_server import tools
+        sys.argv = ["fitproof", "mcp"]
+        from fitproof.mcp_server import tools
         def noisy(arguments):
             print("stray output")
             sys.stderr.write("stray error\\n")
             raise KeyError("a bug")  # logged on standard error, which is standard output here
         tools.TOOLS["count_tokens"] = noisy
-        from context_budget._launch import main
+        from fitproof._launch import main
         main()
     """)
     data = rpc(INITIALIZE) + rpc({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "count_tokens", "arguments": {}}})
@@ -320,26 +320,26 @@ def test_a_killed_client_leaves_no_server_behind():
 
 
 def test_it_starts_without_the_command_line_modules():
-    # `context-budget mcp` answers sooner for not importing argparse and the other commands (bench/mcp_stdio.py times it).
+    # `fitproof mcp` answers sooner for not importing argparse and the other commands (bench/mcp_stdio.py times it).
     probe = textwrap.dedent("""
         import json, sys
-        sys.argv = ["context-budget", "mcp"]
-        from context_budget.mcp_server import stdio
+        sys.argv = ["fitproof", "mcp"]
+        from fitproof.mcp_server import stdio
         stdio.serve_process = lambda stderr=None: print(json.dumps(sorted(sys.modules))) or 0
-        from context_budget._launch import main
+        from fitproof._launch import main
         main()
     """)
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, timeout=120, check=True)
     loaded = set(json.loads(done.stdout))
-    assert "context_budget.mcp_server.stdio" in loaded
-    assert loaded.isdisjoint({"context_budget.cli", "argparse", "context_budget.mcp_server.tools", "difflib", "http.client", "ssl"})
+    assert "fitproof.mcp_server.stdio" in loaded
+    assert loaded.isdisjoint({"fitproof.cli", "argparse", "fitproof.mcp_server.tools", "difflib", "http.client", "ssl"})
 
 
 def test_the_server_loads_only_the_standard_library():
     probe = textwrap.dedent("""
         import json, sys
         sys.path.insert(0, sys.argv[1])
-        from context_budget.mcp_server import protocol, stdio, tools
+        from fitproof.mcp_server import protocol, stdio, tools
         opened = protocol.Session()
         for name, arguments in json.loads(sys.argv[2]).items():
             assert opened.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}})["result"]
@@ -350,7 +350,7 @@ def test_the_server_loads_only_the_standard_library():
     source = str(Path(__file__).resolve().parent.parent.parent / "py")
     done = subprocess.run([sys.executable, "-I", "-c", probe, source, json.dumps(calls)], capture_output=True, timeout=120, check=True)
     outside = [name for name in json.loads(done.stdout) if name.split(".")[0] not in sys.stdlib_module_names
-               and name.split(".")[0] not in ("context_budget", "__main__", "_distutils_hack")]  # (setuptools' .pth hook)
+               and name.split(".")[0] not in ("fitproof", "__main__", "_distutils_hack")]  # (setuptools' .pth hook)
     assert outside == []
 
 
@@ -361,7 +361,7 @@ def test_mcp_is_a_command():
     assert code == 0 and err == ""
     assert [json.loads(line)["id"] for line in out.splitlines()] == [0, 1]
     code, out, err = call_cli(["--help"])
-    assert code == 0 and "mcp" in out and "context-budget mcp" in out
+    assert code == 0 and "mcp" in out and "fitproof mcp" in out
     code, out, err = call_cli(["mcp", "--prot", "1"])
     assert code == 2 and "unknown option --prot" in err
 
@@ -371,8 +371,8 @@ QWEN = Path(__file__).resolve().parent.parent / "data" / "models" / "qwen3" / "t
 
 @pytest.mark.skipif(not QWEN.exists(), reason="needs the test suite's model tokenizers (scripts/fetch_model_tokenizers)")
 def test_a_models_own_tokenizer_by_name():
-    from context_budget import count_messages, count_tokens
-    from context_budget.tokenizers import TokenizerRegistry, load_tokenizer, using_tokenizers
+    from fitproof import count_messages, count_tokens
+    from fitproof.tokenizers import TokenizerRegistry, load_tokenizer, using_tokenizers
 
     text = "Order ORD-884120 shipped 2026-03-09 and arrived four days late."
     calls = [

@@ -7,9 +7,9 @@ import jsonschema
 import pytest
 
 from conftest import ROOT
-from context_budget import evaluate
-from context_budget.mcp_server import protocol, stdio, tools
-from context_budget.mcp_server.protocol import MAX_MESSAGE_BYTES, PROTOCOL_VERSIONS, Session
+from fitproof import evaluate
+from fitproof.mcp_server import protocol, stdio, tools
+from fitproof.mcp_server.protocol import MAX_MESSAGE_BYTES, PROTOCOL_VERSIONS, Session
 
 LATEST = PROTOCOL_VERSIONS[0]
 RELEVANCE = {"budget": 7, "items": [{"id": "A", "relevance": 9, "tokens": 4}, {"id": "B", "relevance": 8, "tokens": 5},
@@ -51,7 +51,7 @@ def test_initialize_echoes_a_version_it_speaks(version):
     answer = Session().handle(request("initialize", {"protocolVersion": version, "capabilities": {}}))["result"]
     assert answer["protocolVersion"] == version
     assert answer["capabilities"] == {"tools": {"listChanged": False}}
-    assert answer["serverInfo"]["name"] == "context-budget" and answer["instructions"]
+    assert answer["serverInfo"]["name"] == "fitproof" and answer["instructions"]
 
 
 @pytest.mark.parametrize("version", ["2026-07-28", "2023-01-01", "latest"])
@@ -195,7 +195,7 @@ def test_the_tools_and_their_schemas():
             assert schema["type"] == "object"
             jsonschema.Draft202012Validator.check_schema(schema)
     check = listed[0]["inputSchema"]
-    package = [json.loads((ROOT / "py" / "context_budget" / "schemas" / f"{mode}.schema.json").read_text()) for mode in tools.MODES]
+    package = [json.loads((ROOT / "py" / "fitproof" / "schemas" / f"{mode}.schema.json").read_text()) for mode in tools.MODES]
     assert check["properties"]["input"]["anyOf"] == [{k: v for k, v in schema.items() if k not in ("$schema", "$id")} for schema in package]
     trim = listed[2]["inputSchema"]["properties"]
     assert trim["messages"] == package[-1]["properties"]["messages"] and trim["limit"] == package[-1]["properties"]["limit"]

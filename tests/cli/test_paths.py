@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from context_budget.cli import run
+from fitproof.cli import run
 
 
 def call(argv):
@@ -16,7 +16,7 @@ def call(argv):
 
 
 def _one_line(stderr):
-    return stderr.count("\n") == 1 and stderr.startswith("context-budget: ") and "Traceback" not in stderr
+    return stderr.count("\n") == 1 and stderr.startswith("fitproof: ") and "Traceback" not in stderr
 
 
 @pytest.mark.parametrize("command", ["fixtures", "build-site"])

@@ -21,12 +21,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import ROOT
-from context_budget._site import bundle as _site
-from context_budget._site import bundle, writer
-from context_budget._site import server
-from context_budget._site import server as site_server
-from context_budget._site.bundle import pyodide_version
-from context_budget.cli import run
+from fitproof._site import bundle as _site
+from fitproof._site import bundle, writer
+from fitproof._site import server
+from fitproof._site import server as site_server
+from fitproof._site.bundle import pyodide_version
+from fitproof.cli import run
 from cli_calls import call_cli as call, one_line_error
 
 
@@ -72,14 +72,14 @@ def test_the_bundle_is_the_sources_and_named_by_their_hash(site_url):
     on_disk = {path.relative_to(root).as_posix(): path.read_text(encoding="utf-8")
                for path in _site.PACKAGE_DIR.rglob("*") if path.suffix in (".py", ".json") and "__pycache__" not in path.parts}
     assert bundle["files"] == on_disk
-    assert "context_budget/modes/passages.py" in bundle["files"] and "context_budget/schemas/blocks.schema.json" in bundle["files"]
-    assert bundle["sources_sha256"] == package["sources_sha256"] and package["url"] == f"py/context_budget-{package['sources_sha256'][:16]}.json"
+    assert "fitproof/modes/passages.py" in bundle["files"] and "fitproof/schemas/blocks.schema.json" in bundle["files"]
+    assert bundle["sources_sha256"] == package["sources_sha256"] and package["url"] == f"py/fitproof-{package['sources_sha256'][:16]}.json"
 
 
 def test_the_sources_hash_changes_with_any_file(monkeypatch):
     sources = _site.package_sources()
     _, original = _site.package_bundle()
-    name = "context_budget/_envelope.py"
+    name = "fitproof/_envelope.py"
     for changed in ({**sources, name: sources[name] + " "}, {**sources, name + "x": ""}, {k: v for k, v in sources.items() if k != name}):
         monkeypatch.setattr(_site, "package_sources", lambda changed=changed: changed)
         assert _site.package_bundle()[1] != original
@@ -126,13 +126,13 @@ def test_the_unversioned_pyodide_loader_is_the_versioned_one(site_url):
 
 def test_only_versioned_pyodide_paths_and_hashed_bundles_are_immutable():
     assert _site.cache_control("pyodide/314.0.7/pyodide.asm.wasm").endswith("immutable")
-    assert _site.cache_control("py/context_budget-0123456789abcdef.json").endswith("immutable")
-    for path in ("pyodide/pyodide.asm.wasm", "pyodide/314.0.7/", "py/context_budget-latest.json", "index.html", "worker.js", "boot.json"):
+    assert _site.cache_control("py/fitproof-0123456789abcdef.json").endswith("immutable")
+    for path in ("pyodide/pyodide.asm.wasm", "pyodide/314.0.7/", "py/fitproof-latest.json", "index.html", "worker.js", "boot.json"):
         assert _site.cache_control(path) == "no-cache", path
 
 
 def test_the_old_unversioned_paths_are_gone(site_url):
-    for path in ("pyodide/pyodide.asm.wasm", "py/files.json", "py/context_budget/__init__.py"):
+    for path in ("pyodide/pyodide.asm.wasm", "py/files.json", "py/fitproof/__init__.py"):
         with pytest.raises(urllib.error.HTTPError) as error:
             fetch(site_url + path)
         assert error.value.code == 404, path
@@ -185,12 +185,12 @@ def test_the_prebuilt_snapshot_is_served_long_lived_with_the_probe_to_check_it(s
     snapshot = config["snapshot"]
     stdlib = config["pyodide"]["stdlib"]  # made with the compiled standard library (Node made both), named by it too
     assert stdlib.startswith("stdlib-")
-    assert snapshot["url"] == f"pyodide/{VERSION}/context_budget-{config['package']['sources_sha256'][:16]}-{stdlib[7:15]}.snapshot.gz"
+    assert snapshot["url"] == f"pyodide/{VERSION}/fitproof-{config['package']['sources_sha256'][:16]}-{stdlib[7:15]}.snapshot.gz"
     status, headers, body = fetch(site_url + snapshot["url"])
     assert status == 200 and headers["Content-Type"] == "application/gzip" and len(body) == snapshot["bytes"]
     assert headers["Cache-Control"] == "public, max-age=31536000, immutable"
     assert gzip.decompress(body)[:4] == (1886286592).to_bytes(4, "little")  # Pyodide's snapshot magic number
-    from context_budget._envelope import check_text
+    from fitproof._envelope import check_text
     assert config["probe"]["envelope"] == check_text(config["probe"]["input"])
     assert json.loads(config["probe"]["envelope"])["result"]["summary"] == "Selected A, C within 7 tokens."
 
@@ -384,7 +384,7 @@ def test_a_directory_that_cannot_be_used_is_a_one_line_usage_error(tmp_path, kin
         (tmp_path / "real").mkdir()
         target.symlink_to(tmp_path / "real")
     else:
-        target = Path("/proc/context-budget-site")  # unwritable even for root
+        target = Path("/proc/fitproof-site")  # unwritable even for root
     code, out, err = call(["build-site", str(target)])
     assert code == 2 and out == "" and one_line_error(err), err
     if kind == "file":
@@ -501,7 +501,7 @@ FUZZ = settings(max_examples=int(os.environ.get("ROBUSTNESS_EXAMPLES", "150")), 
 def page_server():
     import threading
 
-    from context_budget._site import server as _site
+    from fitproof._site import server as _site
 
     server = _site.make_server(0, idle_timeout=0.5)
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
@@ -512,7 +512,7 @@ def page_server():
 
 REQUEST_PARTS = st.sampled_from([
     b"GET", b"HEAD", b"POST", b"PUT", b"DELETE", b"OPTIONS", b"G\x00T", b" ", b"/", b"/index.html", b"/../../etc/passwd",
-    b"/%2e%2e/README.md", b"/py/context_budget/cli.py", b"/" + WASM_PATH.encode(), b"?x=1", b"#frag", b"//",
+    b"/%2e%2e/README.md", b"/py/fitproof/cli.py", b"/" + WASM_PATH.encode(), b"?x=1", b"#frag", b"//",
     b"HTTP/1.0", b"HTTP/1.1", b"HTTP/9.9", b"\r\n", b"\n", b"Host: x", b"Range: bytes=0-10", b"A" * 70000, b"\xff\xfe", b"\x1b[2J",
 ])
 
@@ -543,7 +543,7 @@ def test_serve_answers_any_request_bytes_and_stays_up(page_server, request_bytes
 
 SERVER_SCRIPT = """
 import sys
-from context_budget._site import server as _site
+from fitproof._site import server as _site
 server = _site.make_server(0, idle_timeout=float(sys.argv[1]), max_connections=int(sys.argv[2]))
 print(server.server_address[1], flush=True)
 server.serve_forever()

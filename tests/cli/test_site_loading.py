@@ -15,9 +15,9 @@ import zipfile
 
 import pytest
 
-from context_budget._envelope import check_text
-from context_budget._site import bundle, compress, writer
-from context_budget._site import server as site_server
+from fitproof._envelope import check_text
+from fitproof._site import bundle, compress, writer
+from fitproof._site import server as site_server
 from test_site import small_root  # noqa: F401 (a fixture: a tiny checkout, built in milliseconds)
 
 VERSION = bundle.pyodide_version(bundle.project_root() / "node_modules" / "pyodide")
@@ -251,19 +251,19 @@ def test_the_compiled_standard_library_is_bytecode_and_the_packages_is_checked_a
     assert config["pyodide"]["bytes"][name] == len(files[f"pyodide/{VERSION}/{name}"]) and "python_stdlib.zip" not in config["pyodide"]["bytes"]
     assert f"pyodide/{VERSION}/python_stdlib.zip" in files  # the whole one stays, for a module missing here
     archive = zipfile.ZipFile(io.BytesIO(files[f"pyodide/{VERSION}/{name}"]))
-    standard = [entry for entry in archive.namelist() if not entry.startswith("context_budget-bytecode/")]
+    standard = [entry for entry in archive.namelist() if not entry.startswith("fitproof-bytecode/")]
     assert standard and all(entry.endswith(".pyc") for entry in standard)  # no sources
     assert {"json/__init__.pyc", "difflib.pyc", "encodings/utf_8.pyc", "pyodide/__init__.pyc"} <= set(standard)
     assert "email/__init__.pyc" not in standard  # what nothing imports stays out
     sources = json.loads(files[config["package"]["url"]])["files"]
-    listed = archive.read("context_budget-bytecode/files.txt").decode().split()
-    assert "context_budget/__pycache__/_envelope.cpython-314.pyc" in listed
+    listed = archive.read("fitproof-bytecode/files.txt").decode().split()
+    assert "fitproof/__pycache__/_envelope.cpython-314.pyc" in listed
     for entry in listed:
         folder, _, compiled = entry.partition("/__pycache__/")
         assert f"{folder}/{compiled.split('.')[0]}.py" in sources, entry
-        data = archive.read("context_budget-bytecode/" + entry)
+        data = archive.read("fitproof-bytecode/" + entry)
         assert int.from_bytes(data[4:8], "little") == 0b11, entry  # hash-based and checked: used only for its source
-    assert "context_budget/_site/__pycache__/bundle.cpython-314.pyc" not in listed  # the page never imports it
+    assert "fitproof/_site/__pycache__/bundle.cpython-314.pyc" not in listed  # the page never imports it
 
 
 def test_without_node_the_page_loads_pyodides_own_standard_library(monkeypatch):

@@ -20,8 +20,8 @@ def chmod(*arguments, **keywords):
     os.kill(os.getpid(), stop)
     return real(*arguments, **keywords)
 os.chmod = chmod
-sys.argv = ["context-budget", "build-site", sys.argv[1]]
-from context_budget.cli import main
+sys.argv = ["fitproof", "build-site", sys.argv[1]]
+from fitproof.cli import main
 main()
 """
 
@@ -35,6 +35,6 @@ def test_a_stopped_build_leaves_no_temporary_files_and_a_rerun_finishes(tmp_path
     assert stopped.returncode == 130, stopped
     assert "Traceback" not in stopped.stderr.decode()
     assert not [path for path in tmp_path.rglob("*.tmp")]
-    rerun = subprocess.run([sys.executable, "-m", "context_budget", "build-site", str(site)], capture_output=True, env=environ, timeout=600)
+    rerun = subprocess.run([sys.executable, "-m", "fitproof", "build-site", str(site)], capture_output=True, env=environ, timeout=600)
     assert rerun.returncode == 0, rerun.stderr
     assert not [path for path in tmp_path.rglob("*.tmp")]

@@ -6,7 +6,7 @@ import shutil
 import subprocess
 
 from conftest import ROOT
-from context_budget.cli import run
+from fitproof.cli import run
 
 
 def _status():
@@ -22,7 +22,7 @@ def test_the_checkout_itself_is_refused_even_with_force():
 
 
 def test_a_directory_holding_a_checkouts_sources_is_refused(tmp_path):
-    shutil.copytree(ROOT / "py" / "context_budget", tmp_path / "py" / "context_budget")
+    shutil.copytree(ROOT / "py" / "fitproof", tmp_path / "py" / "fitproof")
     stdout, stderr = io.StringIO(), io.StringIO()
     code = run(["build-site", str(tmp_path), "--force"], io.BytesIO(), stdout, stderr)
     assert code == 2 and "holds the page's sources" in stderr.getvalue()

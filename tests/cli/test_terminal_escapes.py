@@ -6,8 +6,8 @@ import json
 import re
 
 from conftest import ROOT
-from context_budget.cli import run
-from context_budget.cli._streams import printable
+from fitproof.cli import run
+from fitproof.cli._streams import printable
 
 ESCAPES = "\u001b]0;owned\u0007\u001b[31mRED"
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -17,7 +17,7 @@ def test_compose_escapes_block_ids_in_its_summary_on_stderr(tmp_path):
     document = json.loads((ROOT / "examples" / "refund-case.json").read_text())
     document["blocks"][0]["id"] = ESCAPES
     failing = {**document, "claim": {"included": [ESCAPES], "used": 1}}  # the check fails: the summary names the ids
-    for environ, sent in (({"CONTEXT_BUDGET_CONTEXT_TOKENS": "850", "CONTEXT_BUDGET_FIXED_PROMPT_TOKENS": "470"}, document),
+    for environ, sent in (({"FITPROOF_CONTEXT_TOKENS": "850", "FITPROOF_FIXED_PROMPT_TOKENS": "470"}, document),
                           ({}, document), ({}, failing)):
         path = tmp_path / "input.json"
         path.write_text(json.dumps(sent))

@@ -32,7 +32,7 @@ def test_the_prompt_states_the_budget_and_every_item_of_the_input():
 
 
 def test_the_answer_shown_is_the_stored_answer_and_it_fails_by_the_rule():
-    from context_budget import verify_claim
+    from fitproof import verify_claim
 
     shown = re.search(r"```json\n(.*?)```", section("Auditing an agent"), re.S).group(1)
     stored = (ROOT / "examples" / "audit-answer.json").read_text()
@@ -44,12 +44,12 @@ def test_the_answer_shown_is_the_stored_answer_and_it_fails_by_the_rule():
 def test_the_audit_command_is_shown_with_its_output_and_exits_1():
     import io
 
-    from context_budget.cli import run
+    from fitproof.cli import run
     from test_contract_doc import _all_console_examples
 
     examples = _all_console_examples(section("Auditing an agent"))
     assert [command for _, command, _ in examples] == [
-        "context-budget check examples/audit-input.json --claim examples/audit-answer.json --format text"
+        "fitproof check examples/audit-input.json --claim examples/audit-answer.json --format text"
     ]  # test_contract_doc.py compares its output with the one shown
     stdout, stderr = io.StringIO(), io.StringIO()
     argv = ["check", str(ROOT / "examples/audit-input.json"), "--claim", str(ROOT / "examples/audit-answer.json")]

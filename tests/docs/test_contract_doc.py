@@ -65,23 +65,23 @@ def _commands(block):
 
 
 def run_command(command):
-    """``[echo 'JSON' |] context-budget ARGS [| head -N]``, run through the CLI function from the repository root."""
+    """``[echo 'JSON' |] fitproof ARGS [| head -N]``, run through the CLI function from the repository root."""
     import io
     import os
     import shlex
 
-    from context_budget.cli import run
+    from fitproof.cli import run
 
     stdin = b""
-    if " | context-budget " in command:
-        feed, command = command.split(" | context-budget ", 1)
+    if " | fitproof " in command:
+        feed, command = command.split(" | fitproof ", 1)
         stdin = (shlex.split(feed)[1] + "\n").encode()
-        command = "context-budget " + command
+        command = "fitproof " + command
     head = None
     if " | head -" in command:
         command, head = command.split(" | head -")
     words = shlex.split(command)
-    assert words[0] == "context-budget", command
+    assert words[0] == "fitproof", command
     stdout, stderr = io.StringIO(), io.StringIO()
     here = os.getcwd()
     os.chdir(ROOT)
@@ -111,7 +111,7 @@ def _all_console_examples(text):
 
 
 def test_every_mode_has_a_section():
-    from context_budget.modes import MODES
+    from fitproof.modes import MODES
 
     text = CONTRACT.read_text()
     for name in MODES:
@@ -122,7 +122,7 @@ def test_the_readme_and_the_schemas_point_to_the_contract():
     from importlib import resources
 
     assert "](docs/contract.md)" in (ROOT / "README.md").read_text()
-    schemas = resources.files("context_budget").joinpath("schemas")
+    schemas = resources.files("fitproof").joinpath("schemas")
     for schema in schemas.iterdir():
         if schema.name.endswith(".schema.json"):
             assert "docs/contract.md" in schema.read_text(), schema.name
@@ -148,16 +148,16 @@ def heading_anchors(path):
 
 
 def test_the_readme_try_it_commands_work():
-    """Each `.venv/bin/context-budget ...` line of "Try it" runs, exits 0 and prints something."""
+    """Each `.venv/bin/fitproof ...` line of "Try it" runs, exits 0 and prints something."""
     import io
     import os
     import shlex
 
-    from context_budget.cli import run
+    from fitproof.cli import run
 
     text = (ROOT / "README.md").read_text()
     section = text[text.index("## Try it"):text.index("\n## ", text.index("## Try it") + 1)]
-    commands = re.findall(r"(?m)^\.venv/bin/context-budget(.*?)(?:\s+#.*)?$", section)
+    commands = re.findall(r"(?m)^\.venv/bin/fitproof(.*?)(?:\s+#.*)?$", section)
     assert len(commands) >= 4
     here = os.getcwd()
     os.chdir(ROOT)
@@ -166,7 +166,7 @@ def test_the_readme_try_it_commands_work():
             stdout, stderr = io.StringIO(), io.StringIO()
             code = run(shlex.split(command), io.BytesIO(), stdout, stderr, {})
             expected = 2 if not command.strip() else 0  # the bare command lists the commands on stderr
-            assert code == expected, f"context-budget{command}: exit {code}: {stderr.getvalue()}"
+            assert code == expected, f"fitproof{command}: exit {code}: {stderr.getvalue()}"
             assert stdout.getvalue() or stderr.getvalue(), command
     finally:
         os.chdir(here)

@@ -16,7 +16,7 @@ import pytest
 
 from conftest import ROOT
 
-PACKAGE = ROOT / "py" / "context_budget"
+PACKAGE = ROOT / "py" / "fitproof"
 DESIGN = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
 NAME = re.compile(r"^[\w.]+(\.py|/)$")
 
@@ -45,7 +45,7 @@ def listed_files(block: str) -> set[str]:
     """The paths the module list's tree names: two spaces of indent a level, ``a.py, b.py   words``
     for several modules on one line, a line whose first words are no name continues the one before."""
     lines = block.splitlines()
-    assert lines[0] == "py/context_budget/", lines[0]
+    assert lines[0] == "py/fitproof/", lines[0]
     folders: list[str] = []
     listed = set()
     for line in lines[1:]:
@@ -63,7 +63,7 @@ def listed_files(block: str) -> set[str]:
 
 
 def test_the_module_list_names_every_module_and_no_other():
-    block = re.search(r"```\n(py/context_budget/\n.*?)```", _section("The package, one line a module"), re.S)[1]
+    block = re.search(r"```\n(py/fitproof/\n.*?)```", _section("The package, one line a module"), re.S)[1]
     listed = listed_files(block)
     actual = package_files()
     assert sorted(actual - listed) == [], "modules missing from docs/design.md's list"
@@ -72,7 +72,7 @@ def test_the_module_list_names_every_module_and_no_other():
 
 def test_the_module_list_reader_sees_a_missing_or_a_made_up_module():
     """The reader above is the whole proof: it must notice a line gone and a line invented."""
-    block = "py/context_budget/\n  a.py        one\n  sub/\n    b.py, c.py   two\n      and more words\n  d.py  three\n"
+    block = "py/fitproof/\n  a.py        one\n  sub/\n    b.py, c.py   two\n      and more words\n  d.py  three\n"
     assert listed_files(block) == {"a.py", "sub/", "sub/b.py", "sub/c.py", "d.py"}
     assert "sub/c.py" not in listed_files(block.replace("b.py, c.py", "b.py"))
 
@@ -117,7 +117,7 @@ def imports_of(path, modules: set[str], broken: list[str] | None = None) -> set[
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
-            if target.split(".")[0] == "context_budget" and target not in modules and broken is not None:
+            if target.split(".")[0] == "fitproof" and target not in modules and broken is not None:
                 broken.append(f"{name}: from {'.' * node.level}{node.module or ''} import ... (line {node.lineno})")
             for alias in node.names:
                 if f"{target}.{alias.name}" in modules:
@@ -213,5 +213,5 @@ def test_the_cycle_finder_finds_a_planted_cycle(graph, expected):
 def test_the_import_reader_sees_imports_inside_functions(tmp_path):
     """A cycle hidden in a function-level import (as _passages -> _selection was) is still a cycle."""
     graph = import_graph()
-    assert "context_budget.tokenizers.files" in graph["context_budget.tokenizers.registry"]  # imported in a method
-    assert "context_budget._evaluation.claims" in graph["context_budget._evaluation.evaluate"]  # imported in a function
+    assert "fitproof.tokenizers.files" in graph["fitproof.tokenizers.registry"]  # imported in a method
+    assert "fitproof._evaluation.claims" in graph["fitproof._evaluation.evaluate"]  # imported in a function

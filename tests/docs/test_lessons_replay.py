@@ -10,8 +10,8 @@ import json
 import pytest
 
 from conftest import FIXTURES
-from context_budget import count_tokens, evaluate
-from context_budget._evaluation.claims import LIST_KEY
+from fitproof import count_tokens, evaluate
+from fitproof._evaluation.claims import LIST_KEY
 
 WEB = FIXTURES.parent / "web"
 FIRST = json.loads((WEB / "lesson.json").read_text(encoding="utf-8"))

@@ -1,4 +1,4 @@
-"""`pip install .` into a clean virtual environment gives a working `context-budget` and a typed package.
+"""`pip install .` into a clean virtual environment gives a working `fitproof` and a typed package.
 
 The source is copied first, so that the build writes its build/ and *.egg-info into the
 copy and never into the checkout. The build fetches setuptools, as any `pip install .` does.
@@ -35,7 +35,7 @@ def installed(tmp_path_factory):
 def test_the_installed_command_checks_the_example(installed):
     environment, clean = installed
     process = subprocess.run(
-        [str(environment / "bin" / "context-budget"), "check", str(ROOT / "examples" / "relevance.json")],
+        [str(environment / "bin" / "fitproof"), "check", str(ROOT / "examples" / "relevance.json")],
         capture_output=True, text=True, env=clean, cwd=environment, timeout=60,
     )
     assert process.returncode == 0, process.stderr
@@ -46,18 +46,18 @@ def test_the_installed_package_is_the_copy_with_its_data_and_metadata(installed)
     environment, clean = installed
     probe = """
 import json, importlib.metadata as metadata, importlib.resources as resources
-import context_budget
-files = resources.files("context_budget")
-meta = metadata.metadata("context-budget")
+import fitproof
+files = resources.files("fitproof")
+meta = metadata.metadata("fitproof")
 print(json.dumps({
-    "file": context_budget.__file__,
+    "file": fitproof.__file__,
     "typed": files.joinpath("py.typed").is_file(),
     "schemas": sorted(p.name for p in files.joinpath("schemas").iterdir()),
     "license": meta.get("License-Expression"),
     "license_files": meta.get_all("License-File"),
     "classifiers": meta.get_all("Classifier"),
     "author": meta.get("Author") or meta.get("Author-email"),
-    "script": [e.value for e in metadata.entry_points(group="console_scripts") if e.name == "context-budget"],
+    "script": [e.value for e in metadata.entry_points(group="console_scripts") if e.name == "fitproof"],
 }))
 """
     out = subprocess.run([str(environment / "bin" / "python"), "-c", probe], capture_output=True, text=True, env=clean, cwd=environment, timeout=60)
@@ -65,7 +65,7 @@ print(json.dumps({
     facts = json.loads(out.stdout)
     assert facts["file"].startswith(str(environment)), "imported from the checkout, not the installed copy"
     assert facts["typed"] is True
-    assert facts["schemas"] == sorted(p.name for p in (ROOT / "py" / "context_budget" / "schemas").glob("*.schema.json"))
+    assert facts["schemas"] == sorted(p.name for p in (ROOT / "py" / "fitproof" / "schemas").glob("*.schema.json"))
     assert facts["license"] == "MIT" and facts["license_files"] == ["LICENSE"]
     assert "Typing :: Typed" in facts["classifiers"] and facts["author"]
-    assert facts["script"] == ["context_budget._launch:main"]
+    assert facts["script"] == ["fitproof._launch:main"]

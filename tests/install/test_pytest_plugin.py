@@ -18,7 +18,7 @@ import pytest
 
 from checkout_copy import copy_checkout
 from conftest import ROOT
-from context_budget import evaluate, pytest_plugin
+from fitproof import evaluate, pytest_plugin
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 SECTION = README[README.index("## Fixtures"):README.index("\n## ", README.index("## Fixtures") + 1)]
@@ -37,7 +37,7 @@ def python(tmp_path_factory):
     venv.EnvBuilder(with_pip=False).create(environment)
     python = environment / "bin" / "python"
     site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True, check=True).stdout.strip()
-    # After the venv's own site-packages: its context_budget (and its entry point) come first.
+    # After the venv's own site-packages: its fitproof (and its entry point) come first.
     Path(site, "zz-project-environment.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     env = clean_environment()
     install = subprocess.run(
@@ -45,14 +45,14 @@ def python(tmp_path_factory):
         capture_output=True, text=True, env={**env, "PIP_CONFIG_FILE": os.devnull}, timeout=300,
     )
     assert install.returncode == 0, install.stderr[-3000:]
-    where = subprocess.run([python, "-c", "import context_budget; print(context_budget.__file__)"], capture_output=True, text=True, env=env, check=True)
+    where = subprocess.run([python, "-c", "import fitproof; print(fitproof.__file__)"], capture_output=True, text=True, env=env, check=True)
     assert where.stdout.startswith(str(environment)), "the installed copy, not the checkout"
     return python
 
 
 def clean_environment():
     return {key: value for key, value in os.environ.items()
-            if key not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "CONTEXT_BUDGET_TOKENIZER_DATA") and not key.startswith("PYTEST")}
+            if key not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "FITPROOF_TOKENIZER_DATA") and not key.startswith("PYTEST")}
 
 
 def project(base: Path, cases: dict, configuration: str | None = CONFIGURATION, folder: str = "my-cases") -> Path:
@@ -71,7 +71,7 @@ def pytest_run(python, where: Path, *arguments, autoload=False):
     env = clean_environment()
     if not autoload:
         env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-        arguments = ("-p", "context_budget", *arguments)
+        arguments = ("-p", "fitproof", *arguments)
     done = subprocess.run([python, "-m", "pytest", *arguments], cwd=where, capture_output=True, text=True, env=env, timeout=120)
     return done.returncode, done.stdout + done.stderr
 
@@ -80,7 +80,7 @@ def test_a_passing_and_a_failing_partial_case(python, tmp_path):
     here = project(tmp_path / "p", {"two-fit.json": PARTIAL_CASE, "sub/wrong.json": WRONG_CASE})
     code, out = pytest_run(python, here, "-rA", autoload=True)  # found by its entry point, as a user's pytest finds it
     assert code == 1 and "1 failed, 1 passed" in out, out
-    assert "context-budget cases: my-cases" in out  # the header says what is configured
+    assert "fitproof cases: my-cases" in out  # the header says what is configured
     assert "PASSED my-cases/two-fit.json" in out
     assert 'FAILED my-cases/sub/wrong.json - $.selected: expected ["A", "B"], got ["A", "C"]' in out
     assert "\nthe case: B is kept, says this case (wrongly)\n" in out
@@ -102,10 +102,10 @@ def test_update_rewrites_the_stale_snapshot_and_leaves_the_partial_case(python, 
     stale = {"description": "a snapshot", "input": PARTIAL_CASE["input"], "expected": {**evaluate(PARTIAL_CASE["input"]), "used": 6}}
     here = project(tmp_path / "p", {"stale.json": stale, "wrong.json": WRONG_CASE})
     partial_before = (here / "my-cases" / "wrong.json").read_bytes()
-    code, out = pytest_run(python, here, "--context-budget-update")
+    code, out = pytest_run(python, here, "--fitproof-update")
     assert code == 1 and "1 failed, 1 passed" in out, out
     assert "not updated: an expect case is never updated; edit what it states by hand" in out
-    assert "context-budget: 1 snapshot updated" in out and "updated my-cases/stale.json: 1 change\n    $.used: 6 -> 7\n" in out
+    assert "fitproof: 1 snapshot updated" in out and "updated my-cases/stale.json: 1 change\n    $.used: 6 -> 7\n" in out
     assert (here / "my-cases" / "wrong.json").read_bytes() == partial_before
     assert json.loads((here / "my-cases" / "stale.json").read_text())["expected"] == evaluate(PARTIAL_CASE["input"])
     code, out = pytest_run(python, here, "-k", "stale")
@@ -116,11 +116,11 @@ def test_cases_named_on_the_command_line_and_the_missing_tokenizer_data_named(py
     counted = {"description": "counted by o200k_base", "expect": {"pass": True, "selected": ["A"]},
                "input": {"budget": 9, "tokenizer": "o200k_base", "items": [{"id": "A", "relevance": 1, "content": "hello"}]}}
     here = project(tmp_path / "p", {"counted.json": counted}, configuration=None, folder="cases")
-    code, out = pytest_run(python, here, "--context-budget-cases", "cases")
+    code, out = pytest_run(python, here, "--fitproof-cases", "cases")
     assert code == 0 and "1 passed" in out, out
     # This installation without its rank files: the failure says which file is missing, and where it was looked for.
-    (here / "conftest.py").write_text('from context_budget.tokenizers import exact\nexact.PACKAGED_DATA = "/nonexistent"\n')
-    code, out = pytest_run(python, here, "--context-budget-cases", "cases")
+    (here / "conftest.py").write_text('from fitproof.tokenizers import exact\nexact.PACKAGED_DATA = "/nonexistent"\n')
+    code, out = pytest_run(python, here, "--fitproof-cases", "cases")
     assert code == 1 and "$.pass: expected true, got false" in out, out
     assert "the tokenizer's data is missing: o200k_base needs o200k_base.tiktoken, not found in" in out and "Traceback" not in out
 
@@ -131,16 +131,16 @@ def test_the_plugin_is_inert_unless_cases_are_named(python, tmp_path):
     code, out = pytest_run(python, here, "--collect-only", "-q")
     assert code == 0 and out.splitlines()[0] == "tests/test_other.py::test_other" and ".json" not in out, out
     # Named on the command line, the same folder is collected: the plugin was there, inert.
-    code, out = pytest_run(python, here, "--collect-only", "-q", "--context-budget-cases", "tests/cases")
+    code, out = pytest_run(python, here, "--collect-only", "-q", "--fitproof-cases", "tests/cases")
     assert code == 0 and "tests/cases/two-fit.json" in out, out
-    code, out = pytest_run(python, here, "--context-budget-update")
-    assert code == 4 and "--context-budget-update: there are no cases to update" in out, out
+    code, out = pytest_run(python, here, "--fitproof-update")
+    assert code == 4 and "--fitproof-update: there are no cases to update" in out, out
 
 
 def test_a_folder_without_cases_is_an_error_never_a_silent_pass(python, tmp_path):
     here = project(tmp_path / "p", {})
     code, out = pytest_run(python, here)
-    assert code == 4 and "context_budget_cases in pyproject.toml: no fixture directory at" in out and "Traceback" not in out, out
+    assert code == 4 and "fitproof_cases in pyproject.toml: no fixture directory at" in out and "Traceback" not in out, out
     (here / "my-cases").mkdir()
     code, out = pytest_run(python, here)
     assert code == 4 and "no fixture files (*.json) under" in out, out
@@ -150,14 +150,14 @@ def test_the_plugin_is_loaded_in_this_run_and_does_nothing(request):
     """The project installs itself editable, so pytest loads the plugin here too: it has no cases,
     adds no test, and collected none of the project's JSON files."""
     config = request.config
-    assert config.pluginmanager.hasplugin("context_budget")
+    assert config.pluginmanager.hasplugin("fitproof")
     assert config.getini(pytest_plugin.INI) == [] and config.stash.get(pytest_plugin._CASES, None) is None
     assert not any(isinstance(item, pytest_plugin.Case) for item in request.session.items)
     assert not [item for item in request.session.items if item.path.suffix == ".json"]
 
 
 def test_the_plugin_loads_no_fixture_code_until_a_case_runs():
-    probe = "import sys, context_budget.pytest_plugin; print(sorted(m for m in sys.modules if m.startswith('context_budget.')))"
+    probe = "import sys, fitproof.pytest_plugin; print(sorted(m for m in sys.modules if m.startswith('fitproof.')))"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=clean_environment(), timeout=60).stdout
     loaded = set(eval(out))
-    assert "context_budget.pytest_plugin" in loaded and "context_budget._fixtures.case" not in loaded and "context_budget._fixtures.snapshots" not in loaded
+    assert "fitproof.pytest_plugin" in loaded and "fitproof._fixtures.case" not in loaded and "fitproof._fixtures.snapshots" not in loaded

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from conftest import FIXTURES, ROOT
-from context_budget._site.bundle import CODEMIRROR_FILES
+from fitproof._site.bundle import CODEMIRROR_FILES
 
 SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE", "package.json", "package-lock.json")
 FOLDERS = ("py", "LICENSES", "docs", "web", "examples", "fixtures")
@@ -41,7 +41,7 @@ CASES = sum(1 for _ in FIXTURES.rglob("*.json"))
 
 
 def offline_environment(**extra):
-    clean = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "CONTEXT_BUDGET_TOKENIZER_DATA")}
+    clean = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "FITPROOF_TOKENIZER_DATA")}
     return {**clean, "PIP_NO_INDEX": "1", "PIP_CONFIG_FILE": os.devnull, "PIP_DISABLE_PIP_VERSION_CHECK": "1", **extra}
 
 
@@ -78,12 +78,12 @@ def built(tmp_path_factory):
 
 
 def test_the_wheel_and_the_sdist_carry_the_package_s_version(built):
-    import context_budget
+    import fitproof
 
-    version = context_budget.__version__
-    assert built["wheel"].name.startswith(f"context_budget-{version}-") and built["sdist-wheel"].name == built["wheel"].name
-    assert built["sdist"].name == f"context_budget-{version}.tar.gz"
-    metadata = zipfile.ZipFile(built["wheel"]).read(f"context_budget-{version}.dist-info/METADATA").decode()
+    version = fitproof.__version__
+    assert built["wheel"].name.startswith(f"fitproof-{version}-") and built["sdist-wheel"].name == built["wheel"].name
+    assert built["sdist"].name == f"fitproof-{version}.tar.gz"
+    metadata = zipfile.ZipFile(built["wheel"]).read(f"fitproof-{version}.dist-info/METADATA").decode()
     assert f"\nVersion: {version}\n" in metadata
 
 
@@ -103,15 +103,15 @@ def test_the_wheel_holds_the_rank_files_pyodide_and_the_page_and_the_sdist_its_s
     for name in ("wheel", "sdist-wheel"):
         names = set(zipfile.ZipFile(built[name]).namelist())
         for needed in (
-            "context_budget/_data/tokenizers/o200k_base.tiktoken", "context_budget/_data/tokenizers/cl100k_base.tiktoken",
-            "context_budget/_data/pyodide/pyodide.asm.wasm", "context_budget/_data/pyodide/python_stdlib.zip",
-            "context_budget/_data/pyodide/LICENSE", "context_budget/_data/web/index.html",
-            "context_budget/_data/examples/refund-case.json", "context_budget/_data/fixtures/relevance/seed-000-example.json",
-            "context_budget/_data/codemirror/@codemirror/view/dist/index.js", "context_budget/_data/codemirror/LICENSE",
-            "context_budget/_data/web/lesson.json",
+            "fitproof/_data/tokenizers/o200k_base.tiktoken", "fitproof/_data/tokenizers/cl100k_base.tiktoken",
+            "fitproof/_data/pyodide/pyodide.asm.wasm", "fitproof/_data/pyodide/python_stdlib.zip",
+            "fitproof/_data/pyodide/LICENSE", "fitproof/_data/web/index.html",
+            "fitproof/_data/examples/refund-case.json", "fitproof/_data/fixtures/relevance/seed-000-example.json",
+            "fitproof/_data/codemirror/@codemirror/view/dist/index.js", "fitproof/_data/codemirror/LICENSE",
+            "fitproof/_data/web/lesson.json",
         ):
             assert needed in names, f"{name} lacks {needed}"
-        assert sum(1 for n in names if n.startswith("context_budget/_data/fixtures/")) == CASES
+        assert sum(1 for n in names if n.startswith("fitproof/_data/fixtures/")) == CASES
     import tarfile
 
     with tarfile.open(built["sdist"]) as sdist:
@@ -132,27 +132,27 @@ def test_a_tree_without_the_npm_files_builds_no_wheel_and_says_how_to_get_them(t
 
 def test_exact_counts_from_the_installed_package(installed):
     bin_dir, env, work = installed
-    from context_budget import count_tokens, trim_messages
+    from fitproof import count_tokens, trim_messages
 
     history = [{"role": "system", "content": "Be brief."}] + [{"role": "user", "content": f"Message {i}: {TEXT}"} for i in range(20)]
     probe = f"""
-import json, context_budget
-from context_budget import count_tokens, trim_messages
-print(json.dumps({{"file": context_budget.__file__, "o200k": count_tokens({TEXT!r}), "cl100k": count_tokens({TEXT!r}, "cl100k_base"),
+import json, fitproof
+from fitproof import count_tokens, trim_messages
+print(json.dumps({{"file": fitproof.__file__, "o200k": count_tokens({TEXT!r}), "cl100k": count_tokens({TEXT!r}, "cl100k_base"),
                   "trimmed": trim_messages({history!r}, limit=120)}}))
 """
     facts = json.loads(run([bin_dir / "python", "-c", probe], work, env).stdout)
     assert facts["file"].startswith(str(bin_dir.parent)), "imported from the checkout, not the installed copy"
     assert facts["o200k"] == count_tokens(TEXT) and facts["cl100k"] == count_tokens(TEXT, "cl100k_base")
     assert facts["trimmed"] == trim_messages(history, limit=120) and len(facts["trimmed"]) < len(history)
-    counted = subprocess.run([str(bin_dir / "context-budget"), "count", "--tokenizer", "cl100k_base"],
+    counted = subprocess.run([str(bin_dir / "fitproof"), "count", "--tokenizer", "cl100k_base"],
                              input=TEXT, capture_output=True, text=True, cwd=work, env=env, timeout=60)
     assert counted.returncode == 0 and counted.stdout == f"{count_tokens(TEXT, 'cl100k_base')}\n", counted.stderr
 
 
 def test_the_help_examples_and_the_shipped_cases_work_from_the_install(installed):
     bin_dir, env, work = installed
-    command = bin_dir / "context-budget"
+    command = bin_dir / "fitproof"
     report = json.loads(run([command, "check", "--example", "refund-case", "--format", "json"], work, env).stdout)
     assert report["ok"] is True and report["result"]["pass"] is True
     assert run([command, "fixtures", "--shipped"], work, env).stdout.endswith(f"\n{CASES} passed, 0 failed\n")
@@ -163,18 +163,18 @@ def test_the_help_examples_and_the_shipped_cases_work_from_the_install(installed
     bare = subprocess.run([str(command), "fixtures"], capture_output=True, text=True, cwd=work, env=env, timeout=60)
     assert bare.returncode == 2 and bare.stderr.count("\n") == 1 and "--shipped" in bare.stderr
     contract = run([command, "--help"], work, env).stdout.rsplit("exit codes: ", 1)[1].strip()
-    assert contract.endswith("context_budget/_data/docs/contract.md") and "## Claims" in Path(contract).read_text()
+    assert contract.endswith("fitproof/_data/docs/contract.md") and "## Claims" in Path(contract).read_text()
 
 
 def test_a_case_that_cannot_count_names_the_missing_rank_file(installed, tmp_path):
     bin_dir, env, work = installed
     case = tmp_path / "case.json"
     shutil.copy2(FIXTURES / "blocks" / "tokenizer-refund-counted-exactly.json", case)
-    package = Path(run([bin_dir / "python", "-c", "import context_budget, os; print(os.path.dirname(context_budget.__file__))"], work, env).stdout.strip())
+    package = Path(run([bin_dir / "python", "-c", "import fitproof, os; print(os.path.dirname(fitproof.__file__))"], work, env).stdout.strip())
     hidden = package / "_data" / "tokenizers" / "o200k_base.tiktoken"
     hidden.rename(hidden.with_suffix(".away"))
     try:
-        process = subprocess.run([str(bin_dir / "context-budget"), "fixtures", str(case)], capture_output=True, text=True, cwd=work, env=env, timeout=60)
+        process = subprocess.run([str(bin_dir / "fitproof"), "fixtures", str(case)], capture_output=True, text=True, cwd=work, env=env, timeout=60)
     finally:
         hidden.with_suffix(".away").rename(hidden)
     assert process.returncode == 1 and "o200k_base needs o200k_base.tiktoken" in process.stdout and "reinstall" in process.stdout
@@ -188,7 +188,7 @@ def fetch(url):
 
 def test_serve_answers_the_page_and_the_wasm_from_the_install(installed):
     bin_dir, env, work = installed
-    server = subprocess.Popen([str(bin_dir / "context-budget"), "serve", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=work, env=env)
+    server = subprocess.Popen([str(bin_dir / "fitproof"), "serve", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=work, env=env)
     try:
         line = server.stdout.readline()
         url = re.search(r"http://127\.0\.0\.1:\d+/", line)
@@ -215,7 +215,7 @@ class _StaticHandler(http.server.SimpleHTTPRequestHandler):
 
 def test_build_site_writes_a_site_that_boots_in_chromium_offline(installed, browser):
     bin_dir, env, work = installed
-    run([bin_dir / "context-budget", "build-site", "site"], work, env)
+    run([bin_dir / "fitproof", "build-site", "site"], work, env)
     static = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_StaticHandler, directory=str(work / "site")))
     threading.Thread(target=static.serve_forever, daemon=True).start()
     origin = f"http://127.0.0.1:{static.server_address[1]}"

@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from conftest import ROOT
-from context_budget import batch
-from context_budget.cli import run
+from fitproof import batch
+from fitproof.cli import run
 from seeds import SEED_000
 
 from _inputs import realistic_requests
@@ -86,7 +86,7 @@ def test_progress_only_on_a_terminal(slow_clock):
 def test_jobs_in_a_real_process(tmp_path):
     path = tmp_path / "requests.jsonl"
     path.write_text("\n".join(sample_lines(12)) + "\n")
-    command = [sys.executable, "-m", "context_budget", "check", "--jsonl", "--jobs", "2", str(path)]
+    command = [sys.executable, "-m", "fitproof", "check", "--jsonl", "--jobs", "2", str(path)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert done.returncode == 1 and done.stderr == ""
     assert done.stdout == "".join(text + "\n" for text in batch.check_lines(path.read_bytes().splitlines()))
@@ -111,14 +111,14 @@ def test_chunks_are_capped_by_bytes_as_well_as_lines(monkeypatch):
 
 def test_lines_read_before_a_line_too_large_are_written_first_with_jobs(monkeypatch):
     """With --jobs 1 and --jobs 2 alike, the envelopes of the lines before the one too large are written."""
-    from context_budget.cli import _input
+    from fitproof.cli import _input
 
     monkeypatch.setattr(_input, "MAX_INPUT_BYTES", 200)
     data = (json.dumps(SEED_000) + "\n") * 3 + "x" * 300 + "\n" + json.dumps(SEED_000) + "\n"
     for jobs in ("1", "2"):
         code, out, err = call(["check", "--jsonl", "--jobs", jobs], data.encode())
         assert code == 2 and len(out.splitlines()) == 3, (jobs, out)
-        assert err == "context-budget: cannot read line 4 of standard input: larger than 0 MiB (each input must be smaller)\n"
+        assert err == "fitproof: cannot read line 4 of standard input: larger than 0 MiB (each input must be smaller)\n"
 
 
 def test_progress_counts_envelopes_clears_its_line_and_never_mixes_into_a_terminals_output(slow_clock):
@@ -126,7 +126,7 @@ def test_progress_counts_envelopes_clears_its_line_and_never_mixes_into_a_termin
     for jobs in ("1", "2"):
         stdout, stderr = io.StringIO(), Terminal()
         run(["check", "--jsonl", "--jobs", jobs], io.BytesIO(lines), stdout, stderr)
-        assert stderr.getvalue().endswith("\rcontext-budget: 3 lines checked\x1b[K\n"), (jobs, stderr.getvalue())
+        assert stderr.getvalue().endswith("\rfitproof: 3 lines checked\x1b[K\n"), (jobs, stderr.getvalue())
     stdout, stderr = Terminal(), Terminal()
     run(["check", "--jsonl"], io.BytesIO(lines), stdout, stderr)
     assert stderr.getvalue() == ""  # the envelopes go to the terminal: no meter between them
@@ -151,8 +151,8 @@ def shutdown(self, wait=True, *, cancel_futures=False):
     return real_shutdown(self, wait, cancel_futures=cancel_futures)
 
 ProcessPoolExecutor.shutdown = shutdown
-sys.argv[0] = "context-budget"
-from context_budget._launch import main
+sys.argv[0] = "fitproof"
+from fitproof._launch import main
 main()
 """
 

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from context_budget import evaluate
-from context_budget.modes import relevance, required
+from fitproof import evaluate
+from fitproof.modes import relevance, required
 from conftest import ROOT
 from seeds import SEED_000, SEED_003
 
@@ -131,7 +131,7 @@ def test_blocks_order_check_catches_each_part_of_the_rank_out_of_order(monkeypat
 
 
 def test_a_failed_check_fails_the_report(monkeypatch):
-    from context_budget import evaluate
+    from fitproof import evaluate
 
     honest = relevance.select
 
@@ -147,7 +147,7 @@ def test_a_failed_check_fails_the_report(monkeypatch):
 
 
 # ---------------------------------------------------------------- blocks
-from context_budget.modes import blocks  # noqa: E402
+from fitproof.modes import blocks  # noqa: E402
 
 REFUND = json.loads((ROOT / "examples" / "refund-case.json").read_text())
 REFUND_TIGHT = dict(REFUND, window=dict(REFUND["window"], context_tokens=850, fixed_prompt_tokens=400))

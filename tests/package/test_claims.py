@@ -13,9 +13,9 @@ import random
 import pytest
 from hypothesis import given, strategies as st
 
-from context_budget import ClaimFailure, ClaimVerdict, InvalidInputError, evaluate, verify_claim
-from context_budget._evaluation import claims as _claims
-from context_budget.modes import MODES
+from fitproof import ClaimFailure, ClaimVerdict, InvalidInputError, evaluate, verify_claim
+from fitproof._evaluation import claims as _claims
+from fitproof.modes import MODES
 
 
 def item(i, r, t):

@@ -5,9 +5,9 @@ import threading
 
 import pytest
 
-from context_budget import count_tokens, evaluate, trim_messages
-from context_budget._shared.count_memory import COUNTS, CountMemory
-from context_budget.modes.messages.memory import HISTORIES
+from fitproof import count_tokens, evaluate, trim_messages
+from fitproof._shared.count_memory import COUNTS, CountMemory
+from fitproof.modes.messages.memory import HISTORIES
 
 
 def test_the_memory_stays_within_its_bound_and_keeps_what_is_used():
@@ -48,7 +48,7 @@ def history(turns):
 
 def test_a_second_call_counts_only_the_new_texts(monkeypatch):
     HISTORIES.clear()  # the counts' memory alone (a history read before is not even looked at again)
-    from context_budget.modes.messages import reading
+    from fitproof.modes.messages import reading
 
     messages = history(40)
     trim_messages(messages, 300)
@@ -133,7 +133,7 @@ def test_a_corrupted_history_memory_fails_the_checks():
 
 
 def test_an_appended_history_reads_only_the_new_messages(monkeypatch):
-    from context_budget.modes.messages import reading
+    from fitproof.modes.messages import reading
 
     messages = history(30)
     first = trim_messages(messages, 400)
@@ -183,7 +183,7 @@ def test_a_history_changed_in_place_is_read_afresh(change):
 
 
 def test_the_histories_stay_within_their_bounds():
-    from context_budget.modes.messages.memory import Histories, Known
+    from fitproof.modes.messages.memory import Histories, Known
 
     memory = Histories(max_histories=3, max_messages=10, max_chars=100)
 
@@ -203,8 +203,8 @@ def test_a_batch_of_one_growing_chat_reads_each_message_once(monkeypatch):
     """check --jsonl (and each --jobs worker, a long-lived process) shares the memories across lines."""
     import json
 
-    from context_budget import batch
-    from context_budget.modes.messages import reading
+    from fitproof import batch
+    from fitproof.modes.messages import reading
 
     read = []
     honest = reading._read_message

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from conftest import ROOT
-from context_budget.cli import run
+from fitproof.cli import run
 from seeds import SEED_000
 
 distributed = pytest.importorskip("distributed")  # the test extra installs it; the core never needs it

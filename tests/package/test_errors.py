@@ -1,5 +1,5 @@
-"""One exception tree: every exception class the package defines derives from ContextBudgetError,
-so ``except context_budget.ContextBudgetError`` catches whatever the package raises on purpose
+"""One exception tree: every exception class the package defines derives from FitproofError,
+so ``except fitproof.FitproofError`` catches whatever the package raises on purpose
 (PatternUnsupported, TemplateError, WorkerLost and the plugin's CaseFailed stood outside it)."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ import importlib
 import inspect
 import pkgutil
 
-import context_budget
-from context_budget import ContextBudgetError
+import fitproof
+from fitproof import FitproofError
 
 
 def package_modules():
-    for info in pkgutil.walk_packages(context_budget.__path__, "context_budget."):
-        if info.name != "context_budget.__main__":  # importing it runs the command line
+    for info in pkgutil.walk_packages(fitproof.__path__, "fitproof."):
+        if info.name != "fitproof.__main__":  # importing it runs the command line
             yield importlib.import_module(info.name)
 
 
@@ -28,18 +28,18 @@ def exception_classes():
 def test_every_exception_the_package_defines_derives_from_the_root():
     found = dict(exception_classes())
     assert len(found) >= 20, sorted(found)  # the walk reached every layer (tokenizers, templates, cli, _site...)
-    for expected in ("context_budget.tokenizers.regex.PatternUnsupported", "context_budget.templates._common.TemplateError",
-                     "context_budget.batch.WorkerLost", "context_budget.pytest_plugin.CaseFailed"):
+    for expected in ("fitproof.tokenizers.regex.PatternUnsupported", "fitproof.templates._common.TemplateError",
+                     "fitproof.batch.WorkerLost", "fitproof.pytest_plugin.CaseFailed"):
         assert expected in found
-    outside = sorted(name for name, kind in found.items() if not issubclass(kind, ContextBudgetError))
+    outside = sorted(name for name, kind in found.items() if not issubclass(kind, FitproofError))
     assert outside == []
 
 
 def test_bad_input_errors_are_value_errors_too():
     """Callers who catch ValueError keep working: each bad-input error is both."""
-    from context_budget.templates import TemplateError
-    from context_budget.tokenizers.regex import PatternUnsupported
+    from fitproof.templates import TemplateError
+    from fitproof.tokenizers.regex import PatternUnsupported
 
-    for kind in (context_budget.InvalidInputError, context_budget.MessagesError, context_budget.PackError,
-                 context_budget.TokenizerUnavailable, TemplateError, PatternUnsupported):
-        assert issubclass(kind, ValueError) and issubclass(kind, ContextBudgetError), kind
+    for kind in (fitproof.InvalidInputError, fitproof.MessagesError, fitproof.PackError,
+                 fitproof.TokenizerUnavailable, TemplateError, PatternUnsupported):
+        assert issubclass(kind, ValueError) and issubclass(kind, FitproofError), kind

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import example, given, settings, strategies as st
 
 from conftest import ROOT
-from context_budget.tokenizers.estimate import WORD, word_count
-from context_budget._base.instant import read_instant
-from context_budget._base.values import Invalid
+from fitproof.tokenizers.estimate import WORD, word_count
+from fitproof._base.instant import read_instant
+from fitproof._base.values import Invalid
 
 EPOCH = datetime(1, 1, 1, tzinfo=timezone.utc)
 
@@ -57,7 +57,7 @@ def test_word_count_is_the_words_the_definition_finds(text):
 @given(st.text(st.sampled_from("ab é😀\t\n\r\v\f\x1c\x1d\x1e\x1f\x85\u00a0\u3000\ufeff\u2028"), max_size=30))
 def test_the_checks_count_words_and_units_their_own_way_alike(text):
     """The checks' recount (str.split() on plain ASCII, else spaces and split(" ")) agrees with the definition."""
-    from context_budget._shared.checks import estimate_parts
+    from fitproof._shared.checks import estimate_parts
 
     assert estimate_parts(text) == (len(text.encode("utf-16-le", "surrogatepass")) // 2, len(WORD.findall(text)), text.count("\n"))
 
@@ -67,8 +67,8 @@ def test_the_estimate_is_seed_001s_formula(text):
     """max(1, max(ceil(code units / 4), ceil(words * 1.2)) + newlines) on the trimmed text, 0 when blank."""
     import math
 
-    from context_budget.tokenizers.estimate import estimate_tokens
-    from context_budget._base.values import JS_WHITESPACE
+    from fitproof.tokenizers.estimate import estimate_tokens
+    from fitproof._base.values import JS_WHITESPACE
 
     trimmed = text.strip(JS_WHITESPACE)
     units = len(trimmed.encode("utf-16-le", "surrogatepass")) // 2
@@ -84,7 +84,7 @@ def test_ranked_order_is_rank_then_ordinal_id(pairs, spread, descending, leave_o
     """One sort by rank, then runs of equal ranks by ordinal id: the same as sorting by
     (rank, UTF-16 id), on all items or a subset.
     ``spread`` distinct ranks: few give long runs of ties, many give mostly pairs."""
-    from context_budget._base.ordinal import ranked_order, utf16_units
+    from fitproof._base.ordinal import ranked_order, utf16_units
 
     ids, ranks = [pair[0] for pair in pairs], [float(pair[1] % spread) for pair in pairs]
     sign = -1 if descending else 1
@@ -97,8 +97,8 @@ def test_ranked_order_is_rank_then_ordinal_id(pairs, spread, descending, leave_o
 def test_long_integer_columns_share_equal_values():
     """Equal integers of a long column become one object each (the first), values unchanged:
     counts, and scores given as integers; scores with a float among them are left as given."""
-    from context_budget._shared.shape import fast_columns
-    from context_budget.modes.relevance import SHAPE
+    from fitproof._shared.shape import fast_columns
+    from fitproof.modes.relevance import SHAPE
 
     def items(relevance):
         # A new object per value, as JSON gives.
@@ -114,8 +114,8 @@ def test_long_integer_columns_share_equal_values():
 
 def test_mostly_distinct_integer_columns_are_left_as_given():
     """Sharing gains nothing when the values rarely repeat: such a column is not copied into a dict."""
-    from context_budget._shared.shape import SHARE_DISTINCT, fast_columns
-    from context_budget.modes.relevance import SHAPE
+    from fitproof._shared.shape import SHARE_DISTINCT, fast_columns
+    from fitproof.modes.relevance import SHAPE
 
     elements = [{"id": f"i{index}", "relevance": int(str(index)), "tokens": int(str(index % (SHARE_DISTINCT + 1)))} for index in range(5000)]
     ids, scores, tokens, _ = fast_columns(elements, SHAPE.item)
@@ -132,9 +132,9 @@ def test_mostly_distinct_integer_columns_are_left_as_given():
 @pytest.mark.parametrize("make", ["relevance_input", "required_input", "blocks_input", "mixed_scores"])
 def test_sharing_integers_leaves_every_report_unchanged(monkeypatch, make):
     """Also with scores that mix integers, floats, 0.0 and -0.0 (left as they are: -0.0 is written "-0.0")."""
-    from context_budget import evaluate
-    from context_budget._shared import shape as _shape
-    from context_budget._envelope import to_json
+    from fitproof import evaluate
+    from fitproof._shared import shape as _shape
+    from fitproof._envelope import to_json
 
     import _inputs
 
@@ -156,8 +156,8 @@ def test_evaluate_leaves_the_garbage_collector_alone(monkeypatch):
     also when the mode breaks (the internal-error report)."""
     import gc
 
-    from context_budget import evaluate
-    from context_budget.modes import relevance
+    from fitproof import evaluate
+    from fitproof.modes import relevance
 
     seen = []
     honest = relevance.select

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from context_budget import evaluate
-from context_budget._fixtures import case as _fixtures
-from context_budget.fixtures import check_case
+from fitproof import evaluate
+from fitproof._fixtures import case as _fixtures
+from fitproof.fixtures import check_case
 
 INPUT = {"budget": 7, "items": [{"id": "A", "relevance": 0.9, "tokens": 4},
                                 {"id": "B", "relevance": 0.8, "tokens": 5},

@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from context_budget import evaluate
-from context_budget._fixtures import case as _fixtures, snapshots as _snapshots
+from fitproof import evaluate
+from fitproof._fixtures import case as _fixtures, snapshots as _snapshots
 
 INPUT = {"budget": 7, "items": [{"id": "A", "relevance": 9, "tokens": 4}, {"id": "é", "relevance": 8, "tokens": 5}]}
 REPORT = evaluate(INPUT)
@@ -64,7 +64,7 @@ def test_what_is_not_a_failing_snapshot_is_refused(tmp_path, monkeypatch):
 
 
 def test_a_report_that_lacks_tokenizer_data_is_never_written(tmp_path, monkeypatch):
-    from context_budget.tokenizers import exact
+    from fitproof.tokenizers import exact
 
     data = {"budget": 7, "tokenizer": "o200k_base", "items": [{"id": "A", "relevance": 1, "content": "hello"}]}
     path = tmp_path / "case.json"

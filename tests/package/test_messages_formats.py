@@ -12,9 +12,9 @@ import zlib
 import pytest
 from hypothesis import given, strategies as st
 
-from context_budget import MessagesDoNotFit, MessagesError, count_messages, count_tokens, evaluate, trim_messages
-from context_budget.modes.messages import formats, reading, rule
-from context_budget.modes.messages.formats import anthropic as anthropic_format
+from fitproof import MessagesDoNotFit, MessagesError, count_messages, count_tokens, evaluate, trim_messages
+from fitproof.modes.messages import formats, reading, rule
+from fitproof.modes.messages.formats import anthropic as anthropic_format
 
 pydantic = pytest.importorskip("pydantic")
 anthropic_types = pytest.importorskip("anthropic.types")
@@ -518,7 +518,7 @@ def test_the_checks_fail_a_report_whose_kept_items_or_counts_were_changed():
 
 @pytest.mark.parametrize("fmt", ["anthropic", "responses"])
 def test_a_history_read_before_reads_only_what_was_appended_and_a_change_in_place_is_read_afresh(fmt):
-    from context_budget.modes.messages.formats import known
+    from fitproof.modes.messages.formats import known
 
     items = (to_anthropic if fmt == "anthropic" else to_responses)(CHAT)[0]
     tokenizer = "o200k_base"
@@ -580,7 +580,7 @@ def test_a_claim_is_judged_by_the_same_rule_with_the_system_prompt_or_instructio
 
 
 def test_the_text_report_names_the_format_and_whether_it_was_detected():
-    from context_budget.cli._report_text import report_text
+    from fitproof.cli._report_text import report_text
 
     items = to_anthropic(CHAT)[0]
     assert "(anthropic format, detected)" in report_text(evaluate({"mode": "messages", "limit": 10_000, "messages": items}))

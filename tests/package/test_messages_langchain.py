@@ -13,8 +13,8 @@ this mode fails with the shortfall. A history without a user message is invalid 
 import pytest
 from hypothesis import event, given, strategies as st
 
-from context_budget import evaluate
-from context_budget.modes import messages as mode
+from fitproof import evaluate
+from fitproof.modes import messages as mode
 
 langchain = pytest.importorskip("langchain_core.messages")
 

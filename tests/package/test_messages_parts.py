@@ -7,9 +7,9 @@ import zlib
 
 import pytest
 
-from context_budget import count_messages, count_tokens, evaluate, trim_messages
-from context_budget.modes.messages import images
-from context_budget.tokenizers import models
+from fitproof import count_messages, count_tokens, evaluate, trim_messages
+from fitproof.modes.messages import images
+from fitproof.tokenizers import models
 
 tiktoken = pytest.importorskip("tiktoken")
 
@@ -84,7 +84,7 @@ def test_images_in_a_conversation_are_counted_and_the_unknown_ones_named():
 
 def test_a_wrong_image_count_in_the_report_fails_a_check():
     data = {"mode": "messages", "limit": 5000, "messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": url(png(1024, 1024))}}]}]}
-    from context_budget.modes import messages as mode
+    from fitproof.modes import messages as mode
 
     result = mode.select(mode.parse(data))
     result["tokens"] += 1
@@ -130,7 +130,7 @@ def test_nested_schemas_count_as_their_compact_json_and_tools_are_pinned():
 
 
 def test_a_wrong_tools_count_fails_a_check():
-    from context_budget.modes import messages as mode
+    from fitproof.modes import messages as mode
 
     data = {"mode": "messages", "limit": 1000, "tools": TOOLS, "messages": CHAT}
     result = mode.select(mode.parse(data))

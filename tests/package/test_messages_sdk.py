@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from context_budget import MessagesDoNotFit, TrimmedMessages, as_sent, count_messages, evaluate, trim_messages
+from fitproof import MessagesDoNotFit, TrimmedMessages, as_sent, count_messages, evaluate, trim_messages
 
 openai_chat = pytest.importorskip("openai.types.chat")
 pydantic = pytest.importorskip("pydantic")
@@ -94,7 +94,7 @@ def test_the_live_turn_of_the_current_tool_step_is_never_dropped():
 
 
 def test_an_sdk_object_without_a_list_is_named():
-    from context_budget import MessagesError
+    from fitproof import MessagesError
 
     with pytest.raises(MessagesError, match="one message"):
         trim_messages(REPLY, 100)

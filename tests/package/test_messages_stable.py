@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-from context_budget import evaluate, trim_messages
-from context_budget.modes import messages as mode
-from context_budget.modes.messages import stable
-from context_budget.modes.messages.rule import BEFORE_CUT
+from fitproof import evaluate, trim_messages
+from fitproof.modes import messages as mode
+from fitproof.modes.messages import stable
+from fitproof.modes.messages.rule import BEFORE_CUT
 
 WORDS = "the order shipped late because the carrier lost the parcel refund credit ticket photo claim".split()
 OPENAI = {"provider": "openai", "prices": {"input": 2, "cached_input": 0.5}}
@@ -381,7 +381,7 @@ def test_a_claim_of_a_turn_the_watermark_cut_drops_is_told_the_watermark():
 
 
 def test_the_text_report_says_what_is_reused_and_what_it_costs():
-    from context_budget.cli._report_text import report_text
+    from fitproof.cli._report_text import report_text
 
     _, report = _stable_case()
     text = report_text(report)

@@ -16,10 +16,10 @@ from test_model_tokenizers import corpus, reference
 from test_templates import FOLDER, content, jinja_template, ours
 from test_templates_llama3_1_harmony import FOLDER as OFFICIAL, official
 
-from context_budget import count_messages, evaluate, templates, trim_messages
-from context_budget.modes import messages as mode
-from context_budget.modes.messages import MessagesError
-from context_budget.tokenizers import TokenizerRegistry, using_tokenizers
+from fitproof import count_messages, evaluate, templates, trim_messages
+from fitproof.modes import messages as mode
+from fitproof.modes.messages import MessagesError
+from fitproof.tokenizers import TokenizerRegistry, using_tokenizers
 
 CONVERSATIONS = 250
 

@@ -16,11 +16,11 @@ import pytest
 from conftest import ROOT
 
 import _text
-from context_budget import count_tokens, evaluate
-from context_budget.tokenizers import (TokenizerFileError, TokenizerRegistry, exact, from_bytes, load_tokenizer,
+from fitproof import count_tokens, evaluate
+from fitproof.tokenizers import (TokenizerFileError, TokenizerRegistry, exact, from_bytes, load_tokenizer,
                                        named_tokenizer, register_tokenizer, using_tokenizers)
-from context_budget.tokenizers import files as files_module, model as model_module
-from context_budget.tokenizers.normalize import nfc
+from fitproof.tokenizers import files as files_module, model as model_module
+from fitproof.tokenizers.normalize import nfc
 
 MODELS = ROOT / "tests" / "data" / "models"
 HF = ("llama3_1", "qwen3", "deepseek_v3", "gptoss")
@@ -147,7 +147,7 @@ def test_nfc_equals_tokenizers_on_every_character_it_can_change():
     combining class (in Unicode 16), after a base letter and before marks, normalizes as it does."""
     from tokenizers.normalizers import NFC
 
-    from context_budget.tokenizers import unicode_nfc
+    from fitproof.tokenizers import unicode_nfc
 
     reference_nfc = NFC()
     characters = set(unicode_nfc.DECOMPOSITION) | {cp for a, b, _ in unicode_nfc.COMBINING for cp in range(a, b + 1)}

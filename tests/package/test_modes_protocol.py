@@ -7,9 +7,9 @@ import sys
 from conftest import ROOT
 
 CONFORMANCE = '''
-from context_budget._base import values as _values
-from context_budget.modes import MODES, blocks, messages, passages, relevance, required
-from context_budget.modes.protocol import Mode
+from fitproof._base import values as _values
+from fitproof.modes import MODES, blocks, messages, passages, relevance, required
+from fitproof.modes.protocol import Mode
 
 modes: list[Mode] = [relevance, required, blocks, passages, messages]
 registry: dict[str, Mode] = MODES
@@ -31,7 +31,7 @@ def test_every_mode_module_satisfies_the_protocol(tmp_path):
 
 
 def test_the_registry_is_every_mode_by_name():
-    from context_budget.modes import MODES
+    from fitproof.modes import MODES
 
     assert list(MODES) == ["relevance", "required", "blocks", "passages", "messages"]
     assert all(name == mode.NAME for name, mode in MODES.items())

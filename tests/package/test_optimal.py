@@ -8,9 +8,9 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from context_budget import evaluate
-from context_budget._shared.optimal import best_subset
-from context_budget._base.ordinal import utf16_units
+from fitproof import evaluate
+from fitproof._shared.optimal import best_subset
+from fitproof._base.ordinal import utf16_units
 
 VALUES = st.one_of(st.integers(-3, 20), st.sampled_from([0.5, 2.25, 1e-3, 7.75]))
 ENTRIES = st.lists(st.tuples(st.integers(0, 12), VALUES), max_size=12).map(
@@ -134,7 +134,7 @@ def test_scores_too_large_to_add():
 def test_a_bound_past_the_float_range_is_null_not_a_crash(monkeypatch):
     """ldexp raises OverflowError where a product would give inf: the bound is null (the report
     said "The checker failed on this input")."""
-    from context_budget._shared import optimal as _optimal
+    from fitproof._shared import optimal as _optimal
 
     items = [{"id": f"i{index:03d}", "relevance": 1.7e308, "tokens": 1 + index % 7} for index in range(40)]
     for patch in ({"EXACT_ITEMS": 0, "DP_CELLS": 0}, {"WORK_BOUND": 0, "DP_CELLS": 0}):
@@ -173,7 +173,7 @@ def test_scores_near_the_float_limit_still_give_the_exact_best_subset(entries, c
 
 def test_the_verification_inside_optimal_can_fail(monkeypatch):
     """`verified` re-adds the best subset from the input; a search that lies is caught."""
-    from context_budget._shared import optimal as _optimal
+    from fitproof._shared import optimal as _optimal
 
     def lying_search(ids, costs, values, capacity, candidates=None, work_bound=0):
         return {"exact": True, "value": 99.0, "selected": ["B", "C"], "cost": 3}
@@ -194,7 +194,7 @@ def test_the_verification_inside_optimal_can_fail(monkeypatch):
         {"id": "B", "source": "t", "content": "b", "priority": 10, "observed_at": "2026-03-13T12:00:00Z"}]},
 ], ids=["relevance", "required", "blocks"])
 def test_the_verification_names_an_unknown_or_repeated_id(monkeypatch, data, selected):
-    from context_budget._shared import optimal as _optimal
+    from fitproof._shared import optimal as _optimal
 
     def lying_search(ids, costs, values, capacity, candidates=None, work_bound=0):
         return {"exact": True, "value": 9.0, "selected": selected, "cost": 4}
@@ -208,7 +208,7 @@ def test_the_verification_names_an_unknown_or_repeated_id(monkeypatch, data, sel
 @settings(max_examples=50)
 def test_beyond_the_exact_size_the_fractional_bound_is_sound(entries, capacity):
     """Inputs larger than EXACT_ITEMS (and than the table) get the fractional bound alone."""
-    from context_budget._shared import optimal as _optimal
+    from fitproof._shared import optimal as _optimal
 
     saved = _optimal.EXACT_ITEMS, _optimal.DP_CELLS
     _optimal.EXACT_ITEMS, _optimal.DP_CELLS = 0, 0
@@ -228,7 +228,7 @@ def test_beyond_the_exact_size_the_fractional_bound_is_sound(entries, capacity):
 def test_the_reduction_keeps_the_best_subset(entries, capacity):
     """With the reduction on for every size (it normally starts above a dozen items), the
     items it fixes and the core it leaves still give the brute force's best subset."""
-    from context_budget._shared import optimal as _optimal
+    from fitproof._shared import optimal as _optimal
 
     saved = _optimal.SMALL
     _optimal.SMALL = 0
@@ -246,7 +246,7 @@ def test_the_fractional_fill_takes_the_best_ratios_that_fit(pairs, capacity, sam
     """Large inputs locate the break item from a sample instead of sorting everything (a small
     SAMPLE and MARGIN here make small inputs take that path, and miss the bracket now and then): the
     items taken whole must be best-ratio items that fit, and the break item the next one."""
-    from context_budget._shared import optimal as _optimal
+    from fitproof._shared import optimal as _optimal
 
     weights = [weight for weight, _ in pairs]
     gains = [weight * ratio for weight, ratio in pairs]

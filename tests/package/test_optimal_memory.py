@@ -3,7 +3,7 @@ gigabytes of wide integers is not run; the report gives the sound bound instead.
 
 import tracemalloc
 
-from context_budget import evaluate
+from fitproof import evaluate
 
 MOST_BYTES = 200 << 20
 

@@ -1,4 +1,4 @@
-"""The page's "Take this with you" (context_budget._page.take_away): an input as a fixture case
+"""The page's "Take this with you" (fitproof._page.take_away): an input as a fixture case
 that passes, and as a Python program that gives the same report, whatever the input's text holds."""
 
 import json
@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from context_budget import _page, evaluate
-from context_budget.fixtures import check_case
+from fitproof import _page, evaluate
+from fitproof.fixtures import check_case
 
 RELEVANCE = {"budget": 7, "items": [{"id": "A", "relevance": 9, "tokens": 4}, {"id": "B", "relevance": 8, "tokens": 5},
                                     {"id": "C", "relevance": 7, "tokens": 3, "content": 'say """hi""" \\ back'}]}

@@ -3,9 +3,9 @@
 import pytest
 from hypothesis import given, strategies as st
 
-from context_budget import PackError, evaluate, pack_passages
-from context_budget.tokenizers.estimate import estimate_tokens
-from context_budget.modes import passages as passages_mode
+from fitproof import PackError, evaluate, pack_passages
+from fitproof.tokenizers.estimate import estimate_tokens
+from fitproof.modes import passages as passages_mode
 
 
 def naive_pack(question, passages, limit, count):

@@ -8,8 +8,8 @@ import jsonschema
 import pytest
 
 from conftest import FIXTURES
-from context_budget._fixtures import case as _fixtures
-from context_budget.modes import MODES
+from fitproof._fixtures import case as _fixtures
+from fitproof.modes import MODES
 
 # Rules a JSON Schema cannot state: ids unique by a property of array elements, and
 # arithmetic across fields (the window's three numbers must leave a positive budget).
@@ -24,7 +24,7 @@ BEYOND_SCHEMA = (
 def schema_for(mode):
     """The shipped schema of ``mode``, checked against its meta-schema, as a validator (made once:
     the property tests ask for it on every example)."""
-    text = resources.files("context_budget").joinpath("schemas", f"{mode}.schema.json").read_text()
+    text = resources.files("fitproof").joinpath("schemas", f"{mode}.schema.json").read_text()
     schema = json.loads(text)
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())

@@ -1,6 +1,6 @@
 """The seeds' own examples give the seeds' stated answers, to the letter (golden tests)."""
 
-from context_budget import evaluate
+from fitproof import evaluate
 from seeds import SEED_000, SEED_003
 
 

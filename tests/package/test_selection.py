@@ -9,11 +9,11 @@ from importlib import resources
 import pytest
 
 from conftest import FIXTURES
-from context_budget import Check, Decision, InputProblem, InvalidInputError, Selection, evaluate, select
-from context_budget._fixtures import case as _fixtures
+from fitproof import Check, Decision, InputProblem, InvalidInputError, Selection, evaluate, select
+from fitproof._fixtures import case as _fixtures
 from seeds import SEED_000
 
-from context_budget.modes import MODES
+from fitproof.modes import MODES
 
 CASES = [path for path in _fixtures.fixture_files(FIXTURES) if path.parent.name in MODES]
 IDS = [path.relative_to(FIXTURES).as_posix() for path in CASES]
@@ -85,7 +85,7 @@ def test_results_are_frozen_and_fully_typed():
 
 
 def test_the_package_says_it_is_typed():
-    assert resources.files("context_budget").joinpath("py.typed").is_file()
+    assert resources.files("fitproof").joinpath("py.typed").is_file()
 
 
 def test_evaluate_still_never_raises_on_the_same_input():
@@ -95,7 +95,7 @@ def test_evaluate_still_never_raises_on_the_same_input():
 TYPED_USE = '''
 from typing import TypedDict
 
-from context_budget import Decision, InvalidInputError, Selection, count_messages, select, trim_messages
+from fitproof import Decision, InvalidInputError, Selection, count_messages, select, trim_messages
 
 
 class Message(TypedDict):  # as the OpenAI SDK types a history: it was refused by list[dict]
@@ -146,7 +146,7 @@ def test_the_errors_survive_pickling_so_a_process_pool_hands_them_back():
     import pickle
     from concurrent.futures import ProcessPoolExecutor
 
-    from context_budget import MessagesError, trim_messages
+    from fitproof import MessagesError, trim_messages
 
     with pytest.raises(InvalidInputError) as raised:
         select({"budget": "x", "items": []})

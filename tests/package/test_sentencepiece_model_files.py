@@ -21,10 +21,10 @@ import pytest
 
 import _text
 from conftest import generated_table_is_current
-from context_budget.tokenizers import TokenizerFileError, exact, from_bytes, graphemes, load_tokenizer
-from context_budget.tokenizers import files as files_module
-from context_budget.tokenizers import spm as spm_module
-from context_budget.tokenizers import unicode_graphemes
+from fitproof.tokenizers import TokenizerFileError, exact, from_bytes, graphemes, load_tokenizer
+from fitproof.tokenizers import files as files_module
+from fitproof.tokenizers import spm as spm_module
+from fitproof.tokenizers import unicode_graphemes
 
 STRINGS = 50_000
 
@@ -300,9 +300,9 @@ def test_a_map_refused_while_counting_is_an_input_error_everywhere_never_an_inte
     """A registered file whose map breaks on this input: evaluate names $.tokenizer (the input is
     fine), count exits 2 with one line, the MCP tool call is a tool error, the page's token view says so."""
     from cli_calls import call_cli, one_line_error
-    from context_budget import _page, evaluate
-    from context_budget.mcp_server import tools
-    from context_budget.tokenizers import TokenizerRegistry, using_tokenizers
+    from fitproof import _page, evaluate
+    from fitproof.mcp_server import tools
+    from fitproof.tokenizers import TokenizerRegistry, using_tokenizers
 
     files_module._MEMO.clear()
     path = tmp_path / "broken.json"

@@ -16,8 +16,8 @@ from conftest import ROOT
 
 import _text
 from cli_calls import call_cli
-from context_budget.tokenizers import TokenizerFileError, exact, from_bytes, load_tokenizer
-from context_budget.tokenizers import sentencepiece as sp
+from fitproof.tokenizers import TokenizerFileError, exact, from_bytes, load_tokenizer
+from fitproof.tokenizers import sentencepiece as sp
 
 MODELS = ROOT / "tests" / "data" / "models"
 SENTENCEPIECE_JSON = ("gemma3", "llama2")
@@ -214,9 +214,9 @@ def test_a_vocabulary_past_the_limit_is_refused(tmp_path, monkeypatch):
 
 
 def test_gemini_names_count_with_the_file_registered_as_gemma3_and_the_report_names_it():
-    from context_budget import count_tokens, evaluate
-    from context_budget.tokenizers import TokenizerRegistry, using_tokenizers
-    from context_budget.tokenizers.models import GEMINI_TOKENIZERS
+    from fitproof import count_tokens, evaluate
+    from fitproof.tokenizers import TokenizerRegistry, using_tokenizers
+    from fitproof.tokenizers.models import GEMINI_TOKENIZERS
 
     data = {"budget": 50, "tokenizer": "gemini-2.5-flash",
             "items": [{"id": "a", "relevance": 2, "content": "What is the refund window?"}]}

@@ -2,8 +2,8 @@
 
 from hypothesis import given, strategies as st
 
-from context_budget._shared.shape import fast_columns, read_records
-from context_budget.modes import passages, relevance, required
+from fitproof._shared.shape import fast_columns, read_records
+from fitproof.modes import passages, relevance, required
 
 VALUES = st.one_of(
     st.integers(-2, 5), st.sampled_from([4.0, 2.5, True, None, 2**53, 10**400, float("inf"), "", " ", "a", "b", "\u3000", [], {}]),
@@ -62,7 +62,7 @@ blocks_taken = []
 @given(st.lists(NEAR_BLOCKS, max_size=4))
 def test_blocks_fast_path_agrees_with_the_validator(elements):
     """Blocks too: priorities, instants (each read once) and the optional required/tokens."""
-    from context_budget.modes import blocks
+    from fitproof.modes import blocks
 
     columns = fast_columns(elements, blocks.SHAPE.item)
     problems = []

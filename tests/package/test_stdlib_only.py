@@ -9,19 +9,19 @@ from conftest import ROOT
 PROBE = """
 import json, sys
 before = set(sys.modules)
-import context_budget
-from context_budget import batch, cli
-context_budget.evaluate({"budget": 1, "items": []})
+import fitproof
+from fitproof import batch, cli
+fitproof.evaluate({"budget": 1, "items": []})
 print(json.dumps(sorted(set(sys.modules) - before)))
 """
-# What `import context_budget` and `check` need, and no more: the server and model modules
+# What `import fitproof` and `check` need, and no more: the server and model modules
 # pull in http and ssl (tens of milliseconds a process) and are imported only by the commands
 # that use them.
 START_UP = """
 import json, sys
-import context_budget
-from context_budget import cli
-context_budget.evaluate({"budget": 1, "items": []})
+import fitproof
+from fitproof import cli
+fitproof.evaluate({"budget": 1, "items": []})
 print(json.dumps(sorted(sys.modules)))
 """
 
@@ -32,8 +32,8 @@ def test_import_loads_only_the_standard_library():
         capture_output=True, text=True, check=True, timeout=60,
     ).stdout
     loaded = json.loads(out)
-    assert "context_budget" in loaded
-    outside = [name for name in loaded if name.split(".")[0] not in sys.stdlib_module_names and name.split(".")[0] != "context_budget"]
+    assert "fitproof" in loaded
+    outside = [name for name in loaded if name.split(".")[0] not in sys.stdlib_module_names and name.split(".")[0] != "fitproof"]
     assert outside == []
 
 
@@ -50,16 +50,16 @@ def test_start_up_leaves_out_what_check_does_not_need():
         capture_output=True, text=True, check=True, timeout=60,
     ).stdout
     loaded = set(json.loads(out))
-    assert loaded.isdisjoint({"http.server", "socketserver", "context_budget._site"})
+    assert loaded.isdisjoint({"http.server", "socketserver", "fitproof._site"})
     # The command line defers these to where they are used: compose --call-model, a key to redact, check --jobs, serve and build-site.
     assert loaded.isdisjoint({"http.client", "ssl", "socket", "concurrent.futures", "subprocess", "html"})
 
 
 def test_the_typed_api_still_imports_from_the_package():
-    import context_budget
-    from context_budget import Selection, select
+    import fitproof
+    from fitproof import Selection, select
 
-    assert context_budget.select is select and Selection.__name__ == "Selection"
+    assert fitproof.select is select and Selection.__name__ == "Selection"
 
 
 # What the page's worker imports before it says ready (web/worker/python-package.js): difflib (only
@@ -67,9 +67,9 @@ def test_the_typed_api_still_imports_from_the_package():
 # Every mode is imported with the package (the registry is a plain dict of modules).
 PAGE_START_UP = """
 import json, sys
-import context_budget
-from context_budget._envelope import check_text, format_json
-from context_budget import _page
+import fitproof
+from fitproof._envelope import check_text, format_json
+from fitproof import _page
 {more}
 print(json.dumps(sorted(sys.modules)))
 """
@@ -85,7 +85,7 @@ def modules_after(more: str = "") -> set:
 
 def test_the_page_start_up_leaves_out_difflib_and_calendar():
     loaded = modules_after()
-    assert "context_budget._base.values" in loaded and "context_budget.modes.messages" in loaded
+    assert "fitproof._base.values" in loaded and "fitproof.modes.messages" in loaded
     assert loaded.isdisjoint({"difflib", "calendar"})
 
 
@@ -94,26 +94,26 @@ def test_blocks_needs_no_calendar():
     window = {"context_tokens": 500, "reserved_output_tokens": 10, "fixed_prompt_tokens": 10}
     text = json.dumps({"mode": "blocks", "window": window, "blocks": [block]})
     loaded = modules_after(f"assert json.loads(check_text({text!r}))['ok']")
-    assert "context_budget._base.instant" in loaded
+    assert "fitproof._base.instant" in loaded
     assert loaded.isdisjoint({"difflib", "calendar"})
 
 
 def test_the_registry_names_each_mode_by_its_module_and_the_package_exports_them_all():
-    import context_budget
-    from context_budget.modes import MODES
+    import fitproof
+    from fitproof.modes import MODES
 
     assert list(MODES) == ["relevance", "required", "blocks", "passages", "messages"]
     assert all(MODES[name].NAME == name for name in MODES) and "nope" not in MODES and MODES.get("nope") is None
-    assert context_budget.trim_messages is MODES["messages"].trim_messages
-    assert {name: getattr(context_budget, name) for name in context_budget.__all__}
+    assert fitproof.trim_messages is MODES["messages"].trim_messages
+    assert {name: getattr(fitproof, name) for name in fitproof.__all__}
 
 
 def test_importing_the_package_as_the_page_does_imports_no_hashlib():
     """hashlib asks for _hashlib, which the page's compiled standard library lacks: the page then
     fetched Pyodide's whole python_stdlib.zip (2.5 MB more on every first visit) when strategy
     stable's digests imported it at the top. Only code that hashes imports it, when it runs."""
-    probe = ("import sys\nimport context_budget\nfrom context_budget._envelope import check_text, format_json\n"
-             "from context_budget import _page\nprint(sorted({'hashlib', '_hashlib'} & set(sys.modules)))")
+    probe = ("import sys\nimport fitproof\nfrom fitproof._envelope import check_text, format_json\n"
+             "from fitproof import _page\nprint(sorted({'hashlib', '_hashlib'} & set(sys.modules)))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
                           env={"PYTHONPATH": str(ROOT / "py"), "PATH": "/usr/bin:/bin"})
     assert done.stdout.strip() == "[]", done.stderr

@@ -6,8 +6,8 @@ import pytest
 
 from hypothesis import given, strategies as st
 
-from context_budget._base import strict_json as _strict_json
-from context_budget._envelope import check_document
+from fitproof._base import strict_json as _strict_json
+from fitproof._envelope import check_document
 
 # Strings full of the characters the depth scan has to see through.
 TRICKY = st.text(st.sampled_from(['[', ']', '{', '}', '"', '\\', 'a', '\n', 'é']), max_size=6)

@@ -15,8 +15,8 @@ import pytest
 import _text
 from test_model_tokenizers import corpus, model_file, ours, reference
 
-from context_budget import templates
-from context_budget.tokenizers import TokenizerRegistry, using_tokenizers
+from fitproof import templates
+from fitproof.tokenizers import TokenizerRegistry, using_tokenizers
 
 FOLDER = {"llama3": "llama3_1", "qwen3": "qwen3", "deepseek_v3": "deepseek_v3"}
 CONVERSATIONS = 2_000

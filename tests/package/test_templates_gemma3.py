@@ -10,7 +10,7 @@ import pytest
 from test_sentencepiece_tokenizers import corpus, model_file, ours, reference
 from test_templates import hf_environment
 
-from context_budget import templates
+from fitproof import templates
 
 CONVERSATIONS = 2_000
 

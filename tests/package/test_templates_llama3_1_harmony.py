@@ -20,8 +20,8 @@ import pytest
 from test_model_tokenizers import ROOT, corpus, model_file, ours, reference
 from test_templates import content, hf_environment
 
-from context_budget import templates
-from context_budget.tokenizers import load_tokenizer
+from fitproof import templates
+from fitproof.tokenizers import load_tokenizer
 
 CONVERSATIONS = 2_000
 FOLDER = {"llama3_1": "llama3_1", "harmony": "gptoss"}

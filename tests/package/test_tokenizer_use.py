@@ -8,8 +8,8 @@ import pytest
 
 import _text
 from conftest import ROOT
-from context_budget import evaluate, tokenizers
-from context_budget.tokenizers import exact
+from fitproof import evaluate, tokenizers
+from fitproof.tokenizers import exact
 
 
 REFUND = json.loads((ROOT / "examples" / "refund-case.json").read_text(encoding="utf-8"))
@@ -53,8 +53,8 @@ def failing(report):
 
 
 def test_relevance_checks_fail_when_a_counted_cost_is_misreported():
-    from context_budget._shared.counted import with_counts
-    from context_budget.modes import relevance
+    from fitproof._shared.counted import with_counts
+    from fitproof.modes import relevance
 
     data = {"budget": 3, "tokenizer": "o200k_base", "items": [{"id": "a", "relevance": 2, "content": "hello world"},
                                                               {"id": "b", "relevance": 1, "content": "one two"}]}
@@ -67,7 +67,7 @@ def test_relevance_checks_fail_when_a_counted_cost_is_misreported():
 
 @pytest.mark.parametrize("name", exact.EXACT)
 def test_blocks_checks_recount_with_the_tokenizer(name):
-    from context_budget.modes import blocks
+    from fitproof.modes import blocks
 
     data = {**REFUND, "tokenizer": name}
     result = blocks.run(data)
@@ -89,7 +89,7 @@ def test_blocks_exact_counts_list_no_flips_and_say_so():
 
 
 def test_passages_check_recounts_the_prompt_with_the_tokenizer():
-    from context_budget.modes import passages
+    from fitproof.modes import passages
 
     data = {"mode": "passages", "question": "q", "limit": 30, "counter": "cl100k_base",
             "passages": [{"id": "a", "text": "hello world"}, {"id": "b", "text": "日本語のテキストです。"}]}
@@ -100,7 +100,7 @@ def test_passages_check_recounts_the_prompt_with_the_tokenizer():
 
 
 def test_page_helper_names_only_what_an_input_needs(monkeypatch):
-    from context_budget import _page
+    from fitproof import _page
 
     monkeypatch.setattr(exact, "ENCODINGS", {name: exact.Encoding(name) for name in exact.EXACT})
     assert _page.tokenizers_needed('{"mode": "blocks", "tokenizer": "cl100k_base"}') == ["cl100k_base"]
@@ -121,7 +121,7 @@ def test_page_helper_names_only_what_an_input_needs(monkeypatch):
 
 
 def test_token_view_segments_add_up_to_the_count():
-    from context_budget import _page
+    from fitproof import _page
 
     for text in ["", "plain words", "日本語のテキスト", "👨‍👩‍👧 family", "\ud800 lone", _text.mixed_text(2000, seed=9)]:
         view = json.loads(_page.token_view(text, "o200k_base"))

@@ -16,7 +16,7 @@ def _mypy(*arguments, cwd):
 
 def test_the_package_passes_mypy():
     # From the root, so that pyproject.toml's [tool.mypy] (python_version, files) is the config.
-    process = _mypy("--config-file", str(ROOT / "pyproject.toml"), "py/context_budget", cwd=ROOT)
+    process = _mypy("--config-file", str(ROOT / "pyproject.toml"), "py/fitproof", cwd=ROOT)
     assert process.returncode == 0, process.stdout + process.stderr
 
 

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from conftest import ROOT
-from context_budget import evaluate
+from fitproof import evaluate
 
 
 def deeply_nested(depth):
@@ -72,7 +72,7 @@ def test_huge_and_surrogate_values_are_shown_safely():
 
 def test_messages_say_what_was_received_once_and_plainly():
     """A message names a null once (never "got null: null") and 1e400 as written (never "got Infinity")."""
-    from context_budget._base.strict_json import loads
+    from fitproof._base.strict_json import loads
 
     assert evaluate(None)["errors"] == [{"path": "$", "message": "expected an object, got null"}]
     assert evaluate({"budget": 1, "items": None})["errors"] == [{"path": "$.items", "message": "expected an array, got null"}]
@@ -92,8 +92,8 @@ def test_errors_are_capped_and_the_detail_says_how_many():
 
 def test_every_message_about_many_problems_gives_the_same_total():
     """The envelope and InvalidInputError said "(and 49 more)" of 80 problems: the listed ones only."""
-    from context_budget import InvalidInputError, select
-    from context_budget._envelope import failure_text
+    from fitproof import InvalidInputError, select
+    from fitproof._envelope import failure_text
 
     data = {"budget": 1, "items": [{"id": "", "relevance": 1, "tokens": 1}] * 80}
     assert failure_text(evaluate(data)).endswith("(and 79 more problems; the first 50 are listed in errors)")
@@ -154,7 +154,7 @@ def test_messages_show_other_scripts_as_written_and_what_cannot_be_seen_as_escap
 
 def test_a_problem_carries_its_path_as_data_and_a_code():
     """Code branches on codes and paths as data, never on a message's words."""
-    from context_budget import InvalidInputError, select
+    from fitproof import InvalidInputError, select
 
     items = [{"id": "a", "relevance": 1, "tokns": 4}, {"id": "a", "relevance": "high", "tokens": 1}]
     with pytest.raises(InvalidInputError) as raised:
@@ -169,11 +169,11 @@ def test_a_problem_carries_its_path_as_data_and_a_code():
 
 
 def test_every_bad_input_is_one_shape_under_one_base():
-    from context_budget import (ContextBudgetError, InvalidInputError, MessagesError, PackError, TokenizerUnavailable,
+    from fitproof import (FitproofError, InvalidInputError, MessagesError, PackError, TokenizerUnavailable,
                                 pack_passages, trim_messages)
 
     assert issubclass(MessagesError, InvalidInputError) and issubclass(PackError, InvalidInputError)
-    assert all(issubclass(cls, ContextBudgetError) and issubclass(cls, ValueError)
+    assert all(issubclass(cls, FitproofError) and issubclass(cls, ValueError)
                for cls in (InvalidInputError, MessagesError, PackError, TokenizerUnavailable))
     with pytest.raises(MessagesError) as raised:
         trim_messages([{"role": "usr", "content": "x"}], 10, "estimate")
@@ -195,7 +195,7 @@ def test_observed_at_takes_ascii_digits_only(observed_at):
 
 
 def test_the_shipped_schema_pattern_is_ascii_only():
-    schema = json.loads((ROOT / "py" / "context_budget" / "schemas" / "blocks.schema.json").read_text())
+    schema = json.loads((ROOT / "py" / "fitproof" / "schemas" / "blocks.schema.json").read_text())
     assert "\\d" not in json.dumps(schema)
 
 

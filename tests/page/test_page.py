@@ -11,8 +11,8 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import FIXTURES
-from context_budget._fixtures import case as _fixtures
-from context_budget._envelope import check_text
+from fitproof._fixtures import case as _fixtures
+from fitproof._envelope import check_text
 
 READY = "[data-testid=status][data-state=ready]"
 # Chooses an example with one change event, also when it is already chosen (a helper of the page tests).
@@ -133,7 +133,7 @@ def test_the_guard_does_catch_a_foreign_request(loaded):
 def test_every_fixture_gives_the_cpython_report(page):
     paths = _fixtures.fixture_files(FIXTURES)
     texts = [json.dumps(_fixtures.load(path)["input"]) for path in paths]
-    answers = page.evaluate("texts => Promise.all(texts.map(t => window.contextBudget.checkText(t)))", texts)
+    answers = page.evaluate("texts => Promise.all(texts.map(t => window.fitproof.checkText(t)))", texts)
     for path, text, answer in zip(paths, texts, answers):
         difference = _fixtures.first_difference(json.loads(check_text(text)), json.loads(answer))
         assert difference is None, f"{path.name}: {difference}"
@@ -307,7 +307,7 @@ def test_a_runtime_that_cannot_load_shows_the_error_state(browser, site_url):
 
 def test_built_site_works_from_a_plain_static_server(browser, tmp_path):
     site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "context_budget", "build-site", str(site)], check=True, capture_output=True, timeout=120)
+    subprocess.run([sys.executable, "-m", "fitproof", "build-site", str(site)], check=True, capture_output=True, timeout=120)
     manifest = json.loads((site / "manifest.json").read_text())["files"]
     on_disk = {path.relative_to(site).as_posix() for path in site.rglob("*") if path.is_file()} - {"manifest.json"}
     assert set(manifest) == on_disk
@@ -364,7 +364,7 @@ def test_awkward_inputs_give_the_cpython_envelope(page):
         '{"items": ["\\x"]}',
         '{"mode": "passages", "question": "\\u3000", "limit": 20, "counter": "estimate", "passages": [{"id": "p", "text": "\\u0085 a\\u2028b"}]}',
     ]
-    answers = page.evaluate("texts => Promise.all(texts.map(t => window.contextBudget.checkText(t)))", texts)
+    answers = page.evaluate("texts => Promise.all(texts.map(t => window.fitproof.checkText(t)))", texts)
     for text, answer in zip(texts, answers):
         assert json.loads(answer) == json.loads(check_text(text)), text[:60]
 
@@ -400,7 +400,7 @@ def random_inputs(count, seed=2026):
 
 def test_random_inputs_give_the_same_envelope_in_the_page_and_in_cpython(page):
     texts = random_inputs(300)
-    answers = page.evaluate("texts => Promise.all(texts.map(t => window.contextBudget.checkText(t)))", texts)
+    answers = page.evaluate("texts => Promise.all(texts.map(t => window.fitproof.checkText(t)))", texts)
     mismatches = [text for text, answer in zip(texts, answers) if answer != check_text(text)]
     assert mismatches == []
     assert sum('"ok": true' in answer for answer in answers) > 20  # some of them pass

@@ -210,7 +210,7 @@ def test_a_turn_dropped_for_the_user_start_never_takes_a_kept_turns_colour(page)
 def test_a_long_history_shows_the_whole_walk_and_the_slider_reaches_everything(page):
     """Past 200 messages (the rows in hand) the lane stopped early, the sentence lost where the
     walk stopped, the heading lost "N of M sent", and the slider's range covered 200 rows only."""
-    from context_budget._envelope import check_text
+    from fitproof._envelope import check_text
 
     messages = [{"role": "system", "content": "Be brief."}] + [
         {"role": "user" if turn % 2 == 0 else "assistant", "content": f"turn {turn} " + "word " * (turn % 9)} for turn in range(1999)]

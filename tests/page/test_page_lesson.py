@@ -12,8 +12,8 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import FIXTURES
-from context_budget import _page
-from context_budget._envelope import check_text
+from fitproof import _page
+from fitproof._envelope import check_text
 from test_page import CHOOSE, DONE, open_page
 
 ROOT = FIXTURES.parent

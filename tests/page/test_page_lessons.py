@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import FIXTURES
-from context_budget._envelope import check_text
+from fitproof._envelope import check_text
 from test_page import open_page
 
 ROOT = FIXTURES.parent
@@ -179,7 +179,7 @@ def test_progress_is_kept_across_a_reload_and_start_again_forgets_it(browser, si
         choose_lesson(page, "required")
         answer_step(page, LESSONS["required"]["steps"][0])
         expect(page.locator("[data-testid=lesson-progress]")).to_have_attribute("data-done", "1")
-        stored = page.evaluate("JSON.parse(localStorage.getItem('context-budget-lessons'))")
+        stored = page.evaluate("JSON.parse(localStorage.getItem('fitproof-lessons'))")
         assert stored == {"required": [1]}  # which steps are done, and nothing else
         page.reload()
         page.wait_for_selector("[data-testid=summary][data-state=done]")
@@ -192,7 +192,7 @@ def test_progress_is_kept_across_a_reload_and_start_again_forgets_it(browser, si
         expect(page.locator("[data-testid=lesson-progress]")).to_have_attribute("data-done", "0")
         expect(page.locator("[data-testid=lesson-choice][data-lesson=required]")).to_have_attribute("data-done", "0")
         expect(page.locator("[data-testid=claim-result]")).to_be_hidden()
-        assert page.evaluate("localStorage.getItem('context-budget-lessons')") is None
+        assert page.evaluate("localStorage.getItem('fitproof-lessons')") is None
         assert problems == [] and guard.foreign == []
     finally:
         context.close()
@@ -214,7 +214,7 @@ def test_take_this_with_you_gives_a_case_that_passes_and_the_python_that_prints_
         assert case["expect"] == {"pass": True, "kept": step["predict"]["answer"]}
         assert case["description"] == f"From the lesson Chat histories, step 2: {step['title']}."
         (tmp_path / "case.json").write_text(page.inner_text("[data-testid=take-away-case]"))
-        run = subprocess.run([sys.executable, "-m", "context_budget", "fixtures", str(tmp_path)], capture_output=True, text=True)
+        run = subprocess.run([sys.executable, "-m", "fitproof", "fixtures", str(tmp_path)], capture_output=True, text=True)
         assert run.returncode == 0, run.stdout + run.stderr
         program = page.inner_text("[data-testid=take-away-python]")
         run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)

@@ -17,14 +17,14 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import expect
 
-from context_budget._envelope import check_text
-from context_budget._site import server as site_server
-from context_budget._site.bundle import content_of
+from fitproof._envelope import check_text
+from fitproof._site import server as site_server
+from fitproof._site.bundle import content_of
 from test_page import LOAD_TIMEOUT, READY
 from test_page_startup import FAST_LINK, IN_TIME, NEEDS_NODE, SAVED, SLOW_LINK, boot_config, open_held, open_page, startup
 
-RUNTIME = "context-budget-runtime"
-SNAPSHOT = "context-budget-snapshot"
+RUNTIME = "fitproof-runtime"
+SNAPSHOT = "fitproof-snapshot"
 FIRST = re.compile(r'<script type="application/json" id="first-report">(.*?)</script>', re.DOTALL)
 
 
@@ -256,7 +256,7 @@ def test_a_prebuilt_snapshot_that_arrives_slowly_is_dropped_for_a_normal_start(b
         assert held  # asked for, never answered
         assert startup(page)["snapshot"] == "normal"
         assert "prebuilt dropped" in startup(page)["steps"]
-        assert page.evaluate("window.contextBudget.checkText('{\"budget\": 1, \"items\": []}')") == check_text('{"budget": 1, "items": []}')
+        assert page.evaluate("window.fitproof.checkText('{\"budget\": 1, \"items\": []}')") == check_text('{"budget": 1, "items": []}')
         assert guard.foreign == [] and problems == []
     finally:
         context.close()
@@ -326,7 +326,7 @@ def test_a_snapshot_dropped_over_a_fast_link_is_fetched_once_live_for_the_next_v
         page.wait_for_selector(READY, timeout=LOAD_TIMEOUT)
         assert startup(page)["snapshot"] == "prebuilt" and "prebuilt cached" in startup(page)["steps"], startup(page)
         assert hits[snapshot] == 2 and hits[wasm] == 1  # both from the HTTP cache
-        answer = page.evaluate("window.contextBudget.checkText('{\"budget\": 1, \"items\": []}')")
+        answer = page.evaluate("window.fitproof.checkText('{\"budget\": 1, \"items\": []}')")
         assert answer == check_text('{"budget": 1, "items": []}')
     finally:
         MISSING_ONCE.clear()
@@ -402,7 +402,7 @@ def test_the_compiled_standard_library_holds_what_the_page_imports_and_a_missing
     context, page, guard, problems = open_page(browser, site_url, prebuilt="block", routes=[("**/pyodide/**", count)])
     try:
         assert counts == {"python_stdlib.zip": 0, stdlib: 1}
-        assert page.evaluate("t => window.contextBudget.checkText(t)", TYPO) == check_text(TYPO)
+        assert page.evaluate("t => window.fitproof.checkText(t)", TYPO) == check_text(TYPO)
         assert counts["python_stdlib.zip"] == 0  # everything the page used was in the compiled one
     finally:
         context.close()
@@ -415,10 +415,10 @@ def test_the_compiled_standard_library_holds_what_the_page_imports_and_a_missing
     page.on("console", lambda message: messages.append(message.text))
     try:
         assert counts["python_stdlib.zip"] == 0
-        assert page.evaluate("t => window.contextBudget.checkText(t)", TYPO) == check_text(TYPO)
+        assert page.evaluate("t => window.fitproof.checkText(t)", TYPO) == check_text(TYPO)
         assert counts["python_stdlib.zip"] == 1
         assert any("the whole one is loaded" in text for text in messages)
-        assert page.evaluate("t => window.contextBudget.checkText(t)", TYPO.replace("tokenz", "tokenss")) == check_text(TYPO.replace("tokenz", "tokenss"))
+        assert page.evaluate("t => window.fitproof.checkText(t)", TYPO.replace("tokenz", "tokenss")) == check_text(TYPO.replace("tokenz", "tokenss"))
         assert counts["python_stdlib.zip"] == 1  # once
         assert guard.foreign == [] and problems == []
     finally:

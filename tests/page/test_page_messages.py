@@ -8,8 +8,8 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import FIXTURES
-from context_budget._fixtures import case as _fixtures
-from context_budget._envelope import check_text
+from fitproof._fixtures import case as _fixtures
+from fitproof._envelope import check_text
 from test_page import CHOOSE, DONE, loaded  # noqa: F401 (the module's one loaded page, a fixture)
 
 EXAMPLES = json.loads((FIXTURES.parent / "web" / "examples.json").read_text())

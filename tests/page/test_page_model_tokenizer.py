@@ -34,8 +34,8 @@ def choose(page, files):
 
 
 def test_a_chosen_tokenizer_json_counts_as_the_package_does(model_page):
-    from context_budget._envelope import check_text
-    from context_budget.tokenizers import TokenizerRegistry, load_tokenizer, using_tokenizers
+    from fitproof._envelope import check_text
+    from fitproof.tokenizers import TokenizerRegistry, load_tokenizer, using_tokenizers
 
     page, guard, problems = model_page
     model = load_tokenizer(QWEN3, "model")
@@ -60,7 +60,7 @@ def test_a_chosen_tokenizer_json_counts_as_the_package_does(model_page):
     with using_tokenizers(registry):
         expected = json.loads(check_text(text))
     assert expected["ok"] and expected["result"]["tokenizer_file"]["sha256"] == model.sha256
-    assert json.loads(page.evaluate("text => window.contextBudget.checkText(text)", text)) == expected
+    assert json.loads(page.evaluate("text => window.fitproof.checkText(text)", text)) == expected
     page.fill("[data-testid=input]", text)
     page.click("[data-testid=run]")
     page.wait_for_selector(DONE)
@@ -71,7 +71,7 @@ def test_a_name_nothing_registered_is_refused_in_words(model_page):
     """The check can fail: the same input naming a tokenizer never chosen is an input error."""
     page, _, problems = model_page
     text = json.dumps({"budget": 40, "tokenizer": "never-chosen", "items": [{"id": "a", "content": "x", "relevance": 1}]})
-    envelope = json.loads(page.evaluate("text => window.contextBudget.checkText(text)", text))
+    envelope = json.loads(page.evaluate("text => window.fitproof.checkText(text)", text))
     assert envelope["ok"] is False and "never-chosen" in envelope["error"]
     assert problems == []
 
@@ -101,7 +101,7 @@ def test_a_chosen_gguf_file_counts_as_its_header_says(model_page, tmp_path):
     sys.path.insert(0, str(ROOT / "tests" / "package"))
     from test_gguf_tokenizer import write_gguf
 
-    from context_budget.tokenizers import load_tokenizer
+    from fitproof.tokenizers import load_tokenizer
 
     page, guard, problems = model_page
     path = tmp_path / "qwen3-test.gguf"
@@ -124,7 +124,7 @@ def test_a_chosen_sentencepiece_model_file_counts_as_the_package_does(model_page
     sys.path.insert(0, str(ROOT / "tests" / "package"))
     from test_sentencepiece_model_files import trained
 
-    from context_budget.tokenizers import load_tokenizer
+    from fitproof.tokenizers import load_tokenizer
 
     page, guard, problems = model_page
     path = tmp_path / "spm-test.model"
@@ -170,7 +170,7 @@ def t5_file(path):
     import sentencepiece
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
-    from context_budget.tokenizers.spm import _read
+    from fitproof.tokenizers.spm import _read
 
     lines = [line for line in _text.mixed_text(300_000).splitlines() if line.strip()]
     writer = io.BytesIO()
@@ -225,8 +225,8 @@ IMAGES_AND_TOOLS = "messages/image-and-tool-definition.json"
 
 
 def test_images_and_tool_definitions_are_parts_of_the_conversation_and_its_lane(model_page):
-    from context_budget._fixtures import case as _fixtures
-    from context_budget._envelope import check_text
+    from fitproof._fixtures import case as _fixtures
+    from fitproof._envelope import check_text
 
     page, guard, problems = model_page
     examples = json.loads((ROOT / "web" / "examples.json").read_text())
@@ -298,11 +298,11 @@ def test_the_chosen_tokenizer_lasts_as_long_as_the_page(model_page):
     if page.locator("[data-testid=tokens-tokenizer] option[value=model]").count() == 0:
         choose(page, str(QWEN3))  # run alone: choose it first
     text = json.dumps({"budget": 40, "tokenizer": "model", "items": [{"id": "a", "content": "x", "relevance": 1}]})
-    assert json.loads(page.evaluate("text => window.contextBudget.checkText(text)", text))["ok"] is True
+    assert json.loads(page.evaluate("text => window.fitproof.checkText(text)", text))["ok"] is True
     page.reload()
     page.wait_for_selector(READY)
     page.wait_for_selector(DONE)
-    envelope = json.loads(page.evaluate("text => window.contextBudget.checkText(text)", text))
+    envelope = json.loads(page.evaluate("text => window.fitproof.checkText(text)", text))
     assert envelope["ok"] is False and '"model"' in envelope["error"]
     assert page.locator("[data-testid=tokens-tokenizer] option[value=model]").count() == 0
     assert guard.foreign == [] and problems == []

@@ -14,15 +14,15 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import FIXTURES, ROOT
-from context_budget._fixtures import case as _fixtures
-from context_budget._envelope import check_text, format_json
+from fitproof._fixtures import case as _fixtures
+from fitproof._envelope import check_text, format_json
 from test_page import DONE, LOAD_TIMEOUT, READY, as_tool, check, loading_error, random_inputs
 from test_page import open_page as open_shared_page
 
 SAVED = "[data-testid=snapshot-note][data-state=saved]"
 SAVING = "[data-testid=snapshot-note][data-state=saving]"
 OFFER = "[data-testid=snapshot-note][data-state=offer]"
-CACHE = "context-budget-snapshot"
+CACHE = "fitproof-snapshot"
 
 # The states the status line and the snapshot note go through, in order, from the first paint.
 STATE_RECORDER = """
@@ -37,7 +37,7 @@ new MutationObserver((changes) => {
 
 
 def startup(page):
-    return page.evaluate("window.contextBudget.startup")
+    return page.evaluate("window.fitproof.startup")
 
 
 def reload(page):
@@ -60,7 +60,7 @@ def cached_keys(page):
 def assert_same_results_as_cpython(page, count=60):
     paths = _fixtures.fixture_files(FIXTURES)
     texts = [json.dumps(_fixtures.load(path)["input"]) for path in paths] + random_inputs(count, seed=14)
-    answers = page.evaluate("texts => Promise.all(texts.map(t => window.contextBudget.checkText(t)))", texts)
+    answers = page.evaluate("texts => Promise.all(texts.map(t => window.fitproof.checkText(t)))", texts)
     assert [text for text, answer in zip(texts, answers) if answer != check_text(text)] == []
 
 
@@ -385,7 +385,7 @@ def test_a_link_in_boot_json_that_is_not_times_changes_nothing(browser, site_url
     context, page, guard, problems = open_page(browser, site_url, prebuilt="block", link=link)
     try:
         assert startup(page)["snapshot"] == "normal"
-        assert page.evaluate("window.contextBudget.checkText('{\"budget\": 1, \"items\": []}')") == check_text('{"budget": 1, "items": []}')
+        assert page.evaluate("window.fitproof.checkText('{\"budget\": 1, \"items\": []}')") == check_text('{"budget": 1, "items": []}')
         assert guard.foreign == [] and problems == []
     finally:
         context.close()
@@ -399,7 +399,7 @@ def test_the_prebuilt_snapshot_imports_the_package_as_the_page_does():
         return re.sub(r"\$\{[^}]*\}", "${}", block)
 
     assert python("scripts/make_snapshot.mjs") == python("web/worker/python-package.js")
-    assert "import context_budget" in python("web/worker/python-package.js")
+    assert "import fitproof" in python("web/worker/python-package.js")
 
 
 # ---------------------------------------------------------------- while loading
@@ -510,7 +510,7 @@ def test_the_progress_bar_counts_the_bytes_then_the_start_up_steps(browser, site
     context, page, release, problems = open_held(browser, site_url, ["boot.json", "pyodide/pyodide.mjs"])
     try:
         package = []  # the package's file, held until the bar has shown the bytes of the others
-        context.route("**/context_budget-*.json", lambda route: package.append(route))
+        context.route("**/fitproof-*.json", lambda route: package.append(route))
         assert page.get_attribute("#progress", "value") == "0"
         release(ready=False)
         # Not a count of updates (how many come depends on the machine's speed): while one file
@@ -534,7 +534,7 @@ def test_the_progress_bar_counts_the_bytes_then_the_start_up_steps(browser, site
         phases = [phase for phase, *_ in records]
         assert phases.index("download") < phases.index("start") < phases.index("done")
         assert page.inner_text("[data-testid=status]").startswith("Ready: edit the input")
-        assert re.fullmatch(r"context_budget \S+ on Python 3\.\S+, loaded in \d+\.\d s\.", page.inner_text("[data-testid=status-detail]"))
+        assert re.fullmatch(r"fitproof \S+ on Python 3\.\S+, loaded in \d+\.\d s\.", page.inner_text("[data-testid=status-detail]"))
         assert problems == []
     finally:
         context.close()

@@ -9,8 +9,8 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import FIXTURES
-from context_budget._fixtures import case as _fixtures
-from context_budget._envelope import check_text
+from fitproof._fixtures import case as _fixtures
+from fitproof._envelope import check_text
 from test_page import CHOOSE, DONE, loaded  # noqa: F401 (the module's one loaded page, a fixture)
 
 EXAMPLES = json.loads((FIXTURES.parent / "web" / "examples.json").read_text())
@@ -424,9 +424,9 @@ def test_large_input_is_shown_a_page_at_a_time(loaded):
     expect(current).to_have_attribute("data-id", expected["trace"][200]["id"])
     assert "Step 201 of 70000" in page.inner_text("[data-testid=step-text]")
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => setTimeout(r, 100)))")
-    tasks = page.evaluate("""() => { const answer = performance.getEntriesByName('context-budget:answer').pop().startTime;
+    tasks = page.evaluate("""() => { const answer = performance.getEntriesByName('fitproof:answer').pop().startTime;
         return window.__tasks.filter(([start, duration]) => start + duration >= answer).map(([, duration]) => duration); }""")
-    render = page.evaluate("performance.getEntriesByName('context-budget:render').pop().duration")
+    render = page.evaluate("performance.getEntriesByName('fitproof:render').pop().duration")
     page.evaluate("window.__observer.disconnect()")
     longest = max(tasks, default=0)
     # The figure is printed, not asserted: the project times nothing in tests (the machine is

@@ -65,7 +65,7 @@ def test_page_checks_the_refund_case_counted_exactly(tokenizer_page):
     check(page, json.dumps({**REFUND, "tokenizer": "o200k_base"}))
     assert "229 of 680 available tokens" in page.text_content("[data-testid=summary]")
     # The status line keeps the version it showed at "ready"; the tokenizer's arrival is added to it.
-    expect(page.locator("[data-testid=status-detail]")).to_contain_text("context_budget ")
+    expect(page.locator("[data-testid=status-detail]")).to_contain_text("fitproof ")
     expect(page.locator("[data-testid=status]")).to_contain_text(re.compile(r"The (o200k|cl100k)_base tokenizer is loaded\."))
     check(page, json.dumps(REFUND))
     assert "255 of 680 available tokens" in page.text_content("[data-testid=summary]")
@@ -76,7 +76,7 @@ def test_a_pasted_text_counts_as_the_cli_counts(tokenizer_page):
     """A new user opens "Count tokens exactly", pastes text, picks a tokenizer: the CLI's count."""
     import io
 
-    from context_budget.cli import run
+    from fitproof.cli import run
 
     page, _, problems = tokenizer_page
     text = "Résumé: the blender jar arrived cracked 🫙, 4 days late.\n\n日本語も数えます。  "
@@ -129,7 +129,7 @@ CONCURRENT = """async ([texts]) => {
 
 def test_concurrent_checks_share_one_download_of_a_rank_file(tokenizer_page):
     """Every fixture sent at once (as a page test does) fetches each rank file once, and all answer."""
-    from context_budget._envelope import check_text
+    from fitproof._envelope import check_text
 
     page, _, problems = tokenizer_page
     fetched = []

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import ROOT
-from context_budget.cli import run
+from fitproof.cli import run
 from cli_calls import file_tree as _tree
 
 
@@ -115,10 +115,10 @@ def invocations(draw):
             ).map(lambda config: json.dumps(config).encode())))
             argv += ["--config", "config.json"]
         argv += draw(st.sampled_from([[], ["--json"], ["--call-model"]]))
-        environ = draw(st.dictionaries(st.sampled_from(SETTING_NAMES).map(lambda name: "CONTEXT_BUDGET_" + name), SETTING_VALUES, max_size=2))
+        environ = draw(st.dictionaries(st.sampled_from(SETTING_NAMES).map(lambda name: "FITPROOF_" + name), SETTING_VALUES, max_size=2))
         # The fuzz never reaches another host: a model call, if one is made, goes to a closed loopback port.
-        environ["CONTEXT_BUDGET_BASE_URL"] = draw(st.sampled_from([CLOSED_PORT_URL] * 3 + ["http://[::1", "ftp://x", "http://u:pw@127.0.0.1:9/v1"]))
-        environ.setdefault("CONTEXT_BUDGET_API_KEY", SECRET)
+        environ["FITPROOF_BASE_URL"] = draw(st.sampled_from([CLOSED_PORT_URL] * 3 + ["http://[::1", "ftp://x", "http://u:pw@127.0.0.1:9/v1"]))
+        environ.setdefault("FITPROOF_API_KEY", SECRET)
     elif command == "count":
         argv = ["count", source, "--tokenizer", draw(st.sampled_from(["o200k_base", "cl100k_base", "estimate", "gpt2", ""]))]
     elif command == "fixtures":
@@ -151,7 +151,7 @@ def _prepare(directory: Path, files: dict, target_state: str | None) -> None:
     elif target_state in ("foreign", "foreign-manifest", "changed-site"):
         target.mkdir()
         (target / "mine.txt").write_text("mine")
-        generator = "context-budget build-site" if target_state == "changed-site" else "my web app"
+        generator = "fitproof build-site" if target_state == "changed-site" else "my web app"
         if target_state != "foreign":
             (target / "manifest.json").write_text(json.dumps({"generator": generator, "files": {"index.html": "0" * 64}}))
             (target / "index.html").write_text("edited by hand")
@@ -187,8 +187,8 @@ def test_every_command_survives_bad_files_encodings_options_and_settings(invocat
     assert code in RUN_EXIT_CODES, (argv, code, err)
     assert "Traceback" not in err and "Traceback" not in out
     messages = _message_lines(err)
-    assert len(messages) <= 1 or all(line.startswith("context-budget: settings: ") for line in messages), err
-    assert all(line.startswith("context-budget") for line in messages), err
+    assert len(messages) <= 1 or all(line.startswith("fitproof: settings: ") for line in messages), err
+    assert all(line.startswith("fitproof") for line in messages), err
     if code == 0:
         assert err == "", (argv, err)
     elif code == 2:
@@ -206,7 +206,7 @@ def test_every_command_survives_bad_files_encodings_options_and_settings(invocat
 def test_the_fuzz_can_fail():
     """The invariants are not vacuous: a traceback, a second message or a touched file is caught."""
     with pytest.raises(AssertionError):
-        assert len(_message_lines("context-budget: one\ncontext-budget: two\n")) <= 1
+        assert len(_message_lines("fitproof: one\nfitproof: two\n")) <= 1
     with tempfile.TemporaryDirectory() as work:
         before = _tree(Path(work))
         (Path(work) / "new").write_text("x")

@@ -5,9 +5,9 @@ import copy
 
 from hypothesis import given, settings, strategies as st
 
-from context_budget import evaluate, trim_messages
-from context_budget._shared.count_memory import COUNTS
-from context_budget.modes.messages.memory import HISTORIES
+from fitproof import evaluate, trim_messages
+from fitproof._shared.count_memory import COUNTS
+from fitproof.modes.messages.memory import HISTORIES
 
 TEXT = st.sampled_from(["hi", "hello world", "the parcel", "🙂 ok", "1234", "a b c d e f", ""])
 

@@ -7,8 +7,8 @@ import math
 
 from hypothesis import given, strategies as st
 
-from context_budget import evaluate
-from context_budget._fixtures.case import first_difference
+from fitproof import evaluate
+from fitproof._fixtures.case import first_difference
 
 # Ids drawn from characters whose UTF-16 order differs from code point order, plus
 # whitespace that JavaScript's trim does or does not remove.
@@ -187,7 +187,7 @@ def seed_estimate(text):
 @given(st.one_of(CONTENT, st.text()))
 def test_estimate_matches_the_seed(text):
     """The rule: the estimate of any text is seed 001's EstimateTokens of it."""
-    from context_budget.tokenizers.estimate import estimate_tokens
+    from fitproof.tokenizers.estimate import estimate_tokens
 
     assert estimate_tokens(text) == seed_estimate(text)
 

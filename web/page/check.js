@@ -77,7 +77,7 @@ export async function runCheck() {
   try {
     const answer = await queuedCheck(text);
     if (runId !== state.report.run) return;  // a newer edit has been sent; show only its result
-    performance.mark("context-budget:answer");  // rendering starts: the tests time what follows
+    performance.mark("fitproof:answer");  // rendering starts: the tests time what follows
     const { envelope, about, rows, shown } = await loadReport(answer.envelope, PAGE_SIZE);
     if (runId !== state.report.run) return;
     const report = renderReport(envelope, {
@@ -97,7 +97,7 @@ export async function runCheck() {
     state.report.envelopeText = report ? answer.envelope : null;
     $("copy-report").disabled = $("download-report").disabled = !report;
     for (const hook of hooks.shown) hook(report, text, about);
-    performance.measure("context-budget:render", "context-budget:answer");
+    performance.measure("fitproof:render", "fitproof:answer");
   } catch (error) {
     if (runId !== state.report.run) return;
     clearReport();

@@ -102,6 +102,6 @@ export function showFirstReport() {
   });
   if (state.python.failed) failed();
   else window.addEventListener("python-failed", failed);
-  performance.mark("context-budget:first-report");
+  performance.mark("fitproof:first-report");
   return true;
 }

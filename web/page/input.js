@@ -14,7 +14,7 @@ export const onInputChanged = (hook) => changeHooks.push(hook);
 function inputChanged() {
   $("share-note").textContent = "";  // "Report copied." and the like are about an earlier input
   for (const hook of changeHooks) hook();
-  window.dispatchEvent(new Event("context-budget:input"));  // for the token view
+  window.dispatchEvent(new Event("fitproof:input"));  // for the token view
 }
 
 // The editor's text replaced by the page: no "input" event fires for that, so the others are

@@ -1,6 +1,6 @@
 // "Use a model's tokenizer file": a tokenizer.json, a SentencePiece .model file, a Mistral tekken file or a GGUF model file,
 // chosen or dropped, read here with the File API and its bytes moved (transferred, not copied)
-// to the Python worker, which names the tokenizer for this page session (context_budget._page.
+// to the Python worker, which names the tokenizer for this page session (fitproof._page.
 // load_model_tokenizer). Nothing is uploaded or stored: closing the page forgets it.
 
 import { $ } from "./dom.js";

@@ -2,7 +2,7 @@
 // numbers]}. Nothing else is stored; "Start this lesson again" forgets a lesson's steps. Without
 // storage (a blocked or full one) progress lasts as long as the page.
 
-const KEY = "context-budget-lessons";
+const KEY = "fitproof-lessons";
 let memory = {};
 
 function read() {

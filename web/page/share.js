@@ -174,7 +174,7 @@ export function wireSharing() {
       $("share-note").textContent = "Copying to the clipboard was not allowed; use Download instead.";
     }
   });
-  $("download-report").addEventListener("click", async () => download(await reportText(), "context-budget-report.json"));
-  $("download-input").addEventListener("click", () => download($("input").value, "context-budget-input.json"));
+  $("download-report").addEventListener("click", async () => download(await reportText(), "fitproof-report.json"));
+  $("download-input").addEventListener("click", () => download($("input").value, "fitproof-input.json"));
   window.addEventListener("hashchange", openLinkLater);
 }

@@ -95,11 +95,11 @@ export function watchStartup({ onReady }) {
       setProgress("done", 1, 1);
       if (message.snapshot !== "normal") noteSnapshot(message.snapshot);  // after a normal start, "snapshot" messages say
       state.python.readyText = "Ready: edit the input and the result follows as you type.";
-      state.python.readyDetail = `context_budget ${message.version}, loaded in ${(message.ms / 1000).toFixed(1)} s.`;
+      state.python.readyDetail = `fitproof ${message.version}, loaded in ${(message.ms / 1000).toFixed(1)} s.`;
       setStatus("ready", state.python.readyText, state.python.readyDetail);
       // For bench/page.py: steps, the worker's milestones in ms since it started; created and
       // page, ms since navigation when the worker was created and when the page heard it was ready.
-      window.contextBudget.startup = {
+      window.fitproof.startup = {
         ms: message.ms, snapshot: message.snapshot, steps: message.steps, created: python.created, page: Math.round(performance.now()),
       };
       python.markReady();

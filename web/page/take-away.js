@@ -1,6 +1,6 @@
 // "Take this with you": the input on screen (a lesson step's, or the tool's) as a fixture case
 // with `expect` and as the Python call that gives the same report. Both are written by the
-// package (context_budget._page.take_away); this file shows and downloads them. app.js imports
+// package (fitproof._page.take_away); this file shows and downloads them. app.js imports
 // it on the first press of the button.
 
 import { $ } from "./dom.js";
@@ -11,7 +11,7 @@ let run = 0;
 
 function description() {
   const origin = state.input.origin;
-  return origin.description || "An input from the context-budget page.";
+  return origin.description || "An input from the fitproof page.";
 }
 
 function download(text, name, type) {
@@ -51,5 +51,5 @@ export function toggleTakeAway() {
   if (!block.hidden) refreshTakeAway();
 }
 
-$("take-away-case-download").addEventListener("click", () => download($("take-away-case").textContent, "context-budget-case.json", "application/json"));
-$("take-away-python-download").addEventListener("click", () => download($("take-away-python").textContent, "context_budget_case.py", "text/x-python"));
+$("take-away-case-download").addEventListener("click", () => download($("take-away-case").textContent, "fitproof-case.json", "application/json"));
+$("take-away-python-download").addEventListener("click", () => download($("take-away-python").textContent, "fitproof_case.py", "text/x-python"));

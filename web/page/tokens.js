@@ -1,6 +1,6 @@
 // The token view: paste text or pick an item of the input, choose a tokenizer, and see the text
 // cut into its tokens, coloured alternately, with the exact count beside the heuristic estimate.
-// Python counts and cuts (context_budget._page.token_view); this file only shows the answer.
+// Python counts and cuts (fitproof._page.token_view); this file only shows the answer.
 
 const $ = (id) => document.getElementById(id);
 const DEBOUNCE_MS = 250;
@@ -68,7 +68,7 @@ async function show() {
   $("tokens-block").setAttribute("aria-busy", "true");
   let answer;
   try {
-    answer = JSON.parse((await window.contextBudget.ask("tokens", text, tokenizer)).envelope);
+    answer = JSON.parse((await window.fitproof.ask("tokens", text, tokenizer)).envelope);
     if (answer.error) throw new Error(answer.error);  // a chosen file that cannot count this text
   } catch (error) {
     if (run !== latest) return;
@@ -119,7 +119,7 @@ $("tokens-input").addEventListener("input", () => schedule());
 $("tokens-tokenizer").addEventListener("change", () => schedule(0));
 $("tokens-item").addEventListener("change", pickItem);
 // Typed, or replaced by the page (app.js); a closed view is refreshed when it opens.
-window.addEventListener("context-budget:input", () => { if ($("tokens-block").open) refreshItems(); });
+window.addEventListener("fitproof:input", () => { if ($("tokens-block").open) refreshItems(); });
 $("tokens-block").addEventListener("toggle", () => {
   if ($("tokens-block").open) {
     refreshItems();

@@ -1,4 +1,4 @@
-// Starting Python: the local Pyodide copy and the context_budget package from its one-file
+// Starting Python: the local Pyodide copy and the fitproof package from its one-file
 // bundle, as boot.json names them. In order of preference:
 // 1. a snapshot made on an earlier visit, kept in the browser's Cache Storage (made only when
 //    the user asks, and when 2 is missing or bad);
@@ -156,7 +156,7 @@ export async function boot() {
       return;
     } catch (error) {
       // Damaged, stale or refused: boot normally and keep a good one for next time.
-      console.info(`context-budget: the ${kind === "used" ? "kept" : "prebuilt"} snapshot was not used (${error.message}); starting normally`);
+      console.info(`fitproof: the ${kind === "used" ? "kept" : "prebuilt"} snapshot was not used (${error.message}); starting normally`);
       if (kind === "used") await dropKept(config);
       unexpect(prebuiltURL);
       break;

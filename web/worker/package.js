@@ -1,9 +1,9 @@
-// The context_budget functions the worker calls, once the package is imported in Pyodide.
+// The fitproof functions the worker calls, once the package is imported in Pyodide.
 
 export const python = {
-  checkText: null,  // context_budget._envelope.check_text
-  formatJson: null,  // context_budget._envelope.format_json
-  page: null,  // context_budget._page: which rank files an input needs, loading them, the token view
+  checkText: null,  // fitproof._envelope.check_text
+  formatJson: null,  // fitproof._envelope.format_json
+  page: null,  // fitproof._page: which rank files an input needs, loading them, the token view
 };
 
 // The package's version line, once its functions are bound.
@@ -11,5 +11,5 @@ export function bindPackage(pyodide) {
   python.checkText = pyodide.globals.get("check_text");
   python.formatJson = pyodide.globals.get("format_json");
   python.page = pyodide.globals.get("_page");
-  return pyodide.runPython("context_budget.__version__ + ' on Python ' + sys.version.split()[0]");
+  return pyodide.runPython("fitproof.__version__ + ' on Python ' + sys.version.split()[0]");
 }

@@ -1,4 +1,4 @@
-// The context_budget package inside a Pyodide: written from its one-file bundle, then
+// The fitproof package inside a Pyodide: written from its one-file bundle, then
 // imported. Shared by boot.js (the page's Python) and snapshot-maker.js (the copy kept for
 // the next visit), so that a kept snapshot holds exactly what a normal start imports; the
 // prebuilt snapshot's maker (scripts/make_snapshot.mjs, run by Node) keeps a copy in step.
@@ -16,16 +16,16 @@ export function installPackage(pyodide, bundle) {
   }
 }
 
-// `_context_budget_sources` lets a snapshot say which sources it holds.
+// `_fitproof_sources` lets a snapshot say which sources it holds.
 export function importPackage(pyodide, sourcesSha256) {
   pyodide.runPython(`
 import sys
 if ${JSON.stringify(PACKAGE_ROOT)} not in sys.path:
     sys.path.insert(0, ${JSON.stringify(PACKAGE_ROOT)})
-import context_budget
-from context_budget._envelope import check_text, format_json
-from context_budget import _page
-_context_budget_sources = ${JSON.stringify(sourcesSha256)}
+import fitproof
+from fitproof._envelope import check_text, format_json
+from fitproof import _page
+_fitproof_sources = ${JSON.stringify(sourcesSha256)}
 `);
 }
 
@@ -57,7 +57,7 @@ class _WholeStandardLibrary:
             file.write(request.response.to_bytes())
         self.state = "loaded"
         sys.path.append(self.WHOLE)
-        js.console.info("context-budget: a module missing from the compiled standard library; the whole one is loaded")
+        js.console.info("fitproof: a module missing from the compiled standard library; the whole one is loaded")
 
     def find_spec(self, name, path=None, target=None):
         if name.partition(".")[0] not in sys.stdlib_module_names:
@@ -86,7 +86,7 @@ del _WholeStandardLibrary
 // compiles it from the bundle's sources): written beside the sources as __pycache__ files that
 // name the hash of the source they were compiled from, which Python checks at import; a source
 // of other bytes is compiled from itself, as without them. Saves compiling the package at start.
-export const PACKAGE_BYTECODE = "context_budget-bytecode";
+export const PACKAGE_BYTECODE = "fitproof-bytecode";
 
 export function installBytecode(pyodide) {
   pyodide.runPython(`

@@ -6,7 +6,7 @@
 // Python is ready. Without Cache Storage (disabled, or an old browser) nothing is kept and the
 // page works the same from the network.
 
-export const RUNTIME_CACHE = "context-budget-runtime";
+export const RUNTIME_CACHE = "fitproof-runtime";
 
 const storage = typeof caches !== "undefined";
 

@@ -15,7 +15,7 @@ onmessage = async (event) => {
     installPackage(pyodide, bundle);
     if (stdLibURL && !stdLibURL.endsWith("/python_stdlib.zip")) installBytecode(pyodide);
     importPackage(pyodide, sourcesSha256);
-    // No input is ever checked here: the image is exactly "Pyodide + context_budget imported".
+    // No input is ever checked here: the image is exactly "Pyodide + fitproof imported".
     const bytes = pyodide.makeMemorySnapshot();
     // Stored gzipped: a sixth of the size, and gunzip checks a CRC-32 and the length of the
     // whole snapshot, so a damaged copy is refused before Pyodide sees a byte of it.

@@ -1,4 +1,4 @@
-// The snapshot: a gzipped memory image of "Pyodide + context_budget imported", from which
+// The snapshot: a gzipped memory image of "Pyodide + fitproof imported", from which
 // Pyodide starts in a fraction of a normal boot's time. Restoring one (kept in this browser's
 // Cache Storage, or the site's prebuilt copy), checked before it is trusted; and keeping one
 // for the next visit, made on another thread (snapshot-maker.js) only when the user asks.
@@ -12,7 +12,7 @@ import { bindPackage, python } from "./package.js";
 import { fetchFresh } from "./downloads.js";
 import { forgetRuntime, keepRuntime, runtimeKept } from "./runtime-cache.js";
 
-export const SNAPSHOT_CACHE = "context-budget-snapshot";
+export const SNAPSHOT_CACHE = "fitproof-snapshot";
 const IDLE_MS = 1000;  // after a normal boot, the snapshot is made once the first check is answered or after this
 
 // Looked up without opening (which would create an empty cache on every first visit).
@@ -64,7 +64,7 @@ export async function bootFromSnapshot(loadPyodide, where, config, responsePromi
   const { installPackage, wholeStdlibWhenMissing } = await pythonPackage;
   if (where.stdLibURL !== where.wholeStdlibURL) wholeStdlibWhenMissing(pyodide, where.wholeStdlibURL);
   installPackage(pyodide, await bundlePromise);
-  const sources = pyodide.runPython("globals().get('_context_budget_sources')");
+  const sources = pyodide.runPython("globals().get('_fitproof_sources')");
   if (sources !== config.package.sources_sha256) throw new Error("the snapshot holds other sources");
   const version = bindPackage(pyodide);
   if (python.checkText(config.probe.input) !== config.probe.envelope) throw new Error("the snapshot gives another report for the probe input");
@@ -91,7 +91,7 @@ async function keepRuntimeNow(state) {
     await keepRuntime(keeping.runtime, fetchFresh);
     if (keeping.cancelled) await forgetRuntime();  // "Remove it" came meanwhile
   } catch (error) {
-    console.info(`context-budget: no copy of the runtime kept (${error.message})`);
+    console.info(`fitproof: no copy of the runtime kept (${error.message})`);
     await forgetRuntime();
     if (state === "saved") state = "none";
   }
@@ -115,7 +115,7 @@ function keepLater(job) {
       maker.terminate();
       if (keeping.maker !== maker) return;  // stopped by "Remove it", which answered already
       keeping.maker = null;
-      if (problem) console.info(`context-budget: no copy kept for the next visit (${problem})`);
+      if (problem) console.info(`fitproof: no copy kept for the next visit (${problem})`);
       if (state === "saved") keepRuntimeNow(state);  // the runtime's files too, once the snapshot is stored
       else postMessage({ type: "snapshot", state });
     };
@@ -148,7 +148,7 @@ function fetchForLater(url) {
     const reader = response.body.getReader();
     while (!(await reader.read()).done);
     mark("prebuilt fetched for later");
-  }).catch((error) => console.info(`context-budget: the prebuilt snapshot was not fetched for later (${error.message})`));
+  }).catch((error) => console.info(`fitproof: the prebuilt snapshot was not fetched for later (${error.message})`));
 }
 
 // After a normal boot: nothing is stored unless the user asks ("Keep a copy"). Once asked, the
