@@ -18,7 +18,7 @@ import time
 from collections import deque
 from typing import IO, Iterable, Iterator, Protocol
 
-from ._base.errors import FitproofError
+from ._base.errors import ArgumentError, ArgumentTypeError, FitproofError
 from ._base import strict_json as _strict_json
 from ._envelope import check_document, to_json, unreadable
 
@@ -61,12 +61,15 @@ def check_line(raw: bytes | str, number: int) -> tuple[bool, str]:
 
 def checked_lines(lines: Iterable[bytes | str], start: int = 1) -> Iterator[tuple[bool, str]]:
     """``(passed, envelope text)`` for each non-blank line, numbered from ``start``. A wrong
-    argument is refused at the call, before any line is read."""
+    argument is refused at the call, before any line is read: an ``ArgumentError`` (a
+    ``ValueError``; ``ArgumentTypeError``, also a ``TypeError``, for a wrong type), as is a line
+    that is neither bytes nor str when it is reached."""
     if isinstance(lines, (str, bytes, bytearray, memoryview)):
-        raise TypeError(f"lines must be an iterable of lines (a file, a list of bytes or str), got one {type(lines).__name__}: "
-                        "it would be checked a character at a time; give [text] for one input")
+        raise ArgumentTypeError(f"lines must be an iterable of lines (a file, a list of bytes or str), got one {type(lines).__name__}: "
+                                "it would be checked a character at a time; give [text] for one input", "lines", lines)
     if type(start) is not int or start < 1:
-        raise ValueError(f"start must be a line number from 1, got {start!r}")
+        kind = ArgumentError if type(start) is int else ArgumentTypeError
+        raise kind(f"start must be a line number from 1, got {start!r}", "start", start)
     return _checked(iter(lines), start)
 
 
@@ -75,7 +78,7 @@ def _checked(lines: Iterator[bytes | str], start: int) -> Iterator[tuple[bool, s
         if isinstance(raw, (bytearray, memoryview)):
             raw = bytes(raw)
         elif not isinstance(raw, (str, bytes)):
-            raise TypeError(f"line {number} must be bytes or str, got {type(raw).__name__}")
+            raise ArgumentTypeError(f"line {number} must be bytes or str, got {type(raw).__name__}", "lines", raw)
         if raw.strip(_BLANK) if isinstance(raw, str) else raw.strip():  # the same lines blank as text and as bytes
             yield check_line(raw, number)
 

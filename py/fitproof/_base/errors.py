@@ -1,4 +1,5 @@
-"""The root of every exception the package raises on purpose, and the one shape of invalid input.
+"""The root of every exception the package raises on purpose, the one shape of invalid input, and
+the one of an argument a library call cannot take.
 
 ``except fitproof.FitproofError`` catches them all; each subclass also derives from
 the built-in exception that says what kind of failure it is (``ValueError`` for bad input), so
@@ -14,6 +15,30 @@ from typing import Any
 
 class FitproofError(Exception):
     """Any failure this package reports on purpose (never a bug)."""
+
+
+class ArgumentError(FitproofError, ValueError):
+    """A library call given an argument it cannot take (``count_tokens("hi", "o200k")``); the
+    input of ``evaluate`` and the modes is ``InvalidInputError`` instead.
+
+    Data, so that no caller parses the message: ``argument``, the parameter's name
+    (``"tokenizer"``); ``value``, what was given; ``suggestion``, the known value a typo most
+    likely meant (``"o200k_base"``), or None.
+    """
+
+    def __init__(self, message: str, argument: str, value: object, suggestion: str | None = None) -> None:
+        super().__init__(message)
+        self.argument = argument
+        self.value = value
+        self.suggestion = suggestion
+
+    def __reduce__(self):  # pickled whole (a process pool sends it back to the caller)
+        return type(self), (str(self), self.argument, self.value, self.suggestion)
+
+
+class ArgumentTypeError(ArgumentError, TypeError):
+    """An argument of a type the call cannot take (``count_tokens(5)``): a ``TypeError`` too, and
+    still a ``ValueError`` as every ``ArgumentError`` is."""
 
 
 class TokenizerFileError(FitproofError, ValueError):

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .._base import strict_json as _strict_json
+from .._base.errors import ArgumentError
 from .._evaluation.evaluate import evaluate
 from .._base.values import child_path, closest_name, json_text, preview
 
@@ -60,16 +61,18 @@ def fixture_files(directory: Path) -> list[Path]:
 
 def case_files(where: Path) -> tuple[list[Path], Path]:
     """The case files at ``where`` (every ``*.json`` under a directory, or the one file), and the
-    directory their names are relative to; ``ValueError`` saying why when there is none."""
+    directory their names are relative to; an ``ArgumentError`` (a ``ValueError``) saying why when
+    there is none."""
     if where.is_file():
         return [where], where.parent
     if not where.exists():
-        raise ValueError(f"no fixture directory at {where}")
+        raise ArgumentError(f"no fixture directory at {where}", "where", where)
     if not where.is_dir():
-        raise ValueError(f"{where} is neither a directory nor a file: fixtures runs every *.json case under a directory, or one case file")
+        raise ArgumentError(f"{where} is neither a directory nor a file: fixtures runs every *.json case under a directory, or one case file",
+                            "where", where)
     files = fixture_files(where)
     if not files:
-        raise ValueError(f"no fixture files (*.json) under {where}")
+        raise ArgumentError(f"no fixture files (*.json) under {where}", "where", where)
     return files, where
 
 

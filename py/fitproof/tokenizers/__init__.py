@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
+from .._base.errors import ArgumentError, ArgumentTypeError
 from .._base.values import Invalid, Unavailable, closest_name, json_text, preview
 from . import exact
 from .estimate import estimate_tokens
 from .exact import ENCODINGS, EXACT, RANK_FILES, TokenizerUnavailable
 from .registry import (BUILT_IN_FILES, TokenizerRegistry, default_registry, file_record, named_tokenizer,
-                       register_tokenizer, using_tokenizers)
-from .models import counted_encoding, uncounted_reason
+                       register_tokenizer, registered_names, using_tokenizers)
+from .models import EXAMPLES, MODEL_ENCODINGS, counted_encoding, uncounted_reason
 
 TOKENIZERS = EXACT + ("estimate",)
 
@@ -31,10 +32,27 @@ def resolve(tokenizer: object) -> object:
 
 
 def check_name(tokenizer: object) -> str:
-    tokenizer = resolve(tokenizer)
-    if not isinstance(tokenizer, str) or tokenizer not in TOKENIZERS:
-        raise ValueError(uncounted_reason(tokenizer) or f"unknown tokenizer {tokenizer!r}; known: {', '.join(TOKENIZERS)} or a model name such as gpt-4o")
-    return tokenizer
+    """A built-in tokenizer's name (a model name read as its encoding); ``ArgumentError`` otherwise."""
+    resolved = resolve(tokenizer)
+    if isinstance(resolved, str) and resolved in TOKENIZERS:
+        return resolved
+    raise unknown_tokenizer(tokenizer)
+
+
+def unknown_tokenizer(tokenizer: object) -> ArgumentError:
+    """The error for a ``tokenizer`` argument that names no tokenizer: why a model tiktoken knows is
+    not counted, or the names known and the one a typo most likely meant (``suggestion``)."""
+    names = tuple(dict.fromkeys((*TOKENIZERS, *BUILT_IN_FILES, *registered_names())))
+    if not isinstance(tokenizer, str):
+        return ArgumentTypeError(f"unknown tokenizer {tokenizer!r}: a tokenizer is a name (known: {', '.join(names)} or a model "
+                                 "name such as gpt-4o) or a loaded Tokenizer", "tokenizer", tokenizer)
+    reason = uncounted_reason(tokenizer)
+    if reason:
+        return ArgumentError(reason, "tokenizer", tokenizer)
+    guess = closest_name(tokenizer, (*names, *EXAMPLES, *MODEL_ENCODINGS))
+    hint = f"; did you mean {guess!r}?" if guess else ""
+    return ArgumentError(f"unknown tokenizer {tokenizer!r}; known: {', '.join(names)} or a model name such as gpt-4o{hint}",
+                         "tokenizer", tokenizer, guess)
 
 
 if TYPE_CHECKING:
@@ -65,21 +83,26 @@ def count_tokens(text: str, tokenizer: "str | Tokenizer" = "o200k_base") -> int:
     ``tokenizer`` may also be a loaded ``Tokenizer`` (``load_tokenizer(path)``) or a name registered
     with ``register_tokenizer`` / a ``TokenizerRegistry`` in use (``o200k_harmony`` is always known).
 
-    ``estimate`` is the heuristic of the ``blocks`` mode (seed 001). Raises ``ValueError`` for an
-    unknown name or a non-string text, and ``TokenizerUnavailable`` (a ``ValueError``) when the
-    rank file is missing or not the published one.
+    ``estimate`` is the heuristic of the ``blocks`` mode (seed 001). Raises ``ArgumentError`` (a
+    ``ValueError``) for an unknown name, with the name a typo most likely meant as ``suggestion``,
+    and ``ArgumentTypeError`` (a ``ValueError`` and a ``TypeError``) for a text that is no string;
+    ``TokenizerUnavailable`` (a ``ValueError``) when the rank file is missing or not the published one.
     """
     loaded = _loaded(tokenizer)
     if loaded is not None:
         if not isinstance(text, str):
-            raise ValueError(f"text must be a string, got {type(text).__name__}")
+            raise _not_text(text)
         return loaded.count(text)
     tokenizer = check_name(tokenizer)
     if not isinstance(text, str):
-        raise ValueError(f"text must be a string, got {type(text).__name__}")
+        raise _not_text(text)
     if tokenizer == "estimate":
         return estimate_tokens(text)
     return exact.ENCODINGS[tokenizer].count(text)
+
+
+def _not_text(text: object) -> ArgumentTypeError:
+    return ArgumentTypeError(f"text must be a string, got {type(text).__name__}", "text", text)
 
 
 def read_tokenizer(value: object, allowed: tuple[str, ...] = TOKENIZERS, *, not_for: str | None = None) -> str:
@@ -134,5 +157,6 @@ __all__ = [
     "Tokenizer", "TokenizerFileError", "TokenizerRegistry", "load_tokenizer", "from_bytes", "register_tokenizer",
     "using_tokenizers", "named_tokenizer", "default_registry", "file_record", "BUILT_IN_FILES",
     "TOKENIZERS", "EXACT", "ENCODINGS", "RANK_FILES", "TokenizerUnavailable",
-    "check_name", "count_tokens", "read_tokenizer", "counter", "estimate_tokens", "resolve",
+    "check_name", "unknown_tokenizer", "count_tokens", "read_tokenizer", "counter", "estimate_tokens", "resolve",
+    "registered_names",
 ]

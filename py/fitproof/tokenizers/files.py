@@ -11,6 +11,7 @@ import json
 
 from .gguf import read_gguf_header, tokenizer_from_gguf
 from .model import BPETokenizer, MAX_FILE_BYTES, MergePairs, Tokenizer, TokenizerFileError, tekken
+from .._base.errors import ArgumentError, ArgumentTypeError
 
 
 # SHA-256 -> a tokenizer already built from those bytes: loading the same file again (the page, a
@@ -136,7 +137,11 @@ def load_tokenizer(path, name: str | None = None) -> Tokenizer:
     """
     import os
 
+    if not isinstance(path, (str, os.PathLike)) or isinstance(os.fspath(path), bytes):
+        raise ArgumentTypeError(f"path must be a file name (a str or a path), got {type(path).__name__}", "path", path)
     where = os.fspath(path)
+    if not where:
+        raise ArgumentError("path must be a file name, got an empty one", "path", path)
     try:
         with open(where, "rb") as handle:
             head = handle.read(4)

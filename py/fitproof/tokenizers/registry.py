@@ -22,6 +22,8 @@ import re
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Iterator
 
+from .._base.errors import ArgumentError, ArgumentTypeError
+
 if TYPE_CHECKING:
     from .model import Tokenizer
 
@@ -37,11 +39,14 @@ class TokenizerRegistry:
         self._named: dict[str, Tokenizer] = {}
 
     def register(self, name: str, path_or_tokenizer: "str | os.PathLike | Tokenizer") -> Tokenizer:
-        """Load (a path) or take (a ``Tokenizer``) and name it; raises ``ValueError`` on a bad name or file."""
+        """Load (a path) or take (a ``Tokenizer``) and name it. A bad name is an ``ArgumentError``
+        (``argument == "name"``; a name that is no string also a ``TypeError``), a bad file a
+        ``TokenizerFileError``: both ``ValueError``."""
         if not isinstance(name, str) or not NAME.fullmatch(name):
-            raise ValueError(f"a tokenizer name is 1 to 64 letters, digits or _.:- (starting with a letter or digit), got {name!r}")
+            kind = ArgumentError if isinstance(name, str) else ArgumentTypeError
+            raise kind(f"a tokenizer name is 1 to 64 letters, digits or _.:- (starting with a letter or digit), got {name!r}", "name", name)
         if name in RESERVED:
-            raise ValueError(f"{name!r} is a built-in tokenizer name; choose another")
+            raise ArgumentError(f"{name!r} is a built-in tokenizer name; choose another", "name", name)
         from .files import load_tokenizer
         from .model import Tokenizer
 
@@ -102,6 +107,12 @@ def named_tokenizer(name: str) -> "Tokenizer | None":
     return named_tokenizer(stands_for) if stands_for is not None else None
 
 
+def registered_names() -> tuple[str, ...]:
+    """The names registered in the registry in use and the default one (not the built-in ones)."""
+    scoped = _SCOPED.get()
+    return tuple(dict.fromkeys((*(scoped.names() if scoped is not None else ()), *_DEFAULT.names())))
+
+
 def file_record(name: object) -> "dict | None":
     """What a report records about a tokenizer read from a file: ``{name, kind, sha256}``, or None."""
     tokenizer = named_tokenizer(name) if isinstance(name, str) else None
@@ -116,5 +127,5 @@ def file_record(name: object) -> "dict | None":
     return record
 
 
-__all__ = ["TokenizerRegistry", "register_tokenizer", "using_tokenizers", "named_tokenizer",
+__all__ = ["TokenizerRegistry", "register_tokenizer", "using_tokenizers", "named_tokenizer", "registered_names",
            "default_registry", "file_record", "BUILT_IN_FILES"]
