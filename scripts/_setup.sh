@@ -9,6 +9,8 @@ setup_python() {  # setup_python [EXTRA]: a venv in .venv with the package insta
   [ -n "${1:-}" ] && spec=".[$1]"
   echo "==> installing fitproof${1:+ with [$1]} into .venv" >&2
   .venv/bin/python -m pip install --quiet --disable-pip-version-check --editable "$spec"
+  # scripts/build's tools: `python -m build`, with the setuptools the build asks for (no isolation)
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check "build>=1.2" "setuptools>=77"
 }
 
 setup_web() {  # the pinned Pyodide, gpt-tokenizer's rank files, CodeMirror and axe-core, from package-lock.json

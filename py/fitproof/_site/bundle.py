@@ -60,8 +60,11 @@ def project_root() -> Path:
     return PACKAGE_DIR.parent.parent
 
 
-# What an installed wheel carries for the page (setup.py copies it there at build time).
+# What an installed wheel carries for the page (setup.py copies it there at build time): the
+# page's own files, the fixtures and the rank files. Pyodide and CodeMirror are in the companion
+# distribution fitproof-page (`pip install fitproof[page]`), so that a server's install stays small.
 PACKAGED_DATA = PACKAGE_DIR / "_data"
+PAGE_EXTRA = "pip install 'fitproof[page]'"
 
 
 class PageSources(NamedTuple):
@@ -78,10 +81,32 @@ class PageSources(NamedTuple):
 def page_sources(root: Path | None = None) -> PageSources:
     """The checkout at ``root`` (default: this package's own, when it has the page), else the installed wheel's data."""
     if root is None and not (project_root() / "web" / "index.html").is_file() and (PACKAGED_DATA / "web" / "index.html").is_file():
-        data = PACKAGED_DATA
-        return PageSources(data / "web", data / "pyodide", data / "tokenizers", data / "fixtures", data, data / "codemirror")
+        data, runtime = PACKAGED_DATA, page_runtime()
+        return PageSources(data / "web", runtime / "pyodide", data / "tokenizers", data / "fixtures", data, runtime / "codemirror")
     root = project_root() if root is None else root
     return PageSources(root / "web", root / "node_modules" / "pyodide", root / "node_modules" / "gpt-tokenizer" / "data", root / "fixtures", root, root / "node_modules")
+
+
+def page_runtime() -> Path:
+    """Where the installed fitproof-page holds Pyodide and CodeMirror: it must be this version's own."""
+    from importlib import metadata
+
+    from .. import __version__
+
+    try:
+        import fitproof_page  # type: ignore[import-not-found]  # the companion distribution, installed or not
+    except ImportError:
+        raise SiteError(f"the page's runtime (Pyodide and CodeMirror) is not installed: {PAGE_EXTRA}") from None
+    try:
+        installed = metadata.version("fitproof-page")
+    except metadata.PackageNotFoundError:
+        installed = None
+    if installed != __version__:
+        raise SiteError(
+            f"fitproof-page {installed or '(version unknown)'} is installed, but this is fitproof {__version__}: "
+            f"pip install 'fitproof[page]=={__version__}'"
+        )
+    return Path(fitproof_page.DATA)
 
 
 def site_map(root: Path | None = None, snapshot: bool = True) -> dict[str, Path | bytes]:
@@ -99,7 +124,8 @@ def site_map(root: Path | None = None, snapshot: bool = True) -> dict[str, Path 
         )
     missing = [name for name in PYODIDE_FILES if not (pyodide / name).is_file()]
     if missing:
-        raise SiteError(f"Pyodide is not installed ({', '.join(missing)} missing under {pyodide}): run `npm ci` in {root}")
+        fix = "reinstall it: pip install --force-reinstall 'fitproof[page]'" if root == PACKAGED_DATA else f"run `npm ci` in {root}"
+        raise SiteError(f"Pyodide is not installed ({', '.join(missing)} missing under {pyodide}): {fix}")
     files: dict[str, Path | bytes] = {}
     for path in sorted(web.rglob("*")):
         if path.is_file():
