@@ -152,6 +152,11 @@ def preview(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def preview_is_cut(value: object, limit: int = 60) -> bool:
+    """Whether ``preview(value, limit)`` is cut short (to end in "…")."""
+    return len(_preview(value, depth=0)) > limit
+
+
 def _preview(value: object, depth: int) -> str:
     if value is None:
         return "null"
