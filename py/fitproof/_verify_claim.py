@@ -1,7 +1,9 @@
 """``verify_claim``: the typed way to judge a claim, beside ``evaluate``'s report.
 
-Its own module, apart from ``_evaluation/claims`` (which ``evaluate`` imports when an input has a claim):
-the dataclasses pull in ``dataclasses`` and ``inspect``, which ``evaluate`` never needs.
+A way in, as ``select`` is, not a part of ``_evaluation/claims``: it reads ``evaluate``'s report
+and raises ``select``'s ``InvalidInputError`` (``_selection.invalid_input_error``), and
+``_evaluation/claims``, which ``evaluate`` imports when an input has a claim, may import neither
+(imports run downwards: docs/design.md, "Layers").
 """
 
 from __future__ import annotations
