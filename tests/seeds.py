@@ -1,4 +1,5 @@
-"""The seeds' own example inputs, shared by the tests of every folder."""
+"""The seeds' own example inputs, shared by the tests of every folder: the seeds are the published
+designs the first modes adapt (docs/contract.md, "Where the modes come from")."""
 
 SEED_000 = {
     "budget": 7,

@@ -1,7 +1,8 @@
-"""Packing whole passages against the fully rendered prompt (seed 004), for any counter.
+"""Packing whole passages against the fully rendered prompt, for any counter, by the method of seed
+004, the retrieval example mode ``passages`` adapts (docs/contract.md, "Where the modes come from").
 
 ``pack_passages`` is the library API for real tokenizers: it measures every complete
-candidate prompt with the given counter, exactly as the seed does. The ``passages`` mode
+candidate prompt with the given counter, exactly as the retrieval example does. The ``passages`` mode
 uses the same rendering with its built-in counters, which it can evaluate in linear time.
 """
 

@@ -13,18 +13,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._base.errors import InputProblem, InvalidInputError, input_problems
-from ._evaluation.evaluate import evaluate_with_problems
-from ._base.values import MAX_PROBLEMS
+from ._base.errors import InvalidInputError, input_problems
+from ._evaluation.evaluate import evaluate_with_problems, problems_detail
+from ._base.values import MAX_PROBLEMS, Problem
 
 
-def invalid_input_error(summary: str, problems: tuple[InputProblem, ...], report: dict) -> InvalidInputError:
-    # The report's check detail: the first problem, and how many more there are in all
-    # (``problems`` holds the first 50).
-    detail = next((check.get("detail") for check in report.get("checks", ()) if not check["pass"]), None)
-    if detail and detail.endswith(" listed in errors)"):  # the report's key; here they are in .problems
-        detail = detail[: -len("errors)")] + ".problems)"
-    return InvalidInputError(f"{summary} {detail}" if detail else summary, problems, summary, report)
+def invalid_input_error(summary: str, problems: list[Problem], report: dict) -> InvalidInputError:
+    """The error for an invalid input: the summary, then the report's check detail (the first
+    problem and how many more there are in all) saying where the first 50 are: in ``.problems``."""
+    return InvalidInputError(f"{summary} {problems_detail(problems, '.problems')}", input_problems(problems[:MAX_PROBLEMS]),
+                             summary, report)
 
 
 @dataclass(frozen=True)
@@ -97,7 +95,7 @@ def select(input: Mapping[str, Any]) -> Selection:
     """
     report, invalid = evaluate_with_problems(dict(input) if isinstance(input, Mapping) and not isinstance(input, dict) else input)
     if invalid is not None:
-        raise invalid_input_error(report["summary"], input_problems(invalid[:MAX_PROBLEMS]), report)
+        raise invalid_input_error(report["summary"], invalid, report)
     if report["mode"] not in _RESULT_KEYS:  # the "internal error" report: evaluate caught a bug
         raise RuntimeError(f"{report['summary']} {report['checks'][0].get('detail', '')}".strip())
     kept_key, left_out_key, used_key, limit_key = _RESULT_KEYS[report["mode"]]

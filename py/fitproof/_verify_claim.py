@@ -1,7 +1,9 @@
 """``verify_claim``: the typed way to judge a claim, beside ``evaluate``'s report.
 
-Its own module, apart from ``_evaluation/claims`` (which ``evaluate`` imports when an input has a claim):
-the dataclasses pull in ``dataclasses`` and ``inspect``, which ``evaluate`` never needs.
+A way in, as ``select`` is, not a part of ``_evaluation/claims``: it reads ``evaluate``'s report
+and raises ``select``'s ``InvalidInputError`` (``_selection.invalid_input_error``), and
+``_evaluation/claims``, which ``evaluate`` imports when an input has a claim, may import neither
+(imports run downwards: docs/design.md, "Layers").
 """
 
 from __future__ import annotations
@@ -11,9 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._evaluation.evaluate import evaluate_with_problems
-from ._base.errors import input_problems
 from ._selection import invalid_input_error
-from ._base.values import MAX_PROBLEMS
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ def verify_claim(input: Mapping[str, Any], claim: object) -> ClaimVerdict:
     data = {**input, "claim": claim} if isinstance(input, Mapping) else input
     report, invalid = evaluate_with_problems(data)
     if invalid is not None:
-        raise invalid_input_error(report["summary"], input_problems(invalid[:MAX_PROBLEMS]), report)
+        raise invalid_input_error(report["summary"], invalid, report)
     if "claim" not in report:
         raise RuntimeError(f"{report['summary']} {report['checks'][0].get('detail', '')}".strip())
     failures = tuple(

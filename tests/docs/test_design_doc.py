@@ -5,6 +5,7 @@ and the code and fail when the two disagree, so the plan cannot drift.
 - Every module belongs to exactly one layer, and its imports (at the top and inside functions)
   reach only its own layer or the ones below.
 - No module reaches itself through its imports (no cycles, in a layer or across them).
+- Only the modules the plan names import the command line (``cli/``), the MCP server not among them.
 """
 
 from __future__ import annotations
@@ -215,3 +216,26 @@ def test_the_import_reader_sees_imports_inside_functions(tmp_path):
     graph = import_graph()
     assert "fitproof.tokenizers.files" in graph["fitproof.tokenizers.registry"]  # imported in a method
     assert "fitproof._evaluation.claims" in graph["fitproof._evaluation.evaluate"]  # imported in a function
+
+
+def command_line_importers(graph: dict[str, set[str]]) -> list[str]:
+    """The modules outside ``cli/`` that import a module of it."""
+    def in_cli(module: str) -> bool:
+        return module == "fitproof.cli" or module.startswith("fitproof.cli.")
+    return sorted(module for module, targets in graph.items() if not in_cli(module) and any(map(in_cli, targets)))
+
+
+def test_only_the_modules_the_plan_names_import_the_command_line():
+    """Layer 7 is one layer, but the MCP server and the site stand apart from ``cli/``:
+    "`cli/` is imported only by ..." names who may (``fitproof mcp`` starts without it)."""
+    named = re.search(r"`cli/` is imported only by\s+((?:`[^`]+\.py`(?:,\s+|\s+and\s+)?)+)", _section("Layers"))
+    assert named, "docs/design.md's layer 7 says who imports cli/"
+    allowed = sorted("fitproof." + name[:-3].replace("/", ".") for name in re.findall(r"`([^`]+)`", named[1]))
+    assert allowed == ["fitproof._launch"]
+    assert command_line_importers(import_graph()) == allowed
+
+
+def test_the_command_line_rule_sees_a_planted_import():
+    graph = {"fitproof.cli": {"fitproof.cli._arguments"}, "fitproof.cli._arguments": set(), "fitproof._launch": {"fitproof.cli"},
+             "fitproof.mcp_server.stdio": {"fitproof.cli._arguments", "fitproof.tokenizers"}, "fitproof.client": set()}
+    assert command_line_importers(graph) == ["fitproof._launch", "fitproof.mcp_server.stdio"]

@@ -50,7 +50,7 @@ def test_the_picker_lists_every_lesson_file_and_the_first_is_this_one():
     assert files == sorted(entry["id"] for entry in FIRST["lessons"][1:])
     for key, lesson in LESSONS.items():
         assert lesson["id"] == key and lesson["steps"]
-    # Every rule the issue names has its lesson, the cache-stable trim among them.
+    # The lessons teach the relevance, messages, required and passages rules, the cache-stable trim among them.
     modes = {step["input"].get("mode", "relevance") for _, _, step in STEPS}
     assert modes == {"relevance", "messages", "required", "passages"}
     assert any(step["input"].get("strategy") == "stable" for _, _, step in STEPS)

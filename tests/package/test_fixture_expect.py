@@ -103,7 +103,7 @@ def test_a_partial_case_runs_as_a_case(tmp_path):
 
 
 def test_a_reworded_summary_breaks_no_partial_case(tmp_path, monkeypatch):
-    """What the issue asks: an upgrade that rewords the summary fails a snapshot, never a partial case."""
+    """An upgrade that rewords the summary fails a snapshot, never a partial case that leaves the summary out."""
     path = write(tmp_path, {"description": "A and C", "input": INPUT, "expect": {"pass": True, "selected": ["A", "C"]}})
     snapshot = write(tmp_path, {"description": "A and C", "input": INPUT, "expected": REPORT}, "snapshot.json")
     reworded = lambda data: {**evaluate(data), "summary": "Kept A and C (7 of 7 tokens)."}  # noqa: E731

@@ -1,4 +1,5 @@
-"""The passages mode against the seed's own method, and the library API for real tokenizers."""
+"""The passages mode against the method of seed 004, the retrieval example it adapts, written out;
+and the library API for real tokenizers."""
 
 import pytest
 from hypothesis import given, strategies as st
@@ -9,7 +10,7 @@ from fitproof.modes import passages as passages_mode
 
 
 def naive_pack(question, passages, limit, count):
-    """Seed 004's method, written out: render and count every complete candidate prompt."""
+    """The retrieval example's method, written out: render and count every complete candidate prompt."""
     def render(parts):
         return "Question: " + question + "\nSources:\n" + "".join(f"[{key}] {text}\n" for key, text in parts) + "Answer:"
 

@@ -1,6 +1,6 @@
 """A model's own tokenizer file chosen on the page: read in the browser, moved to the worker,
 named for the session; the token view and the checks count with it as CPython does. And the
-messages mode's images and tool definitions in the conversation and its budget lane (issue 30)."""
+messages mode's images and tool definitions: shown in the conversation, counted in its budget lane."""
 
 import json
 
@@ -220,7 +220,7 @@ def test_a_file_dropped_on_the_box_is_read_too(model_page):
     assert guard.foreign == [] and problems == []
 
 
-# ------------------------------------------------------------ images and tool definitions (issue 30)
+# ------------------------------------------------------------ images and tool definitions
 IMAGES_AND_TOOLS = "messages/image-and-tool-definition.json"
 
 

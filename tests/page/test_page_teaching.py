@@ -154,7 +154,7 @@ def test_step_through_every_decision_with_the_buttons_and_the_keyboard(page, mod
 
 
 def test_sentences_say_what_was_needed_and_what_remained(page):
-    report = choose(page, 0)  # seed 000: A 4 of 7, B 5 with 3 left, C 3 of 3
+    report = choose(page, 0)  # the teaching note's example (seed 000): A 4 of 7, B 5 with 3 left, C 3 of 3
     assert [row["id"] for row in report["trace"]] == ["A", "B", "C"]
     page.click("[data-testid=step-next]")
     page.click("[data-testid=step-next]")

@@ -105,7 +105,8 @@ def js_compare_ids(a, b):
 
 
 def seed_000_reference(data):
-    """Seed 000's JavaScript loop, transcribed: sort with its comparator, take what fits."""
+    """The JavaScript loop of seed 000, the teaching note mode relevance adapts, transcribed: sort with
+    its comparator, take what fits."""
     def compare(a, b):
         difference = float(b["relevance"]) - float(a["relevance"]) if math.isfinite(float(a["relevance"])) else 0
         return (1 if difference > 0 else -1) if difference else js_compare_ids(a["id"], b["id"])
@@ -119,7 +120,7 @@ def seed_000_reference(data):
 
 @given(RELEVANCE_INPUTS)
 def test_relevance_matches_the_seed_reference(data):
-    """Selected in the order the seed's comparator and loop give (a port selects the same items)."""
+    """Selected in the order the teaching note's comparator and loop give (a port selects the same items)."""
     assert evaluate(data)["selected"] == seed_000_reference(data)
 
 
@@ -141,7 +142,8 @@ BLOCKS_INPUTS = st.fixed_dictionaries(
 
 @given(BLOCKS_INPUTS, st.randoms(use_true_random=False))
 def test_blocks_same_report_for_any_permutation(data, random):
-    """Stable selection when the input order changes (seed 001's first test), for the whole report."""
+    """Stable selection when the input order changes, for the whole report (the first test of seed
+    001, the C# pipeline mode blocks adapts)."""
     shuffled = dict(data, blocks=random.sample(data["blocks"], len(data["blocks"])))
     assert first_difference(evaluate(data), evaluate(shuffled)) is None
 
@@ -164,7 +166,8 @@ def test_blocks_accounting_and_proceeding(data):
 
 
 def seed_estimate(text):
-    """Seed 001's EstimateTokens, with JavaScript's whitespace, written character by character."""
+    """EstimateTokens of seed 001, the C# pipeline mode blocks adapts, with JavaScript's whitespace,
+    written character by character."""
     whitespace = set("\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff")
     start, end = 0, len(text)
     while start < end and text[start] in whitespace:
@@ -186,7 +189,7 @@ def seed_estimate(text):
 
 @given(st.one_of(CONTENT, st.text()))
 def test_estimate_matches_the_seed(text):
-    """The rule: the estimate of any text is seed 001's EstimateTokens of it."""
+    """The rule: the estimate of any text is the C# pipeline's EstimateTokens of it."""
     from fitproof.tokenizers.estimate import estimate_tokens
 
     assert estimate_tokens(text) == seed_estimate(text)

@@ -12,7 +12,7 @@ import functools
 import json
 import math
 import re
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from .errors import FitproofError
 
@@ -152,6 +152,11 @@ def preview(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def preview_is_cut(value: object, limit: int = 60) -> bool:
+    """Whether ``preview(value, limit)`` is cut short (to end in "…")."""
+    return len(_preview(value, depth=0)) > limit
+
+
 def _preview(value: object, depth: int) -> str:
     if value is None:
         return "null"
@@ -199,15 +204,16 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def read_count(value: object) -> int:
-    """A token count, cost, budget or limit: an integer 0..2^53-1 (4.0 counts as 4)."""
+def read_count(value: object, *, what: str = "an integer", show: Callable[[object], str] = preview) -> int:
+    """A token count, cost, budget or limit: an integer 0..2^53-1 (4.0 counts as 4). A refusal
+    says "expected ``what`` from 0 to 2^53-1, got ``show(value)``"."""
     if isinstance(value, int) and not isinstance(value, bool):
         if 0 <= value <= MAX_SAFE_INTEGER:
             return value
     elif isinstance(value, float) and value.is_integer():
         if 0 <= value <= MAX_SAFE_INTEGER:
             return int(value)
-    raise Invalid(f"expected an integer from 0 to 2^53-1, got {preview(value)}")
+    raise Invalid(f"expected {what} from 0 to 2^53-1, got {show(value)}")
 
 
 def read_score(value: object) -> int | float:

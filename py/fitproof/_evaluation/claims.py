@@ -183,7 +183,7 @@ def _read_list(value: object, at: tuple[Key, ...], indices: bool, problems: list
     if indices:  # the common case checked in C first; any doubt goes element by element
         if types <= {int} and (not value or (min(value) >= 0 and max(value) <= MAX_SAFE_INTEGER)):
             return value
-        reader = read_count
+        reader = _read_index
     else:
         if types <= {str} and all(map(str.strip, value, repeat(JS_WHITESPACE))):
             return value
@@ -193,11 +193,12 @@ def _read_list(value: object, at: tuple[Key, ...], indices: bool, problems: list
         try:
             read.append(reader(element))
         except Invalid as error:
-            problem = problem_from(error, (*at, index))
-            if indices:
-                problem = problem._replace(message=problem.message.replace("expected an integer", "expected a message index: an integer", 1))
-            problems.append(problem)
+            problems.append(problem_from(error, (*at, index)))
     return read if len(problems) == count_before else None
+
+
+def _read_index(value: object) -> int:
+    return read_count(value, what="a message index: an integer")
 
 
 # ---------------------------------------------------------------- the verdict

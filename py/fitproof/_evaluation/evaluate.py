@@ -94,17 +94,23 @@ def _select_and_verify(mode: Mode, data: object) -> tuple[dict, list[dict]]:
     return result, checks
 
 
-def _invalid_report(mode_name: str | None, invalid: InvalidInput) -> tuple[dict, list[Problem]]:
-    problems = invalid.problems
-    listed = problems[:MAX_PROBLEMS]
+def problems_detail(problems: list[Problem], listed_in: str = "errors") -> str:
+    """The first problem, and how many more there are, whose first MAX_PROBLEMS are in
+    ``listed_in`` (the report's ``errors``; ``select`` says ``.problems``)."""
     detail = f"{problems[0].path}: {problems[0].message}"
     if len(problems) > 1:
         detail += f" (and {len(problems) - 1} more problem{'s' if len(problems) > 2 else ''}"
-        detail += f"; the first {MAX_PROBLEMS} are listed in errors)" if len(problems) > MAX_PROBLEMS else ", listed in errors)"
+        detail += f"; the first {MAX_PROBLEMS} are listed in {listed_in})" if len(problems) > MAX_PROBLEMS else f", listed in {listed_in})"
+    return detail
+
+
+def _invalid_report(mode_name: str | None, invalid: InvalidInput) -> tuple[dict, list[Problem]]:
+    problems = invalid.problems
+    listed = problems[:MAX_PROBLEMS]
     return {
         "pass": False,
         "summary": invalid.summary,
-        "checks": [{"name": invalid.check, "pass": False, "detail": detail}],
+        "checks": [{"name": invalid.check, "pass": False, "detail": problems_detail(problems)}],
         "mode": mode_name,
         "errors": [problem.as_json() for problem in listed],
     }, problems
@@ -206,5 +212,5 @@ def _unknown_mode(mode_name: object) -> tuple[dict, list[Problem]]:
     guess = closest_name(mode_name, tuple(MODES)) if isinstance(mode_name, str) else None
     hint = f"; did you mean {json_text(guess)}?" if guess else ""
     message = f"expected one of {', '.join(MODES)}, got {preview(mode_name)}{hint}"
-    summary = f"Unknown mode: {message}" + ("" if message.endswith("?") else ".")
+    summary = f"Unknown mode: {message}" + ("" if guess else ".")  # a question ends itself
     return _invalid_report(None, InvalidInput([Problem(("mode",), UNKNOWN_MODE, message)], "input shape", summary))

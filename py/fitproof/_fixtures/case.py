@@ -12,7 +12,7 @@ from typing import NamedTuple
 from .._base import strict_json as _strict_json
 from .._base.errors import ArgumentError
 from .._evaluation.evaluate import evaluate
-from .._base.values import child_path, closest_name, json_text, preview
+from .._base.values import child_path, closest_name, json_text, preview, preview_is_cut
 
 CASE_KEYS = ("description", "input", "expected", "expect")
 # A case is read whole, at most this much (check's own cap on an input): a larger file, even a
@@ -221,7 +221,7 @@ def first_difference(expected: object, actual: object, path: str = "$", *, parti
             if inner is None:
                 return None
             said = f"{path}: expected {preview(expected)}, got {preview(actual)}"
-            if not (said.endswith("…") or "…, got " in said):
+            if not (preview_is_cut(expected) or preview_is_cut(actual)):
                 return said
             # A list too long to show whole: where inside it the two part, or how long each is.
             return f"{said} (first difference at {inner})" if inner.startswith(f"{path}[") else f"{said} ({inner[len(path) + 2:]})"

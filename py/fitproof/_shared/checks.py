@@ -224,6 +224,7 @@ def estimate_of_parts(units: int, words: int, newlines: int) -> int:
 
 
 def recount_estimate(text: str) -> int:
-    """Seed 001's token estimate of ``text``, recomputed independently of the selector's estimator."""
+    """The token estimate of seed 001 (the C# pipeline mode ``blocks`` adapts) of ``text``, recomputed
+    independently of the selector's estimator."""
     stripped = text.strip(JS_WHITESPACE)
     return estimate_of_parts(*estimate_parts(stripped)) if stripped else 0

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import IO, Mapping, Sequence, cast
 
 from . import build_site, check, compose, count, examples, fixtures, serve
-from ._arguments import EXAMPLES, parse
+from ._arguments import EXAMPLES, parse, tokenizer_registry
 from ._arguments import parser as _parser
 from ._exits import EXIT_FAIL, EXIT_USAGE, Exit, OutputFailed, UsageError
 from ._input import default_input
@@ -58,7 +58,8 @@ def run(argv: Sequence[str], stdin: IO, stdout: IO[str], stderr: IO[str], enviro
         if command == "mcp":
             from ..mcp_server import stdio  # its thread and tools only for this command
 
-            return stdio.run(arguments, stdin, stdout, stderr)
+            registry = tokenizer_registry(arguments.tokenizer_file) if arguments.tokenizer_file else None
+            return stdio.run(stdin, stdout, stderr, registry)
         if arguments.directory == "":  # Path("") is the current directory: never guess it
             raise UsageError(f"{command} needs a directory name, got an empty one")
         return build_site.run(Path(arguments.directory), arguments.force, stdout, stderr)

@@ -71,13 +71,7 @@ def _read_flag(value: object) -> bool:
 
 
 def _read_count(value: object) -> int:
-    try:
-        return read_count(value)
-    except Invalid as error:
-        described = shown(value)
-        if described != preview(value):
-            raise Invalid(str(error).replace(preview(value), described)) from None
-        raise
+    return read_count(value, show=shown)
 
 
 def _read_url(value: object) -> str:

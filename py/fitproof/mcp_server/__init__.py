@@ -7,5 +7,6 @@
 - ``stdio``: the server on standard input and output, newline-delimited, one message a line.
 
 Standard library only, like the rest of the package; nothing here is imported by the package
-itself or by the other commands.
+itself or by the other commands, and nothing here imports the command line (``cli/``): its
+``run`` hands ``stdio.run`` the tokenizers of ``--tokenizer-file``, loaded.
 """

@@ -23,9 +23,12 @@ import os
 import queue
 import sys
 import threading
-from typing import IO, Callable
+from typing import IO, TYPE_CHECKING, Callable
 
 from .protocol import MAX_MESSAGE_BYTES, ID_SEARCH_BYTES, PARSE_ERROR, Session, encode, error, parse
+
+if TYPE_CHECKING:
+    from ..tokenizers import TokenizerRegistry
 
 CHUNK = 1 << 16
 MAX_WAITING = 16  # lines read ahead of the call that runs; then reading waits (memory stays bounded)
@@ -235,19 +238,17 @@ def _same_file(one: int, other: int) -> bool:
         return False
 
 
-def run(arguments: object, stdin: IO, stdout: IO[str], stderr: IO[str]) -> int:
+def run(stdin: IO, stdout: IO[str], stderr: IO[str], registry: TokenizerRegistry | None = None) -> int:
     """``fitproof mcp`` from the command line's ``run``: the process's streams, or the ones given (tests).
 
-    ``--tokenizer-file NAME=PATH`` loads each tokenizer first (a bad one is the command line's
-    usage error, exit 2), then every tool takes NAME wherever a tokenizer is named.
+    ``registry``: the tokenizers of ``--tokenizer-file NAME=PATH``, loaded by the command line
+    (a bad one is its usage error, exit 2); every tool then takes NAME wherever a tokenizer is named.
     """
-    specs = getattr(arguments, "tokenizer_file", None) or []
-    if not specs:
+    if registry is None:
         return _run(stdin, stdout, stderr)
     from .. import tokenizers
-    from ..cli._arguments import tokenizer_registry
 
-    with tokenizers.using_tokenizers(tokenizer_registry(specs)):
+    with tokenizers.using_tokenizers(registry):
         return _run(stdin, stdout, stderr)
 
 

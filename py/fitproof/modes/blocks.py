@@ -1,4 +1,5 @@
-"""Mode ``blocks`` (seed 001): typed evidence blocks packed into the context window.
+"""Mode ``blocks``: typed evidence blocks packed into the context window, after seed 001, the C#
+refund-assistant pipeline this mode adapts (docs/contract.md, "Where the modes come from").
 
 Available context = context - reserved output - fixed prompt. Blocks are considered
 required first, then by priority, then newest first (as instants), then by ordinal id;
@@ -72,7 +73,7 @@ _TOP = (
     Field("task", read_text, optional=True, default=""),
     Field("blocks", lambda value: value),
     Field("margin", read_margin, optional=True, default=DEFAULT_MARGIN),
-    Field("tokenizer", read_tokenizer, optional=True),  # absent: the seed's estimate, and no echo in the report
+    Field("tokenizer", read_tokenizer, optional=True),  # absent: the C# pipeline's estimate, and no echo in the report
 )
 _BLOCK = (
     Field("id", read_id),
@@ -118,7 +119,7 @@ def parse(data: object) -> dict:
     count = _counter(tokenizer)
     blocks = []
     for block_id, source, content, priority, observed, required, tokens in records:
-        # Only the seed's heuristic is an estimate; an exact tokenizer's count is the model's own.
+        # Only the C# pipeline's heuristic (estimate) is an estimate; an exact tokenizer's count is the model's own.
         estimated = tokens is None and tokenizer == "estimate"
         cost = count(content) if tokens is None else tokens
         blocks.append((block_id, source, content, priority, observed, required, cost, estimated))

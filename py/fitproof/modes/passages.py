@@ -1,11 +1,12 @@
-"""Mode ``passages`` (seed 004): whole passages, in retrieval order, against the rendered prompt.
+"""Mode ``passages``: whole passages, in retrieval order, against the rendered prompt, after seed 004,
+the retrieval example this mode adapts (docs/contract.md, "Where the modes come from").
 
-The seed re-renders and re-counts the complete prompt for every passage, which is
+The retrieval example re-renders and re-counts the complete prompt for every passage, which is
 quadratic. With the built-in counters the count of a prompt is a function of sums over
 its parts, because every part of the rendering ends in a newline and the next one starts
 with a non-space character, so no word runs across two parts and trimming changes
 nothing. Each passage's line is therefore counted once and the result is identical to
-re-counting every candidate (``tests/package/test_passages.py`` proves it against the seed's method).
+re-counting every candidate (``tests/package/test_passages.py`` proves it against the example's method).
 The exact tokenizers add up over the parts too, counted in context (see ``ExactCount``).
 """
 
@@ -37,7 +38,7 @@ def passage_line(passage_id: str, text: str) -> str:
 
 
 def render(question: str, passages: Sequence[tuple[str, str]]) -> str:
-    """The seed's prompt: the question, a ``[id] text`` line per passage, then the answer cue."""
+    """The retrieval example's prompt: the question, a ``[id] text`` line per passage, then the answer cue."""
     return prompt_prefix(question) + "".join(passage_line(key, text) for key, text in passages) + ANSWER_CUE
 COUNTED_COST = None
 DEFAULT_TOKENIZER = None
@@ -69,7 +70,7 @@ SHAPE = InputShape(_TOP, "passages", _PASSAGE, INPUT_SUMMARY, "passage shape", P
 
 
 class WordCount:
-    """Seed 004's fixture counter, ``len(text.split())``, as a sum over the prompt's parts."""
+    """The retrieval example's fixture counter (seed 004), ``len(text.split())``, as a sum over the prompt's parts."""
 
     def __init__(self) -> None:
         self.total = 0

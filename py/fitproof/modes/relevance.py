@@ -1,4 +1,5 @@
-"""Mode ``relevance`` (seed 000): greedy by descending relevance, ties by ordinal id."""
+"""Mode ``relevance``: greedy by descending relevance, ties by ordinal id, the rule of seed 000, the
+teaching note this mode adapts (docs/contract.md, "Where the modes come from")."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def parse(data: object) -> dict:
 
 
 def rule(parsed: dict) -> tuple[list[int], list[bool], list[int]]:
-    """The seed's rule: positions in the order considered, whether each was kept, and the
+    """The teaching note's rule: positions in the order considered, whether each was kept, and the
     budget remaining before each."""
     order, kept, before, _ = _walk(parsed)
     return order, kept, before

@@ -1,4 +1,5 @@
-"""Mode ``required`` (seed 003): required items first, then optional ones by priority."""
+"""Mode ``required``: required items first, then optional ones by priority, as seed 003, the reference
+selector this mode adapts, chooses (docs/contract.md, "Where the modes come from")."""
 
 from __future__ import annotations
 

@@ -10,11 +10,15 @@ from .._base.errors import FitproofError
 
 class TemplateError(FitproofError, ValueError):
     """A conversation the template cannot render (the message says which message and why; ``at`` is
-    that place as a JSON path's keys, ``("messages", 2, "tool_calls")``, or ``()``)."""
+    that place as a JSON path's keys, ``("messages", 2, "tool_calls")``, or ``()``).
 
-    def __init__(self, message: str, at: tuple = ()) -> None:
+    ``special_token``: the special token the template writes and the tokenizer does not have
+    (the conversation may be fine; the tokenizer is another model's), or None."""
+
+    def __init__(self, message: str, at: tuple = (), *, special_token: str | None = None) -> None:
         super().__init__(message)
         self.at = at
+        self.special_token = special_token
 
 
 class Piece(NamedTuple):

@@ -141,7 +141,7 @@ def count_rendered_detail(messages: list[dict], template: str, tokenizer: Any, *
             if piece.text not in checked:
                 if loaded.count_prompt(piece.text) != 1:
                     raise TemplateError(f"template {template!r} writes the special token {piece.text!r}, which "
-                                        f"{loaded.name} does not have: is it that model's tokenizer?")
+                                        f"{loaded.name} does not have: is it that model's tokenizer?", special_token=piece.text)
                 checked.add(piece.text)
             charge(piece.owner, 1)
         else:

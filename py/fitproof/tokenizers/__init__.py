@@ -83,8 +83,8 @@ def count_tokens(text: str, tokenizer: "str | Tokenizer" = "o200k_base") -> int:
     ``tokenizer`` may also be a loaded ``Tokenizer`` (``load_tokenizer(path)``) or a name registered
     with ``register_tokenizer`` / a ``TokenizerRegistry`` in use (``o200k_harmony`` is always known).
 
-    ``estimate`` is the heuristic of the ``blocks`` mode (seed 001). Raises ``ArgumentError`` (a
-    ``ValueError``) for an unknown name, with the name a typo most likely meant as ``suggestion``,
+    ``estimate`` is the heuristic of the C# pipeline the ``blocks`` mode adapts (seed 001). Raises
+    ``ArgumentError`` (a ``ValueError``) for an unknown name, with the name a typo most likely meant as ``suggestion``,
     and ``ArgumentTypeError`` (a ``ValueError`` and a ``TypeError``) for a text that is no string;
     ``TokenizerUnavailable`` (a ``ValueError``) when the rank file is missing or not the published one.
     """

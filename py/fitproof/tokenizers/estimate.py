@@ -1,4 +1,5 @@
-"""The token estimate of seed 001, shared by the ``blocks`` and ``passages`` modes.
+"""The token estimate of seed 001, the C# refund-assistant pipeline mode ``blocks`` adapts
+(docs/contract.md, "Where the modes come from"), shared by the ``blocks`` and ``passages`` modes.
 
 A heuristic, not a model tokenizer: 0 for blank text; otherwise, on the trimmed text,
 max(1, max(ceil(chars / 4), ceil(words * 1.2)) + newlines), where chars counts UTF-16

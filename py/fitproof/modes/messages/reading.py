@@ -210,7 +210,7 @@ def _with_template(top: dict, limit: int, template: str, tokenizer: str, model: 
     try:
         detail = chat_template.counted(top["messages"], template, tokenizer, top.get("tools"), chat_template.read_options(top))
     except chat_template.templates.TemplateError as error:
-        at: tuple[Key, ...] = error.at or (("tokenizer",) if "does not have" in str(error) else ("template",))
+        at: tuple[Key, ...] = error.at or (("tokenizer",) if error.special_token is not None else ("template",))
         problem = Problem(at, INVALID_VALUE, f"the template {json_text(template)} cannot render this: {error}")
         raise InvalidInput([problem], "input shape", INPUT_SUMMARY) from None
     return {
