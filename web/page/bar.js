@@ -3,15 +3,10 @@
 // whole window, and failures drawn as failures. Everything is read from the report.
 
 import { count, costOf } from "../common/modes.js";
+import { el } from "./dom.js";
 
 const MAX_GHOSTS = 12;  // ghost lanes drawn; the table lists every left-out item
 
-export const el = (tag, className, text) => {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = String(text);
-  return node;
-};
 export const percent = (amount, scale) => `${(100 * amount) / scale}%`;
 
 function place(node, start, amount, scale) {

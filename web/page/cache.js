@@ -3,7 +3,8 @@
 // the provider's caching rule bills as cached, written and plain input, and the saving when prices
 // are given. Reads the report only: every number is Python's.
 
-import { el, percent, segmentName, fitLabels } from "./bar.js";
+import { el } from "./dom.js";
+import { percent, segmentName, fitLabels } from "./bar.js";
 import { count } from "../common/modes.js";
 
 const PROVIDERS = { openai: "OpenAI", anthropic: "Anthropic" };

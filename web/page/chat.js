@@ -8,7 +8,8 @@
 // report does not carry); every decision is made in Python.
 
 import { addView } from "./report.js";
-import { el, percent, segmentName, fitLabels } from "./bar.js";
+import { el } from "./dom.js";
+import { percent, segmentName, fitLabels } from "./bar.js";
 import { count, reasonText } from "../common/modes.js";
 import { cacheLane } from "./cache.js";
 

@@ -4,7 +4,8 @@
 // `optimal` (the best subset, found and verified in Python).
 
 import { count, costOf } from "../common/modes.js";
-import { el, percent, segmentName, fitLabels } from "./bar.js";
+import { el } from "./dom.js";
+import { percent, segmentName, fitLabels } from "./bar.js";
 
 // The number a mode's best combination maximises, named as the report's trace names it.
 const SCORE_KEYS = ["relevance", "priority"];

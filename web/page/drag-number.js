@@ -2,18 +2,13 @@
 // a limit, a cost. It changes one value of the step's input and the page checks it again, so
 // the result that follows is the package's; this file only moves the number.
 
-const el = (tag, text, className) => {
-  const node = document.createElement(tag);
-  if (text !== undefined) node.textContent = String(text);
-  if (className) node.className = className;
-  return node;
-};
+import { el } from "./dom.js";
 
 const PIXELS_PER_STEP = 8;
 
 // `spec`: {path: [keys], min, max, step, label, unit}; `onChange(value)` after each move.
 export function dragNumber(spec, value, onChange) {
-  const node = el("span", undefined, "drag-number");
+  const node = el("span", "drag-number");
   node.tabIndex = 0;
   node.setAttribute("role", "slider");
   node.dataset.testid = "drag-number";

@@ -5,7 +5,7 @@
 // `claim`), never here: this file only sends the ids pressed and shows the verdict's words. The
 // lessons' intended answers are replayed through the package by tests/docs/test_lessons_replay.py.
 
-import { $ } from "./dom.js";
+import { $, el } from "./dom.js";
 import { state } from "./state.js";
 import * as python from "./python.js";
 import { runCheck } from "./check.js";
@@ -19,13 +19,6 @@ import { onReportShown } from "./check.js";
 // waits for) stays what it was. drag-number.js comes when a step has a number to drag.
 let progress = null;
 const dragging = () => import("./drag-number.js");
-
-const el = (tag, text, className) => {
-  const node = document.createElement(tag);
-  if (text !== undefined) node.textContent = String(text);
-  if (className) node.className = className;
-  return node;
-};
 
 const inputText = (step) => JSON.stringify(step.input, null, 2);
 const lessons = {};  // id -> the lesson, as fetched
@@ -69,13 +62,13 @@ function useLesson(lesson) {
   state.lesson.whys = {};
   const box = $("lesson-steps");
   box.replaceChildren(...lesson.steps.map((step, index) => {
-    const article = el("article", undefined, "lesson-step");
+    const article = el("article", "lesson-step");
     article.dataset.testid = "lesson-step";
     article.dataset.step = String(index + 1);
     article.hidden = index + 1 !== state.lesson.step;
-    for (const paragraph of step.text) article.append(el("p", paragraph));
-    const task = el("p", undefined, "lesson-do");
-    task.append(el("strong", "Do: "), step.do);
+    for (const paragraph of step.text) article.append(el("p", "", paragraph));
+    const task = el("p", "lesson-do");
+    task.append(el("strong", "", "Do: "), step.do);
     article.append(task);
     return article;
   }));
@@ -85,15 +78,15 @@ function useLesson(lesson) {
 function renderPicker() {
   $("lesson-picker").replaceChildren(...picker.map((entry) => {
     const item = el("li");
-    const button = el("button", undefined, "lesson-choice");
+    const button = el("button", "lesson-choice");
     button.type = "button";
     button.dataset.testid = "lesson-choice";
     button.dataset.lesson = entry.id;
     button.setAttribute("aria-pressed", String(entry.id === state.lesson.id));
     const done = progress.doneSteps(entry.id).filter((n) => n <= entry.steps).length;
     button.dataset.done = String(done);
-    button.append(el("strong", entry.title), el("span", entry.about, "lesson-about"),
-      el("span", `${done} of ${entry.steps} steps done`, "lesson-count"));
+    button.append(el("strong", "", entry.title), el("span", "lesson-about", entry.about),
+      el("span", "lesson-count", `${done} of ${entry.steps} steps done`));
     button.addEventListener("click", () => chooseLesson(entry.id));
     item.append(button);
     return item;
@@ -240,12 +233,12 @@ function renderClaim(step, at) {
     ? `${step.predict.question} Press each one you predict.`
     : `Which items would the rule keep within ${step.input.budget} tokens? Press each one you would keep.`;
   $("claim-items").replaceChildren(...choicesOf(step).map((choice) => {
-    const button = el("button", undefined, "claim-item");
+    const button = el("button", "claim-item");
     button.type = "button";
     button.dataset.testid = "claim-item";
     button.dataset.id = String(choice.value);
     button.setAttribute("aria-pressed", String(claim.ids.has(choice.value)));
-    if (choice.strong) button.append(el("strong", choice.strong));
+    if (choice.strong) button.append(el("strong", "", choice.strong));
     button.append(choice.label);
     button.addEventListener("click", () => {
       if (claim.ids.has(choice.value)) claim.ids.delete(choice.value);
@@ -292,11 +285,11 @@ async function checkClaim() {
 }
 
 function failureList(failures) {
-  const list = el("ul", undefined, "claim-failures");
+  const list = el("ul", "claim-failures");
   for (const failure of failures) {
     const item = el("li");
     item.dataset.testid = "claim-failure";
-    item.append(el("strong", `${failure.check}: `), failure.detail);
+    item.append(el("strong", "", `${failure.check}: `), failure.detail);
     list.append(item);
   }
   return list;
@@ -306,11 +299,11 @@ function showVerdict({ selected, claim, rule }) {
   const result = $("claim-result");
   result.dataset.pass = String(claim.pass);
   const said = selected.length ? selected.map(shortName).join(", ") : "nothing";
-  const head = el("p", undefined, "claim-verdict");
-  head.append(el("strong", claim.pass ? "✓ Your prediction holds." : "✗ Your prediction does not hold."), ` You kept ${said}.`);
+  const head = el("p", "claim-verdict");
+  head.append(el("strong", "", claim.pass ? "✓ Your prediction holds." : "✗ Your prediction does not hold."), ` You kept ${said}.`);
   const parts = [head];
   if (!claim.pass) parts.push(failureList(claim.failures));
-  parts.push(el("p", `The rule keeps ${(rule || []).map(shortName).join(", ") || "nothing"}: its decisions are shown below.`, "claim-rule"));
+  parts.push(el("p", "claim-rule", `The rule keeps ${(rule || []).map(shortName).join(", ") || "nothing"}: its decisions are shown below.`));
   result.replaceChildren(...parts);
 }
 
@@ -337,7 +330,7 @@ function renderWhy(step, at) {
   const why = whyOf(at);
   $("why-question").textContent = step.why.question;
   $("why-options").replaceChildren(...step.why.options.map((option, index) => {
-    const label = el("label", undefined, "why-option");
+    const label = el("label", "why-option");
     const radio = el("input");
     radio.type = "radio";
     radio.name = "why";
@@ -361,7 +354,7 @@ async function answerWhy() {
   result.hidden = false;
   if (!picked) {
     result.dataset.pass = "";
-    result.replaceChildren(el("p", "Choose an answer first (the arrow keys move between them)."));
+    result.replaceChildren(el("p", "", "Choose an answer first (the arrow keys move between them)."));
     return;
   }
   const index = Number(picked.value);
@@ -380,7 +373,7 @@ async function answerWhy() {
       why.shown.claimed = option.claim;
       showWhy(step, why.shown);
     } catch (error) {
-      result.append(el("p", `The claim could not be checked: ${error.message}`));
+      result.append(el("p", "", `The claim could not be checked: ${error.message}`));
     }
   }
   settle(at);
@@ -391,26 +384,26 @@ function showWhy(step, { index, failures, claimed }) {
   const option = step.why.options[index];
   result.dataset.pass = String(option.right);
   result.dataset.answered = failures || !option.claim ? "done" : "checking";
-  const head = el("p", undefined, "claim-verdict");
-  head.append(el("strong", option.right ? "✓ " : "✗ "), option.explain);
+  const head = el("p", "claim-verdict");
+  head.append(el("strong", "", option.right ? "✓ " : "✗ "), option.explain);
   const parts = [head];
   if (failures) {
     const values = Object.values(claimed)[0];
-    parts.push(el("p", `The claim ${values.length ? values.map(shortName).join(", ") : "of nothing"}, as the checker judges it:`), failureList(failures));
+    parts.push(el("p", "", `The claim ${values.length ? values.map(shortName).join(", ") : "of nothing"}, as the checker judges it:`), failureList(failures));
   }
   if (option.right) {
-    const others = el("details", undefined, "why-others");
-    others.append(el("summary", "Why the other answers are wrong"));
+    const others = el("details", "why-others");
+    others.append(el("summary", "", "Why the other answers are wrong"));
     const list = el("ul");
     for (const other of step.why.options) if (!other.right) {
       const item = el("li");
-      item.append(el("strong", `${other.text} `), other.explain);
+      item.append(el("strong", "", `${other.text} `), other.explain);
       list.append(item);
     }
     others.append(list);
     parts.push(others);
   } else {
-    parts.push(el("p", "Choose another answer and press Answer again.", "hint"));
+    parts.push(el("p", "hint", "Choose another answer and press Answer again."));
   }
   result.replaceChildren(...parts);
 }
@@ -431,7 +424,7 @@ async function renderExplore(step, at) {
   try {
     ({ dragNumber, valueAt, withValue } = await dragging());
   } catch (error) {
-    box.replaceChildren(el("p", `The number to drag could not be loaded: ${error.message}`, "error"));
+    box.replaceChildren(el("p", "error", `The number to drag could not be loaded: ${error.message}`));
     return;
   }
   if (run !== exploreRun) return;  // another step meanwhile
@@ -444,8 +437,8 @@ async function renderExplore(step, at) {
     runCheck();
   });
   const line = el("p");
-  line.append(el("strong", "Try it: "), spec.before, number, spec.after);
-  const result = el("output", "", "explore-result");
+  line.append(el("strong", "", "Try it: "), spec.before, number, spec.after);
+  const result = el("output", "explore-result", "");
   result.id = "lesson-explore-result";
   result.dataset.testid = "lesson-explore-result";
   result.setAttribute("aria-live", "polite");
@@ -468,37 +461,37 @@ async function renderTokens(step) {
   const run = ++tokensRun;
   box.hidden = !step.tokens;
   if (!step.tokens) return box.replaceChildren();
-  box.replaceChildren(el("p", "Counting each item's text…", "hint"));
+  box.replaceChildren(el("p", "hint", "Counting each item's text…"));
   const tokenizer = step.input.tokenizer;
   const views = [];
   for (const item of step.input.items) {
     try {
       views.push([item, JSON.parse((await python.ask("tokens", item.content, tokenizer)).envelope)]);
     } catch (error) {
-      if (run === tokensRun) box.replaceChildren(el("p", `The tokenizer could not be loaded: ${error.message}`, "error"));
+      if (run === tokensRun) box.replaceChildren(el("p", "error", `The tokenizer could not be loaded: ${error.message}`));
       return;
     }
     if (run !== tokensRun) return;
   }
-  box.replaceChildren(el("h3", `Each item's text, cut into ${tokenizer} tokens`));
+  box.replaceChildren(el("h3", "", `Each item's text, cut into ${tokenizer} tokens`));
   for (const [item, view] of views) {
-    const figure = el("figure", undefined, "token-item");
+    const figure = el("figure", "token-item");
     figure.dataset.testid = "lesson-token-item";
     figure.dataset.id = item.id;
     figure.dataset.count = String(view.count);
-    figure.append(el("figcaption", `${item.id}: “${item.content}” is ${view.count} tokens`));
-    const list = el("ol", undefined, "token-chips");
+    figure.append(el("figcaption", "", `${item.id}: “${item.content}” is ${view.count} tokens`));
+    const list = el("ol", "token-chips");
     list.setAttribute("aria-label", `${item.id}'s tokens and their ids`);
     for (const segment of view.segments) {
-      const chip = el("li", undefined, "token-chip");
+      const chip = el("li", "token-chip");
       chip.dataset.testid = "token-chip";
-      chip.append(el("span", segment.text.replace(/ /g, "␣"), "token-text"), el("span", segment.ids.join(" "), "token-id"));
+      chip.append(el("span", "token-text", segment.text.replace(/ /g, "␣")), el("span", "token-id", segment.ids.join(" ")));
       list.append(chip);
     }
     figure.append(list);
     box.append(figure);
   }
-  box.append(el("p", "␣ marks a space: most tokens start with one. The model receives the ids, not the text; the budget counts them.", "hint"));
+  box.append(el("p", "hint", "␣ marks a space: most tokens start with one. The model receives the ids, not the text; the budget counts them."));
 }
 
 export function wireLesson() {

@@ -2,6 +2,7 @@
 // per item on narrow screens) with the decision and its reason first, what the greedy
 // choice cost, the composed prompt, and any view a mode adds (addView). Reads only.
 
+import { $, el } from "./dom.js";
 import { renderBar, showStep } from "./bar.js";
 import { renderComparison } from "./compare.js";
 import { checkDetail } from "./check-details.js";
@@ -10,14 +11,6 @@ import { HEADINGS, costOf, count, modeOf, reasonText } from "../common/modes.js"
 // Rows drawn at once. A longer trace is shown a page at a time (the rest stays in
 // report-store.js's worker), so the page never lays out tens of thousands of rows.
 export const PAGE_SIZE = 200;
-
-const $ = (id) => document.getElementById(id);
-const el = (tag, text, className) => {
-  const node = document.createElement(tag);
-  if (text !== undefined) node.textContent = String(text);
-  if (className) node.className = className;
-  return node;
-};
 
 // ---------------------------------------------------------------- mode-specific views
 // A view is {modes: ["name", ...] or null for all, render(report, context) -> Node | null}.
@@ -45,7 +38,7 @@ export function setSummary(state, pass, text) {
   const short = shortened(text);
   summary.textContent = short;
   if (short !== text) {  // the whole sentence is one press away, never lost
-    const all = el("button", `show all ${text.length.toLocaleString("en")} characters`, "link-button");
+    const all = el("button", "link-button", `show all ${text.length.toLocaleString("en")} characters`);
     all.type = "button";
     all.dataset.testid = "summary-all";
     all.addEventListener("click", () => { summary.textContent = text; });
@@ -162,7 +155,7 @@ function renderSyntaxError(envelope, input) {
   const message = envelope.error.replace(/ at line \d+ column \d+$/, "");
   const box = $("syntax-error");
   if (envelope.line) {
-    const where = el("button", `Line ${envelope.line}, column ${envelope.column}`, "error-path");
+    const where = el("button", "error-path", `Line ${envelope.line}, column ${envelope.column}`);
     where.type = "button";
     where.dataset.testid = "syntax-location";
     where.title = "Put the cursor there";
@@ -178,15 +171,15 @@ function renderSyntaxError(envelope, input) {
 // Each check opens to what it re-derived (check-details.js), passing or failing.
 function renderChecks(report, context) {
   for (const check of report.checks) {
-    const item = el("li", undefined, check.pass ? "check pass" : "check fail");
+    const item = el("li", check.pass ? "check pass" : "check fail");
     item.dataset.testid = "check";
     item.dataset.pass = String(check.pass);
     const said = checkDetail(check, report, context);
     const head = said ? el("details") : item;
     const label = said ? el("summary") : item;
-    label.append(el("span", check.pass ? "✓" : "✗", "mark"), el("span", check.pass ? " passed: " : " failed: ", "visually-hidden"), el("strong", check.name));
+    label.append(el("span", "mark", check.pass ? "✓" : "✗"), el("span", "visually-hidden", check.pass ? " passed: " : " failed: "), el("strong", "", check.name));
     if (said) {
-      const detail = el("p", said, "detail check-detail");
+      const detail = el("p", "detail check-detail", said);
       detail.dataset.testid = "check-detail";
       head.append(label, detail);
       head.open = context.open || !check.pass;
@@ -205,12 +198,12 @@ function renderErrors(errors, onPath) {
   for (const error of errors) {
     const item = el("li");
     item.dataset.testid = "error";
-    const path = el("button", error.path, "error-path");
+    const path = el("button", "error-path", error.path);
     path.type = "button";
     path.dataset.testid = "error-path";
     path.title = "Select this place in the input";
     path.addEventListener("click", () => onPath(error.path));
-    item.append(path, el("span", ` ${error.message}`));
+    item.append(path, el("span", "", ` ${error.message}`));
     $("errors").append(item);
   }
   $("errors-block").hidden = false;
@@ -278,7 +271,7 @@ function renderTrace(report, about) {
   const head = el("tr");
   const headings = ["#", "id", "decision", "why", ...columnsOf(rows).map((key) => headingOf(key, unit))];
   for (const text of headings) {
-    const cell = el("th", text);
+    const cell = el("th", "", text);
     cell.scope = "col";
     cell.setAttribute("role", "columnheader");
     head.append(cell);
@@ -297,29 +290,29 @@ function renderTrace(report, about) {
 // error of the sensitivity margin would change its decision.
 function rowNode(row, index, best, flips) {
   const { columns, headings } = shown.context;
-  const line = el("tr", undefined, row.kept ? "kept" : "left-out");
+  const line = el("tr", row.kept ? "kept" : "left-out");
   line.setAttribute("role", "row");  // explicit roles: the cards (display: block) keep a table's meaning
   line.dataset.index = String(index);
   const label = row.id ?? `#${row.index} ${row.role}`;  // a chat history's turns have an index, not an id
   line.dataset.id = label;
   const cells = [];
-  const position = el("td", row.position ?? index + 1, "position");
-  const id = el("th", label, "item-id");
+  const position = el("td", "position", row.position ?? index + 1);
+  const id = el("th", "item-id", label);
   id.scope = "row";
   id.setAttribute("role", "rowheader");
   id.dataset.position = String(row.position ?? index + 1);
-  const decision = el("td", undefined, "decision");
+  const decision = el("td", "decision");
   decision.dataset.testid = "decision";
-  decision.append(el("span", row.kept ? "✓ kept" : "✗ left out", "verdict"));
+  decision.append(el("span", "verdict", row.kept ? "✓ kept" : "✗ left out"));
   if (best) {
     line.classList.add("in-best");
-    decision.append(el("span", "★ in the best combination", "badge best"));
+    decision.append(el("span", "badge best", "★ in the best combination"));
   }
   if (flips) {
     line.classList.add("flips");
-    decision.append(el("span", "⇄ would flip", "badge flip"));
+    decision.append(el("span", "badge flip", "⇄ would flip"));
   }
-  const reason = el("td", reasonText(row, shown.context), "reason");
+  const reason = el("td", "reason", reasonText(row, shown.context));
   reason.dataset.testid = "reason";
   cells.push(position, id, decision, reason);
   for (const key of columns) {
@@ -327,7 +320,7 @@ function rowNode(row, index, best, flips) {
     if (typeof value === "boolean") value = value ? "yes" : "no";
     // Numbers, yes/no and single short words (a role) are never broken across lines ("1/0", "assi/stant").
     const whole = typeof value === "number" || (typeof value === "string" && value.length <= 16 && !/\s/.test(value));
-    cells.push(el("td", value, whole ? "value" : undefined));
+    cells.push(el("td", whole ? "value" : undefined, value));
   }
   cells.forEach((cell, at) => {
     cell.setAttribute("data-label", headings[at]);

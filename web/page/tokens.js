@@ -2,7 +2,8 @@
 // cut into its tokens, coloured alternately, with the exact count beside the heuristic estimate.
 // Python counts and cuts (fitproof._page.token_view); this file only shows the answer.
 
-const $ = (id) => document.getElementById(id);
+import { $ } from "./dom.js";
+
 const DEBOUNCE_MS = 250;
 const SHOWN_SEGMENTS = 5000;  // beyond this the count stays exact but the coloured view is cut short
 
