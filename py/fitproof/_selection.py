@@ -16,6 +16,7 @@ from typing import Any
 from ._base.errors import InvalidInputError, input_problems
 from ._evaluation.evaluate import evaluate_with_problems, problems_detail
 from ._base.values import MAX_PROBLEMS, Problem
+from .modes import MODES
 
 
 def invalid_input_error(summary: str, problems: list[Problem], report: dict) -> InvalidInputError:
@@ -79,15 +80,6 @@ class Selection:
 
 
 # Where each mode's report keeps what the typed result needs: (kept, left out, used, limit).
-_RESULT_KEYS = {
-    "relevance": ("selected", "omitted", "used", "budget"),
-    "required": ("selected", "omitted", "used", "budget"),
-    "blocks": ("included", "excluded", "used", "available"),
-    "passages": ("chosen", "skipped", "units", "limit"),
-    "messages": ("kept", "dropped", "tokens", "limit"),
-}
-
-
 def select(input: Mapping[str, Any]) -> Selection:
     """Choose as ``evaluate`` does; raise :class:`InvalidInputError` when the input is invalid.
 
@@ -96,10 +88,11 @@ def select(input: Mapping[str, Any]) -> Selection:
     report, invalid = evaluate_with_problems(dict(input) if isinstance(input, Mapping) and not isinstance(input, dict) else input)
     if invalid is not None:
         raise invalid_input_error(report["summary"], invalid, report)
-    if report["mode"] not in _RESULT_KEYS:  # the "internal error" report: evaluate caught a bug
+    if report["mode"] not in MODES:  # the "internal error" report: evaluate caught a bug
         raise RuntimeError(f"{report['summary']} {report['checks'][0].get('detail', '')}".strip())
-    kept_key, left_out_key, used_key, limit_key = _RESULT_KEYS[report["mode"]]
-    used, limit = report[used_key], report[limit_key]
+    words = MODES[report["mode"]].WORDS
+    kept_key, left_out_key = words.kept, words.left_out
+    used, limit = report[words.used], report[words.limit]
     return Selection(
         mode=report["mode"],
         passed=report["pass"],

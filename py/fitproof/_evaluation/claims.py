@@ -25,6 +25,7 @@ from operator import eq, itemgetter, not_
 
 from .._base.ordinal import identity_key, ordinal_keys
 from .._shared.shape import InvalidInput
+from ..modes import MODES
 from ..modes.protocol import Mode
 from .._base.values import (
     JS_WHITESPACE,
@@ -44,9 +45,10 @@ from .._base.values import (
     unknown_keys,
 )
 
-LIST_KEY = {"relevance": "selected", "required": "selected", "blocks": "included", "passages": "chosen", "messages": "kept"}
+# Each mode's word for its kept list (the claim's key) and for what that list holds, as the mode declares them.
+LIST_KEY = {name: mode.WORDS.kept for name, mode in MODES.items()}
 WITH_PROMPT = ("blocks", "passages")
-WHAT = {"relevance": "item ids", "required": "item ids", "blocks": "block ids", "passages": "passage ids", "messages": "message indices"}
+WHAT = {name: mode.WORDS.listed for name, mode in MODES.items()}
 MAX_LISTED = 20  # failures of one kind listed one by one; past it, one failure says how many more
 
 KNOWN, BUDGET, REQUIRED, RULE, HOLES, PAIRED, USER, PROMPT, USED = (
@@ -78,6 +80,7 @@ class _Judging:
         self._failed_checks: list[str] = []
         # What the claim changes nothing about is the mode's own.
         self.NAME = mode.NAME
+        self.WORDS = mode.WORDS
         self.INPUT_SUMMARY = mode.INPUT_SUMMARY
         self.SHAPE = mode.SHAPE
         self.COUNTED_COST = mode.COUNTED_COST

@@ -67,6 +67,19 @@ def _claim_schemas() -> list[dict]:
     return shapes
 
 
+def _claim_words(with_prompt: bool) -> str:
+    """Each mode's claim in its own words, read from the schemas' claim shapes (the first property
+    is the mode's kept list): "{selected: [ids]} in relevance and required, ..."."""
+    groups: dict[str, list[str]] = {}
+    for mode in MODES:
+        claim = mode_schema(mode)["properties"]["claim"]["properties"]
+        key = next(iter(claim))
+        listed = "indices" if claim[key]["items"]["type"] == "integer" else "ids"
+        prompt = ", prompt?" if with_prompt and "prompt" in claim else ""
+        groups.setdefault(f"{{{key}: [{listed}]{prompt}}}", []).append(mode)
+    return ", ".join(f"{shape} in {' and '.join(modes)}" for shape, modes in groups.items())
+
+
 def _input_schema(tool: str) -> dict:
     if tool == "check":
         return {
@@ -78,9 +91,8 @@ def _input_schema(tool: str) -> dict:
                     "anyOf": [mode_schema(mode) for mode in MODES],
                 },
                 "claim": {
-                    "description": "Optional: a selection someone says the rule makes, in the mode's words ({selected: [ids]} "
-                    "in relevance and required, {included} in blocks, {chosen} in passages, {kept: [indices]} in "
-                    "messages); it replaces input.claim.",
+                    "description": f"Optional: a selection someone says the rule makes, in the mode's words ({_claim_words(False)}); "
+                    "it replaces input.claim.",
                     "anyOf": _claim_schemas(),
                 },
             },
@@ -93,9 +105,8 @@ def _input_schema(tool: str) -> dict:
             "properties": {
                 "input": {"type": "object", "description": "One input of any mode, the input the claim is about: what the check "
                           "tool's input takes (its schema is there)."},
-                "claim": {"description": "The selection someone says the rule makes, in the mode's words: {selected: [ids]} in "
-                          "relevance and required, {included: [ids], prompt?} in blocks, {chosen: [ids], prompt?} in passages, "
-                          "{kept: [indices]} in messages; used optional.", "anyOf": _claim_schemas()},
+                "claim": {"description": f"The selection someone says the rule makes, in the mode's words: {_claim_words(True)}; "
+                          "used optional.", "anyOf": _claim_schemas()},
             },
             "required": ["input", "claim"],
             "additionalProperties": False,

@@ -20,8 +20,10 @@ from .._shared.optimal import report_optimal
 from .._base.ordinal import ordinal_keys
 from .._shared.shape import Field, InputShape, read_input, read_object
 from .._base.values import DEFAULT_MARGIN, OVER_LIMIT, Invalid, Problem, plural, preview, read_bool, read_count, read_id, read_margin, read_text
+from .protocol import Words
 
 NAME = "blocks"
+WORDS = Words(kept="included", left_out="excluded", used="used", limit="available", listed="block ids")
 COUNTED_COST = None
 DEFAULT_TOKENIZER = None
 INPUT_SUMMARY = "Input needs a window with a positive context budget and a blocks array."

@@ -21,8 +21,10 @@ from ..tokenizers.estimate import estimate_from_stats, utf16_length, word_count
 from .._shared.shape import Field, InputShape, read_input
 from ..tokenizers import EXACT, count_tokens, read_tokenizer, resolve
 from .._base.values import DEFAULT_MARGIN, OVER_LIMIT, Problem, read_count, read_id, read_margin, read_text
+from .protocol import Words
 
 NAME = "passages"
+WORDS = Words(kept="chosen", left_out="skipped", used="units", limit="limit", listed="passage ids")
 
 ANSWER_CUE = "Answer:"
 # A passage, as the passages mode reads it and pack_passages too.

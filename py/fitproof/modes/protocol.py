@@ -7,15 +7,32 @@ with a compatible type (the constants are read-only, so a module's own narrower 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .._shared.shape import InputShape
+
+
+@dataclass(frozen=True)
+class Words:
+    """What one mode's report calls its ideas, declared once in the mode: ``select``, the claims,
+    the fixture runner and the MCP tools read them here instead of keeping a table of their own."""
+
+    kept: str  # the report's list of what the rule kept, also the claim's key ("selected")
+    left_out: str  # the list of what it left out ("omitted")
+    used: str  # the cost of what it kept ("used")
+    limit: str  # what that cost is measured against ("budget")
+    listed: str  # what the kept list holds, in words ("item ids")
 
 
 class Mode(Protocol):
     @property
     def NAME(self) -> str:
         """The value of the input's ``mode`` key."""
+
+    @property
+    def WORDS(self) -> Words:
+        """The report's names for what was kept and left out, the cost and the limit."""
 
     @property
     def INPUT_SUMMARY(self) -> str:

@@ -11,8 +11,10 @@ from .._shared.optimal import report_optimal
 from .._base.ordinal import ranked_order
 from .._shared.shape import Field, InputShape, read_input
 from .._base.values import plural, read_count, read_id, read_score, read_text
+from .protocol import Words
 
 NAME = "relevance"
+WORDS = Words(kept="selected", left_out="omitted", used="used", limit="budget", listed="item ids")
 DEFAULT_TOKENIZER = None
 COUNTED_COST = "tokens"  # with a top-level tokenizer, an item may give content instead
 INPUT_SUMMARY = "Input needs a non-negative integer budget and items array."

@@ -43,8 +43,10 @@ from . import rule as rule_module
 from .rule import as_sent, succeeded, summarize
 # The formats' readers and rule (formats/), with strategy stable and the reuse when their keys are given (stable.py)
 from .stable import parse, select
+from ..protocol import Words
 
 NAME = "messages"
+WORDS = Words(kept="kept", left_out="dropped", used="tokens", limit="limit", listed="message indices")
 COUNTED_COST = None
 SHAPE = None  # its own reader: a chat history is no list of records with ids
 
@@ -59,7 +61,7 @@ def run(data: object) -> dict:
 
 
 __all__ = [
-    "NAME", "COUNTED_COST", "SHAPE", "DEFAULT_TOKENIZER", "INPUT_SUMMARY", "MESSAGE_SUMMARY",
+    "NAME", "WORDS", "COUNTED_COST", "SHAPE", "DEFAULT_TOKENIZER", "INPUT_SUMMARY", "MESSAGE_SUMMARY",
     "parse", "select", "run", "succeeded", "summarize", "verify", "beyond_the_rule",
     "MessagesError", "MessagesDoNotFit", "TrimmedMessages", "trim_messages", "count_messages",
     "ROLES", "ALWAYS_PINNED", "PER_MESSAGE", "PER_NAME", "REPLY_PRIMING", "TOKENIZERS",
