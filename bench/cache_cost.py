@@ -26,7 +26,6 @@ left out. Costs, not times: the result is deterministic.
 """
 
 import argparse
-import json
 import sys
 from fractions import Fraction
 from pathlib import Path

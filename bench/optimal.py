@@ -10,7 +10,6 @@ Run: .venv/bin/python bench/optimal.py [--requests N] [--runs N]
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -31,7 +30,7 @@ def main() -> None:
     arguments = parser.parse_args()
     requests = realistic_requests(arguments.requests, seed=13)
     with_optimum, without = relevance.beyond_the_rule, (lambda parsed, result: {})
-    on = off = search = 0.0
+    on = off = 0.0
     exact, searches, bounds = 0, [], 0.0
     for request in requests:  # each request timed with and without, so both see the same load
         relevance.beyond_the_rule = with_optimum

@@ -390,7 +390,7 @@ def throttled(arguments) -> None:
         print(f"  {name}, first visit, largest transfers: " + ", ".join(f"{path.rsplit('/', 1)[-1] or '/'} {size / 1e6:.2f} MB" for path, size in biggest))
     print("  transferred: until live editing (and a second after); then, in the background: after that, until the link was"
           f" quiet for {QUIET_MS / 1000:g} s (the reload comes after)")
-    print(f"  targets at 20 Mbit/s: first visit <= 9 MB, first report <= 1 s, live editing <= 5 s")
+    print("  targets at 20 Mbit/s: first visit <= 9 MB, first report <= 1 s, live editing <= 5 s")
 
 
 if __name__ == "__main__":

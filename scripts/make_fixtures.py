@@ -5,7 +5,9 @@ agrees with every one of those facts, and the script stops at the first disagree
 Run it after a deliberate change to the report's shape, then read the diff of fixtures/:
 `python3 scripts/make_fixtures.py && git diff --stat fixtures`.
 """
-import json, sys, pathlib
+import json
+import sys
+import pathlib
 REPO = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "py"))
 from fitproof import evaluate
@@ -346,7 +348,9 @@ case(M, "pinned-user-reply-without-room", "One token short of the reply to the p
 case(M, "pinned-user-reply-after-a-drop", "The walk stops at the user turn 3 (it does not fit): the reply 2 after the pinned user message is older than a dropped message, and the reply 4 to the dropped 3 goes for the user start; the pinned message and the live turn stay.",
      chat(3 + PR[0] + PR[1] + PR[4] + PR[5] + PR[2], PINREPLY), **{"pass": True, "kept": [0, 1, 5], "dropped": [2, 3, 4]})
 # Images by OpenAI's tile rule, sizes from a data: URL's header or the part's own size.
-import base64, struct, zlib
+import base64
+import struct
+import zlib
 def png(width, height):
     def chunk(kind, body):
         return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))

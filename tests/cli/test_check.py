@@ -3,7 +3,6 @@ the envelope's error, hints in the report, and input refused at the size and dep
 
 import io
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from fitproof import evaluate
 from fitproof.cli import run
 from seeds import SEED_000
 from cli_calls import call_cli as call_jsonl, one_line_error
@@ -413,7 +411,7 @@ def test_unknown_keys_suggest_only_a_close_name(key, hint):
 
     item = {"id": "a", "relevance": 1, "tokens": 1, key: 1}
     message = evaluate({"budget": 1, "items": [item]})["errors"][0]["message"]
-    assert message.startswith(f"unknown key ") and hint in message
+    assert message.startswith("unknown key ") and hint in message
 
 
 def test_no_mode_hint_when_no_other_mode_accepts_the_input():

@@ -17,7 +17,6 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from _fake_model import FakeModels
 from conftest import ROOT
-from fitproof import evaluate
 from fitproof.cli import _chat, _settings
 from fitproof.cli import _settings
 from fitproof.cli import run

@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 
-import pytest
 
 from conftest import ROOT
 from fitproof.cli import run

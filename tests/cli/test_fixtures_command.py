@@ -4,7 +4,6 @@ import io
 import json
 
 from conftest import FIXTURES
-from fitproof import evaluate
 from fitproof.cli import run
 
 

@@ -2,7 +2,6 @@
 left in the site, the exit is 130, and a rerun finishes the job."""
 
 import os
-import signal
 import subprocess
 import sys
 

@@ -7,7 +7,6 @@ copy and never into the checkout. The build fetches setuptools, as any `pip inst
 import json
 import os
 import subprocess
-import sys
 import venv
 
 import pytest

@@ -5,7 +5,6 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from conftest import ROOT
 from fitproof.tokenizers.estimate import WORD, word_count
 from fitproof._base.instant import read_instant
 from fitproof._base.values import Invalid

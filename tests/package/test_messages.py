@@ -1,7 +1,6 @@
 """Mode ``messages``: the rule, its validation, its checks (each fed a corrupted result) and the API."""
 
 import copy
-import io
 import json
 
 import pytest
@@ -10,7 +9,6 @@ from hypothesis import event, given, strategies as st
 from fitproof import evaluate
 from fitproof import MessagesDoNotFit, MessagesError, count_messages, evaluate, trim_messages
 from fitproof._fixtures.case import first_difference
-from fitproof.cli import run
 from fitproof.modes import messages as mode
 
 

@@ -12,7 +12,6 @@ from datetime import datetime
 
 import pytest
 
-import _text
 from test_model_tokenizers import corpus, model_file, ours, reference
 
 from fitproof import templates

@@ -255,11 +255,10 @@ def test_images_and_tool_definitions_are_parts_of_the_conversation_and_its_lane(
     classes = parts.evaluate_all("nodes => nodes.map(n => n.className.split(' ')[1])")
     assert classes[:4] == ["priming", "tools", "pinned", "live"] and classes.count("image") == 2
     assert lane.locator(".chat-part.tools").get_attribute("title") == f"tool definitions, pinned: {report['tools_tokens']} tokens"
-    box = lambda locator: locator.bounding_box()
-    priming, tool_part, live = box(lane.locator(".chat-part.priming")), box(lane.locator(".chat-part.tools")), box(lane.locator(".chat-part.live"))
+    priming, tool_part, live = (lane.locator(f".chat-part.{name}").bounding_box() for name in ("priming", "tools", "live"))
     assert abs(tool_part["x"] - (priming["x"] + priming["width"])) < 1.5  # right after the priming
     for image in lane.locator(".chat-part.image").all():
-        inside = box(image)
+        inside = image.bounding_box()
         assert live["x"] - 1 <= inside["x"] and inside["x"] + inside["width"] <= live["x"] + live["width"] + 1
     titles = lane.locator(".chat-part.image").evaluate_all("nodes => nodes.map(n => n.title)")
     assert titles == ["#3: image 16×8, detail auto: 255 tokens", "#3: image, size unknown: counted at the most, 1,445 tokens"]

@@ -8,7 +8,6 @@ import re
 import shutil
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect

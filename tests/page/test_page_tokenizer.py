@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import ROOT
-from test_page import DONE, check, open_page
+from test_page import check, open_page
 
 COUNTS = json.loads((ROOT / "tests" / "data" / "token_counts.json").read_text(encoding="utf-8"))
 REFUND = json.loads((ROOT / "examples" / "refund-case.json").read_text(encoding="utf-8"))

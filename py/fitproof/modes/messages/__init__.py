@@ -39,7 +39,7 @@ from .reading import (
     message_cost,
     tool_calls_text,
 )
-from . import rule as rule_module
+from . import rule as rule_module  # noqa: F401  (tests call rule_module.kept_fast beside the mode)
 from .rule import as_sent, succeeded, summarize
 # The formats' readers and rule (formats/), with strategy stable and the reuse when their keys are given (stable.py)
 from .stable import parse, select

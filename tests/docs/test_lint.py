@@ -1,0 +1,21 @@
+"""The linter holds the code: ``ruff check`` with the project's settings (pyproject.toml's
+[tool.ruff]) finds nothing in the package, the tests, the benchmarks and the scripts."""
+
+import subprocess
+import sys
+
+from conftest import ROOT
+
+
+def test_ruff_finds_nothing():
+    process = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--output-format", "concise", "."],
+                             capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert process.returncode == 0, process.stdout[-4000:] + process.stderr[-2000:]
+
+
+def test_ruff_reads_the_project_s_settings_and_would_see_an_unused_import(tmp_path):
+    planted = tmp_path / "planted.py"
+    planted.write_text("import os\n")
+    process = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--config", str(ROOT / "pyproject.toml"), str(planted)],
+                             capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert process.returncode == 1 and "F401" in process.stdout
