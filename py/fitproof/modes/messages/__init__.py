@@ -8,7 +8,7 @@ it fits what is left; the first one that does not fit stops the walk, so the kep
 no holes. The conversation sent starts at a user turn and never with a reply to a dropped
 message: kept units that break this are dropped, oldest first. Costs follow OpenAI's published accounting
 for its chat models: 3 tokens per message, the count of each value it has (plus 1 for
-a ``name``), and 3 more that prime the reply. With ``template`` (``template.py``), a message costs
+a ``name``), and 3 more that prime the reply. With ``template`` (``prompt_template.py``), a message costs
 its share of the prompt the model's own chat template renders, and the prompt's count is the kept
 messages rendered again.
 

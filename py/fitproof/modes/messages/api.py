@@ -12,7 +12,7 @@ from ..._base.values import LIMIT_TOO_LOW, MAX_SAFE_INTEGER, Problem, got, plura
 from .reading import REPLY_PRIMING
 from .rule import shortfall_text
 from .stable import parse, remembered_previous, remember, select
-from .template import rendered_tokens
+from .prompt_template import rendered_tokens
 
 
 class MessagesError(InvalidInputError):

@@ -15,7 +15,7 @@ from ...tokenizers import TOKENIZERS, count_tokens, counter, named_tokenizer, re
 from ...tokenizers.models import counted_encoding
 from .images import DETAILS, LOW_DETAIL, MOST, data_url_size, tile_cost
 from .tools import read_tools, tool_costs, tool_name
-from . import template as chat_template
+from . import prompt_template as chat_template
 from ..._base.values import (
     EMPTY,
     NO_USER_MESSAGE,

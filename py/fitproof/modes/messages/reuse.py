@@ -38,7 +38,7 @@ from ...tokenizers import named_tokenizer
 from ... import templates
 from .reading import REPLY_PRIMING
 from .memory import frozen
-from .template import plain
+from .prompt_template import plain
 
 PROVIDERS = ("openai", "anthropic")
 OPENAI_MINIMUM, OPENAI_STEP = 1024, 128

@@ -9,7 +9,7 @@ from itertools import accumulate, compress
 from ..._base.values import plural
 from .reading import ALWAYS_PINNED, REPLY_PRIMING
 from ...templates import TemplateError
-from .template import rendered_tokens
+from .prompt_template import rendered_tokens
 
 # A trace row's reason.
 PINNED = "pinned"

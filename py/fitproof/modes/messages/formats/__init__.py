@@ -260,8 +260,8 @@ def select(parsed: dict, with_trace: bool = True) -> dict:
 
 
 def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
-    from .. import checks as chat_checks
-    from . import checks
+    from .. import chat_checks
+    from . import format_checks as checks
 
     fmt = detect(data)[0] if isinstance(data, dict) else "chat"  # re-read from the input, not the report
     if not isinstance(fmt, str) or fmt not in READERS:

@@ -15,7 +15,7 @@ from ..._shared import checks as _checks
 from ...tokenizers import count_tokens, resolve
 from .images import data_url_size
 from .reading import ALWAYS_PINNED, DEFAULT_TOKENIZER, REPLY_PRIMING
-from .template import counted as template_counted, rendered_tokens
+from .prompt_template import counted as template_counted, rendered_tokens
 from .rule import BEFORE_CUT, FITS, LIVE, OLDER, PINNED, PINNED_OVERFLOW, TOO_LARGE, USER_START
 from . import stable_checks
 from .stable_checks import as_sent_again

@@ -1,5 +1,5 @@
 """The mode's checks for the Anthropic and Responses formats: the chat format's own checks
-(``checks.py``: no holes, the replayed walk, the user start, the live turn, the pinned items), run on
+(``chat_checks.py``: no holes, the replayed walk, the user start, the live turn, the pinned items), run on
 a ``History`` re-read here from the raw input (its units, its recounts), and the two that read the
 format itself: the kept items re-counted and sent as given, and the tool uses paired with their
 results. Nothing here calls the readers or the rule."""
@@ -10,7 +10,7 @@ import json
 
 from ...._shared import checks as _checks
 from ....tokenizers import count_tokens, resolve
-from .. import checks as chat
+from .. import chat_checks as chat
 from ..images import data_url_size
 
 _NOT_SENT = ("pinned",)
