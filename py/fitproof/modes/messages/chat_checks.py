@@ -21,7 +21,9 @@ from . import stable_checks
 from .stable_checks import as_sent_again
 
 
-def _compact(value: object) -> str:
+def compact(value: object) -> str:
+    """A value as the checks count it: JSON without spaces, non-ASCII as written. The checks'
+    own copy of ``tools.compact`` (the reading's), kept apart so that they re-derive the count."""
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -56,7 +58,7 @@ def recount(message: dict, count: Callable[[str], int]) -> int:
                 else:
                     tokens += count(part[part["type"]])  # a text part's text, a refusal part's refusal
         elif key in ("tool_calls", "function_call", "audio"):
-            tokens += count(_compact(value))
+            tokens += count(compact(value))
         else:
             tokens += count(value)
         if key == "name":
@@ -83,7 +85,7 @@ def tools_recount(tools: list, tokenizer: str, count: Callable[[str], int]) -> i
                 and isinstance(schema.get("type", ""), str) and isinstance(schema.get("description", ""), str) \
                 and isinstance(schema.get("enum", []), (list, tuple)) and all(isinstance(item, str) for item in schema.get("enum", []))
             if not simple:
-                total += count(key + ":" + _compact(schema))
+                total += count(key + ":" + compact(schema))
                 continue
             if "enum" in schema:
                 total += -3 + sum(3 + count(item) for item in schema["enum"])

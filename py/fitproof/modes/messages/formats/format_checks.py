@@ -6,7 +6,6 @@ results. Nothing here calls the readers or the rule."""
 
 from __future__ import annotations
 
-import json
 
 from ...._shared import checks as _checks
 from ....tokenizers import count_tokens, resolve
@@ -15,10 +14,6 @@ from ..images import data_url_size
 
 _NOT_SENT = ("pinned",)
 _KEEP = {"anthropic": ("input", "input_schema"), "responses": ("arguments",)}
-
-
-def _compact(value: object) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def _anthropic_image(block: dict) -> int:
@@ -50,7 +45,7 @@ def _anthropic_texts(blocks: object, out: list[str], images: list[int]) -> None:
         elif kind == "image":
             images.append(_anthropic_image(block))
         elif kind == "tool_use":
-            out.append(_compact({"id": block["id"], "name": block["name"], "input": block["input"]}))
+            out.append(chat.compact({"id": block["id"], "name": block["name"], "input": block["input"]}))
         elif kind == "tool_result":
             out.append(block["tool_use_id"])
             _anthropic_texts(block.get("content"), out, images)
@@ -82,7 +77,7 @@ def _responses_texts(item: dict, out: list[str], images: list[int]) -> str:
         return item["role"]
     if kind in ("function_call", "custom_tool_call"):
         body = "arguments" if kind == "function_call" else "input"
-        out.append(_compact({"call_id": item["call_id"], "name": item["name"], body: item[body]}))
+        out.append(chat.compact({"call_id": item["call_id"], "name": item["name"], body: item[body]}))
         return "assistant"
     if kind in ("function_call_output", "custom_tool_call_output"):
         out.append(item["call_id"])
@@ -184,13 +179,13 @@ class History(chat.History):
             total = 346
             for tool in tools:
                 if tool.get("type") in (None, "custom"):
-                    total += self.count(_compact({key: tool[key] for key in ("name", "description", "input_schema") if tool.get(key) is not None}))
+                    total += self.count(chat.compact({key: tool[key] for key in ("name", "description", "input_schema") if tool.get(key) is not None}))
                 else:
-                    total += self.count(_compact({key: value for key, value in tool.items() if key != "cache_control" and value is not None}))
+                    total += self.count(chat.compact({key: value for key, value in tool.items() if key != "cache_control" and value is not None}))
             return total
         functions = [{"type": "function", "function": {key: tool[key] for key in ("name", "description", "parameters") if tool.get(key) is not None}}
                      for tool in tools if tool.get("type") == "function"]
-        others = sum(self.count(_compact({key: value for key, value in tool.items() if value is not None})) for tool in tools if tool.get("type") != "function")
+        others = sum(self.count(chat.compact({key: value for key, value in tool.items() if value is not None})) for tool in tools if tool.get("type") != "function")
         return chat.tools_recount(functions, self.tokenizer, self.count) + others
 
     def count(self, text: str) -> int:
