@@ -19,6 +19,8 @@ import os
 from typing import Any, Callable
 
 from .._base.errors import FitproofError
+from .._base.values import plural
+from .._base.words import ranges
 from .words import closest, preview
 
 MODES = ("relevance", "required", "blocks", "passages", "messages")
@@ -274,23 +276,8 @@ def _cut(text: str, width: int = TEXT_LIMIT) -> str:
 
 def _ranges(indices: list[int], width: int = 200) -> str:
     """``0, 3–5, 9``: sorted indices with runs joined, cut to ``width`` characters."""
-    parts: list[str] = []
-    start = previous = None
-    for index in indices:
-        if previous is not None and index == previous + 1:
-            previous = index
-            continue
-        if start is not None:
-            parts.append(str(start) if start == previous else f"{start}–{previous}")
-        start = previous = index
-    if start is not None:
-        parts.append(str(start) if start == previous else f"{start}–{previous}")
-    text = ", ".join(parts)
+    text = ranges(indices, shown=None, dash="–")
     return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 # -- the tools -------------------------------------------------------------------------------
@@ -338,7 +325,7 @@ def _first_failure(report: dict, at: Callable[[str], str]) -> str | None:
     errors = report.get("errors")
     if errors:
         first = errors[0]
-        more = f" (and {_plural(len(errors) - 1, 'more problem')} in report.errors)" if len(errors) > 1 else ""
+        more = f" (and {plural(len(errors) - 1, 'more problem')} in report.errors)" if len(errors) > 1 else ""
         return f"{at(first['path'])}: {first['message']}{more}"
     claim = report.get("claim")
     if claim is not None and not claim["pass"] and claim["failures"]:
@@ -368,7 +355,7 @@ def _count_tokens(arguments: dict) -> tuple[str, dict]:
     encoding = encoding if isinstance(encoding, str) else tokenizer
     named = tokenizer if encoding == tokenizer else f"{tokenizer} ({encoding})"
     how = "estimated" if encoding == "estimate" else "exact"
-    return f"{_plural(tokens, 'token')} by {named}, {how}", {"tokens": tokens, "tokenizer": tokenizer, "encoding": encoding}
+    return f"{plural(tokens, 'token')} by {named}, {how}", {"tokens": tokens, "tokenizer": tokenizer, "encoding": encoding}
 
 
 def _trim_messages(arguments: dict) -> tuple[str, dict]:
@@ -394,7 +381,7 @@ def _trim_messages(arguments: dict) -> tuple[str, dict]:
         if not problems:
             raise ToolError(f"$.messages: {error}") from None
         said = "; ".join(f"{problem.path}: {problem.message}" for problem in problems[:3])
-        more = f" (and {_plural(len(problems) - 3, 'more problem')})" if len(problems) > 3 else ""
+        more = f" (and {plural(len(problems) - 3, 'more problem')})" if len(problems) > 3 else ""
         raise ToolError(said + more) from None
     structured = {
         "messages": list(trimmed), "kept": trimmed.kept, "dropped": trimmed.dropped,
@@ -402,7 +389,7 @@ def _trim_messages(arguments: dict) -> tuple[str, dict]:
         "tools_tokens": trimmed.tools_tokens, "images_at_most": [list(pair) for pair in trimmed.images_at_most],
     }
     total = len(trimmed.kept) + len(trimmed.dropped)
-    text = (f"Send {len(trimmed.kept)} of {_plural(total, 'message')} ({_ranges(trimmed.kept)}): "
+    text = (f"Send {len(trimmed.kept)} of {plural(total, 'message')} ({_ranges(trimmed.kept)}): "
             f"{trimmed.tokens} prompt tokens of {trimmed.limit}, {trimmed.remaining} left.")
     text += f" Dropped: {_ranges(trimmed.dropped)}." if trimmed.dropped else " Nothing dropped."
     return text, structured
@@ -421,7 +408,7 @@ def _verify_claim(arguments: dict) -> tuple[str, dict]:
     except InvalidInputError as error:
         problems = list(error.problems)
         said = "; ".join(f"{at(problem.path)}: {problem.message}" for problem in problems[:3]) or str(error)
-        more = f" (and {_plural(len(problems) - 3, 'more problem')})" if len(problems) > 3 else ""
+        more = f" (and {plural(len(problems) - 3, 'more problem')})" if len(problems) > 3 else ""
         raise ToolError(said + more) from None
     except RuntimeError as error:  # the checker itself broke on this input
         raise ToolError(f"The checker failed on this input; please report it: {str(error)[:300]}") from None
@@ -436,7 +423,7 @@ def _verify_claim(arguments: dict) -> tuple[str, dict]:
     if verdict.holds:
         text = "CLAIM HOLDS: it is the selection the rule makes."
     else:
-        text = f"CLAIM FAILS: {_plural(len(failures), 'failure')}" + "".join(
+        text = f"CLAIM FAILS: {plural(len(failures), 'failure')}" + "".join(
             f"\n  {row['check']}: {row['detail']}" for row in failures[:5]) + ("\n  …" if len(failures) > 5 else "")
     return text, {"holds": verdict.holds, "failures": failures}
 

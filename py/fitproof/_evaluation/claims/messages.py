@@ -9,6 +9,7 @@ from __future__ import annotations
 from itertools import compress
 
 from ..._base.values import plural
+from ..._base.words import ranges
 from .verdicts import BUDGET, HOLES, KNOWN, PAIRED, REQUIRED, RULE, USED, USER, _capped, _failure, _flags, _tokens_left
 
 def _judge_messages(parsed: dict, claim: dict, proven: list | None = None) -> list[dict]:
@@ -187,12 +188,5 @@ def _message_unit(parsed: dict) -> str:
 
 
 def _ranges(indices: list[int]) -> str:
-    """Newest first ``[7, 6, 5, 3]`` -> ``messages 5-7, 3``."""
-    runs: list[list[int]] = []
-    for index in sorted(indices):
-        if runs and index == runs[-1][1] + 1:
-            runs[-1][1] = index
-        else:
-            runs.append([index, index])
-    shown = ", ".join(f"{a}-{b}" if b > a else str(a) for a, b in runs[:4]) + (", …" if len(runs) > 4 else "")
-    return f"message{'s' if len(indices) > 1 else ''} {shown}"
+    """Newest first ``[7, 6, 5, 3]`` -> ``messages 3, 5-7``."""
+    return f"message{'s' if len(indices) > 1 else ''} {ranges(sorted(indices))}"

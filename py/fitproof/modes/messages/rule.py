@@ -7,6 +7,7 @@ from bisect import bisect_left
 from itertools import accumulate, compress
 
 from ..._base.values import plural
+from ..._base.words import ranges
 from .reading import ALWAYS_PINNED, REPLY_PRIMING
 from ...templates import TemplateError
 from .prompt_template import rendered_tokens
@@ -247,7 +248,7 @@ def shortfall_text(result: dict) -> str:
     parts = []
     live = [row["index"] for row in reversed(result["trace"]) if row["live"] and not row["pinned"]]
     if live:
-        parts.append(f"the live turn (message{'s' if len(live) > 1 else ''} {_ranges(live)}, from the newest user message on)")
+        parts.append(f"the live turn (message{'s' if len(live) > 1 else ''} {ranges(live)}, from the newest user message on)")
     pinned = [row["index"] for row in reversed(result["trace"]) if row["pinned"]]
     if pinned:
         shown = ", ".join(f"#{index}" for index in pinned[:10]) + (", …" if len(pinned) > 10 else "")
@@ -268,20 +269,8 @@ def summarize(result: dict) -> str:
     if result["shortfall"]:
         return shortfall_text(result)
     pinned = sum(1 for row in result["trace"] if row["reason"] == PINNED)
-    dropped = f", dropped {_ranges(result['dropped'])}" if result["dropped"] else ""
+    dropped = f", dropped {ranges(result['dropped'])}" if result["dropped"] else ""
     return (
         f"Kept {len(result['kept'])} of {plural(total, 'message')} ({pinned} pinned){dropped}: the prompt counts "
         f"{result['tokens']} of {result['limit']} {_unit_name(result['tokenizer'])}."
     )
-
-
-def _ranges(indices: list[int], shown: int = 4) -> str:
-    """``[0, 1, 2, 5]`` -> ``"0-2, 5"``; drops are mostly one run of the oldest turns."""
-    runs: list[list[int]] = []
-    for index in indices:
-        if runs and index == runs[-1][1] + 1:
-            runs[-1][1] = index
-        else:
-            runs.append([index, index])
-    text = ", ".join(f"{first}-{last}" if last > first else str(first) for first, last in runs[:shown])
-    return text + (", …" if len(runs) > shown else "")
