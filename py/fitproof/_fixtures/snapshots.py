@@ -13,11 +13,11 @@ import json
 import os
 import re
 import stat
-import tempfile
 from json.decoder import scanstring  # type: ignore[attr-defined]  # it is there at run time; typeshed omits it
 from pathlib import Path
 from typing import cast
 
+from .._base.atomic import replace_file
 from .._base.errors import FitproofError
 from .._base import strict_json as _strict_json
 from . import case as _fixtures
@@ -147,17 +147,4 @@ def changes_text(name: str, changed: list[str]) -> str:
 def write_atomically(path: Path, text: str) -> None:
     """Replace the file at ``path`` with ``text`` (UTF-8) in one rename, keeping its permissions."""
     mode = stat.S_IMODE(os.stat(path).st_mode)
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+    replace_file(path, text.encode("utf-8"), mode)

@@ -7,9 +7,9 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 
+from .._base.atomic import replace_file
 from .._base.errors import FitproofError
 from .bundle import PACKAGE_DIR, cache_control, content_of, page_sources, site_map
 from .compress import BUILD_LEVEL, compressible, gzipped
@@ -190,16 +190,7 @@ def _replace_file(directory: Path, url_path: str, data: bytes) -> None:
     """Write through a fresh temporary file and rename it over the target (never through a symbolic link)."""
     target = directory / url_path
     target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    replace_file(target, data, 0o644)
 
 
 def _remove_stale(directory: Path, url_path: str, recorded: str | list[str]) -> None:
