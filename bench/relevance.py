@@ -88,9 +88,9 @@ def contract_floor(data: dict, runs: int) -> tuple[float, float]:
     """What the contract alone costs in CPython, with nothing else: ranking the items
     (descending relevance, ties by ordinal id) and building one trace row per item."""
     parsed = relevance.parse(data)
-    ranking, _ = median_time(lambda: ranked_order(parsed["ids"], parsed["scores"], descending=True), runs)
+    ranking, _ = median_time(lambda: ranked_order(parsed.ids, parsed.scores, descending=True), runs)
     order, kept, before = relevance.rule(parsed)
-    columns = [list(map(parsed[key].__getitem__, order)) for key in ("ids", "relevance", "tokens")]
+    columns = [list(map(column.__getitem__, order)) for column in (parsed.ids, parsed.relevance, parsed.tokens)]
     reasons = list(map(relevance.REASONS.__getitem__, kept))
 
     def rows():

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from .._shared.checks import Check
 from .._shared.counted import with_counts
 from ..tokenizers import TOKENIZERS
 from .._base.errors import TokenizerFileError
@@ -67,7 +70,7 @@ def _evaluate(data: object) -> tuple[dict, list[Problem] | None]:
     return report, None
 
 
-def _select_and_verify(mode: Mode, data: object) -> tuple[dict, list[dict]]:
+def _select_and_verify(mode: Mode[Any, Any], data: object) -> tuple[dict, list[Check]]:
     """The input counted (when it names a tokenizer and has content to count), parsed, selected,
     verified and taken beyond the rule; an unusable input raises InvalidInput with its hints."""
     counting = None
@@ -151,7 +154,7 @@ def _counted_content(problem: Problem, items: object, cost_key: str) -> bool:
             and isinstance(items[at[1]], dict) and isinstance(items[at[1]].get("content"), str))
 
 
-def _and_the_rest(mode: Mode, data: dict, cost_key: str, invalid: InvalidInput) -> InvalidInput:
+def _and_the_rest(mode: Mode[Any, Any], data: dict, cost_key: str, invalid: InvalidInput) -> InvalidInput:
     """A tokenizer that cannot be used, and every other problem of the input after it (read as
     if it had no tokenizer, minus the counts that the tokenizer would have made)."""
     rest = {key: value for key, value in data.items() if key != "tokenizer"}

@@ -12,9 +12,12 @@ from __future__ import annotations
 import math
 from itertools import accumulate, compress, count, islice
 from operator import eq, ge, itemgetter, le, lt, mul, not_, sub
-from typing import Callable, Iterable
+from typing import Callable, Iterable, NotRequired, TypedDict
 
 from .._base.values import JS_WHITESPACE
+
+# A check as the report gives it ("pass" is a keyword, hence the call form).
+Check = TypedDict("Check", {"name": str, "pass": bool, "detail": NotRequired[str]})
 
 _SPACES = {ord(char): " " for char in JS_WHITESPACE}
 
@@ -23,15 +26,15 @@ _SPACES = {ord(char): " " for char in JS_WHITESPACE}
 INCOMPLETE_TRACE = "the trace does not list every input item exactly once"
 
 
-def passed(name: str) -> dict:
+def passed(name: str) -> Check:
     return {"name": name, "pass": True}
 
 
-def failed(name: str, detail: str) -> dict:
+def failed(name: str, detail: str) -> Check:
     return {"name": name, "pass": False, "detail": detail}
 
 
-def verdict(name: str, problems: Iterable[str]) -> dict:
+def verdict(name: str, problems: Iterable[str]) -> Check:
     """Pass when there is no problem; otherwise the first problem is the detail.
 
     A result too malformed to examine (a missing key, a wrong type) fails the check too.
@@ -44,7 +47,7 @@ def verdict(name: str, problems: Iterable[str]) -> dict:
     return passed(name)
 
 
-def verdict_of(name: str, check: Callable[..., str | None], *arguments: object) -> dict:
+def verdict_of(name: str, check: Callable[..., str | None], *arguments: object) -> Check:
     """``verdict`` for a check written as a function: it returns its first problem, or None."""
     try:
         problem = check(*arguments)
@@ -91,15 +94,6 @@ def _each_once(positions: list) -> bool:
 def positions_of(ids: list) -> dict:
     """Input id -> its index; the ids are unique (validated)."""
     return dict(zip(ids, range(len(ids))))
-
-
-def input_positions(parsed: dict) -> dict:
-    """``positions_of(parsed["ids"])``, built once per parsed input: the checks and the
-    optimum both look ids up, and at 100,000 items each table costs tens of milliseconds."""
-    where = parsed.get("positions")
-    if where is None:
-        where = parsed["positions"] = positions_of(parsed["ids"])
-    return where
 
 
 def greedy_positions(where: dict, chosen: list) -> list:

@@ -10,12 +10,14 @@ proceed. The composed prompt lists the included blocks in packing order.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from itertools import compress
+from typing import Callable, Iterator, NamedTuple, NotRequired, TypedDict
 
 from .._shared import checks as _checks
 from ..tokenizers.estimate import estimate_tokens
 from ..tokenizers import EXACT, count_tokens, counter, read_tokenizer
-from .._base.instant import read_instant
+from .._base.instant import Instant, read_instant
 from .._shared.optimal import report_optimal
 from .._base.ordinal import ordinal_keys
 from .._shared.shape import Field, InputShape, read_input, read_object
@@ -89,7 +91,76 @@ _BLOCK = (
 SHAPE = InputShape(_TOP, "blocks", _BLOCK, INPUT_SUMMARY, "block shape", BLOCK_SUMMARY)
 
 
-def parse(data: object) -> dict:
+class Block(NamedTuple):
+    """One validated block, with its cost counted (or as given)."""
+
+    id: str
+    source: str
+    content: str
+    priority: int
+    observed: Instant
+    required: bool
+    cost: int
+    estimated: bool  # counted by the C# pipeline's estimate, not given and not an exact count
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """The validated input: the window, the texts around the blocks, and the blocks in input order."""
+
+    window: list[int]  # context_tokens, reserved_output_tokens, fixed_prompt_tokens
+    available: int  # what the window leaves for blocks
+    system: str
+    task: str
+    blocks: list[Block]
+    margin: float
+    tokenizer: str  # "estimate" when the input names none
+    tokenizer_named: bool
+
+
+class Decision(TypedDict):
+    """A row of the trace: one block, in the order the rule considered it."""
+
+    position: int
+    id: str
+    required: bool
+    priority: int
+    observed_at: str
+    tokens: int
+    estimated: bool
+    remaining_before: int
+    kept: bool
+    reason: str
+
+
+class Included(TypedDict):
+    id: str
+    tokens: int
+
+
+class Excluded(TypedDict):
+    id: str
+    tokens: int
+    reason: str
+
+
+class Result(TypedDict):
+    """The report's keys of this mode."""
+
+    tokenizer: NotRequired[str]  # only when the input names one
+    available: int
+    used: int
+    remaining: int
+    included: list[Included]
+    excluded: list[Excluded]
+    can_proceed: bool
+    prompt: str
+    rendered_tokens: int
+    rendered_overhead: int
+    trace: list[Decision]
+
+
+def parse(data: object) -> Parsed:
     window: list = []
 
     def window_leaves_a_budget(top: list, problems: list[Problem]) -> None:
@@ -124,38 +195,38 @@ def parse(data: object) -> dict:
         # Only the C# pipeline's heuristic (estimate) is an estimate; an exact tokenizer's count is the model's own.
         estimated = tokens is None and tokenizer == "estimate"
         cost = count(content) if tokens is None else tokens
-        blocks.append((block_id, source, content, priority, observed, required, cost, estimated))
-    return {
-        "window": window, "available": available, "system": system, "task": task, "blocks": blocks, "margin": margin,
-        "tokenizer": tokenizer, "tokenizer_named": named,
-    }
+        blocks.append(Block(block_id, source, content, priority, observed, required, cost, estimated))
+    return Parsed(window=window, available=available, system=system, task=task, blocks=blocks, margin=margin,
+                  tokenizer=tokenizer, tokenizer_named=named)
 
 
-def _counter(tokenizer: str):
+def _counter(tokenizer: str) -> Callable[[str], int]:
     # This module's estimate_tokens, not the tokenizer's: tests/package/test_checks.py swaps it to prove the
     # check re-counts on its own.
     return estimate_tokens if tokenizer == "estimate" else counter(tokenizer)
 
 
-def _packing_order(blocks: list[tuple]) -> list[int]:
+def _packing_order(blocks: list[Block]) -> list[int]:
     """Positions by the rule's order: required first, then priority (highest first), then the
     newest, then ordinal id. One stable sort per key, the last key first (sorting by the
     (required, priority, time) tuples compared a tuple per step, twice as slow)."""
-    order = sorted(range(len(blocks)), key=ordinal_keys([block[0] for block in blocks]).__getitem__)
-    for column in (4, 3, 5):  # observed_at, priority, required; reverse=True keeps a stable sort stable
-        values = [block[column] for block in blocks]
-        if column == 4:
-            values = [instant.nanoseconds for instant in values]
+    order = sorted(range(len(blocks)), key=ordinal_keys([block.id for block in blocks]).__getitem__)
+    columns: tuple[list[int] | list[bool], ...] = (
+        [block.observed.nanoseconds for block in blocks], [block.priority for block in blocks], [block.required for block in blocks])
+    for values in columns:  # reverse=True keeps a stable sort stable
         order.sort(key=values.__getitem__, reverse=True)
     return order
 
 
-def select(parsed: dict) -> dict:
-    available = parsed["available"]
-    blocks = parsed["blocks"]
+def select(parsed: Parsed) -> Result:
+    available = parsed.available
+    blocks = parsed.blocks
     order = list(map(blocks.__getitem__, _packing_order(blocks)))
     remaining = available
-    included, excluded, trace, packed = [], [], [], []
+    included: list[Included] = []
+    excluded: list[Excluded] = []
+    trace: list[Decision] = []
+    packed: list[Block] = []
     for position, block in enumerate(order, 1):
         block_id, _, _, priority, observed, required, cost, estimated = block
         kept = cost <= remaining
@@ -180,10 +251,9 @@ def select(parsed: dict) -> dict:
             remaining -= cost
         else:
             excluded.append({"id": block_id, "tokens": cost, "reason": reason})
-    prompt = compose(parsed["system"], parsed["task"], packed)
-    rendered = _counter(parsed["tokenizer"])(prompt)
-    return {
-        **({"tokenizer": parsed["tokenizer"]} if parsed["tokenizer_named"] else {}),
+    prompt = compose(parsed.system, parsed.task, packed)
+    rendered = _counter(parsed.tokenizer)(prompt)
+    result: Result = {
         "available": available,
         "used": available - remaining,
         "remaining": remaining,
@@ -195,9 +265,12 @@ def select(parsed: dict) -> dict:
         "rendered_overhead": rendered - (available - remaining),
         "trace": trace,
     }
+    if parsed.tokenizer_named:  # first among the keys, as the report lists them
+        return {"tokenizer": parsed.tokenizer, **result}  # type: ignore[typeddict-item]
+    return result
 
 
-def compose(system: str, task: str, packed: list[tuple]) -> str:
+def compose(system: str, task: str, packed: list[Block]) -> str:
     """System instructions, the task, then each included block with its metadata, in packing order."""
     parts = [f"System:\n{system}\n\nTask:\n{task}\n\nContext Blocks:\n"]
     utc = _utc_texts()
@@ -210,11 +283,11 @@ def compose(system: str, task: str, packed: list[tuple]) -> str:
     return "".join(parts)
 
 
-def _utc_texts():
+def _utc_texts() -> Callable[[Instant], str]:
     """``instant.utc_text()``, each distinct instant written once (blocks of one document share it)."""
-    written: dict = {}
+    written: dict[int, str] = {}
 
-    def utc(instant) -> str:
+    def utc(instant: Instant) -> str:
         text = written.get(instant.nanoseconds)
         if text is None:
             text = written[instant.nanoseconds] = instant.utc_text()
@@ -223,42 +296,44 @@ def _utc_texts():
     return utc
 
 
-def beyond_the_rule(parsed: dict, result: dict) -> dict:
+def beyond_the_rule(parsed: Parsed, result: Result) -> dict[str, object]:
     """The best priority sum of optional blocks with the required ones fixed, and how the
     packing moves when the estimated costs are off by the margin."""
-    blocks, available = parsed["blocks"], parsed["available"]
-    required_cost = sum(block[6] for block in blocks if block[5])
-    extra: dict = {"optimal": None}
+    blocks, available = parsed.blocks, parsed.available
+    required_cost = sum(block.cost for block in blocks if block.required)
+    extra: dict[str, object] = {"optimal": None}
     if required_cost <= available:
-        ids = [block[0] for block in blocks]
+        ids = [block.id for block in blocks]
         where = _checks.positions_of(ids)
         kept = _checks.greedy_positions(where, [entry["id"] for entry in result["included"]])
         extra["optimal"] = report_optimal(
-            ids, [block[6] for block in blocks], [float(block[3]) for block in blocks], available - required_cost,
-            [index for index in kept if not blocks[index][5]], [index for index, block in enumerate(blocks) if not block[5]], where,
+            ids, [block.cost for block in blocks], [float(block.priority) for block in blocks], available - required_cost,
+            [index for index in kept if not blocks[index].required], [index for index, block in enumerate(blocks) if not block.required],
+            where,
         )
-    if any(block[7] for block in blocks):
+    if any(block.estimated for block in blocks):
         extra["sensitivity"] = _sensitivity(parsed, result)
-    elif parsed["tokenizer"] in EXACT:
+    elif parsed.tokenizer in EXACT:
         # Counted by the model's own tokenizer: there is no estimate whose error could flip a block.
         extra["sensitivity"] = {
             "exact": True,
-            "tokenizer": parsed["tokenizer"],
+            "tokenizer": parsed.tokenizer,
             "flips": [],
-            "required_slack": parsed["available"] - sum(block[6] for block in blocks if block[5]),
+            "required_slack": available - required_cost,
         }
     return extra
 
 
-def _sensitivity(parsed: dict, result: dict) -> dict:
+def _sensitivity(parsed: Parsed, result: Result) -> dict[str, object]:
     """Re-run the packing with every estimated cost scaled up and down by the margin."""
-    margin, available = parsed["margin"], parsed["available"]
-    by_id = {block[0]: block for block in parsed["blocks"]}
+    margin, available = parsed.margin, parsed.available
+    by_id = {block.id: block for block in parsed.blocks}
     order = [by_id[row["id"]] for row in result["trace"]]  # costs do not enter the order
     base = [row["kept"] for row in result["trace"]]
-    given = [block[6] for block in order]
-    estimated = [block[7] for block in order]
-    scenarios = {}
+    given = [block.cost for block in order]
+    estimated = [block.estimated for block in order]
+    scenarios: dict[str, dict[str, object]] = {}
+    flipped: set[str] = set()
     for name, rounding, factor in (("larger", math.ceil, 1 + margin), ("smaller", math.floor, 1 - margin)):
         # rounding(cost * factor) for each estimated cost, at C speed (the same doubles as one at a time)
         scaled = map(rounding, map(factor.__rmul__, given))
@@ -272,30 +347,31 @@ def _sensitivity(parsed: dict, result: dict) -> dict:
                 keep(True)
             else:
                 keep(False)
-        required_cost = sum(cost for block, cost in zip(order, costs) if block[5])
+        required_cost = sum(cost for block, cost in zip(order, costs) if block.required)
+        flips = [block.id for block, now, before in zip(order, kept, base) if now != before]
+        flipped.update(flips)
         scenarios[name] = {
-            "flips": [block[0] for block, now, before in zip(order, kept, base) if now != before],
-            "can_proceed": all(now for block, now in zip(order, kept) if block[5]),
+            "flips": flips,
+            "can_proceed": all(now for block, now in zip(order, kept) if block.required),
             "required_slack": available - required_cost,
         }
-    flipped = set(scenarios["larger"]["flips"]) | set(scenarios["smaller"]["flips"])
     return {
         "margin": margin,
-        "flips": [block[0] for block in order if block[0] in flipped],
-        "required_slack": available - sum(block[6] for block in order if block[5]),
+        "flips": [block.id for block in order if block.id in flipped],
+        "required_slack": available - sum(block.cost for block in order if block.required),
         **scenarios,
     }
 
 
-def run(data: object) -> dict:
+def run(data: object) -> Result:
     return select(parse(data))
 
 
-def succeeded(result: dict) -> bool:
+def succeeded(result: Result) -> bool:
     return result["can_proceed"]
 
 
-def summarize(result: dict) -> str:
+def summarize(result: Result) -> str:
     blocked = [entry for entry in result["excluded"] if entry["reason"] == REQUIRED_TOO_LARGE]
     if blocked:
         first = blocked[0]
@@ -311,10 +387,10 @@ def summarize(result: dict) -> str:
 
 # ---------------------------------------------------------------- independent checks
 
-def _render(parsed: dict, included: list[str], costs: dict) -> str:
+def _render(parsed: Parsed, included: list[str], costs: dict[str, int]) -> str:
     """The prompt written again from the validated blocks, line by line (the selector joins parts)."""
-    by_id = {record[0]: record for record in parsed["blocks"]}
-    lines = ["System:", parsed["system"], "", "Task:", parsed["task"], "", "Context Blocks:"]
+    by_id = {record.id: record for record in parsed.blocks}
+    lines = ["System:", parsed.system, "", "Task:", parsed.task, "", "Context Blocks:"]
     utc = _utc_texts()
     for block_id in included:
         _, source, content, priority, observed, required, _, _ = by_id[block_id]
@@ -332,28 +408,30 @@ def _render(parsed: dict, included: list[str], costs: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
+def verify(data: object, result: Result, parsed: Parsed | None = None) -> list[_checks.Check]:
     """The checks, on the validated columns and instants (parsed once); estimated costs are
     re-counted by the checks' own estimator. The order is proved in linear time (each block
     once, adjacent pairs strictly ordered), which no permutation of the input can change."""
     if parsed is None:
         parsed = parse(data)
-    window = parsed["window"]
+    assert isinstance(data, dict)  # parse read it as an object
+    window = parsed.window
     available = window[0] - window[1] - window[2]
-    records = parsed["blocks"]
-    ids = [record[0] for record in records]
+    records = parsed.blocks
+    ids = [record.id for record in records]
     where = _checks.positions_of(ids)
     tokenizer = data.get("tokenizer", "estimate")
-    recount = _checks.recount_estimate if tokenizer == "estimate" else lambda text: count_tokens(text, tokenizer)
+    recount: Callable[[str], int] = (
+        _checks.recount_estimate if tokenizer == "estimate" else lambda text: count_tokens(text, tokenizer))
     # A count given in the input is the validated one; any other is counted again here.
-    costs = [record[6] if "tokens" in block else recount(record[2]) for record, block in zip(records, data["blocks"])]
+    costs = [record.cost if "tokens" in block else recount(record.content) for record, block in zip(records, data["blocks"])]
     cost_of = dict(zip(ids, costs))
-    required = [record[5] for record in records]
+    required = [record.required for record in records]
     included = [entry["id"] for entry in result["included"]]
     excluded = [entry["id"] for entry in result["excluded"]]
     trace = _checks.Trace(result["trace"], where)
 
-    def budget():
+    def budget() -> Iterator[str]:
         if result["available"] != available:
             yield f"reported available {result['available']}, but the window gives {available}"
         for entry in result["included"] + result["excluded"]:
@@ -362,12 +440,13 @@ def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
                 return
         yield from _checks.budget_problems(where, costs, included, available, result["used"], result["remaining"])
 
-    def required_included():
+    def required_included() -> Iterator[str]:
         chosen = set(included)
         unplaced = [position for position in compress(range(len(ids)), required) if ids[position] not in chosen]
         # Named in the rule's order (priority, newest, ordinal id), as the summary names the first.
         keys = ordinal_keys([ids[position] for position in unplaced])
-        ranked = sorted(range(len(unplaced)), key=lambda k: (-records[unplaced[k]][3], -records[unplaced[k]][4].nanoseconds, keys[k]))
+        ranked = sorted(range(len(unplaced)),
+                        key=lambda k: (-records[unplaced[k]].priority, -records[unplaced[k]].observed.nanoseconds, keys[k]))
         missing = [ids[unplaced[k]] for k in ranked]
         if missing:
             verb = "blocks {} are" if len(missing) > 1 else "block {} is"
@@ -375,27 +454,27 @@ def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
         if result["can_proceed"] != (not missing):
             yield f"can_proceed is {result['can_proceed']} although {len(missing)} required blocks are missing"
 
-    def order():
+    def order() -> Iterator[str]:
         # The rank (required first, then priority, then the newest) as one integer: each part
         # in its own bits, so integers compare as the (not required, -priority, -time) tuples
         # would, at a third of the cost.
-        instants = [record[4].nanoseconds for record in records]
-        newest, top = max(instants, default=0), max((record[3] for record in records), default=0)
+        instants = [record.observed.nanoseconds for record in records]
+        newest, top = max(instants, default=0), max((record.priority for record in records), default=0)
         span, width = (newest - min(instants, default=0)).bit_length(), top.bit_length()
-        ranks = [((((not record[5]) << width) | (top - record[3])) << span) | (newest - instant)
+        ranks = [((((not record.required) << width) | (top - record.priority)) << span) | (newest - instant)
                  for record, instant in zip(records, instants)]
         yield from _checks.order_problems(trace, ranks)
         yield from _checks.decision_problems(trace, available, costs)
         yield from _checks.listing_problems(trace, included, excluded)
 
-    def prompt():
+    def prompt() -> Iterator[str]:
         expected = _render(parsed, included, cost_of)
         if result["prompt"] != expected:
             got, want = result["prompt"].split("\n"), expected.split("\n")
             line = next((index for index, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
             yield f"the prompt differs from a fresh render of the included blocks at line {line + 1}"
 
-    def rendered_fits():
+    def rendered_fits() -> Iterator[str]:
         # Per-block headers and metadata cost tokens no block's estimate counts: measure
         # the whole prompt against what the window leaves after the reserved output.
         window_room = window[0] - window[1]

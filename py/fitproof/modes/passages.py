@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Protocol, TypedDict
 
 from .._shared import checks as _checks
 from ..tokenizers.estimate import estimate_from_stats, utf16_length, word_count
@@ -42,6 +43,8 @@ def passage_line(passage_id: str, text: str) -> str:
 def render(question: str, passages: Sequence[tuple[str, str]]) -> str:
     """The retrieval example's prompt: the question, a ``[id] text`` line per passage, then the answer cue."""
     return prompt_prefix(question) + "".join(passage_line(key, text) for key, text in passages) + ANSWER_CUE
+
+
 COUNTED_COST = None
 DEFAULT_TOKENIZER = None
 COUNTERS = ("words", "estimate") + EXACT
@@ -140,7 +143,20 @@ class ExactCount:
         return self.total + stats
 
 
-def _tally_for(counter: str):
+class Tally(Protocol):
+    """A running count of the prompt, kept as the counter's own sums (``stats`` of each part)."""
+
+    @property
+    def total(self) -> int: ...
+
+    def stats(self, text: str) -> Any: ...
+
+    def add(self, stats: Any) -> None: ...
+
+    def units_with(self, stats: Any) -> int: ...
+
+
+def _tally_for(counter: str) -> Tally:
     if counter == "words":
         return WordCount()
     if counter == "estimate":
@@ -148,36 +164,71 @@ def _tally_for(counter: str):
     return ExactCount(counter)
 
 
-def parse(data: object) -> dict:
+@dataclass(frozen=True)
+class Parsed:
+    """The validated input: the passages in retrieval order, each line's sums counted once."""
+
+    question: str
+    limit: int
+    counter: str  # words, estimate, or an exact tokenizer's name (a model name read as its encoding)
+    margin: float
+    passages: list[tuple[str, str]]  # (id, text)
+    line_stats: list[Any]  # each passage's line as the counter's Tally sums it: a count, or the estimate's parts
+
+
+class Decision(TypedDict):
+    """A row of the trace: one passage, in retrieval order."""
+
+    position: int
+    id: str
+    cost: int
+    remaining_before: int
+    units_with: int
+    kept: bool
+    reason: str
+
+
+class Result(TypedDict):
+    """The report's keys of this mode."""
+
+    counter: str
+    limit: int
+    units: int
+    chosen: list[str]
+    skipped: list[str]
+    prompt: str
+    trace: list[Decision]
+
+
+def parse(data: object) -> Parsed:
     def base_prompt_fits(top: list, problems: list[Problem]) -> None:
         _, question, limit, counter, _, _ = top
         if question is not None and limit is not None and counter is not None:
-            total = _fresh_tally({"question": question, "counter": counter}).total
+            total = _fresh_tally(question, counter).total
             if total > limit:
                 problems.append(Problem(("limit",), OVER_LIMIT, f"the prompt without passages counts {total} {UNIT_NAMES[counter]}, over the limit of {limit}"))
 
     (_, question, limit, counter, _, margin), (ids, texts) = read_input(data, SHAPE, base_prompt_fits)
     passages = list(zip(ids, texts))
     line_stats = _tally_for(counter).stats
-    return {
-        "question": question, "limit": limit, "counter": counter, "margin": margin, "passages": passages,
-        "line_stats": [line_stats(passage_line(passage_id, text)) for passage_id, text in passages],
-    }
+    return Parsed(question=question, limit=limit, counter=counter, margin=margin, passages=passages,
+                  line_stats=[line_stats(passage_line(passage_id, text)) for passage_id, text in passages])
 
 
-def _fresh_tally(parsed: dict):
-    tally = _tally_for(parsed["counter"])
-    tally.add(tally.stats(prompt_prefix(parsed["question"])))
+def _fresh_tally(question: str, counter: str) -> Tally:
+    """The counter's tally of the prompt without passages."""
+    tally = _tally_for(counter)
+    tally.add(tally.stats(prompt_prefix(question)))
     tally.add(tally.stats(ANSWER_CUE))
     return tally
 
 
-def select(parsed: dict) -> dict:
-    limit, tally = parsed["limit"], _fresh_tally(parsed)
+def select(parsed: Parsed) -> Result:
+    limit, tally = parsed.limit, _fresh_tally(parsed.question, parsed.counter)
     chosen: list[tuple[str, str]] = []
     skipped: list[str] = []
-    trace: list[dict] = []
-    for position, ((passage_id, text), stats) in enumerate(zip(parsed["passages"], parsed["line_stats"]), 1):
+    trace: list[Decision] = []
+    for position, ((passage_id, text), stats) in enumerate(zip(parsed.passages, parsed.line_stats), 1):
         before = tally.total
         with_it = tally.units_with(stats)
         kept = with_it <= limit
@@ -198,56 +249,60 @@ def select(parsed: dict) -> dict:
         else:
             skipped.append(passage_id)
     return {
-        "counter": parsed["counter"],
+        "counter": parsed.counter,
         "limit": limit,
         "units": tally.total,
         "chosen": [passage_id for passage_id, _ in chosen],
         "skipped": skipped,
-        "prompt": render(parsed["question"], chosen),
+        "prompt": render(parsed.question, chosen),
         "trace": trace,
     }
 
 
-def beyond_the_rule(parsed: dict, result: dict) -> dict:
+def beyond_the_rule(parsed: Parsed, result: Result) -> dict[str, object]:
     """With the estimate counter, how the choice moves when every count is off by the margin."""
-    if parsed["counter"] != "estimate":
+    if parsed.counter != "estimate":
         return {}
-    margin, limit = parsed["margin"], parsed["limit"]
+    margin, limit, question, counter = parsed.margin, parsed.limit, parsed.question, parsed.counter
     base = set(result["chosen"])
-    scenarios = {}
-    for name, scale in (("larger", lambda units: math.ceil(units * (1 + margin))), ("smaller", lambda units: math.floor(units * (1 - margin)))):
-        tally, chosen = _fresh_tally(parsed), []
+    scenarios: dict[str, dict[str, object]] = {}
+    flipped: set[str] = set()
+    scales: tuple[tuple[str, Callable[[int], int]], ...] = (
+        ("larger", lambda units: math.ceil(units * (1 + margin))), ("smaller", lambda units: math.floor(units * (1 - margin))))
+    for name, scale in scales:
+        tally, chosen = _fresh_tally(question, counter), []
         if scale(tally.total) <= limit:
-            for (passage_id, _), stats in zip(parsed["passages"], parsed["line_stats"]):
+            for (passage_id, _), stats in zip(parsed.passages, parsed.line_stats):
                 if scale(tally.units_with(stats)) <= limit:
                     tally.add(stats)
                     chosen.append(passage_id)
         kept = set(chosen)
+        flips = [passage_id for passage_id, _ in parsed.passages if (passage_id in kept) != (passage_id in base)]
+        flipped.update(flips)
         scenarios[name] = {
-            "flips": [passage_id for passage_id, _ in parsed["passages"] if (passage_id in kept) != (passage_id in base)],
+            "flips": flips,
             "units": scale(tally.total),
-            "base_fits": scale(_fresh_tally(parsed).total) <= limit,
+            "base_fits": scale(_fresh_tally(question, counter).total) <= limit,
         }
-    flipped = set(scenarios["larger"]["flips"]) | set(scenarios["smaller"]["flips"])
     return {
         "sensitivity": {
             "margin": margin,
-            "flips": [passage_id for passage_id, _ in parsed["passages"] if passage_id in flipped],
+            "flips": [passage_id for passage_id, _ in parsed.passages if passage_id in flipped],
             "slack": limit - result["units"],
             **scenarios,
         }
     }
 
 
-def run(data: object) -> dict:
+def run(data: object) -> Result:
     return select(parse(data))
 
 
-def succeeded(result: dict) -> bool:
+def succeeded(result: Result) -> bool:
     return True
 
 
-def summarize(result: dict) -> str:
+def summarize(result: Result) -> str:
     chosen = ", ".join(result["chosen"]) or "no passages"
     skipped = f"; skipped {', '.join(result['skipped'])}" if result["skipped"] else ""
     unit = UNIT_NAMES[result["counter"]]
@@ -262,7 +317,9 @@ def _fresh_render(question: str, passages: list[tuple[str, str]]) -> str:
     return "\n".join(lines)
 
 
-def verify(data: dict, result: dict, parsed: object = None) -> list[dict]:
+def verify(data: object, result: Result, parsed: Parsed | None = None) -> list[_checks.Check]:
+    """The checks, on the raw input (read again here, not from ``parsed``) and the checks' own counting."""
+    assert isinstance(data, dict)  # evaluate verifies only an input its parse read as an object
     limit = _checks.raw_number(data["limit"])
     counter = resolve(data["counter"])  # a model name (gpt-4o) is its encoding
     passages = [(passage["id"], passage["text"]) for passage in data["passages"]]
@@ -293,23 +350,23 @@ def verify(data: dict, result: dict, parsed: object = None) -> list[dict]:
         def total(sums: tuple) -> int:
             return _checks.estimate_of_parts(*sums)
 
-    def add(a, b):
+    def add(a: Any, b: Any) -> Any:
         return a + b if counter != "estimate" else tuple(x + y for x, y in zip(a, b))
 
-    def within_limit():
+    def within_limit() -> Iterator[str]:
         units = recount(result["prompt"])
         if units != result["units"]:
             yield f"the prompt re-counts to {units}, the report says {result['units']}"
         if units > limit:
             yield f"the prompt re-counts to {units}, over the limit of {limit}"
 
-    def fresh_render():
+    def fresh_render() -> Iterator[str]:
         if any(passage_id not in text_of for passage_id in chosen):
             yield "a chosen id is not an input passage"
         elif result["prompt"] != _fresh_render(data["question"], [(key, text_of[key]) for key in chosen]):
             yield "the prompt differs from a fresh render of the chosen passages"
 
-    def retrieval_order():
+    def retrieval_order() -> Iterator[str]:
         kept = set(chosen)
         if len(kept) != len(chosen) or kept & set(skipped) or sorted(chosen + skipped) != sorted(text_of):
             yield "chosen and skipped do not split the passages into two"
@@ -317,7 +374,7 @@ def verify(data: dict, result: dict, parsed: object = None) -> list[dict]:
         if chosen != [key for key, _ in passages if key in kept]:
             yield "the chosen passages are not in retrieval order"
 
-    def did_not_fit():
+    def did_not_fit() -> Iterator[str]:
         # Replay with the check's own counting; every part of the rendering ends in a
         # newline and the next starts with a non-space, so counts of the parts add up.
         sums = add(parts("Question: " + data["question"] + "\nSources:\n"), parts("Answer:"))

@@ -1,16 +1,29 @@
 """What a mode provides: the interface ``evaluate`` relies on, checked by mypy (tests/package/test_modes_protocol.py).
 
 A mode is a module; a module satisfies this protocol when it defines every member below
-with a compatible type (the constants are read-only, so a module's own narrower type fits). The optional capabilities are explicit members with a neutral value
-(``None``, or a ``beyond_the_rule`` that returns ``{}``), so ``evaluate`` never probes for them.
+with a compatible type (the constants are read-only, so a module's own narrower type fits).
+The optional capabilities are explicit members with a neutral value (``None``, or a
+``beyond_the_rule`` that returns ``{}``), so ``evaluate`` never probes for them.
+
+The protocol is generic in what the mode reads and what it decides: ``Mode[Parsed, Result]``,
+where ``Parsed`` is the mode's validated input (a frozen dataclass of the mode's own) and
+``Result`` the report's mode-specific keys (a TypedDict). The registry holds ``Mode[Any, Any]``
+(``evaluate`` hands a mode's parse output back to the same mode only); the conformance test
+binds each module to its own types, so mypy checks every read of another module's parse output
+or result by its declared fields.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from collections.abc import Mapping
+from typing import Protocol, TypeVar
 
+from .._shared.checks import Check
 from .._shared.shape import InputShape
+
+Parsed = TypeVar("Parsed")
+Result = TypeVar("Result", bound=Mapping[str, object])
 
 
 @dataclass(frozen=True)
@@ -25,7 +38,7 @@ class Words:
     listed: str  # what the kept list holds, in words ("item ids")
 
 
-class Mode(Protocol):
+class Mode(Protocol[Parsed, Result]):
     @property
     def NAME(self) -> str:
         """The value of the input's ``mode`` key."""
@@ -52,24 +65,24 @@ class Mode(Protocol):
     def DEFAULT_TOKENIZER(self) -> str | None:
         """The tokenizer used when the input names none; None when the input must name one (or needs none)."""
 
-    def parse(self, data: object) -> Any:
+    def parse(self, data: object) -> Parsed:
         """The validated input, or raise ``InvalidInput`` with every problem."""
 
-    def select(self, parsed: Any) -> dict[str, Any]:
+    def select(self, parsed: Parsed) -> Result:
         """The rule's result: the report's mode-specific keys, with a ``trace``."""
 
-    def run(self, data: object) -> dict[str, Any]:
+    def run(self, data: object) -> Result:
         """``select(parse(data))``."""
 
-    def succeeded(self, result: dict[str, Any]) -> bool:
+    def succeeded(self, result: Result) -> bool:
         """Whether the rule could succeed (required items that do not fit: it could not)."""
 
-    def summarize(self, result: dict[str, Any]) -> str:
+    def summarize(self, result: Result) -> str:
         """The report's one-sentence summary."""
 
-    def verify(self, data: Any, result: dict[str, Any], parsed: Any = None) -> list[dict[str, Any]]:
+    def verify(self, data: object, result: Result, parsed: Parsed | None = None) -> list[Check]:
         """The independent checks, each ``{name, pass, detail?}``: never calls the rule."""
 
-    def beyond_the_rule(self, parsed: Any, result: dict[str, Any]) -> dict[str, Any]:
+    def beyond_the_rule(self, parsed: Parsed, result: Result) -> dict[str, object]:
         """What the rule's choice cost (``optimal``, ``sensitivity``), added to the report;
         ``{}`` when the mode reports nothing beyond its rule. Never changes the selection."""

@@ -3,10 +3,13 @@ teaching note this mode adapts (docs/contract.md, "Where the modes come from")."
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import compress, count
 from operator import not_
+from typing import Iterator, TypedDict
 
 from .._shared import checks as _checks
+from .._shared.columns import Identified
 from .._shared.optimal import report_optimal
 from .._base.ordinal import ranked_order
 from .._shared.shape import Field, InputShape, read_input
@@ -34,24 +37,57 @@ _ITEM = (
 SHAPE = InputShape(_TOP, "items", _ITEM, INPUT_SUMMARY, "item shape", ITEM_SUMMARY)
 
 
-def parse(data: object) -> dict:
-    """``{budget, ids, scores (as doubles), tokens, relevance (as given)}``, one column per field."""
+@dataclass(frozen=True)
+class Parsed(Identified):
+    """The validated input, one column per item field, in input order."""
+
+    budget: int
+    scores: list[float]  # relevance as doubles, what the rule compares
+    tokens: list[int]
+    relevance: list[int | float]  # as given, what the report echoes
+
+
+class Decision(TypedDict):
+    """A row of the trace: one item, in the order the rule considered it."""
+
+    position: int
+    id: str
+    relevance: int | float
+    tokens: int
+    remaining_before: int
+    kept: bool
+    reason: str
+
+
+class Result(TypedDict):
+    """The report's keys of this mode."""
+
+    budget: int
+    used: int
+    remaining: int
+    selected: list[str]
+    omitted: list[str]
+    trace: list[Decision]
+
+
+def parse(data: object) -> Parsed:
+    """The columns, read by the mode's shape; raises ``InvalidInput`` with every problem."""
     (_, budget, _, _), (ids, relevance, tokens, _) = read_input(data, SHAPE)
-    return {"budget": budget, "ids": ids, "scores": list(map(float, relevance)), "tokens": tokens, "relevance": relevance}
+    return Parsed(ids=ids, budget=budget, scores=list(map(float, relevance)), tokens=tokens, relevance=relevance)
 
 
-def rule(parsed: dict) -> tuple[list[int], list[bool], list[int]]:
+def rule(parsed: Parsed) -> tuple[list[int], list[bool], list[int]]:
     """The teaching note's rule: positions in the order considered, whether each was kept, and the
     budget remaining before each."""
     order, kept, before, _ = _walk(parsed)
     return order, kept, before
 
 
-def _walk(parsed: dict) -> tuple[list[int], list[bool], list[int], list[int]]:
+def _walk(parsed: Parsed) -> tuple[list[int], list[bool], list[int], list[int]]:
     """``rule``, and the costs in the order considered (read once, in C, for the trace too)."""
-    order = ranked_order(parsed["ids"], parsed["scores"], descending=True)
-    costs = list(map(parsed["tokens"].__getitem__, order))
-    remaining = parsed["budget"]
+    order = ranked_order(parsed.ids, parsed.scores, descending=True)
+    costs = list(map(parsed.tokens.__getitem__, order))
+    remaining = parsed.budget
     kept: list[bool] = []
     before: list[int] = []
     keep, was = kept.append, before.append
@@ -67,13 +103,13 @@ def _walk(parsed: dict) -> tuple[list[int], list[bool], list[int], list[int]]:
     return order, kept, before, costs
 
 
-def select(parsed: dict) -> dict:
-    budget = parsed["budget"]
+def select(parsed: Parsed) -> Result:
+    budget = parsed.budget
     order, kept, before, tokens = _walk(parsed)
-    ids = list(map(parsed["ids"].__getitem__, order))
-    relevance = map(parsed["relevance"].__getitem__, order)
+    ids = list(map(parsed.ids.__getitem__, order))
+    relevance = map(parsed.relevance.__getitem__, order)
     reasons = map(REASONS.__getitem__, kept)
-    trace = [
+    trace: list[Decision] = [
         {
             "position": position,
             "id": item_id,
@@ -96,38 +132,38 @@ def select(parsed: dict) -> dict:
     }
 
 
-def beyond_the_rule(parsed: dict, result: dict) -> dict:
+def beyond_the_rule(parsed: Parsed, result: Result) -> dict[str, object]:
     """What the greedy choice cost: the best relevance sum any subset within the budget reaches."""
-    where = _checks.input_positions(parsed)
+    where = parsed.positions
     greedy = _checks.greedy_positions(where, result["selected"])
-    return {"optimal": report_optimal(parsed["ids"], parsed["tokens"], parsed["scores"], parsed["budget"], greedy, where=where)}
+    return {"optimal": report_optimal(parsed.ids, parsed.tokens, parsed.scores, parsed.budget, greedy, where=where)}
 
 
-def run(data: object) -> dict:
+def run(data: object) -> Result:
     return select(parse(data))
 
 
-def succeeded(result: dict) -> bool:
+def succeeded(result: Result) -> bool:
     return True
 
 
-def summarize(result: dict) -> str:
+def summarize(result: Result) -> str:
     return f"Selected {', '.join(result['selected']) or 'nothing'} within {plural(result['budget'], 'token')}."
 
 
-def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
+def verify(data: object, result: Result, parsed: Parsed | None = None) -> list[_checks.Check]:
     """The checks, on the validated columns (never on the selector's output): the budget
     re-added, and the order proved in linear time. Every item once in the trace and each
     adjacent pair strictly ordered (relevance, then ordinal id) is the only order any
     permutation of the input gives, so no re-run on a permuted copy."""
     if parsed is None:
         parsed = parse(data)
-    budget, costs = parsed["budget"], parsed["tokens"]
-    where = _checks.input_positions(parsed)
+    budget, costs, scores = parsed.budget, parsed.tokens, parsed.scores
+    where = parsed.positions
     trace = _checks.Trace(result["trace"], where)
 
-    def order_and_decisions():
-        yield from _checks.order_problems(trace, parsed["scores"], descending=True)
+    def order_and_decisions() -> Iterator[str]:
+        yield from _checks.order_problems(trace, scores, descending=True)
         yield from _checks.decision_problems(trace, budget, costs)
         yield from _checks.listing_problems(trace, result["selected"], result["omitted"])
 

@@ -23,23 +23,24 @@ which picks the judge by mode.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
+from ..._shared.checks import Check
 from ..._shared.shape import InvalidInput
 from ...modes.protocol import Mode
 from ..._base.values import plural
 from .greedy import _judge_blocks, _judge_relevance, _judge_required
 from .messages import _judge_messages
 from .passages import _judge_passages
-from .reading import LIST_KEY, WHAT, WITH_PROMPT, claim_summary, read_claim
-from .verdicts import MAX_LISTED
+from .reading import LIST_KEY, WHAT, WITH_PROMPT, Claim, claim_summary, read_claim
+from .verdicts import MAX_LISTED, Failure, Verdict
 
 __all__ = ["LIST_KEY", "MAX_LISTED", "WHAT", "WITH_PROMPT", "claim_summary", "claimed_summary", "judge", "judging", "read_claim"]
 
 
 # ---------------------------------------------------------------- the hook
 
-def judging(mode: Mode, data: dict) -> tuple[Mode, dict]:
+def judging(mode: Mode[Any, Any], data: dict) -> tuple[Mode[Any, Any], dict]:
     """(the mode, wrapped to read and judge the claim; the input without ``claim``)."""
     rest = {key: value for key, value in data.items() if key != "claim"}
     return _Judging(mode, data["claim"]), rest
@@ -48,10 +49,10 @@ def judging(mode: Mode, data: dict) -> tuple[Mode, dict]:
 class _Judging:
     """A mode that also reads the claim (in ``parse``) and judges it (in ``verify``)."""
 
-    def __init__(self, mode: Mode, raw_claim: object) -> None:
+    def __init__(self, mode: Mode[Any, Any], raw_claim: object) -> None:
         self._mode = mode
         self._raw = raw_claim
-        self._claim: dict | None = None
+        self._claim: Claim | None = None
         self._failed_checks: list[str] = []
         # What the claim changes nothing about is the mode's own.
         self.NAME = mode.NAME
@@ -80,7 +81,7 @@ class _Judging:
         self._claim = claim
         return parsed
 
-    def verify(self, data: dict, result: dict, parsed: Any = None) -> list[dict]:
+    def verify(self, data: object, result: dict, parsed: Any = None) -> list[Check]:
         checks = self._mode.verify(data, result, parsed)
         assert self._claim is not None  # verify follows a parse that passed, and that parse read the claim
         self._failed_checks = [check["name"] for check in checks if not check["pass"]]
@@ -101,7 +102,7 @@ class _Judging:
         return claimed_summary(result["claim"], self._mode.summarize(result), self._mode.succeeded(result), self._failed_checks)
 
 
-def claimed_summary(verdict: dict, usual: str, succeeded: bool, failed_checks: list[str]) -> str:
+def claimed_summary(verdict: Verdict, usual: str, succeeded: bool, failed_checks: list[str]) -> str:
     """"The claim holds: <usual>" or "The claim fails: <first failure> (and N more failures). <usual>"."""
     if verdict["pass"]:
         return f"The claim holds: {usual}"  # evaluate adds "But a check failed" itself
@@ -115,7 +116,7 @@ def claimed_summary(verdict: dict, usual: str, succeeded: bool, failed_checks: l
 
 # ---------------------------------------------------------------- the verdict
 
-def judge(mode: str, parsed: dict, claim: dict, proven: list | None = None) -> dict:
+def judge(mode: str, parsed: object, claim: Claim, proven: list | None = None) -> Verdict:
     """``{"pass", "failures"}`` for ``claim`` (as :func:`read_claim` gives it) on the parsed input.
 
     ``proven``: the report's trace when every check passed, so that its order and decisions are
@@ -127,5 +128,6 @@ def judge(mode: str, parsed: dict, claim: dict, proven: list | None = None) -> d
     return {"pass": not failures, "failures": failures}
 
 
-_JUDGES = {"relevance": _judge_relevance, "required": _judge_required, "blocks": _judge_blocks, "passages": _judge_passages,
+# Each judge reads its own mode's parsed input (the type its first parameter names).
+_JUDGES: dict[str, Callable[[Any, Claim, list | None], list[Failure]]] = {"relevance": _judge_relevance, "required": _judge_required, "blocks": _judge_blocks, "passages": _judge_passages,
            "messages": _judge_messages}

@@ -10,14 +10,19 @@ from __future__ import annotations
 
 from itertools import compress, count, islice
 from operator import eq, itemgetter, not_
-from typing import Iterable
+from typing import Callable, Iterable
 
 from ..._base.ordinal import ordinal_keys
 from ..._base.values import plural
-from .verdicts import BUDGET, REQUIRED, RULE, USED, _failure, _capped, _flags, _names, _prompt_failures, _resolve, _shown, _tokens_left, _total
+from ...modes import blocks, relevance, required as required_mode
+from .reading import Claim
+from .verdicts import (BUDGET, REQUIRED, RULE, USED, Failure, _capped, _failure, _flags, _names, _prompt_failures, _resolve, _shown,
+                       _tokens_left, _total)
 
-def _greedy(ids: list, costs: list, order: list[int], budget: int, claim: dict, required: list | None, values: list,
-            start: str, overflow: int | None = None, render=None, where: dict | None = None, rule_kept: list | None = None) -> list[dict]:
+
+def _greedy(ids: list[str], costs: list[int], order: list[int], budget: int, claim: Claim, required: list[bool] | None, values: list,
+            start: str, overflow: int | None = None, render: Callable[[list[int]], str] | None = None,
+            where: dict[str, int] | None = None, rule_kept: list[bool] | None = None) -> list[Failure]:
     """The judge of the greedy modes: ``order`` is the order of consideration (required first);
     ``start`` says what the budget is ("the budget is 7 tokens"); ``overflow``, the required
     items' cost when it exceeds the budget (the rule then selects nothing)."""
@@ -31,7 +36,8 @@ def _greedy(ids: list, costs: list, order: list[int], budget: int, claim: dict, 
     claimed_in_order = list(map(claimed.__getitem__, order))
     if required is not None and overflow is None:
         # The required items come first: the rule keeps each that fits what the ones before it left.
-        missing, left = [], budget
+        missing: list[str] = []
+        left = budget
         for position in order:
             if not required[position]:
                 break
@@ -89,7 +95,8 @@ def _rule_kept(order: list[int], costs: list, budget: int) -> list[int]:
     return kept
 
 
-def _better(values: list, claimed: list[int], rule_kept: list[int], total: int, budget: int, required: list | None, flags: bytearray) -> str:
+def _better(values: list, claimed: list[int], rule_kept: list[int], total: int, budget: int, required: list[bool] | None,
+            flags: bytearray) -> str:
     """When the claim is within the budget, keeps every required item and scores more than the
     rule's choice: the combination the greedy rule missed, said as such."""
     if total > budget:
@@ -107,7 +114,7 @@ def _better(values: list, claimed: list[int], rule_kept: list[int], total: int, 
             "a better combination than the greedy rule's, but not the rule's")
 
 
-def _ranked(ids: list[str], keys: list, required: list | None = None) -> list[int]:
+def _ranked(ids: list[str], keys: list, required: list[bool] | None = None) -> list[int]:
     """Input positions in the contract's order of consideration: the required ones first (when
     ``required`` is given), each group by ``keys`` (highest first), equal keys in ordinal
     (UTF-16 code unit) id order. One sort by key, then each run of equal keys by id (sorting
@@ -135,7 +142,7 @@ def _ranked(ids: list[str], keys: list, required: list | None = None) -> list[in
     return order
 
 
-def _in_id_order(part: list[int], start: int, end: int, id_keys) -> None:
+def _in_id_order(part: list[int], start: int, end: int, id_keys: Callable[[int], bytes]) -> None:
     if end == start + 1:  # most runs are a pair: one comparison
         first, second = part[start], part[end]
         if id_keys(second) < id_keys(first):
@@ -144,58 +151,58 @@ def _in_id_order(part: list[int], start: int, end: int, id_keys) -> None:
         part[start:end + 1] = sorted(part[start:end + 1], key=id_keys)
 
 
-def _order(ids: list[str], where: dict, proven: list | None, rank) -> tuple[list[int], list | None]:
+def _order(ids: list[str], where: dict[str, int], proven: list | None, rank: Callable[[], list[int]]) -> tuple[list[int], list[bool] | None]:
     """The order of consideration and, from a proven trace, the rule's decisions in it."""
     if proven is None:
         return rank(), None
     return list(map(where.__getitem__, map(itemgetter("id"), proven))), list(map(itemgetter("kept"), proven))
 
 
-def _judge_relevance(parsed: dict, claim: dict, proven: list | None = None) -> list[dict]:
-    ids, budget = parsed["ids"], parsed["budget"]
-    where = parsed.get("positions") or dict(zip(ids, range(len(ids))))  # the checks' id table, when they built it
-    order, kept = _order(ids, where, proven, lambda: _ranked(ids, parsed["scores"]))
-    return _greedy(ids, parsed["tokens"], order, budget, claim, None, parsed["relevance"], f"the budget is {plural(budget, 'token')}",
+def _judge_relevance(parsed: relevance.Parsed, claim: Claim, proven: list | None = None) -> list[Failure]:
+    ids, budget, scores = parsed.ids, parsed.budget, parsed.scores
+    where = parsed.positions  # the checks' id table (built once per parsed input)
+    order, kept = _order(ids, where, proven, lambda: _ranked(ids, scores))
+    return _greedy(ids, parsed.tokens, order, budget, claim, None, parsed.relevance, f"the budget is {plural(budget, 'token')}",
                    where=where, rule_kept=kept)
 
 
-def _judge_required(parsed: dict, claim: dict, proven: list | None = None) -> list[dict]:
-    ids, costs, budget, required = parsed["ids"], parsed["costs"], parsed["budget"], parsed["required"]
-    where = parsed.get("positions") or dict(zip(ids, range(len(ids))))
-    order, kept = _order(ids, where, proven, lambda: _ranked(ids, parsed["priorities"], required))
+def _judge_required(parsed: required_mode.Parsed, claim: Claim, proven: list | None = None) -> list[Failure]:
+    ids, costs, budget, required, priorities = parsed.ids, parsed.costs, parsed.budget, parsed.required, parsed.priorities
+    where = parsed.positions
+    order, kept = _order(ids, where, proven, lambda: _ranked(ids, priorities, required))
     required_cost = sum(compress(costs, required))
     overflow = required_cost if required_cost > budget else None
-    return _greedy(ids, costs, order, budget, claim, required, parsed["priority"], f"the budget is {plural(budget, 'token')}", overflow,
+    return _greedy(ids, costs, order, budget, claim, required, parsed.priority, f"the budget is {plural(budget, 'token')}", overflow,
                    where=where, rule_kept=kept)
 
 
-def _judge_blocks(parsed: dict, claim: dict, proven: list | None = None) -> list[dict]:
-    blocks, available = parsed["blocks"], parsed["available"]
-    ids = [block[0] for block in blocks]
-    required = [block[5] for block in blocks]
+def _judge_blocks(parsed: blocks.Parsed, claim: Claim, proven: list | None = None) -> list[Failure]:
+    records, available = parsed.blocks, parsed.available
+    ids = [block.id for block in records]
+    required = [block.required for block in records]
     where = dict(zip(ids, range(len(ids))))
 
     def rank() -> list[int]:
         # Priority, then the newest, as one integer: the priority above the instant's bits.
-        instants = [block[4].nanoseconds for block in blocks]
+        instants = [block.observed.nanoseconds for block in records]
         oldest = min(instants, default=0)
         shift = (max(instants, default=0) - oldest).bit_length()
-        return _ranked(ids, [(block[3] << shift) | (instant - oldest) for block, instant in zip(blocks, instants)], required)
+        return _ranked(ids, [(block.priority << shift) | (instant - oldest) for block, instant in zip(records, instants)], required)
 
     order, kept = _order(ids, where, proven, rank)
 
     def render(packed: list[int]) -> str:
-        return _blocks_prompt(parsed["system"], parsed["task"], [blocks[position] for position in packed])
+        return _blocks_prompt(parsed.system, parsed.task, [records[position] for position in packed])
 
-    return _greedy(ids, [block[6] for block in blocks], order, available, claim, required,
-                   [block[3] for block in blocks], f"the window leaves {plural(available, 'token')} for blocks", render=render,
+    return _greedy(ids, [block.cost for block in records], order, available, claim, required,
+                   [block.priority for block in records], f"the window leaves {plural(available, 'token')} for blocks", render=render,
                    where=where, rule_kept=kept)
 
 
-def _blocks_prompt(system: str, task: str, packed: list[tuple]) -> str:
+def _blocks_prompt(system: str, task: str, packed: list[blocks.Block]) -> str:
     """The composed prompt as the contract states it, written here on its own."""
     lines = ["System:", system, "", "Task:", task, "", "Context Blocks:"]
-    written: dict = {}  # each distinct instant written once (the blocks of one document share it)
+    written: dict[int, str] = {}  # each distinct instant written once (the blocks of one document share it)
     for block_id, source, content, priority, observed, required, cost, _ in packed:
         utc = written.get(observed.nanoseconds)
         if utc is None:

@@ -10,9 +10,10 @@ from itertools import compress
 
 from ..._base.values import plural
 from ..._base.words import ranges
-from .verdicts import BUDGET, HOLES, KNOWN, PAIRED, REQUIRED, RULE, USED, USER, _capped, _failure, _flags, _tokens_left
+from .reading import Claim
+from .verdicts import BUDGET, HOLES, KNOWN, PAIRED, REQUIRED, RULE, USED, USER, Failure, _capped, _failure, _flags, _tokens_left
 
-def _judge_messages(parsed: dict, claim: dict, proven: list | None = None) -> list[dict]:
+def _judge_messages(parsed: dict, claim: Claim, proven: list | None = None) -> list[Failure]:
     limit, costs, roles, unit_of = parsed["limit"], parsed["costs"], parsed["roles"], parsed["unit_of"]
     unit = _message_unit(parsed)
     size = len(costs)
@@ -90,7 +91,7 @@ def _judge_messages(parsed: dict, claim: dict, proven: list | None = None) -> li
 
 
 def _messages_rule(parsed: dict, claimed: bytearray, pinned: list, members: dict, remaining: int, pinned_tokens: int, positions: list,
-                   floor: int = 0, lowered: int | None = None) -> list[dict]:
+                   floor: int = 0, lowered: int | None = None) -> list[Failure]:
     """The walk from the newest unit to the oldest, then the start at a user turn; the first
     unit (newest first) that the claim keeps and the rule drops, or the other way round. ``floor``:
     strategy stable's cut kept from the previous call (the units before it are dropped);

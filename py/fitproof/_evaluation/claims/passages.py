@@ -6,23 +6,28 @@ rendered from the claim's selection.
 
 from __future__ import annotations
 
-from ..._base.values import plural
-from .verdicts import BUDGET, RULE, USED, _failure, _flags, _names, _prompt_failures, _resolve, _tokens_left
+from typing import Any
 
-def _judge_passages(parsed: dict, claim: dict, proven: list | None = None) -> list[dict]:
+from ..._base.values import plural
+from ...modes import passages as passages_mode
+from .reading import Claim
+from .verdicts import BUDGET, RULE, USED, Failure, _failure, _flags, _names, _prompt_failures, _resolve, _tokens_left
+
+
+def _judge_passages(parsed: passages_mode.Parsed, claim: Claim, proven: list | None = None) -> list[Failure]:
     from ..._shared.checks import estimate_of_parts, estimate_parts  # the checks' estimator, apart from the rule's
 
-    passages, limit, counter = parsed["passages"], parsed["limit"], parsed["counter"]
+    passages, limit, counter, question = parsed.passages, parsed.limit, parsed.counter, parsed.question
     ids = [passage_id for passage_id, _ in passages]
-    stats = parsed["line_stats"]
+    stats = parsed.line_stats
     base: int | tuple[int, ...]  # the sums of the prompt without passages: an estimate's parts, else a count
     if counter == "estimate":
-        base = tuple(map(sum, zip(estimate_parts("Question: " + parsed["question"] + "\nSources:\n"), estimate_parts("Answer:"))))
+        base = tuple(map(sum, zip(estimate_parts("Question: " + question + "\nSources:\n"), estimate_parts("Answer:"))))
 
-        def add(a, b):
+        def add(a: Any, b: Any) -> Any:
             return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
 
-        def total(sums) -> int:
+        def total(sums: Any) -> int:
             return estimate_of_parts(*sums)
     else:
         if counter == "words":
@@ -33,12 +38,12 @@ def _judge_passages(parsed: dict, claim: dict, proven: list | None = None) -> li
 
             def part(text: str) -> int:
                 return count_tokens(text, counter)
-        base = part("Question: " + parsed["question"] + "\nSources:\n") + part("Answer:")
+        base = part("Question: " + question + "\nSources:\n") + part("Answer:")
 
-        def add(a, b):
+        def add(a: Any, b: Any) -> Any:
             return a + b
 
-        def total(sums) -> int:
+        def total(sums: Any) -> int:
             return sums
     unit = {"words": "word", "estimate": "estimated token"}.get(counter, "token")
     positions, failures = _resolve(claim["ids"], ids)
@@ -71,7 +76,7 @@ def _judge_passages(parsed: dict, claim: dict, proven: list | None = None) -> li
             sums = with_it
             kept_before.append(position)
     if claim["prompt"] is not None:
-        rendered = "\n".join(["Question: " + parsed["question"], "Sources:"] + [f"[{ids[p]}] {passages[p][1]}" for p in in_order] + ["Answer:"])
+        rendered = "\n".join(["Question: " + question, "Sources:"] + [f"[{ids[p]}] {passages[p][1]}" for p in in_order] + ["Answer:"])
         failures += _prompt_failures(claim["prompt"], rendered)
     if claim["used"] is not None and claim["used"] != units:
         failures.append(_failure(USED, f"the claim says used {claim['used']}, but the prompt with the claimed passages counts {units}"))

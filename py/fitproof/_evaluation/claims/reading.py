@@ -9,7 +9,7 @@ judges of the sibling modules take the first from there.
 from __future__ import annotations
 
 from itertools import repeat
-from typing import Callable
+from typing import Callable, TypedDict
 
 from ...modes import MODES
 from ..._base.values import (
@@ -35,13 +35,20 @@ WITH_PROMPT = ("blocks", "passages")
 WHAT = {name: mode.WORDS.listed for name, mode in MODES.items()}
 
 
+class Claim(TypedDict):
+    """A claim as read: the listed ids (or message indices) in claim order, and what it says besides."""
+
+    ids: list  # list[str], or list[int] in mode messages
+    used: int | None
+    prompt: str | None
+
+
 def claim_summary(mode: str) -> str:
     extra = '"prompt" and "used"' if mode in WITH_PROMPT else '"used"'
     return f"The claim needs {json_text(LIST_KEY[mode])}: an array of {WHAT[mode]} (and optionally {extra})."
 
 
-
-def read_claim(value: object, mode: str) -> tuple[dict | None, list[Problem]]:
+def read_claim(value: object, mode: str) -> tuple[Claim | None, list[Problem]]:
     """``({"ids", "used", "prompt"}, [])``, or ``(None, problems)`` with each problem's JSON path."""
     problems: list[Problem] = []
     at: tuple[Key, ...] = ("claim",)
@@ -73,7 +80,7 @@ def read_claim(value: object, mode: str) -> tuple[dict | None, list[Problem]]:
             prompt = read_text(value["prompt"])
         except Invalid as error:
             problems.append(problem_from(error, (*at, "prompt")))
-    if problems:
+    if problems or ids is None:  # (no problem means the list was read)
         return None, problems
     return {"ids": ids, "used": used, "prompt": prompt}, []
 

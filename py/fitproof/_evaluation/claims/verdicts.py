@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from itertools import repeat
+from typing import Iterable, NotRequired, TypedDict
 
 from ..._base.ordinal import identity_key
 from ..._base.values import json_text, plural
@@ -22,22 +23,36 @@ KNOWN, BUDGET, REQUIRED, RULE, HOLES, PAIRED, USER, PROMPT, USED = (
 )
 
 
+class Failure(TypedDict):
+    """One way the claim departs from the rule: the check, what happened, and the item it is about."""
 
-def _failure(check: str, detail: str, item: object = None, key: str = "id") -> dict:
-    failure: dict[str, object] = {"check": check, "detail": detail}
-    if item is not None:
-        failure[key] = item
+    check: str
+    detail: str
+    id: NotRequired[str]  # the greedy modes and passages
+    index: NotRequired[int]  # mode messages: a message's index
+
+
+# The report's ``claim`` ("pass" is a keyword, hence the call form).
+Verdict = TypedDict("Verdict", {"pass": bool, "failures": list[Failure]})
+
+
+def _failure(check: str, detail: str, item: str | int | None = None, key: str = "id") -> Failure:
+    failure: Failure = {"check": check, "detail": detail}
+    if isinstance(item, int) and key == "index":
+        failure["index"] = item
+    elif isinstance(item, str):  # ids are strings (validated); no other item is named
+        failure["id"] = item
     return failure
 
 
-def _capped(failures: list[dict], check: str, what: str) -> list[dict]:
+def _capped(failures: list[Failure], check: str, what: str) -> list[Failure]:
     """At most MAX_LISTED failures of one kind, then one that says how many more."""
     if len(failures) <= MAX_LISTED:
         return failures
     return failures[:MAX_LISTED] + [_failure(check, f"and {len(failures) - MAX_LISTED} more {what}")]
 
 
-def _resolve(claimed: list[str], ids: list[str], where: dict | None = None) -> tuple[list[int], list[dict]]:
+def _resolve(claimed: list[str], ids: list[str], where: dict[str, int] | None = None) -> tuple[list[int], list[Failure]]:
     """The input positions of the claimed ids, each once, in claim order, and the ``known ids``
     failures: ids the input does not have, ids given twice. Ids are compared by UTF-16 code
     units, as the contract compares them (a surrogate pair written as two escapes is the
@@ -50,7 +65,8 @@ def _resolve(claimed: list[str], ids: list[str], where: dict | None = None) -> t
     if None in found:
         by_identity = {identity_key(item_id): position for item_id, position in where.items()}
         found = [by_identity.get(identity_key(item_id)) if position is None else position for item_id, position in zip(claimed, found)]
-    failures, seen, positions = [], bytearray(len(ids)), []
+    failures: list[Failure] = []
+    seen, positions = bytearray(len(ids)), []
     unknown: set = set()
     for item_id, position in zip(claimed, found):
         if position is None:
@@ -88,7 +104,7 @@ def _shown(value: float | int) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
-def _total(values: list, positions) -> float | int | None:
+def _total(values: list, positions: Iterable[int]) -> float | int | None:
     """The exact sum of scores (integers as integers), or None past the float range."""
     chosen = list(map(values.__getitem__, positions))
     if all(type(value) is int for value in chosen):
@@ -103,7 +119,8 @@ def _total(values: list, positions) -> float | int | None:
 def _tokens_left(remaining: int, unit: str = "token") -> str:
     return f"{plural(remaining, unit)} {'remains' if remaining == 1 else 'remain'}"
 
-def _prompt_failures(claimed: str, rendered: str) -> list[dict]:
+
+def _prompt_failures(claimed: str, rendered: str) -> list[Failure]:
     """The first character where the claimed prompt differs from the one rendered from the claim's selection."""
     if claimed == rendered:
         return []

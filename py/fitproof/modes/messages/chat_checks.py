@@ -356,7 +356,7 @@ CHECKS = (
 )
 
 
-def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
+def verify(data: dict, result: dict, parsed: dict | None = None) -> list[_checks.Check]:
     history = History(data, result)
     checks = CHECKS + (stable_checks.CHECKS if stable_checks.given(data) else ())
     return [_checks.verdict_of(name, check, history) for name, check in checks]

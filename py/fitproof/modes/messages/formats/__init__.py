@@ -28,6 +28,7 @@ from ...._base.values import (
     read_count,
     unknown_keys,
 )
+from ...._shared.checks import Check
 from ...._shared.shape import InvalidInput, missing_key
 from ....tokenizers import TOKENIZERS, counter
 from ....tokenizers.models import counted_encoding
@@ -259,11 +260,12 @@ def select(parsed: dict, with_trace: bool = True) -> dict:
     return result
 
 
-def verify(data: dict, result: dict, parsed: dict | None = None) -> list[dict]:
+def verify(data: object, result: dict, parsed: dict | None = None) -> list[Check]:
     from .. import chat_checks
     from . import format_checks as checks
 
-    fmt = detect(data)[0] if isinstance(data, dict) else "chat"  # re-read from the input, not the report
+    assert isinstance(data, dict)  # evaluate verifies only an input its parse read as an object
+    fmt = detect(data)[0]  # re-read from the input, not the report
     if not isinstance(fmt, str) or fmt not in READERS:
         return chat_checks.verify({key: value for key, value in data.items() if key != "format"} if "format" in data else data, result, parsed)
     return checks.verify(data, result, fmt)

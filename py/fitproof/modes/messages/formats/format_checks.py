@@ -277,7 +277,7 @@ CHECKS = (
 )
 
 
-def verify(data: dict, result: dict, fmt: str) -> list[dict]:
+def verify(data: dict, result: dict, fmt: str) -> list[_checks.Check]:
     history = History(data, result, fmt)
     return [_checks.verdict_of(name, check, history) for name, check in CHECKS]
 
