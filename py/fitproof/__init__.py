@@ -1,6 +1,7 @@
 """fitproof: choose the context that fits a token budget, explain it, and verify it.
 
-- ``evaluate(input) -> dict``: the report for one JSON input (any mode); never raises.
+- ``evaluate(input) -> Report``: the report for one JSON input (any mode), a TypedDict that
+  declares every key; never raises.
 - ``select(input) -> Selection``: the same, typed; raises ``InvalidInputError``.
 - ``trim_messages(messages, limit)`` / ``count_messages(messages)``: chat histories (``as_sent``:
   one message as a request takes it).
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from ._base.errors import ArgumentError, ArgumentTypeError, FitproofError, InputProblem, InvalidInputError, TokenizerFileError
 from ._evaluation.evaluate import evaluate
+from ._evaluation.report import Report
 from ._passages import PackError, Packed, pack_passages
 from ._selection import Check, Decision, Selection, select
 from ._verify_claim import ClaimFailure, ClaimVerdict, verify_claim
@@ -36,7 +38,7 @@ if TYPE_CHECKING:
 __version__ = "0.5.0"  # CHANGELOG.md; the wheel's version is read from here
 
 __all__ = [
-    "evaluate",
+    "evaluate", "Report",
     "select", "Selection", "Check", "Decision", "InvalidInputError", "InputProblem",
     "count_tokens", "TokenizerUnavailable",
     "load_tokenizer", "Tokenizer", "TokenizerFileError", "register_tokenizer", "TokenizerRegistry", "using_tokenizers",

@@ -6,6 +6,7 @@ import json
 
 from ._base import strict_json as _strict_json
 from ._evaluation.evaluate import evaluate
+from ._evaluation.report import Report
 
 
 def check_document(text: str) -> dict:
@@ -17,7 +18,7 @@ def check_document(text: str) -> dict:
     return envelope_of(evaluate(document))
 
 
-def envelope_of(report: dict) -> dict:
+def envelope_of(report: Report) -> dict:
     """The envelope of a report: ``ok`` when it passes, else the one-line ``error`` too."""
     if report["pass"]:
         return {"ok": True, "result": report}
@@ -32,7 +33,7 @@ def unreadable(error: _strict_json.JSONInputError) -> dict:
     return envelope
 
 
-def failure_text(report: dict) -> str:
+def failure_text(report: Report) -> str:
     """Why a report does not pass, in one line: the summary, then the first located problem.
 
     For invalid input the summary is general ("Input needs ..."), so the first error's path

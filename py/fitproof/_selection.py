@@ -15,11 +15,12 @@ from typing import Any
 
 from ._base.errors import InvalidInputError, input_problems
 from ._evaluation.evaluate import evaluate_with_problems, problems_detail
+from ._evaluation.report import Report
 from ._base.values import MAX_PROBLEMS, Problem
 from .modes import MODES
 
 
-def invalid_input_error(summary: str, problems: list[Problem], report: dict) -> InvalidInputError:
+def invalid_input_error(summary: str, problems: list[Problem], report: Report) -> InvalidInputError:
     """The error for an invalid input: the summary, then the report's check detail (the first
     problem and how many more there are in all) saying where the first 50 are: in ``.problems``."""
     return InvalidInputError(f"{summary} {problems_detail(problems, '.problems')}", input_problems(problems[:MAX_PROBLEMS]),
@@ -76,7 +77,7 @@ class Selection:
     checks: tuple[Check, ...]
     decisions: tuple[Decision, ...]
     prompt: str | None
-    report: dict[str, Any]
+    report: Report
 
 
 # Where each mode's report keeps what the typed result needs: (kept, left out, used, limit).
@@ -91,14 +92,14 @@ def select(input: Mapping[str, Any]) -> Selection:
     if report["mode"] not in MODES:  # the "internal error" report: evaluate caught a bug
         raise RuntimeError(f"{report['summary']} {report['checks'][0].get('detail', '')}".strip())
     words = MODES[report["mode"]].WORDS
-    kept_key, left_out_key = words.kept, words.left_out
-    used, limit = report[words.used], report[words.limit]
+    by_name: Mapping[str, Any] = report  # read by the mode's own words, which no literal key can name
+    used, limit = by_name[words.used], by_name[words.limit]
     return Selection(
         mode=report["mode"],
         passed=report["pass"],
         summary=report["summary"],
-        kept=tuple(_ids(report[kept_key])),
-        left_out=tuple(_ids(report[left_out_key])),
+        kept=tuple(_ids(by_name[words.kept])),
+        left_out=tuple(_ids(by_name[words.left_out])),
         used=used,
         limit=limit,
         remaining=report.get("remaining", limit - used),
@@ -106,7 +107,7 @@ def select(input: Mapping[str, Any]) -> Selection:
         decisions=tuple(
             Decision(
                 row.get("position", position), row["id"] if "id" in row else row["index"],
-                row.get("tokens", row.get("cost")), row["remaining_before"], row["kept"], row["reason"], row.get("unit_tokens"),
+                row["tokens"] if "tokens" in row else row["cost"], row["remaining_before"], row["kept"], row["reason"], row.get("unit_tokens"),
             )
             for position, row in enumerate(report["trace"], 1)
         ),

@@ -8,7 +8,7 @@ callers who catch those keep working.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,7 +55,7 @@ class InvalidInputError(FitproofError, ValueError):
     report ``evaluate`` gave, for ``select``.
     """
 
-    def __init__(self, message: str, problems: Iterable[Any] = (), summary: str | None = None, report: dict | None = None) -> None:
+    def __init__(self, message: str, problems: Iterable[Any] = (), summary: str | None = None, report: Mapping[str, Any] | None = None) -> None:
         super().__init__(message)
         self.problems = tuple(problems)
         self.summary = message if summary is None else summary

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._shared.checks import Check
+from .report import Report
 from .._shared.counted import with_counts
 from ..tokenizers import TOKENIZERS
 from .._base.errors import TokenizerFileError
@@ -14,7 +15,7 @@ from ..modes import DEFAULT_MODE, MODES
 from ..modes.protocol import Mode
 
 
-def evaluate(input: object) -> dict:
+def evaluate(input: object) -> Report:
     """The report for one input (a JSON value as ``json.loads`` gives it): never raises,
     never mutates ``input``, and shares no list or object with it.
 
@@ -22,13 +23,13 @@ def evaluate(input: object) -> dict:
     ``{id, relevance, tokens}``), ``required``, ``blocks``, ``passages`` or ``messages``.
     The report has ``pass``, ``summary``, ``checks`` (independent verifications), the
     mode's results and a ``trace`` row per decision; an invalid input gives ``errors``
-    instead, each ``{path, message}``. docs/contract.md has every field;
-    :func:`fitproof.select` is the typed way in, raising on invalid input.
+    instead, each ``{path, message}``. docs/contract.md has every field, and :class:`Report`
+    declares every key; :func:`fitproof.select` is the typed way in, raising on invalid input.
     """
     return evaluate_with_problems(input)[0]
 
 
-def evaluate_with_problems(input: object) -> tuple[dict, list[Problem] | None]:
+def evaluate_with_problems(input: object) -> tuple[Report, list[Problem] | None]:
     """The report, and for an invalid input every problem found (the report lists at most 50)."""
     try:
         return _evaluate(input)
@@ -41,7 +42,7 @@ def evaluate_with_problems(input: object) -> tuple[dict, list[Problem] | None]:
         }, None
 
 
-def _evaluate(data: object) -> tuple[dict, list[Problem] | None]:
+def _evaluate(data: object) -> tuple[Report, list[Problem] | None]:
     mode_name = data.get("mode", DEFAULT_MODE) if isinstance(data, dict) else DEFAULT_MODE
     mode = MODES.get(mode_name) if isinstance(mode_name, str) else None
     if mode is None:
@@ -61,7 +62,7 @@ def _evaluate(data: object) -> tuple[dict, list[Problem] | None]:
     if mode.succeeded(result) and not all_passed:
         names = ", ".join(check["name"] for check in checks if not check["pass"])
         summary = f"{summary} But a check failed: {names}."
-    report = {"pass": all_passed, "summary": summary, "checks": checks, "mode": mode.NAME, **result}
+    report: Report = {"pass": all_passed, "summary": summary, "checks": checks, "mode": mode.NAME, **result}
     if isinstance(given, dict):  # a tokenizer read from a file: which file, by its SHA-256 (tokenizers/registry.py)
         from ..tokenizers import file_record
         record = file_record(given.get("tokenizer", given.get("counter")))
@@ -107,7 +108,7 @@ def problems_detail(problems: list[Problem], listed_in: str = "errors") -> str:
     return detail
 
 
-def _invalid_report(mode_name: str | None, invalid: InvalidInput) -> tuple[dict, list[Problem]]:
+def _invalid_report(mode_name: str | None, invalid: InvalidInput) -> tuple[Report, list[Problem]]:
     problems = invalid.problems
     listed = problems[:MAX_PROBLEMS]
     return {
@@ -211,7 +212,7 @@ def _could_fit(data: dict, shape: InputShape | None) -> bool:
     return not elements or not isinstance(elements[0], dict) or set(elements[0]) <= {field.name for field in shape.item}
 
 
-def _unknown_mode(mode_name: object) -> tuple[dict, list[Problem]]:
+def _unknown_mode(mode_name: object) -> tuple[Report, list[Problem]]:
     guess = closest_name(mode_name, tuple(MODES)) if isinstance(mode_name, str) else None
     hint = f"; did you mean {json_text(guess)}?" if guess else ""
     message = f"expected one of {', '.join(MODES)}, got {preview(mode_name)}{hint}"

@@ -12,6 +12,7 @@ from typing import NamedTuple
 from .._base import strict_json as _strict_json
 from .._base.errors import ArgumentError
 from .._evaluation.evaluate import evaluate
+from .._evaluation.report import Report
 from .._base.values import child_path, closest_name, json_text, preview, preview_is_cut
 
 CASE_KEYS = ("description", "input", "expected", "expect")
@@ -38,7 +39,7 @@ class Judgement(NamedTuple):
 
     name: str
     case: dict | None
-    report: dict | None
+    report: Report | None
     difference: str | None
     missing_data: tuple[str, ...] = ()
 

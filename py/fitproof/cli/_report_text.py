@@ -11,6 +11,7 @@ from __future__ import annotations
 
 
 from .._base.values import plural
+from .._evaluation.report import Report
 
 # More rows than a terminal shows are cut, with a pointer to the JSON that has them all.
 MAX_ROWS = 100
@@ -217,7 +218,7 @@ def _reuse_lines(report: dict) -> list[str]:
     return lines
 
 
-def packing_text(report: dict, window: dict) -> str:
+def packing_text(report: Report, window: dict) -> str:
     """A blocks report as ``compose`` prints it: the prompt (when it can be composed), the packing, the checks."""
     lines = []
     if report["can_proceed"]:

@@ -15,6 +15,7 @@ from typing import IO, Mapping
 from .. import templates
 from .._base import strict_json as _strict_json
 from .._base.errors import FitproofError
+from .._evaluation.report import Report
 from .._envelope import envelope_of, unreadable
 from .._evaluation.evaluate import evaluate
 from .._base.values import MAX_SAFE_INTEGER
@@ -108,7 +109,7 @@ def run(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[st
     return code
 
 
-def _chat_prompt(report: dict, tokenizer: str) -> dict | None:
+def _chat_prompt(report: Report, tokenizer: str) -> dict | None:
     """The composed prompt as the model server gets it (one user message, ``_chat.call_model``) in the
     chat template whose special tokens the tokenizer has: ``{template, tokens}``, or None when none fits."""
     for template in templates.TEMPLATES:
@@ -120,7 +121,7 @@ def _chat_prompt(report: dict, tokenizer: str) -> dict | None:
     return None
 
 
-def _counted_by(report: dict, tokenizer: str, chat: dict | None) -> str:
+def _counted_by(report: Report, tokenizer: str, chat: dict | None) -> str:
     record = report.get("tokenizer_file") or {}
     line = f"counted by {tokenizer} ({record.get('kind', 'a model tokenizer')}, sha256 {str(record.get('sha256', ''))[:12]}), exactly"
     if chat is not None:
@@ -176,7 +177,7 @@ def _settings(arguments: argparse.Namespace, document: dict, stdin: IO, environ:
         raise Refused(EXIT_USAGE, lines, {"ok": False, "error": "settings: " + "; ".join(error.problems)}) from None
 
 
-def _required_overflow_advice(report: dict, window: dict, note: str = "") -> str:
+def _required_overflow_advice(report: Report, window: dict, note: str = "") -> str:
     """What to change when the required blocks do not fit: every window number, with the value that would do."""
     need = sum(row["tokens"] for row in report["trace"] if row["required"])
     short = need - report["available"]

@@ -7,11 +7,12 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import IO
+from typing import IO, Any, Mapping
 
 from .._base import strict_json as _strict_json
 from .._fixtures import case as _fixtures, snapshots as _snapshots
 from .._evaluation.claims import LIST_KEY
+from .._evaluation.report import Report
 from .._evaluation.evaluate import evaluate
 from .._base.values import json_text, preview
 from ._exits import EXIT_FAIL, EXIT_PASS, UsageError
@@ -137,14 +138,16 @@ def new_case(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: 
     return EXIT_PASS
 
 
-def default_keys(report: dict) -> list[str]:
+def default_keys(report: Report) -> list[str]:
     """What a case is usually about: whether it passes and what was kept (the errors of an
     invalid input), and the verdict of a claim."""
     keys = ["pass"]
     if "errors" in report:
         keys.append("errors")
-    elif LIST_KEY.get(report.get("mode") or "") in report:  # (mode is None for an unknown one)
-        keys.append(LIST_KEY[report["mode"]])
+    else:
+        kept = LIST_KEY.get(report.get("mode") or "")  # (mode is None for an unknown one)
+        if kept is not None and kept in report:
+            keys.append(kept)
     if "claim" in report:
         keys.append("claim.pass")
     return keys
@@ -157,7 +160,7 @@ def _keys(text: str) -> list[str]:
     return keys
 
 
-def chosen(report: dict, keys: list[str]) -> dict:
+def chosen(report: Mapping[str, Any], keys: list[str]) -> dict:
     """The report's values at the dotted ``keys``, nested as in the report (a key inside one
     chosen whole adds nothing)."""
     expect: dict = {}

@@ -21,6 +21,7 @@ from typing import Any, Callable
 from .._base.errors import FitproofError
 from .._base.values import plural
 from .._base.words import ranges
+from .._evaluation.report import Report
 from .words import closest, preview
 
 MODES = ("relevance", "required", "blocks", "passages", "messages")
@@ -306,7 +307,7 @@ def _check(arguments: dict) -> tuple[str, dict]:
     return text, structured
 
 
-def _internal(report: dict) -> bool:
+def _internal(report: Report) -> bool:
     return any(check.get("name") == "internal error" for check in report.get("checks", ()))
 
 
@@ -321,7 +322,7 @@ def _argument_path(claim_argument: bool) -> Callable[[str], str]:
     return at
 
 
-def _first_failure(report: dict, at: Callable[[str], str]) -> str | None:
+def _first_failure(report: Report, at: Callable[[str], str]) -> str | None:
     errors = report.get("errors")
     if errors:
         first = errors[0]
@@ -329,8 +330,8 @@ def _first_failure(report: dict, at: Callable[[str], str]) -> str | None:
         return f"{at(first['path'])}: {first['message']}{more}"
     claim = report.get("claim")
     if claim is not None and not claim["pass"] and claim["failures"]:
-        first = claim["failures"][0]
-        return f"the claim fails the check {first['check']!r}: {first['detail']}"
+        failure = claim["failures"][0]
+        return f"the claim fails the check {failure['check']!r}: {failure['detail']}"
     for check in report.get("checks", ()):
         if not check["pass"]:
             return f"{check['name']}: {check.get('detail', 'failed')}"
