@@ -12,7 +12,7 @@ import functools
 import json
 import math
 import re
-from typing import Callable, NamedTuple
+from typing import Callable, Iterable, NamedTuple
 
 from .errors import FitproofError
 
@@ -328,3 +328,10 @@ def closest_name(name: str, known: tuple[str, ...]) -> str | None:
     if not matches:  # a different case is a typo too: "Budget", "ID"
         matches = [candidate for candidate in known if candidate.casefold() == name.casefold()]
     return matches[0] if matches else None
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`` (did you mean X?)`` for the known name closest to ``name``, or nothing: the command
+    line's and the MCP server's words (a report's messages quote the name as JSON instead)."""
+    guess = closest_name(name, tuple(known))
+    return f" (did you mean {guess}?)" if guess else ""

@@ -4,12 +4,12 @@ exiting the process, and naming the closest command or option to a mistyped one.
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 from pathlib import Path
 from typing import IO, NoReturn
 
 from .. import __version__
+from .._base.values import closest_name, did_you_mean
 from ..tokenizers import TOKENIZERS
 from ._exits import EXIT_USAGE, Exit
 from ._settings import DEFAULTS
@@ -52,9 +52,9 @@ class _Parser(argparse.ArgumentParser):
         try:
             super()._check_value(action, value)
         except argparse.ArgumentError as error:
-            guess = difflib.get_close_matches(value, list(action.choices or ()), n=1) if isinstance(value, str) else []
+            guess = closest_name(value, tuple(action.choices or ())) if isinstance(value, str) else None
             if guess:
-                error.message = f"{error.message}; did you mean {guess[0]!r}?"
+                error.message = f"{error.message}; did you mean {guess!r}?"
             raise
 
     def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
@@ -243,8 +243,7 @@ def _refuse_unknown(parser: argparse.ArgumentParser, name: str) -> None:
     options = _options(parser)
     if name in options:
         return
-    guess = difflib.get_close_matches(name, options, n=1)
-    hint = f" (did you mean {guess[0]}?)" if guess else f" (known: {', '.join(options)})"
+    hint = did_you_mean(name, options) or f" (known: {', '.join(options)})"
     parser.error(f"unknown option {name}{hint}")
 
 

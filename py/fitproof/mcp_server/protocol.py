@@ -23,7 +23,8 @@ from typing import Any, Callable
 
 from .. import __version__
 from .._base.errors import FitproofError
-from .words import closest, preview
+from .._base.values import did_you_mean
+from .words import preview
 
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024  # one JSON-RPC message, as one line
 ID_SEARCH_BYTES = 64 * 1024  # of a line over the limit, the part searched for its id
@@ -190,7 +191,7 @@ class Session:
             return None
         handler = self._methods.get(method)
         if handler is None:
-            return error(request_id, METHOD_NOT_FOUND, f"Method not found: {method}{closest(method, list(self._methods))}")
+            return error(request_id, METHOD_NOT_FOUND, f"Method not found: {method}{did_you_mean(method, self._methods)}")
         if not isinstance(params, dict):
             return error(request_id, INVALID_PARAMS, f"Invalid params: params must be an object, got {preview(params)}")
         try:
@@ -242,7 +243,7 @@ class Session:
             raise InvalidParams(f"params.arguments must be an object, got {preview(arguments)}", {"tool": name})
         names = self.toolbox.names()
         if name not in names:
-            raise InvalidParams(f"Unknown tool: {preview(name)}{closest(name, list(names))}; the tools are {', '.join(names)}", {"tool": name})
+            raise InvalidParams(f"Unknown tool: {preview(name)}{did_you_mean(name, names)}; the tools are {', '.join(names)}", {"tool": name})
         return self.toolbox.call(name, arguments, self.version or LATEST_VERSION)
 
 

@@ -22,7 +22,8 @@ from .._base.errors import FitproofError
 from .._base.values import plural
 from .._base.words import ranges
 from .._evaluation.report import Report
-from .words import closest, preview
+from .._base.values import did_you_mean
+from .words import preview
 
 MODES = ("relevance", "required", "blocks", "passages", "messages")
 TEXT_LIMIT = 2000  # characters of a result's short text
@@ -256,16 +257,12 @@ def _path(key: str) -> str:
     return f"$.{key}" if key.isidentifier() else f"$[{json.dumps(key, ensure_ascii=False)}]"
 
 
-def _preview(value: object) -> str:
-    return preview(value)
-
-
 def _take(arguments: dict, tool: str, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
     """Refuse an unknown or missing argument, naming it (and the closest known one)."""
     known = required + optional
     for key in arguments:
         if key not in known:
-            raise ToolError(f"{_path(key)}: unknown argument{closest(key, list(known))}; {tool} takes {', '.join(known)}")
+            raise ToolError(f"{_path(key)}: unknown argument{did_you_mean(key, known)}; {tool} takes {', '.join(known)}")
     for key in required:
         if key not in arguments:
             raise ToolError(f"{_path(key)}: missing: {tool} needs {', '.join(required)}")
@@ -345,9 +342,9 @@ def _count_tokens(arguments: dict) -> tuple[str, dict]:
     _take(arguments, "count_tokens", ("text",), ("tokenizer",))
     text, tokenizer = arguments["text"], arguments.get("tokenizer", "o200k_base")
     if not isinstance(text, str):
-        raise ToolError(f"$.text: expected a string, got {_preview(text)}")
+        raise ToolError(f"$.text: expected a string, got {preview(text)}")
     if not isinstance(tokenizer, str):
-        raise ToolError(f"$.tokenizer: expected a tokenizer's or a model's name (a string), got {_preview(tokenizer)}")
+        raise ToolError(f"$.tokenizer: expected a tokenizer's or a model's name (a string), got {preview(tokenizer)}")
     try:
         tokens = count_tokens(text, tokenizer)
     except ValueError as error:  # an unknown name, a model it cannot count, a rank file missing or altered
@@ -366,7 +363,7 @@ def _trim_messages(arguments: dict) -> tuple[str, dict]:
     messages, limit = arguments["messages"], arguments["limit"]
     tokenizer = arguments.get("tokenizer", "o200k_base")
     if not isinstance(messages, list):
-        raise ToolError(f"$.messages: expected a list of messages (objects with role and content), got {_preview(messages)}")
+        raise ToolError(f"$.messages: expected a list of messages (objects with role and content), got {preview(messages)}")
     try:
         trimmed = trim_messages(messages, limit, tokenizer, tools=arguments.get("tools"), template=arguments.get("template"),
                                 template_options=arguments.get("template_options"))
@@ -402,7 +399,7 @@ def _verify_claim(arguments: dict) -> tuple[str, dict]:
     _take(arguments, "verify_claim", ("input", "claim"))
     data = arguments["input"]
     if not isinstance(data, dict):
-        raise ToolError(f"$.input: expected an object (an input of any mode), got {_preview(data)}")
+        raise ToolError(f"$.input: expected an object (an input of any mode), got {preview(data)}")
     at = _argument_path(True)
     try:
         verdict = verify_claim(data, arguments["claim"])

@@ -1,22 +1,12 @@
-"""What a message shows of a value it got, and the name closest to a mistaken one."""
+"""What the server's messages show of a value received: ``_base.values.preview`` at the
+server's width (an id or a param is shown whole more often than in a report's message)."""
 
 from __future__ import annotations
 
-import json
+from .._base.values import preview as _preview
+
+SHOWN = 80  # characters of a received value a message shows
 
 
-def preview(value: object, width: int = 80) -> str:
-    """``value`` as JSON, cut to ``width`` characters (an id, a param: what was received)."""
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError, RecursionError):
-        text = repr(value)
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def closest(name: str, names: list[str]) -> str:
-    """`` (did you mean X?)`` for the name closest to ``name``, or nothing."""
-    import difflib  # only for a mistake
-
-    guess = difflib.get_close_matches(name, names, n=1)
-    return f" (did you mean {guess[0]}?)" if guess else ""
+def preview(value: object) -> str:
+    return _preview(value, SHOWN)
