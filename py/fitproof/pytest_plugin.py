@@ -135,7 +135,7 @@ class Case(pytest.Item):
         if self.config.getoption("fitproof_update") and judgement.case is not None:
             try:
                 changed = _snapshots.update(self.path, self.root, judgement)
-            except _snapshots.Refused as refused:
+            except _snapshots.UpdateRefused as refused:
                 lines.append(f"not updated: {refused}")
             except OSError as error:
                 lines.append(f"not updated: cannot write it: {error.strerror or error}")

@@ -58,7 +58,7 @@ def test_what_is_not_a_failing_snapshot_is_refused(tmp_path, monkeypatch):
     for path, said in ((passing, "only a case that fails is updated"), (partial, "an expect case is never updated; edit what it states by hand"),
                        (broken, "only a case that fails is updated")):
         before = path.read_bytes()
-        with pytest.raises(_snapshots.Refused, match=said):
+        with pytest.raises(_snapshots.UpdateRefused, match=said):
             _snapshots.update(path, tmp_path, judged(path))
         assert path.read_bytes() == before
 
@@ -77,7 +77,7 @@ def test_a_report_that_lacks_tokenizer_data_is_never_written(tmp_path, monkeypat
     judgement = judged(path)
     assert not judgement.passed and judgement.missing_data[0].startswith("o200k_base needs o200k_base.tiktoken, not found in")
     assert judgement.outcome().detail.startswith("$.pass: expected true, got false; o200k_base needs o200k_base.tiktoken")
-    with pytest.raises(_snapshots.Refused, match="tokenizer data this installation lacks"):
+    with pytest.raises(_snapshots.UpdateRefused, match="tokenizer data this installation lacks"):
         _snapshots.update(path, tmp_path, judgement)
     assert path.read_bytes() == before
 
@@ -93,7 +93,7 @@ def test_a_link_is_never_followed_out_of_the_directory(tmp_path):
     (cases / "link.json").symlink_to(target)
     (cases / "folder").symlink_to(outside, target_is_directory=True)
     for path, said in ((cases / "link.json", "it is a symbolic link"), (cases / "folder" / "case.json", "it lies outside")):
-        with pytest.raises(_snapshots.Refused, match=said):
+        with pytest.raises(_snapshots.UpdateRefused, match=said):
             _snapshots.update(path, cases, judged(path))
     assert target.read_bytes() == before and (cases / "link.json").is_symlink()
 

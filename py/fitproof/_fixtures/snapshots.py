@@ -29,30 +29,30 @@ _SPACE = re.compile(r"[ \t\n\r]*")
 _ESCAPED = re.compile(r"(?<!\\)\\u(?:00[89a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]|[1-9a-fA-F][0-9a-fA-F]{2})[0-9a-fA-F]")
 
 
-class Refused(FitproofError, ValueError):
+class UpdateRefused(FitproofError, ValueError):
     """A case that is not to be rewritten; the message says why."""
 
 
 def update(path: Path, directory: Path, judgement: _fixtures.Judgement) -> list[str]:
     """Rewrite the failing snapshot case at ``path`` (under ``directory``) with its report; the
-    changes made, one ``path: old -> new`` line each. ``Refused`` for anything but a full
+    changes made, one ``path: old -> new`` line each. ``UpdateRefused`` for anything but a full
     snapshot that fails for a reason other than this installation's missing tokenizer data."""
     if judgement.case is None or judgement.passed:
-        raise Refused("only a case that fails is updated")
+        raise UpdateRefused("only a case that fails is updated")
     if judgement.partial:
-        raise Refused("an expect case is never updated; edit what it states by hand")
+        raise UpdateRefused("an expect case is never updated; edit what it states by hand")
     if judgement.missing_data:
-        raise Refused("the report depends on tokenizer data this installation lacks; install it and run again")
+        raise UpdateRefused("the report depends on tokenizer data this installation lacks; install it and run again")
     _within(path, directory)
     try:
         text = _fixtures.read_text(path)
         if _fixtures.parse(text) != judgement.case:
             raise ValueError("it changed since it was run")
         new_text = replaced_expected(text, judgement.report)
-    except Refused:
+    except UpdateRefused:
         raise
     except (ValueError, IndexError) as error:  # edited meanwhile: run again rather than guess
-        raise Refused(f"{error}; run again") from None
+        raise UpdateRefused(f"{error}; run again") from None
     with open(path, "rb") as handle:
         if handle.read(3) == b"\xef\xbb\xbf":  # a byte order mark, which reading dropped, stays
             new_text = "\ufeff" + new_text
@@ -64,10 +64,10 @@ def update(path: Path, directory: Path, judgement: _fixtures.Judgement) -> list[
 def _within(path: Path, directory: Path) -> None:
     """Refuse a case that is a symbolic link, or that lies outside ``directory`` through one."""
     if path.is_symlink():
-        raise Refused("it is a symbolic link; update the file it points to, where it is")
+        raise UpdateRefused("it is a symbolic link; update the file it points to, where it is")
     real, root = os.path.realpath(path), os.path.realpath(directory)
     if os.path.commonpath([real, root]) != root:
-        raise Refused(f"it lies outside {directory} (through a symbolic link), so it is not updated")
+        raise UpdateRefused(f"it lies outside {directory} (through a symbolic link), so it is not updated")
 
 
 def replaced_expected(text: str, report: object) -> str:
@@ -89,7 +89,7 @@ def replaced_expected(text: str, report: object) -> str:
     check = _strict_json.loads(new_text)
     assert isinstance(check, dict)  # text is a valid case (an object) and only its expected changed
     if _fixtures.first_difference(report, check["expected"]) is not None or list(check) != list(cast(dict, _strict_json.loads(text))):
-        raise Refused("its text could not be rewritten in place")  # never expected: the value was just written by json
+        raise UpdateRefused("its text could not be rewritten in place")  # never expected: the value was just written by json
     return new_text
 
 
@@ -114,7 +114,7 @@ def _expected_span(text: str) -> tuple[int, int]:
         index = _space_end(text, end)
         if text[index] == ",":
             index = _space_end(text, index + 1)
-    raise Refused('it has no "expected" to rewrite')
+    raise UpdateRefused('it has no "expected" to rewrite')
 
 
 def changes(old: object, new: object, path: str = "$") -> list[str]:

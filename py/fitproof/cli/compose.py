@@ -31,7 +31,7 @@ from ._streams import one_line, printable, write_json
 from ._ticker import Ticker
 
 
-class Refused(FitproofError):
+class ComposeRefused(FitproofError):
     """compose stops before packing: the lines for standard error, the envelope for --json, the exit code."""
 
     def __init__(self, code: int, lines: list[str], envelope: dict) -> None:
@@ -47,7 +47,7 @@ def run(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[st
             registry = tokenizer_registry(arguments.tokenizer_file)
         except UsageError as error:
             raise _usage(str(error)) from None
-    except Refused as refused:
+    except ComposeRefused as refused:
         for line in refused.lines:
             stderr.write(f"fitproof: {line}\n")
         if arguments.json:
@@ -132,12 +132,12 @@ def _counted_by(report: Report, tokenizer: str, chat: dict | None) -> str:
     return line + "\n"
 
 
-def _usage(message: str) -> Refused:
-    return Refused(EXIT_USAGE, [one_line(message)], {"ok": False, "error": message})
+def _usage(message: str) -> ComposeRefused:
+    return ComposeRefused(EXIT_USAGE, [one_line(message)], {"ok": False, "error": message})
 
 
 def _blocks_input(arguments: argparse.Namespace, stdin: IO) -> dict:
-    """The input, a JSON object in mode blocks; Refused saying why when it is not."""
+    """The input, a JSON object in mode blocks; ComposeRefused saying why when it is not."""
     if arguments.config == "":  # an unset variable, say: a config asked for is never skipped unsaid
         raise _usage("compose --config needs a file name, got an empty one")
     if arguments.config == "-" and arguments.file == "-":
@@ -147,21 +147,21 @@ def _blocks_input(arguments: argparse.Namespace, stdin: IO) -> dict:
     except UsageError as error:  # a file that cannot be read
         raise _usage(str(error)) from None
     except _strict_json.JSONInputError as error:
-        raise Refused(EXIT_FAIL, [one_line(error)], unreadable(error)) from None
+        raise ComposeRefused(EXIT_FAIL, [one_line(error)], unreadable(error)) from None
     if not isinstance(document, dict) or document.get("mode", "blocks") != "blocks":  # the input's fault, as in check
         message = "compose needs a JSON object in mode blocks (see examples/refund-case.json)"
-        raise Refused(EXIT_FAIL, [message], {"ok": False, "error": message})
+        raise ComposeRefused(EXIT_FAIL, [message], {"ok": False, "error": message})
     if "mode" not in document and "blocks" not in document and "errors" not in (other := evaluate(document)):
         # Another mode's input without its "mode" (a relevance one, say): say what it is, not
         # only that every key of it is unknown in mode blocks.
         message = (f"compose needs an input in mode blocks; this is a valid {other['mode']} input "
                    "(check it with `fitproof check`; see examples/refund-case.json for compose)")
-        raise Refused(EXIT_FAIL, [message], {"ok": False, "error": message})
+        raise ComposeRefused(EXIT_FAIL, [message], {"ok": False, "error": message})
     return document
 
 
 def _settings(arguments: argparse.Namespace, document: dict, stdin: IO, environ: Mapping[str, str]) -> dict:
-    """The effective settings for this input; Refused listing every problem."""
+    """The effective settings for this input; ComposeRefused listing every problem."""
     config = None
     if arguments.config is not None:
         try:
@@ -169,12 +169,12 @@ def _settings(arguments: argparse.Namespace, document: dict, stdin: IO, environ:
         except UsageError as error:
             raise _usage(str(error)) from None
         except _strict_json.JSONInputError as error:
-            raise Refused(EXIT_USAGE, [one_line(error)], unreadable(error)) from None
+            raise ComposeRefused(EXIT_USAGE, [one_line(error)], unreadable(error)) from None
     try:
         return effective_settings(document.get("window", NO_WINDOW), config, environ)
     except SettingsError as error:
         lines = [f"settings: {problem}" for problem in error.problems]
-        raise Refused(EXIT_USAGE, lines, {"ok": False, "error": "settings: " + "; ".join(error.problems)}) from None
+        raise ComposeRefused(EXIT_USAGE, lines, {"ok": False, "error": "settings: " + "; ".join(error.problems)}) from None
 
 
 def _required_overflow_advice(report: Report, window: dict, note: str = "") -> str:

@@ -73,7 +73,7 @@ def run_cases(directory: Path, stdout: IO[str], update: bool = False) -> int:
         if update and judgement.case is not None:
             try:
                 changed = _snapshots.update(path, directory, judgement)
-            except _snapshots.Refused as refused:
+            except _snapshots.UpdateRefused as refused:
                 stdout.write(f"FAIL {name}: {one_line(judgement.outcome().detail)} (not updated: {one_line(refused)})\n")
             except OSError as error:
                 stdout.write(f"FAIL {name}: {one_line(judgement.outcome().detail)} (not updated: cannot write it: {one_line(error.strerror or error)})\n")
