@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import compress, count
 from operator import not_
-from typing import Iterator, TypedDict
+from typing import Iterator
 
 from .._shared import checks as _checks
-from .._shared.columns import Identified
+from .._shared.columns import INPUT_SUMMARY, TOP, Considered, Identified, Selected
 from .._shared.optimal import report_optimal
 from .._base.ordinal import ranked_order
 from .._shared.shape import Field, InputShape, read_input
@@ -20,53 +20,37 @@ NAME = "relevance"
 WORDS = Words(kept="selected", left_out="omitted", used="used", limit="budget", listed="item ids")
 DEFAULT_TOKENIZER = None
 COUNTED_COST = "tokens"  # with a top-level tokenizer, an item may give content instead
-INPUT_SUMMARY = "Input needs a non-negative integer budget and items array."
 ITEM_SUMMARY = "Each item needs id, numeric relevance, and non-negative integer tokens."
 REASONS = ("exceeds_remaining_budget", "fits_remaining_budget")  # indexed by kept
 
-# "tokenizer" is read (and taken out) before the mode sees the input (_shared/counted.py); declared
-# here so that a misspelt one gets its suggestion and every message lists it.
-_TOP = (Field("mode", read_text, optional=True), Field("budget", read_count), Field("items", lambda value: value),
-        Field("tokenizer", read_text, optional=True))
 _ITEM = (
     Field("id", read_id),
     Field("relevance", read_score),
     Field("tokens", read_count),
     Field("content", read_text, optional=True),
 )
-SHAPE = InputShape(_TOP, "items", _ITEM, INPUT_SUMMARY, "item shape", ITEM_SUMMARY)
+SHAPE = InputShape(TOP, "items", _ITEM, INPUT_SUMMARY, "item shape", ITEM_SUMMARY)
 
 
 @dataclass(frozen=True)
 class Parsed(Identified):
     """The validated input, one column per item field, in input order."""
 
-    budget: int
     scores: list[float]  # relevance as doubles, what the rule compares
     tokens: list[int]
     relevance: list[int | float]  # as given, what the report echoes
 
 
-class Decision(TypedDict):
-    """A row of the trace: one item, in the order the rule considered it."""
+class Decision(Considered):
+    """A row of the trace."""
 
-    position: int
-    id: str
     relevance: int | float
     tokens: int
-    remaining_before: int
-    kept: bool
-    reason: str
 
 
-class Result(TypedDict):
+class Result(Selected):
     """The report's keys of this mode."""
 
-    budget: int
-    used: int
-    remaining: int
-    selected: list[str]
-    omitted: list[str]
     trace: list[Decision]
 
 
