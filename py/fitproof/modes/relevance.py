@@ -9,7 +9,8 @@ from operator import not_
 from typing import Iterator
 
 from .._shared import checks as _checks
-from .._shared.columns import INPUT_SUMMARY, TOP, Considered, Identified, Selected
+from .._shared.columns import INPUT_SUMMARY as INPUT_SUMMARY  # the mode's own member (modes/protocol.py), shared
+from .._shared.columns import TOP, Considered, Identified, Selected
 from .._shared.optimal import report_optimal
 from .._base.ordinal import ranked_order
 from .._shared.shape import Field, InputShape, read_input
