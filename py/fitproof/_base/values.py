@@ -204,6 +204,13 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
+def and_more(count: int, noun: str, where: str = "") -> str:
+    """`` (and 3 more problems)``, with ``where`` before the parenthesis closes (``", listed in
+    errors"``), after the first of several: the one sentence every "first problem" message ends in.
+    Nothing when ``count`` is 0."""
+    return f" (and {plural(count, noun)}{where})" if count > 0 else ""
+
+
 def read_count(value: object, *, what: str = "an integer", show: Callable[[object], str] = preview) -> int:
     """A token count, cost, budget or limit: an integer 0..2^53-1 (4.0 counts as 4). A refusal
     says "expected ``what`` from 0 to 2^53-1, got ``show(value)``"."""

@@ -10,7 +10,7 @@ from .._shared.counted import with_counts
 from ..tokenizers import TOKENIZERS
 from .._base.errors import TokenizerFileError
 from .._shared.shape import InputShape, InvalidInput, missing_key
-from .._base.values import MAX_PROBLEMS, MISSING_KEY, TOKENIZER_UNAVAILABLE, UNKNOWN_MODE, WRONG_MODE, Problem, closest_name, json_text, preview
+from .._base.values import MAX_PROBLEMS, and_more, MISSING_KEY, TOKENIZER_UNAVAILABLE, UNKNOWN_MODE, WRONG_MODE, Problem, closest_name, json_text, preview
 from ..modes import DEFAULT_MODE, MODES
 from ..modes.protocol import Mode
 
@@ -101,11 +101,8 @@ def _select_and_verify(mode: Mode[Any, Any], data: object) -> tuple[dict, list[C
 def problems_detail(problems: list[Problem], listed_in: str = "errors") -> str:
     """The first problem, and how many more there are, whose first MAX_PROBLEMS are in
     ``listed_in`` (the report's ``errors``; ``select`` says ``.problems``)."""
-    detail = f"{problems[0].path}: {problems[0].message}"
-    if len(problems) > 1:
-        detail += f" (and {len(problems) - 1} more problem{'s' if len(problems) > 2 else ''}"
-        detail += f"; the first {MAX_PROBLEMS} are listed in {listed_in})" if len(problems) > MAX_PROBLEMS else f", listed in {listed_in})"
-    return detail
+    where = f"; the first {MAX_PROBLEMS} are listed in {listed_in}" if len(problems) > MAX_PROBLEMS else f", listed in {listed_in}"
+    return f"{problems[0].path}: {problems[0].message}" + and_more(len(problems) - 1, "more problem", where)
 
 
 def _invalid_report(mode_name: str | None, invalid: InvalidInput) -> tuple[Report, list[Problem]]:

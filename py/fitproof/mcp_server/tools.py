@@ -19,7 +19,7 @@ import os
 from typing import Any, Callable
 
 from .._base.errors import FitproofError
-from .._base.values import plural
+from .._base.values import and_more, plural
 from .._base.words import ranges
 from .._evaluation.report import Report
 from .._base.values import did_you_mean
@@ -268,6 +268,12 @@ def _take(arguments: dict, tool: str, required: tuple[str, ...], optional: tuple
             raise ToolError(f"{_path(key)}: missing: {tool} needs {', '.join(required)}")
 
 
+def _first_problems(problems: list, at: Callable[[str], str]) -> str:
+    """The first three problems, each at its path, and how many more there are."""
+    said = "; ".join(f"{at(problem.path)}: {problem.message}" for problem in problems[:3])
+    return said + and_more(len(problems) - 3, "more problem") if said else ""
+
+
 def _cut(text: str, width: int = TEXT_LIMIT) -> str:
     return text if len(text) <= width else text[: width - 21] + " … (cut; see the rest)"
 
@@ -323,8 +329,7 @@ def _first_failure(report: Report, at: Callable[[str], str]) -> str | None:
     errors = report.get("errors")
     if errors:
         first = errors[0]
-        more = f" (and {plural(len(errors) - 1, 'more problem')} in report.errors)" if len(errors) > 1 else ""
-        return f"{at(first['path'])}: {first['message']}{more}"
+        return f"{at(first['path'])}: {first['message']}{and_more(len(errors) - 1, 'more problem', ' in report.errors')}"
     claim = report.get("claim")
     if claim is not None and not claim["pass"] and claim["failures"]:
         failure = claim["failures"][0]
@@ -378,9 +383,7 @@ def _trim_messages(arguments: dict) -> tuple[str, dict]:
         problems = list(error.problems)
         if not problems:
             raise ToolError(f"$.messages: {error}") from None
-        said = "; ".join(f"{problem.path}: {problem.message}" for problem in problems[:3])
-        more = f" (and {plural(len(problems) - 3, 'more problem')})" if len(problems) > 3 else ""
-        raise ToolError(said + more) from None
+        raise ToolError(_first_problems(problems, str)) from None
     structured = {
         "messages": list(trimmed), "kept": trimmed.kept, "dropped": trimmed.dropped,
         "tokens": trimmed.tokens, "limit": trimmed.limit, "remaining": trimmed.remaining,
@@ -404,10 +407,7 @@ def _verify_claim(arguments: dict) -> tuple[str, dict]:
     try:
         verdict = verify_claim(data, arguments["claim"])
     except InvalidInputError as error:
-        problems = list(error.problems)
-        said = "; ".join(f"{at(problem.path)}: {problem.message}" for problem in problems[:3]) or str(error)
-        more = f" (and {plural(len(problems) - 3, 'more problem')})" if len(problems) > 3 else ""
-        raise ToolError(said + more) from None
+        raise ToolError(_first_problems(list(error.problems), at) or str(error)) from None
     except RuntimeError as error:  # the checker itself broke on this input
         raise ToolError(f"The checker failed on this input; please report it: {str(error)[:300]}") from None
     failures = []

@@ -28,7 +28,7 @@ from typing import Any, Callable
 from ..._shared.checks import Check
 from ..._shared.shape import InvalidInput
 from ...modes.protocol import Mode
-from ..._base.values import plural
+from ..._base.values import and_more
 from .greedy import _judge_blocks, _judge_relevance, _judge_required
 from .messages import _judge_messages
 from .passages import _judge_passages
@@ -107,8 +107,7 @@ def claimed_summary(verdict: Verdict, usual: str, succeeded: bool, failed_checks
     if verdict["pass"]:
         return f"The claim holds: {usual}"  # evaluate adds "But a check failed" itself
     failures = verdict["failures"]
-    more = f" (and {plural(len(failures) - 1, 'more failure')})" if len(failures) > 1 else ""
-    text = f"The claim fails: {failures[0]['detail']}{more}. {usual}"
+    text = f"The claim fails: {failures[0]['detail']}{and_more(len(failures) - 1, 'more failure')}. {usual}"
     if succeeded and failed_checks:  # evaluate adds this itself only when the claim holds
         text += f" But a check failed: {', '.join(failed_checks)}."
     return text
