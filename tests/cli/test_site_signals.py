@@ -37,3 +37,19 @@ def test_a_stopped_build_leaves_no_temporary_files_and_a_rerun_finishes(tmp_path
     rerun = subprocess.run([sys.executable, "-m", "fitproof", "build-site", str(site)], capture_output=True, env=environ, timeout=600)
     assert rerun.returncode == 0, rerun.stderr
     assert not [path for path in tmp_path.rglob("*.tmp")]
+
+
+def test_a_rebuild_removes_what_a_killed_build_left_and_nothing_else(tmp_path):
+    # SIGKILL gives no chance to clean up: the next build of the same site removes the temporary
+    # files named for its own files, and leaves every other file alone.
+    site = tmp_path / "site"
+    environ = {**os.environ, "PYTHONPATH": str(ROOT / "py")}
+    build = [sys.executable, "-m", "fitproof", "build-site", str(site)]
+    assert subprocess.run(build, capture_output=True, env=environ, timeout=600).returncode == 0
+    left = [site / ".index.html.0123456789ab.tmp", site / ".manifest.json.a9xoqzi0.tmp"]
+    kept = [site / ".notes.txt.0123456789ab.tmp", site / "index.html.0123456789ab.tmp", site / "mine.tmp"]
+    for path in left + kept:
+        path.write_bytes(b"partial")
+    assert subprocess.run(build, capture_output=True, env=environ, timeout=600).returncode == 0
+    assert not any(path.exists() for path in left)
+    assert all(path.read_bytes() == b"partial" for path in kept)

@@ -9,7 +9,7 @@ import json
 import os
 from pathlib import Path
 
-from .._base.atomic import replace_file
+from .._base.atomic import replace_file, temporary_of
 from .._base.errors import FitproofError
 from .bundle import PACKAGE_DIR, cache_control, content_of, page_sources, site_map
 from .compress import BUILD_LEVEL, compressible, gzipped
@@ -61,6 +61,8 @@ def build_site(directory: Path, root: Path | None = None, force: bool = False, s
             _replace_file(directory, url_path, content_of(entry))
         for url_path in sorted(set(previous) - set(files) - {MANIFEST}):
             _remove_stale(directory, url_path, previous[url_path])
+        if previous:  # an earlier site of this tool: a build of it killed outright may have left its temporary files
+            _remove_leftover_temporaries(directory, [*files, MANIFEST])
         _write_manifest(directory, digests)
     except OSError as error:
         raise TargetError(f"cannot write the site into {directory}: {error.strerror or error}") from None
@@ -191,6 +193,20 @@ def _replace_file(directory: Path, url_path: str, data: bytes) -> None:
     target = directory / url_path
     target.parent.mkdir(parents=True, exist_ok=True)
     replace_file(target, data, 0o644)
+
+
+def _remove_leftover_temporaries(directory: Path, written: list[str]) -> None:
+    """Remove the temporary files a killed build left beside the files this build wrote: only a
+    regular file named as replace_file names them, for a file of this site, in a folder of it."""
+    names: dict[Path, set[str]] = {}
+    for url_path in written:
+        parent, _, name = url_path.rpartition("/")
+        names.setdefault(directory / parent if parent else directory, set()).add(name)
+    for folder, known in names.items():
+        for entry in os.scandir(folder):
+            if temporary_of(entry.name) in known and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
 
 
 def _remove_stale(directory: Path, url_path: str, recorded: str | list[str]) -> None:
