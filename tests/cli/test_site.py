@@ -490,6 +490,64 @@ def test_serve_cuts_a_client_that_reads_too_slowly(monkeypatch):
         server.server_close()
 
 
+def test_serve_cuts_a_client_that_sends_its_request_a_byte_at_a_time(monkeypatch):
+    # Never idle for the idle timeout (30 s here), yet its request never ends: the head's own
+    # deadline (1 s here) frees the one slot for the next client.
+    import socket
+    import threading
+    import urllib.request
+
+    monkeypatch.setattr(site_server, "REQUEST_HEAD_SECONDS", 1.0)
+    server = site_server.make_server(0, idle_timeout=30, max_connections=1)
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    port = server.server_address[1]
+    stop = threading.Event()
+    try:
+        with socket.create_connection(("127.0.0.1", port)) as trickler:
+            def trickle():
+                for byte in b"GET /index.html HTTP/1.1\r\nHost: x\r\n" + b"X-Pad: " + b"a" * 10_000:
+                    if stop.wait(0.1):
+                        return
+                    try:
+                        trickler.sendall(bytes([byte]))
+                    except OSError:  # cut by the server: what the test waits for
+                        return
+
+            sender = threading.Thread(target=trickle, daemon=True)
+            sender.start()
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/index.html", timeout=120) as response:
+                assert response.status == 200  # the slot came free while the trickler was still sending
+            trickler.settimeout(60)  # a guard against a hang, not a stopwatch
+            assert trickler.recv(65536) == b""  # closed without an answer
+    finally:
+        stop.set()
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_request_head_read_in_pieces_is_the_same_request(quick_server):
+    # The head reader's lines: a request split at every byte boundary, and two requests on one
+    # keep-alive connection in one packet, are each answered as one.
+    import socket
+
+    server, _ = quick_server
+    port = server.server_address[1]
+    request = b"GET /index.html HTTP/1.1\r\nHost: x\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", port)) as client:
+        client.settimeout(30)
+        client.sendall(request * 2)
+        answers = b""
+        while answers.count(b"HTTP/1.1 200") < 2:
+            chunk = client.recv(1 << 20)
+            assert chunk
+            answers += chunk
+    with socket.create_connection(("127.0.0.1", port)) as client:
+        client.settimeout(30)
+        for byte in request:
+            client.sendall(bytes([byte]))
+        assert client.recv(12) == b"HTTP/1.1 200"
+
+
 WASM_PATH = f"pyodide/{pyodide_version(ROOT / 'node_modules' / 'pyodide')}/pyodide.asm.wasm"  # a versioned path
 
 

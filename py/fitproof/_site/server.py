@@ -8,6 +8,8 @@ import contextlib
 import hashlib
 import http.server
 import io
+import math
+import socket
 import sys
 import threading
 import time
@@ -56,6 +58,44 @@ CHUNK_BYTES = 64 * 1024
 # same machine reads the largest file (Pyodide's wasm) in well under a second.
 MIN_SEND_BYTES_PER_SECOND = 64 * 1024
 MIN_SEND_SECONDS = 60.0
+# A request's head (its request line and headers) must arrive within this long in all, however
+# it trickles: a client sending a byte every few seconds is never idle for IDLE_TIMEOUT_SECONDS,
+# and 128 of them would otherwise hold every slot. A browser on this machine takes microseconds.
+REQUEST_HEAD_SECONDS = 10.0
+
+
+class _HeadReader:
+    """The connection's reading side under a deadline for each request's head: ``readline`` (all
+    ``http.server`` reads of a GET or HEAD request) receives with the socket's timeout set to what
+    is left of it, and at the deadline raises ``TimeoutError``, which closes the connection."""
+
+    def __init__(self, connection: socket.socket, idle: float) -> None:
+        self._connection, self._idle = connection, idle
+        self._buffer = bytearray()
+        self.deadline = math.inf
+
+    def readline(self, limit: int = -1) -> bytes:
+        while True:
+            end = self._buffer.find(b"\n") + 1  # 0: no whole line yet
+            if 0 <= limit <= len(self._buffer):
+                end = min(end, limit) if end else limit
+            if end:
+                line = bytes(self._buffer[:end])
+                del self._buffer[:end]
+                return line
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the request's head took too long")
+            self._connection.settimeout(min(self._idle, left))
+            chunk = self._connection.recv(CHUNK_BYTES)
+            if not chunk:  # the client closed: what came, as http.server expects at the end of a stream
+                line = bytes(self._buffer)
+                self._buffer.clear()
+                return line
+            self._buffer += chunk
+
+    def close(self) -> None:
+        self._buffer.clear()
 
 
 def _etag(entry: Path | bytes, coding: str | None = None) -> str:
@@ -78,6 +118,20 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     # A request line without a version is answered as HTTP/1.0 (status line and headers),
     # not as HTTP/0.9, whose bare body no client of this page expects.
     default_request_version = "HTTP/1.0"
+
+    def setup(self) -> None:
+        super().setup()
+        self.rfile.close()
+        self.rfile = _HeadReader(self.connection, self.timeout)  # type: ignore[assignment]
+
+    def handle_one_request(self) -> None:
+        self.rfile.deadline = time.monotonic() + REQUEST_HEAD_SECONDS  # type: ignore[attr-defined]
+        super().handle_one_request()
+
+    def parse_request(self) -> bool:
+        parsed = super().parse_request()  # the head is read: the answer is written under the idle timeout again
+        self.connection.settimeout(self.timeout)
+        return parsed
 
     def do_GET(self) -> None:
         self._respond(with_body=True)
