@@ -402,6 +402,40 @@ def test_a_full_disk_ends_it_with_one_line():
     assert logged == ["cannot write standard output: No space left on device"]
 
 
+@pytest.mark.parametrize("head", [
+    b'{"jsonrpc":"2.0","id":' + b"[" * 70_000,  # an id that nests past the parser's recursion limit
+    b'{"jsonrpc":"2.0","id":' + b'{"a":' * 20_000,
+    b'{"jsonrpc":"2.0","params":' + b"[" * 70_000,
+    b"[" * 70_000,
+])
+def test_an_oversized_line_that_nests_deeply_at_its_start_is_answered(head):
+    # docs/cli.md: every line over the limit is answered -32600; its first 64 KiB, searched for an
+    # id, may nest as deep as they like.
+    chunks = [head] + [b"]" * (1 << 20)] * 17 + [b"\n" + rpc(request("ping", id=2))]
+    answers = run_loop(chunks)
+    assert answers[0]["id"] is None and answers[0]["error"]["code"] == -32600
+    assert answers[1] == {"jsonrpc": "2.0", "id": 2, "result": {}}
+
+
+def test_an_oversized_lines_id_is_found_only_when_it_is_whole():
+    from fitproof.mcp_server.protocol import top_level_id
+
+    assert [top_level_id(text) for text in ['{"id": 12, "x"', '{"id": -3}', '{"id": "a\\"b"}', '{"a": {"id": 3}, "id": 4}']] == [12, -3, 'a"b', 4]
+    assert [top_level_id(text) for text in ['{"id": 12', '{"id": 1.5}', '{"id": true}', '{"id": "cut', '{"id": [1]}']] == [None] * 5
+
+
+def test_a_line_the_loop_cannot_answer_still_gets_an_answer(monkeypatch):
+    # A bug in answering one line: the client hears -32603 (not silence) and the next line is served.
+    def broken(*arguments):
+        raise RuntimeError("planted")
+
+    monkeypatch.setattr(stdio, "_answer", broken)
+    written = []
+    pieces = iter([rpc(request("ping", id=1)), b""])
+    assert stdio.serve(lambda: next(pieces, b""), written.append, Session(log=lambda text: None)) == 0
+    assert [json.loads(line)["error"]["code"] for line in written] == [-32603]
+
+
 def test_lines_cut_anywhere_and_crlf():
     message = rpc(request("ping", id=1)).replace(b"\n", b"\r\n") + b"\n\n  \n" + rpc(request("ping", id=2))[:-1]
     answers = run_loop([message[i:i + 3] for i in range(0, len(message), 3)])

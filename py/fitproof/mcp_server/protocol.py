@@ -290,11 +290,7 @@ def top_level_id(text: str) -> str | int | None:
                     except ValueError:
                         return None
                     if key == "id":
-                        try:
-                            value, _ = json.JSONDecoder().raw_decode(text, _skip_space(text, colon + 1))
-                        except ValueError:
-                            return None
-                        return value if _valid_id(value) else None
+                        return _id_at(text, _skip_space(text, colon + 1))
             expect_key = False
             position = end
             continue
@@ -315,6 +311,25 @@ def top_level_id(text: str) -> str | int | None:
         else:  # ":"
             expect_key = False
         position += 1
+
+
+def _id_at(text: str, start: int) -> str | int | None:
+    """The id value at ``start``, when it is one an id may be (a string or an integer) and is
+    whole before the cut. Nothing else is decoded: an array or object there (which no id may be)
+    could nest past the parser's recursion limit within the searched bytes."""
+    import re
+
+    if text.startswith('"', start):
+        end = _string_end(text, start)
+        if end < 0:
+            return None
+        try:
+            value = json.loads(text[start:end])
+        except ValueError:
+            return None
+        return value if isinstance(value, str) else None
+    number = re.compile(r"-?(?:0|[1-9][0-9]*)(?=[\s,}\]])").match(text, start)
+    return int(number.group()) if number else None
 
 
 def _string_end(text: str, start: int) -> int:

@@ -25,7 +25,7 @@ import sys
 import threading
 from typing import IO, TYPE_CHECKING, Callable
 
-from .protocol import MAX_MESSAGE_BYTES, ID_SEARCH_BYTES, PARSE_ERROR, Session, encode, error, parse
+from .protocol import INTERNAL_ERROR, MAX_MESSAGE_BYTES, ID_SEARCH_BYTES, PARSE_ERROR, Session, encode, error, parse
 
 if TYPE_CHECKING:
     from ..tokenizers import TokenizerRegistry
@@ -151,9 +151,9 @@ def serve(read_chunk: Callable[[], bytes], write: Callable[[bytes], None], sessi
                 return 0
             try:
                 line = _answer(item, session, cancellations)
-            except Exception as failure:  # a bug of this loop: said once, and the next line is served
+            except Exception as failure:  # a bug of this loop: said once, answered, and the next line is served
                 session.log(f"a line could not be answered: {type(failure).__name__}: {str(failure)[:300]}")
-                continue
+                line = encode(error(None, INTERNAL_ERROR, "Internal error: this line could not be answered; please report it"))
             if line is not None:
                 write(line)
     except BrokenPipeError:
