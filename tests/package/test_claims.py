@@ -545,3 +545,18 @@ def test_the_judges_order_of_consideration_is_the_rules_with_many_ties():
         last = [row for row in plain["trace"] if row["kept"] and not row.get("required")][-1]
         found = failures(data, {key: [name for name in chosen if name != last["id"]]})
         assert found[-1]["id"] == last["id"] and f"fits the {last['remaining_before']} tokens" in found[-1]["detail"]
+
+
+@pytest.mark.parametrize("mode", [None, "required"])
+def test_a_bad_claim_on_an_input_valid_in_its_mode_names_no_other_mode(mode):
+    # {"budget": 1, "items": []} is valid in relevance and required alike: only the claim is wrong,
+    # so its problem is the first and only one, with no "valid in mode ..." hint either way.
+    data = {"budget": 1, "items": [], "claim": {"selected": 5}, **({"mode": mode} if mode else {})}
+    report = evaluate(data)
+    assert [error["path"] for error in report["errors"]] == ["$.claim.selected"]
+
+
+def test_an_input_invalid_in_its_mode_still_gets_the_hint_beside_its_claims_problem():
+    data = {"mode": "required", "budget": 1, "items": [{"id": "A", "relevance": 1, "tokens": 1}], "claim": {"selected": 5}}
+    paths = [error["path"] for error in evaluate(data)["errors"]]
+    assert paths[0] == "$.mode" and paths[-1] == "$.claim.selected"

@@ -143,3 +143,20 @@ def test_the_claim_example_of_the_docs_passes(tmp_path):
     case = json.loads(block)
     assert "claim" in case["input"] and case["expect"]["claim"] == {"pass": False}
     assert check_case(write(tmp_path, case)).passed
+
+
+def test_a_long_list_that_differs_says_where_even_when_both_previews_look_alike():
+    # Five short ids: both previews show the same four and "…"; the message says where they part.
+    said = partial({"selected": ["a", "b", "c", "d", "e"]}, {"selected": ["a", "b", "c", "d", "f"]})
+    assert said == '$.selected: expected ["a", "b", "c", "d", …], got ["a", "b", "c", "d", …] (first difference at $.selected[4]: expected "e", got "f")'
+
+
+def test_every_difference_is_counted_after_the_first(tmp_path):
+    from fitproof._fixtures.case import judge
+
+    case = tmp_path / "case.json"
+    case.write_text(json.dumps({"description": "d", "input": {"budget": 7, "items": [{"id": "A", "relevance": 1, "tokens": 3}]},
+                                "expect": {"pass": False, "selected": [], "used": 0}}))
+    assert judge(case, "case.json").difference == "$.pass: expected false, got true (and 2 more differences)"
+    assert list(_fixtures.differences({"a": 1, "b": [1, 2], "c": 3}, {"a": 2, "b": [1, 3, 4], "c": 3})) == [
+        "$.a: expected 1, got 2", "$.b[1]: expected 2, got 3"]

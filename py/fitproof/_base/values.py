@@ -153,8 +153,11 @@ def preview(value: object, limit: int = 60) -> str:
 
 
 def preview_is_cut(value: object, limit: int = 60) -> bool:
-    """Whether ``preview(value, limit)`` is cut short (to end in "…")."""
-    return len(_preview(value, depth=0)) > limit
+    """Whether ``preview(value, limit)`` shows less than the whole value: cut to ``limit``, or with
+    items, keys or a long string left out inside (a "…" of its own; a string that holds one is
+    taken as cut too, which costs a reader only a more precise message)."""
+    text = _preview(value, depth=0)
+    return len(text) > limit or "…" in text
 
 
 def _preview(value: object, depth: int) -> str:

@@ -123,8 +123,8 @@ def _with_mode_hint(data: object, mode_name: str, invalid: InvalidInput) -> Inva
     Items shaped for ``relevance`` under ``"mode": "required"`` otherwise get one error per
     missing or unknown key and no word about the likely cause.
     """
-    if not isinstance(data, dict):
-        return invalid
+    if not isinstance(data, dict) or all(problem.at[:1] == ("claim",) for problem in invalid.problems):
+        return invalid  # (the input itself is valid in this mode: only its claim is not, so no mode is wrong)
     for other_name, other in MODES.items():
         if other_name == mode_name or not _could_fit(data, other.SHAPE):
             continue

@@ -6,19 +6,21 @@ the case is about, each compared exactly, its objects by the keys they give, its
 
 from __future__ import annotations
 
+from itertools import islice
 from pathlib import Path
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
 from .._base import strict_json as _strict_json
 from .._base.errors import ArgumentError
 from .._evaluation.evaluate import evaluate
 from .._evaluation.report import Report
-from .._base.values import child_path, closest_name, json_text, preview, preview_is_cut
+from .._base.values import and_more, child_path, closest_name, json_text, preview, preview_is_cut
 
 CASE_KEYS = ("description", "input", "expected", "expect")
 # A case is read whole, at most this much (check's own cap on an input): a larger file, even a
 # sparse one of 300 GB, is refused without reading it.
 MAX_CASE_BYTES = 256 * 1024 * 1024
+MAX_COUNTED = 1000  # further differences counted after the first, at most (a snapshot of another mode differs everywhere)
 _SHAPE = "expected an object with keys description, input, and expected (the whole report) or expect (the keys it states)"
 
 
@@ -143,7 +145,11 @@ def judge(path: Path, name: str) -> Judgement:
         return Judgement(name, None, None, f"cannot load: {error}")
     report = evaluate(case["input"])
     wanted, partial = expectation(case)
-    difference = first_difference(wanted, report, partial=partial)
+    found = differences(wanted, report, partial=partial)
+    difference = next(found, None)
+    if difference is not None:  # how many more there are, so that fixing one does not hide the next
+        more = sum(1 for _ in islice(found, MAX_COUNTED))
+        difference += and_more(more, "more difference") if more < MAX_COUNTED else f" (and {MAX_COUNTED} or more other differences)"
     missing = tuple(missing_tokenizer_data(case["input"])) if difference is not None else ()
     return Judgement(name, case, report, difference, missing)
 
@@ -198,41 +204,53 @@ def first_difference(expected: object, actual: object, path: str = "$", *, parti
     say they are equal). ``partial``: an object of ``expected`` states only the keys it has
     (``actual`` may have more), and a list is compared whole and named whole.
     """
+    return next(differences(expected, actual, path, partial=partial), None)
+
+
+def differences(expected: object, actual: object, path: str = "$", *, partial: bool = False) -> Iterator[str]:
+    """Every place where two JSON values differ, in document order, as ``first_difference`` words
+    the first: a list that differs in its length or its elements is one difference."""
     if _kind(expected) != _kind(actual):
-        return f"{path}: expected {preview(expected)}, got {preview(actual)}"
-    if isinstance(expected, dict):
+        yield f"{path}: expected {preview(expected)}, got {preview(actual)}"
+    elif isinstance(expected, dict):
         assert isinstance(actual, dict)  # the same _kind: both JSON objects
         for key in expected:
             if key not in actual:
                 guess = closest_name(key, tuple(actual)) if isinstance(key, str) and all(isinstance(name, str) for name in actual) else None
                 hint = f" (did you mean {json_text(guess)}?)" if guess else ""
-                return f"{child_path(path, key)}: expected {preview(expected[key])}, got nothing{hint}"
-            found = first_difference(expected[key], actual[key], child_path(path, key), partial=partial)
-            if found:
-                return found
+                yield f"{child_path(path, key)}: expected {preview(expected[key])}, got nothing{hint}"
+            else:
+                yield from differences(expected[key], actual[key], child_path(path, key), partial=partial)
         if not partial:
             for key in actual:
                 if key not in expected:
-                    return f"{child_path(path, key)}: not expected, got {preview(actual[key])}"
-        return None
-    if isinstance(expected, list):
+                    yield f"{child_path(path, key)}: not expected, got {preview(actual[key])}"
+    elif isinstance(expected, list):
         assert isinstance(actual, list)  # the same _kind: both JSON arrays
-        if partial:
-            inner = first_difference(expected, actual, path)
-            if inner is None:
-                return None
-            said = f"{path}: expected {preview(expected)}, got {preview(actual)}"
-            if not (preview_is_cut(expected) or preview_is_cut(actual)):
-                return said
-            # A list too long to show whole: where inside it the two part, or how long each is.
-            return f"{said} (first difference at {inner})" if inner.startswith(f"{path}[") else f"{said} ({inner[len(path) + 2:]})"
-        for index, (want, got) in enumerate(zip(expected, actual)):
-            found = first_difference(want, got, child_path(path, index))
-            if found:
-                return found
-        if len(expected) != len(actual):
-            return f"{path}: expected {len(expected)} elements, got {len(actual)}"
-        return None
-    if expected != actual:
-        return _values(path, expected, actual)
+        inner = first_difference(expected, actual, path) if partial else _list_difference(expected, actual, path)
+        if inner is None:
+            return
+        if not partial:
+            yield inner
+            return
+        said = f"{path}: expected {preview(expected)}, got {preview(actual)}"
+        if not (preview_is_cut(expected) or preview_is_cut(actual)):
+            yield said
+        # A list too long to show whole: where inside it the two part, or how long each is.
+        elif inner.startswith(f"{path}["):
+            yield f"{said} (first difference at {inner})"
+        else:
+            yield f"{said} ({inner[len(path) + 2:]})"
+    elif expected != actual:
+        yield _values(path, expected, actual)
+
+
+def _list_difference(expected: list, actual: list, path: str) -> str | None:
+    """The first difference of two lists: an element's, or else their lengths."""
+    for index, (want, got) in enumerate(zip(expected, actual)):
+        found = first_difference(want, got, child_path(path, index))
+        if found:
+            return found
+    if len(expected) != len(actual):
+        return f"{path}: expected {len(expected)} elements, got {len(actual)}"
     return None
