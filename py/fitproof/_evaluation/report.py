@@ -6,7 +6,7 @@ for an invalid input; then the mode's own keys (each mode's ``Result`` TypedDict
 ``tokenizer_file``). The type is the union of them all, each key but the first four optional,
 so that a caller's type checker knows every key and rejects a misspelt one; which keys a given
 report has is the mode's (docs/contract.md lists them). The modes share a key only with one
-meaning and one type (``tests/package/test_report_type.py`` holds every mode's ``Result`` and
+meaning and one type (``tests/package/evaluation/test_report_type.py`` holds every mode's ``Result`` and
 every fixture's report to this declaration).
 """
 

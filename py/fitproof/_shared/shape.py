@@ -131,7 +131,7 @@ def read_records(value: object, at: tuple[Key, ...], fields: tuple[Field, ...], 
 # Large, valid inputs are the common case: check them column by column with C-level
 # builtins (map, set, min, max) instead of item by item. Any doubt sends the input to
 # read_records, which finds and reports every problem; both paths accept exactly the
-# same inputs (tests/package/test_shape.py compares them).
+# same inputs (tests/package/shared/test_shape.py compares them).
 
 # Each check is given the column and the set of its values' types (one pass for both).
 def _ids_ok(values: list, types: set) -> bool:

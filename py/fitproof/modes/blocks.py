@@ -201,7 +201,7 @@ def parse(data: object) -> Parsed:
 
 
 def _counter(tokenizer: str) -> Callable[[str], int]:
-    # This module's estimate_tokens, not the tokenizer's: tests/package/test_checks.py swaps it to prove the
+    # This module's estimate_tokens, not the tokenizer's: tests/package/shared/test_checks.py swaps it to prove the
     # check re-counts on its own.
     return estimate_tokens if tokenizer == "estimate" else counter(tokenizer)
 

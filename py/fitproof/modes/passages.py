@@ -6,7 +6,7 @@ quadratic. With the built-in counters the count of a prompt is a function of sum
 its parts, because every part of the rendering ends in a newline and the next one starts
 with a non-space character, so no word runs across two parts and trimming changes
 nothing. Each passage's line is therefore counted once and the result is identical to
-re-counting every candidate (``tests/package/test_passages.py`` proves it against the example's method).
+re-counting every candidate (``tests/package/modes/test_passages.py`` proves it against the example's method).
 The exact tokenizers add up over the parts too, counted in context (see ``ExactCount``).
 """
 
@@ -125,7 +125,7 @@ class ExactCount:
     its trailing white space (o200k_base's ``\\s+(?!\\S)``; cl100k_base's ``\\s++$`` and
     ``\\s+(?!\\S)``), and that run ends in the part's newline: o200k_base's ``\\s*[\\r\\n]+``
     takes it whole before the look-ahead is tried, and cl100k_base takes it whole alone (``\\s++$``)
-    as in the prompt (``\\s*[\\r\\n]``). tests/package/test_passages.py proves the sum equal to tiktoken's
+    as in the prompt (``\\s*[\\r\\n]``). tests/package/modes/test_passages.py proves the sum equal to tiktoken's
     count of every complete candidate prompt.
     """
 

@@ -1,4 +1,4 @@
-"""What a mode provides: the interface ``evaluate`` relies on, checked by mypy (tests/package/test_modes_protocol.py).
+"""What a mode provides: the interface ``evaluate`` relies on, checked by mypy (tests/package/modes/test_modes_protocol.py).
 
 A mode is a module; a module satisfies this protocol when it defines every member below
 with a compatible type (the constants are read-only, so a module's own narrower type fits).
