@@ -15,16 +15,13 @@ from ...tokenizers import TOKENIZERS, count_tokens, counter, named_tokenizer, re
 from ...tokenizers.models import counted_encoding
 from .images import DETAILS, LOW_DETAIL, MOST, data_url_size, tile_cost
 from .tools import read_tools, tool_costs, tool_name
+from .pairing import ToolPairing, duplicate_call
 from . import prompt_template as chat_template
 from ..._base.values import (
     EMPTY,
     NO_USER_MESSAGE,
     KEY_NOT_ALLOWED,
     NOT_TEXT,
-    TOOL_CALL_UNANSWERED,
-    TOOL_RESULT_MISPLACED,
-    TOOL_RESULT_UNMATCHED,
-    DUPLICATE_ID,
     INVALID_VALUE,
     WRONG_TYPE,
     Invalid,
@@ -36,7 +33,6 @@ from ..._base.values import (
     expect_object,
     got,
     json_text,
-    path_text,
     preview,
     problem_from,
     read_bool,
@@ -136,7 +132,7 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
     remembered_counts = token_counter is None and template is None and not (isinstance(tokenizer, str) and tokenizer not in TOKENIZERS)
     read: Sequence[dict | None] = []
     known = None
-    pairing = Pairing()
+    pairing = ToolPairing("messages", stray_ends_unit=False, duplicates=False)
     first = 0
     if "messages" not in top:
         problems.append(missing_key((), "messages"))
@@ -155,7 +151,8 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
                 first = len(known.snapshot)
                 pairing = known.pairing.copy()  # type: ignore[attr-defined]
             read = [_read_message(message, (*_MESSAGES, index), problems, call_sites) for index, message in enumerate(messages[first:], first)]
-            pairing.feed(first, read, messages[first:], problems)
+            readable = [_as_far_as_readable(given, index) if record is None else record for index, (record, given) in enumerate(zip(read, messages[first:]), first)]
+            pairing.feed(readable, first, problems)
             pairing.finish(problems)
     new_users = [index for index, message in enumerate(read, first) if message is not None and message["role"] == "user"]
     live_start = new_users[-1] if new_users else (known.last_user if known else None)
@@ -205,7 +202,7 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
 
 
 def _with_template(top: dict, limit: int, template: str, tokenizer: str, model: object, tools: list[dict], live_start: int | None,
-                   records: list, roles: list, pinned: list, flat: list, pairing: "Pairing") -> dict:
+                   records: list, roles: list, pinned: list, flat: list, pairing: ToolPairing) -> dict:
     """``parse``'s result with each message's share of the rendered prompt as its cost."""
     try:
         detail = chat_template.counted(top["messages"], template, tokenizer, top.get("tools"), chat_template.read_options(top))
@@ -385,8 +382,8 @@ def _strict_keys(obj: dict, at: tuple[Key, ...], keys: tuple[str, ...], problems
 
 
 def _read_message(message: object, at: tuple[Key, ...], problems: list[Problem], call_sites: dict) -> dict | None:
-    """``{role, texts, images, name, tool_calls, call_ids, tool_call_id, json_texts, pinned}``, or None
-    when invalid. ``null`` for an optional field is the field left out."""
+    """``{role, texts, images, name, calls, answers, closes, tool_call_id, json_texts, pinned, flat}``
+    (``calls``, ``answers``, ``closes``: what the pairing reads, ``pairing.py``), or None when invalid. ``null`` for an optional field is the field left out."""
     try:
         message = expect_object(message)
     except Invalid as error:
@@ -408,16 +405,17 @@ def _read_message(message: object, at: tuple[Key, ...], problems: list[Problem],
     assistant = role == "assistant"
     calls_tools = assistant and "tool_calls" in given
     call_ids = None
+    calls: list[tuple[str, tuple[Key, ...]]] = []
     json_texts: list[str] = []
     if calls_tools:
         calls_at = (*at, "tool_calls")
         call_ids = _read_tool_calls(message["tool_calls"], calls_at, problems)
         for index, call_id in enumerate(call_ids or ()):
             call_at = (*calls_at, index, "id")
-            call_path = path_text(call_at)
-            first = call_sites.setdefault(identity_key(call_id), call_path)  # ids are equal by UTF-16 code units
-            if first != call_path:
-                problems.append(Problem(call_at, DUPLICATE_ID, f"duplicate tool call id {json_text(call_id)} (first used at {first})", first))
+            duplicate = duplicate_call(call_sites, call_id, call_at)
+            if duplicate is not None:
+                problems.append(duplicate)
+            calls.append((identity_key(call_id), call_at))
         json_texts.append(tool_calls_text(message["tool_calls"]))
     texts: list[str] | None
     texts = []
@@ -479,112 +477,31 @@ def _read_message(message: object, at: tuple[Key, ...], problems: list[Problem],
     if len(problems) != count:
         return None
     return {
-        "role": role, "texts": texts, "images": images, "name": name, "call_ids": call_ids,
+        "role": role, "texts": texts, "images": images, "name": name,
+        "calls": calls, "answers": [(identity_key(tool_call_id), (*at, "tool_call_id"))] if tool_call_id is not None else (), "closes": False,
         "tool_call_id": tool_call_id, "json_texts": json_texts, "pinned": pinned,
         "flat": all(type(value) is str for value in message.values()),  # sent as a plain copy of itself
     }
 
 
-# ---------------------------------------------------------------- tool calls and their results
+# ---------------------------------------------------------------- what the pairing reads of an invalid message
 
-def _pair_tool_calls(read: list[dict | None], raw: list, problems: list[Problem]) -> list[int]:
-    """Each message's unit (the index of its first message); tool results must directly
-    follow the assistant message that made the calls, as OpenAI's API requires.
-
-    A message invalid for another reason (a tool result's content, an assistant message's
-    unknown key, one bad call among several) still takes part here with what can be read of
-    it, so that one mistake is not reported twice, once falsely ("no assistant message made
-    a tool call ...").
-    """
-    pairing = Pairing()
-    pairing.feed(0, read, raw, problems)
-    pairing.finish(problems)
-    return pairing.unit_of
-
-
-def _path_of(index: int) -> str:
-    return path_text((*_MESSAGES, index))
-
-
-class Pairing:
-    """The pairing of tool calls with their results, message by message: a history's state can
-    be kept and fed the messages appended to it (``memory.py``)."""
-
-    def __init__(self) -> None:
-        self.unit_of: list[int] = []
-        self.made_at: dict[str, int] = {}  # call id -> index of the assistant message that made it
-        self.answered_at: dict[str, int] = {}
-        self.open_unit: int | None = None  # the assistant message being answered
-        self.waiting: dict[str, tuple] = {}  # its unanswered calls: id -> where
-        self.orphans: list[tuple] = []  # (index in problems, where, the call id): said once every call is known
-
-    def copy(self) -> Pairing:
-        other = Pairing()
-        other.unit_of, other.made_at, other.answered_at = list(self.unit_of), dict(self.made_at), dict(self.answered_at)
-        other.open_unit, other.waiting, other.orphans = self.open_unit, dict(self.waiting), list(self.orphans)
-        return other
-
-    def _close_unit(self, problems: list[Problem]) -> None:
-        for call_id, call_at in self.waiting.items():
-            problems.append(Problem(call_at, TOOL_CALL_UNANSWERED, f"no tool message answers the call {json_text(call_id)} (its result must directly follow this assistant message)"))
-        self.waiting.clear()
-
-    def feed(self, first: int, read: list[dict | None], raw: list, problems: list[Problem]) -> None:
-        """The messages ``read`` (``raw`` as given), the first of them at index ``first``."""
-        unit_of, waiting = self.unit_of, self.waiting
-        for index, (record, given) in enumerate(zip(read, raw), first):
-            message = _as_far_as_readable(given) if record is None else record
-            if message is not None and message["role"] == "tool" and self.open_unit is not None:
-                call_id = identity_key(message["tool_call_id"])  # "\ud83d\ude00" answers a call "😀": the same UTF-16
-                if call_id in waiting:
-                    del waiting[call_id]
-                    self.answered_at[call_id] = index
-                    unit_of.append(self.open_unit)
-                    continue
-            if message is None or message["role"] != "tool":
-                self._close_unit(problems)
-                self.open_unit = None
-                unit_of.append(index)
-                if message is not None and message["call_ids"]:
-                    self.open_unit = index
-                    for position, call_id in enumerate(message["call_ids"]):
-                        if call_id is None:
-                            continue
-                        call_id = identity_key(call_id)
-                        self.made_at.setdefault(call_id, index)
-                        waiting[call_id] = (*_MESSAGES, index, "tool_calls", position, "id")
-                continue
-            call_id = identity_key(message["tool_call_id"])
-            where = (*_MESSAGES, index, "tool_call_id")
-            if call_id in self.answered_at:
-                problems.append(Problem(where, TOOL_RESULT_UNMATCHED, f"the call {json_text(call_id)} is already answered at {_path_of(self.answered_at[call_id])}"))
-            else:  # made earlier, later (the order swapped) or nowhere: known at the end
-                self.orphans.append((len(problems), where, call_id))
-                problems.append(None)  # type: ignore[arg-type]
-            unit_of.append(index)
-
-    def finish(self, problems: list[Problem]) -> None:
-        """The calls still unanswered, and each orphaned result said where its call is, if anywhere."""
-        self._close_unit(problems)
-        for position, where, call_id in self.orphans:
-            if call_id in self.made_at:
-                problems[position] = Problem(where, TOOL_RESULT_MISPLACED, f"answers the call {json_text(call_id)} made at {_path_of(self.made_at[call_id])}, but a tool result must directly follow the assistant message that made the call")
-            else:
-                problems[position] = Problem(where, TOOL_RESULT_UNMATCHED, f"no assistant message made a tool call with id {json_text(call_id)}")
-        self.orphans = []
-
-
-def _as_far_as_readable(message: object) -> dict | None:
-    """What the pairing needs of a message that failed validation, when that much can be read."""
+def _as_far_as_readable(message: object, index: int) -> dict | None:
+    """What the pairing needs of a message that failed validation, when that much can be read:
+    a message invalid for another reason (a tool result's content, one bad call among several)
+    still takes part with what can be read of it, so that one mistake is not reported twice,
+    once falsely ("no assistant message made a tool call ...")."""
     if not isinstance(message, dict):
         return None
     role = message.get("role")
+    at = (*_MESSAGES, index)
     if role == "tool" and isinstance(message.get("tool_call_id"), str):
-        return {"role": "tool", "tool_call_id": message["tool_call_id"], "call_ids": None}
+        return {"calls": (), "answers": [(identity_key(message["tool_call_id"]), (*at, "tool_call_id"))], "closes": False}
     if role == "assistant" and isinstance(message.get("tool_calls"), list):
-        # None for a call without a readable id: it keeps its place, so paths name the right call.
-        call_ids = [call["id"] if isinstance(call, dict) and isinstance(call.get("id"), str) else None for call in message["tool_calls"]]
-        return {"role": "assistant", "call_ids": call_ids if any(call_id is not None for call_id in call_ids) else None}
+        # A call without a readable id keeps its place, so paths name the right call.
+        calls = [(identity_key(call["id"]), (*at, "tool_calls", position, "id")) for position, call in enumerate(message["tool_calls"])
+                 if isinstance(call, dict) and isinstance(call.get("id"), str)]
+        return {"calls": calls, "answers": (), "closes": False} if calls else None
     return None
 
 

@@ -34,7 +34,8 @@ from ....tokenizers.models import counted_encoding
 from .. import reading, rule
 from ..reading import INPUT_SUMMARY, PER_MESSAGE, cached_counter, read_tokenizer
 from . import anthropic, responses
-from .common import Grouping, cost_of, parsed_of, raise_problems, without_nulls
+from ..pairing import ToolPairing
+from .common import cost_of, parsed_of, raise_problems, without_nulls
 from .known import HISTORIES
 
 FORMATS = ("chat", "anthropic", "responses")
@@ -188,10 +189,10 @@ def _parse_format(reader, data: dict, token_counter: Callable[[str], int] | None
         known = HISTORIES.find(key, items) if remember and items else None  # a history read before: only what was appended is read
         first = len(known.snapshot) if known else 0
         records = (list(known.records) if known else []) + [reader.read_item(item, (items_key, index), problems) for index, item in enumerate(items[first:], first)]
-    readable = records[:first] + [item if item is not None else reader.as_far_as_readable(raw, (items_key, index))
-                                  for index, (item, raw) in enumerate(zip(records[first:], items[first:]), first)]
-    grouping = known.grouping.copy() if known else Grouping(items_key, responses.joins_previous if reader is responses else None)  # type: ignore[attr-defined]
-    grouping.feed(readable, first, problems)
+    readable = [item if item is not None else reader.as_far_as_readable(raw, (items_key, index))
+                for index, (item, raw) in enumerate(zip(records[first:], items[first:]), first)]
+    grouping = known.grouping.copy() if known else ToolPairing(items_key, responses.joins_previous if reader is responses else None)  # type: ignore[attr-defined]
+    grouping.feed(readable, first, problems, records[first - 1] if first else None)
     grouping.finish(problems)
     unit_of = grouping.unit_of
     if records and not problems and require_user and not any(item["user_turn"] for item in records if item is not None):
