@@ -145,7 +145,7 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
             if not messages:
                 problems.append(Problem(_MESSAGES, EMPTY, "expected at least one message, got an empty array"))
             if remembered_counts and not problems:
-                known = HISTORIES.find(tokenizer, messages)  # a history read before: only what was appended is read
+                known = HISTORIES.find(messages, tokenizer)  # a history read before: only what was appended is read
             call_sites: dict = dict(known.call_sites) if known else {}
             if known:
                 first = len(known.snapshot)

@@ -36,7 +36,7 @@ from ..reading import INPUT_SUMMARY, PER_MESSAGE, cached_counter, read_tokenizer
 from . import anthropic, responses
 from ..pairing import ToolPairing
 from .common import cost_of, parsed_of, raise_problems, without_nulls
-from .known import HISTORIES
+from .known import HISTORIES, remembered
 
 FORMATS = ("chat", "anthropic", "responses")
 READERS = {"anthropic": anthropic, "responses": responses}
@@ -186,7 +186,7 @@ def _parse_format(reader, data: dict, token_counter: Callable[[str], int] | None
             if not items:
                 problems.append(Problem((items_key,), EMPTY, "expected at least one message, got an empty array"))
             items = [_plain(item) for item in items]
-        known = HISTORIES.find(key, items) if remember and items else None  # a history read before: only what was appended is read
+        known = HISTORIES.find(items, key) if remember and items else None  # a history read before: only what was appended is read
         first = len(known.snapshot) if known else 0
         records = (list(known.records) if known else []) + [reader.read_item(item, (items_key, index), problems) for index, item in enumerate(items[first:], first)]
     readable = [item if item is not None else reader.as_far_as_readable(raw, (items_key, index))
@@ -205,7 +205,7 @@ def _parse_format(reader, data: dict, token_counter: Callable[[str], int] | None
     word = {"tool": "user"} if reader is anthropic else {}
     costs = (list(known.costs) if known else []) + [cost_of(item, count, word.get(item["role"], item["role"])) for item in records[first:]]  # type: ignore[index, arg-type]  # no record is None once no problem was found
     if remember:
-        HISTORIES.keep(key, items, records, costs, grouping.copy(), known)
+        HISTORIES.keep(remembered(key, items, records, costs, grouping.copy(), known), known)
     system_tokens = PER_MESSAGE + count("system" if reader is anthropic else "developer") + sum(map(count, system_texts)) if system_texts else 0
     if reader is anthropic:
         tool_costs, tools_tokens = anthropic.tool_costs(tools, count)
