@@ -14,7 +14,9 @@ from math import ceil
 from ..._shared import checks as _checks
 from ...tokenizers import count_tokens, resolve
 from .images import data_url_size
-from .reading import ALWAYS_PINNED, DEFAULT_TOKENIZER, REPLY_PRIMING
+from .accounting import REPLY_PRIMING
+from .message import ALWAYS_PINNED
+from .reading import DEFAULT_TOKENIZER
 from .prompt_template import counted as template_counted, rendered_tokens
 from .rule import BEFORE_CUT, FITS, LIVE, OLDER, PINNED, PINNED_OVERFLOW, TOO_LARGE, USER_START
 from . import stable_checks

@@ -35,7 +35,7 @@ from fractions import Fraction
 from ..._base.values import INVALID_VALUE, MISSING_KEY, WRONG_TYPE, Key, Problem, got, json_text, preview, unknown_keys
 from ...tokenizers import named_tokenizer
 from ... import templates
-from .reading import REPLY_PRIMING
+from .accounting import REPLY_PRIMING
 from .memory import Bounded, frozen
 from .prompt_template import plain
 

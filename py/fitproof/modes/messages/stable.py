@@ -27,6 +27,7 @@ from ..._shared.shape import InvalidInput
 from ..._base.values import INVALID_VALUE, WRONG_TYPE, Key, Problem, preview
 from . import formats, reading
 from . import reuse as reuse_module
+from .accounting import REPLY_PRIMING
 from .memory import Bounded
 from .rule import LIVE, PINNED
 from .rule import select as rule_select
@@ -117,7 +118,7 @@ def decide(parsed: dict) -> tuple[int | None, int, str]:
     count = len(costs)
     pinned_units = {unit_of[index] for index in compress(range(count), parsed["pinned"])}
     fixed = [unit_of[index] in pinned_units for index in range(count)] if pinned_units else [False] * count
-    need = parsed.get("priming", reading.REPLY_PRIMING) + parsed["tools_tokens"] + sum(compress(costs, fixed)) \
+    need = parsed.get("priming", REPLY_PRIMING) + parsed["tools_tokens"] + sum(compress(costs, fixed)) \
         + sum(costs[index] for index in range(live_start, count) if not fixed[index])
     if need > limit:
         return None, 0, FROM_LIMIT  # what must be kept does not fit: the rule's shortfall

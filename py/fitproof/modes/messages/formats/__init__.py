@@ -32,10 +32,12 @@ from ...._shared.shape import InvalidInput, missing_key
 from ....tokenizers import TOKENIZERS, counter
 from ....tokenizers.models import counted_encoding
 from .. import reading, rule
-from ..reading import INPUT_SUMMARY, PER_MESSAGE, cached_counter, read_tokenizer
+from ..accounting import PER_MESSAGE, callers_counter, tool_calls_text
+from ..reading import INPUT_SUMMARY, cached_counter, raise_problems, read_tokenizer
 from . import anthropic, responses
 from ..pairing import ToolPairing
-from .common import cost_of, parsed_of, raise_problems, without_nulls
+from ..tools import tool_costs as chat_tool_costs
+from .common import cost_of, parsed_of, without_nulls
 from .known import HISTORIES, remembered
 
 FORMATS = ("chat", "anthropic", "responses")
@@ -201,7 +203,7 @@ def _parse_format(reader, data: dict, token_counter: Callable[[str], int] | None
     if problems:
         raise_problems(problems, items_key, top_problems)
     callers = token_counter is not None or tokenizer not in TOKENIZERS
-    count = reading._callers_counter(token_counter or counter(tokenizer)) if callers else cached_counter(tokenizer)
+    count = callers_counter(token_counter or counter(tokenizer)) if callers else cached_counter(tokenizer)
     word = {"tool": "user"} if reader is anthropic else {}
     costs = (list(known.costs) if known else []) + [cost_of(item, count, word.get(item["role"], item["role"])) for item in records[first:]]  # type: ignore[index, arg-type]  # no record is None once no problem was found
     if remember:
@@ -212,8 +214,8 @@ def _parse_format(reader, data: dict, token_counter: Callable[[str], int] | None
         names = [str(tool.get("name", tool.get("type", "tool"))) for tool in tools]
     else:
         chat_tools = [responses.as_chat_tool(tool) for tool in tools]
-        function_costs, function_total = reading.tool_costs_of([tool for tool in chat_tools if tool], count, tokenizer)
-        other = [count(reading.tool_calls_text({key: value for key, value in tool.items() if value is not None})) for tool, chat in zip(tools, chat_tools) if chat is None]
+        function_costs, function_total = chat_tool_costs([tool for tool in chat_tools if tool], count, tokenizer)
+        other = [count(tool_calls_text({key: value for key, value in tool.items() if value is not None})) for tool, chat in zip(tools, chat_tools) if chat is None]
         costs_iter, other_iter = iter(function_costs), iter(other)
         tool_costs = [next(costs_iter) if chat else next(other_iter) for chat in chat_tools]
         tools_tokens = function_total + sum(other)

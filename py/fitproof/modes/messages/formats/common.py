@@ -20,12 +20,9 @@ from __future__ import annotations
 from typing import Callable
 
 from ...._base.values import (
-    NO_USER_MESSAGE,
     Key,
-    Problem,
 )
-from ..reading import INPUT_SUMMARY, MESSAGE_SUMMARY, NO_USER_SUMMARY, PER_MESSAGE, REPLY_PRIMING
-from ...._shared.shape import InvalidInput
+from ..accounting import PER_MESSAGE, REPLY_PRIMING
 
 
 def record(role: str, pinned: bool = False, **fields: object) -> dict:
@@ -39,18 +36,6 @@ def cost_of(item: dict, count: Callable[[str], int], role_word: str) -> int:
     """The chat accounting: 3 an item, its role's count, each text and JSON text counted, its images."""
     return PER_MESSAGE + count(role_word) + sum(map(count, item["texts"])) + sum(map(count, item["json_texts"])) \
         + sum(image["tokens"] for image in item["images"])
-
-
-def raise_problems(problems: list[Problem], items_key: str, top_problems: int) -> None:
-    def position(problem: Problem) -> int:
-        at = problem.at
-        return at[1] if len(at) >= 2 and at[0] == items_key and isinstance(at[1], int) else -1
-
-    problems.sort(key=position)
-    only_items = top_problems == 0 and all(position(problem) >= 0 for problem in problems)
-    if top_problems == 0 and problems[0].code == NO_USER_MESSAGE:
-        raise InvalidInput(problems, "message shape", NO_USER_SUMMARY)
-    raise InvalidInput(problems, "message shape" if only_items else "input shape", MESSAGE_SUMMARY if only_items else INPUT_SUMMARY)
 
 
 def parsed_of(records: list[dict], unit_of: list[int], costs: list[int], items: list, *, limit: int, tokenizer: str, fmt: str,

@@ -38,7 +38,7 @@ from ...._base.values import (
 )
 from ...._shared.shape import missing_key
 from ..images import DETAILS
-from ..reading import image_cost
+from ..accounting import image_cost
 from ..pairing import Record
 from .common import record
 
