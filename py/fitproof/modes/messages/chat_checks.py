@@ -172,6 +172,11 @@ def recounted(history: History) -> str | None:
             return f"the template {history.template} writes {history.priming} tokens of its own, the report says {result.get('template_tokens')} ({result.get('template')})"
     else:
         tokens = REPLY_PRIMING + history.tools_tokens + sum(map(history.cost, kept)) if kept else 0
+    return totals_problem(result, tokens, limit)
+
+
+def totals_problem(result: dict, tokens: int, limit: float) -> str | None:
+    """Whether the report's tokens and remaining are the recount's, within the limit (any format)."""
     if tokens != result["tokens"]:
         return f"the kept messages re-count to {tokens} tokens, the report says {result['tokens']}"
     if tokens > limit:

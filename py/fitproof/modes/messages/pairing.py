@@ -61,6 +61,8 @@ class ToolPairing:
         return path_text((self.items_key, index))
 
     def _close(self, problems: list[Problem]) -> None:
+        if not self.waiting:
+            return
         for call_id, call_at in self.waiting.items():
             problems.append(Problem(call_at, TOOL_CALL_UNANSWERED, f"no tool message answers the call {json_text(call_id)} (its result must directly follow this assistant message)"))
         self.waiting.clear()
@@ -72,13 +74,18 @@ class ToolPairing:
 
     def feed(self, items: Sequence[Record | None], first: int, problems: list[Problem], before: Record | None = None) -> None:
         """The items from index ``first`` on, after the ones fed before (``before``: the item at ``first - 1``)."""
-        previous = before
+        previous, unit_of, joins = before, self.unit_of, self.joins
         for index, item in enumerate(items, first):
             if item is None:
                 self._end(problems)
-                self.unit_of.append(index)
+                unit_of.append(index)
             elif item["answers"]:
                 self._results(index, item, problems)
+            elif not item["calls"] and joins is None:  # the most common item, a message without calls: its own unit
+                if self.waiting:
+                    self._close(problems)
+                self.open_unit = index
+                unit_of.append(index)
             else:
                 self._calls(index, item, previous, problems)
             previous = item

@@ -178,8 +178,9 @@ def _read_history(top: dict, tokenizer: str, remembered: bool, problems: list[Pr
     if known:
         pairing = known.pairing.copy()  # type: ignore[attr-defined]
     read = [_read_message(message, (*_MESSAGES, index), problems, call_sites) for index, message in enumerate(messages[first:], first)]
-    pairing.feed([as_far_as_readable(given, index) if record is None else record for index, (record, given) in enumerate(zip(read, messages[first:]), first)],
-                 first, problems)
+    readable = read if None not in read else [as_far_as_readable(given, index) if record is None else record
+                                              for index, (record, given) in enumerate(zip(read, messages[first:]), first)]
+    pairing.feed(readable, first, problems)
     pairing.finish(problems)
     return _History(known, read, first, pairing, call_sites)
 
