@@ -15,7 +15,8 @@ messages rendered again.
 Anthropic's Messages and OpenAI's Responses items are read into the same units
 (``formats/``), so the rule, its checks and its claims are the chat format's.
 
-The parts: ``reading`` (the chat format, its problems, the costs), ``rule`` (the walk and
+The parts: ``reading`` (the chat format's input, its problems; ``message`` one message,
+``accounting`` the costs, ``pairing`` the tool calls, ``memory`` the histories read before), ``rule`` (the walk and
 the report), ``checks`` (the independent verifications), ``api`` (``trim_messages``,
 ``count_messages``, ``MessagesError``), ``template``, ``stable`` (strategy stable: the cut kept
 across calls, ``previous`` as input), ``reuse`` (the prefix shared with the previous prompt, the
@@ -27,18 +28,9 @@ from __future__ import annotations
 from ...tokenizers import TOKENIZERS, count_tokens
 from .api import MessagesDoNotFit, MessagesError, TrimmedMessages, count_messages, trim_messages
 from .formats import verify  # the checks of the three formats: chat (reading.py), anthropic, responses
-from .reading import (
-    ALWAYS_PINNED,
-    DEFAULT_TOKENIZER,
-    INPUT_SUMMARY,
-    MESSAGE_SUMMARY,
-    PER_MESSAGE,
-    PER_NAME,
-    REPLY_PRIMING,
-    ROLES,
-    message_cost,
-    tool_calls_text,
-)
+from .accounting import PER_MESSAGE, PER_NAME, REPLY_PRIMING, message_cost, tool_calls_text
+from .message import ALWAYS_PINNED, ROLES
+from .reading import DEFAULT_TOKENIZER, INPUT_SUMMARY, MESSAGE_SUMMARY
 from . import rule as rule_module  # noqa: F401  (tests call rule_module.kept_fast beside the mode)
 from .rule import as_sent, succeeded, summarize
 # The formats' readers and rule (formats/), with strategy stable and the reuse when their keys are given (stable.py)

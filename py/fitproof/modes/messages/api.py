@@ -9,7 +9,7 @@ from typing import Any
 from ..._base.errors import InvalidInputError, input_problems
 from ..._shared.shape import InvalidInput
 from ..._base.values import LIMIT_TOO_LOW, MAX_SAFE_INTEGER, Problem, got, plural, preview
-from .reading import REPLY_PRIMING
+from .accounting import REPLY_PRIMING
 from .rule import shortfall_text
 from .stable import parse, remembered_previous, remember, select
 from .prompt_template import rendered_tokens

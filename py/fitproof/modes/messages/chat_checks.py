@@ -14,7 +14,9 @@ from math import ceil
 from ..._shared import checks as _checks
 from ...tokenizers import count_tokens, resolve
 from .images import data_url_size
-from .reading import ALWAYS_PINNED, DEFAULT_TOKENIZER, REPLY_PRIMING
+from .accounting import REPLY_PRIMING
+from .message import ALWAYS_PINNED
+from .reading import DEFAULT_TOKENIZER
 from .prompt_template import counted as template_counted, rendered_tokens
 from .rule import BEFORE_CUT, FITS, LIVE, OLDER, PINNED, PINNED_OVERFLOW, TOO_LARGE, USER_START
 from . import stable_checks
@@ -170,6 +172,11 @@ def recounted(history: History) -> str | None:
             return f"the template {history.template} writes {history.priming} tokens of its own, the report says {result.get('template_tokens')} ({result.get('template')})"
     else:
         tokens = REPLY_PRIMING + history.tools_tokens + sum(map(history.cost, kept)) if kept else 0
+    return totals_problem(result, tokens, limit)
+
+
+def totals_problem(result: dict, tokens: int, limit: float) -> str | None:
+    """Whether the report's tokens and remaining are the recount's, within the limit (any format)."""
     if tokens != result["tokens"]:
         return f"the kept messages re-count to {tokens} tokens, the report says {result['tokens']}"
     if tokens > limit:

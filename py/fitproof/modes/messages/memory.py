@@ -9,7 +9,7 @@ history is read afresh. The comparison is exact where the result depends on it: 
 boolean matches only a value of the same type (``True`` is not ``1``), and inside ``tool_calls``,
 ``function_call`` and ``audio`` (counted as their JSON text) the keys must come in the same order.
 
-Bounded: at most ``MAX_HISTORIES`` histories, ``MAX_MESSAGES`` messages and ``MAX_CHARS`` characters
+Bounded (``Bounded``, the mode's one kind of bounded memory): at most ``MAX_HISTORIES`` histories, ``MAX_MESSAGES`` messages and ``MAX_CHARS`` characters
 of text in all (the oldest let go first). Only histories that were valid are kept, only for this package's own tokenizers (never
 a caller's ``token_counter``), and the report's checks never read them. Thread-safe: a remembered
 history is never changed once kept; the list of them changes under a lock.
@@ -18,11 +18,28 @@ history is never changed once kept; the list of them changes under a lock.
 from __future__ import annotations
 
 import threading
+from typing import Generic, Iterator, Protocol, Sequence, TypeVar
 
 MAX_HISTORIES = 16
 MAX_MESSAGES = 200_000
 MAX_CHARS = 32_000_000  # the text the copies hold (shared with the caller's history while it keeps it)
 ORDERED = frozenset(("tool_calls", "function_call", "audio"))
+
+
+class Entry(Protocol):
+    """What a bounded memory reads of an entry: its key, its copy of the items, the characters it holds."""
+
+    @property
+    def key(self) -> object: ...
+
+    @property
+    def snapshot(self) -> Sequence[object]: ...
+
+    @property
+    def chars(self) -> int: ...
+
+
+E = TypeVar("E", bound=Entry)
 
 
 class _Same:
@@ -74,6 +91,53 @@ def frozen(messages: list[dict]) -> tuple[list[dict], int]:
     return [{key: _frozen(value, key in ORDERED, chars) for key, value in message.items()} for message in messages], chars[0]
 
 
+class Bounded(Generic[E]):
+    """The newest entries, bounded: at most ``max_entries``, and with ``max_items`` and ``max_chars``
+    at most that many items (the entries' ``snapshot`` lengths) and characters (their ``chars``) in
+    all, the oldest let go first; an entry over a bound alone is not kept. Thread-safe: an entry is
+    never changed once kept, and the tuple of them is replaced under a lock. Every memory of the mode
+    is one: the histories of each format, ``reuse.py``'s digests, ``stable.py``'s last calls."""
+
+    def __init__(self, max_entries: int, max_items: int | None = None, max_chars: int | None = None) -> None:
+        self.max_entries, self.max_items, self.max_chars = max_entries, max_items, max_chars
+        self._known: tuple[E, ...] = ()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._known)
+
+    def __iter__(self) -> Iterator[E]:
+        return iter(self._known)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._known = ()
+
+    def _over(self, entries: Sequence[E]) -> bool:
+        return len(entries) > self.max_entries \
+            or (self.max_items is not None and sum(len(entry.snapshot) for entry in entries) > self.max_items) \
+            or (self.max_chars is not None and sum(entry.chars for entry in entries) > self.max_chars)
+
+    def find(self, items: list, key: object = None) -> E | None:
+        """The entry with the longest snapshot that ``items`` starts with (its ``key`` equal to ``key``)."""
+        best, best_size = None, -1
+        for known in self._known:
+            size = len(known.snapshot)
+            if size <= len(items) and size > best_size and known.key == key and items[:size] == known.snapshot:
+                best, best_size = known, size
+        return best
+
+    def keep(self, entry: E, replaces: E | None = None) -> None:
+        """``entry`` kept as the newest, instead of ``replaces`` (the entry it extends)."""
+        if self._over((entry,)):
+            return
+        with self._lock:
+            kept = [other for other in self._known if other is not replaces] + [entry]
+            while self._over(kept):
+                kept.pop(0)
+            self._known = tuple(kept)
+
+
 class Known:
     """A valid history as it was read: its copy, and what was read of each message."""
 
@@ -86,39 +150,14 @@ class Known:
         self.roles, self.pinned, self.flat = roles, pinned, flat
         self.chars = 0
 
+    @property
+    def key(self) -> str:
+        return self.tokenizer
 
-class Histories:
-    def __init__(self, max_histories: int = MAX_HISTORIES, max_messages: int = MAX_MESSAGES, max_chars: int = MAX_CHARS) -> None:
-        self.max_histories, self.max_messages, self.max_chars = max_histories, max_messages, max_chars
-        self._known: tuple[Known, ...] = ()
-        self._lock = threading.Lock()
 
-    def __len__(self) -> int:
-        return len(self._known)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._known = ()
-
-    def find(self, tokenizer: str, messages: list) -> Known | None:
-        """The longest remembered history that ``messages`` starts with, read by ``tokenizer``."""
-        best = None
-        for known in self._known:
-            size = len(known.snapshot)
-            if known.tokenizer == tokenizer and size <= len(messages) and (best is None or size > len(best.snapshot)) \
-                    and messages[:size] == known.snapshot:
-                best = known
-        return best
-
-    def keep(self, known: Known, replaces: Known | None) -> None:
-        if len(known.snapshot) > self.max_messages or known.chars > self.max_chars:
-            return
-        with self._lock:
-            kept = [other for other in self._known if other is not replaces] + [known]
-            while len(kept) > self.max_histories or sum(len(other.snapshot) for other in kept) > self.max_messages \
-                    or sum(other.chars for other in kept) > self.max_chars:
-                kept.pop(0)
-            self._known = tuple(kept)
+def Histories(max_histories: int = MAX_HISTORIES, max_messages: int = MAX_MESSAGES, max_chars: int = MAX_CHARS) -> Bounded[Known]:
+    """A memory of chat histories, by tokenizer (``Known.key``)."""
+    return Bounded(max_histories, max_messages, max_chars)
 
 
 # The process's one memory of histories (each batch worker process has its own).

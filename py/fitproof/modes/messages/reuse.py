@@ -30,14 +30,13 @@ The caching rules (prices never shipped: they change, and are input):
 from __future__ import annotations
 
 import json
-import threading
 from fractions import Fraction
 
 from ..._base.values import INVALID_VALUE, MISSING_KEY, WRONG_TYPE, Key, Problem, got, json_text, preview, unknown_keys
 from ...tokenizers import named_tokenizer
 from ... import templates
-from .reading import REPLY_PRIMING
-from .memory import frozen
+from .accounting import REPLY_PRIMING
+from .memory import Bounded, frozen
 from .prompt_template import plain
 
 PROVIDERS = ("openai", "anthropic")
@@ -73,14 +72,14 @@ class _Digested:
     the digest of each of its prefixes, and the hash after its last message."""
 
     __slots__ = ("snapshot", "digests", "state")
+    key, chars = None, 0  # (one memory for every history; bounded by its messages)
 
     def __init__(self, snapshot: list, digests: list[str], state: object) -> None:
         self.snapshot, self.digests, self.state = snapshot, digests, state
 
 
 MAX_DIGESTED, MAX_DIGESTED_MESSAGES = 16, 200_000
-_digested: tuple[_Digested, ...] = ()
-_digested_lock = threading.Lock()
+_DIGESTED: Bounded[_Digested] = Bounded(MAX_DIGESTED, MAX_DIGESTED_MESSAGES)
 
 
 def digests_at(messages: list, sizes: set[int]) -> dict[int, str]:
@@ -90,12 +89,7 @@ def digests_at(messages: list, sizes: set[int]) -> dict[int, str]:
     only the appended messages are written as JSON and hashed. The digests never depend on it."""
     import hashlib  # not at the top: hashlib asks for _hashlib, which the page's compiled standard library lacks, and the page would then fetch the whole one (2.5 MB) on every first visit
 
-    global _digested
-    known = None
-    for other in _digested:
-        size = len(other.snapshot)
-        if size <= len(messages) and (known is None or size > len(known.snapshot)) and messages[:size] == other.snapshot:
-            known = other
+    known = _DIGESTED.find(messages)
     digests = list(known.digests) if known else [_DIGEST_PREFIX + hashlib.sha256().hexdigest()]
     state = known.state.copy() if known else hashlib.sha256()  # type: ignore[attr-defined]
     for message in messages[len(digests) - 1:]:
@@ -104,12 +98,7 @@ def digests_at(messages: list, sizes: set[int]) -> dict[int, str]:
         digests.append(_DIGEST_PREFIX + state.copy().hexdigest())
     if len(messages) <= MAX_DIGESTED_MESSAGES and (known is None or len(messages) > len(known.snapshot)):
         appended = frozen(messages[len(known.snapshot) if known else 0:])[0]
-        entry = _Digested((known.snapshot if known else []) + appended, digests, state)
-        with _digested_lock:
-            kept = [other for other in _digested if other is not known] + [entry]
-            while len(kept) > MAX_DIGESTED or sum(len(other.snapshot) for other in kept) > MAX_DIGESTED_MESSAGES:
-                kept.pop(0)
-            _digested = tuple(kept)
+        _DIGESTED.keep(_Digested((known.snapshot if known else []) + appended, digests, state), known)
     return {size: digests[size] for size in sizes if 0 <= size <= len(messages)}
 
 

@@ -8,7 +8,8 @@ from itertools import accumulate, compress
 
 from ..._base.values import plural
 from ..._base.words import ranges
-from .reading import ALWAYS_PINNED, REPLY_PRIMING
+from .accounting import REPLY_PRIMING
+from .message import ALWAYS_PINNED
 from ...templates import TemplateError
 from .prompt_template import rendered_tokens
 

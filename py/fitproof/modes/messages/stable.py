@@ -18,7 +18,6 @@ decision (``walk_limit``, ``floor``) in what ``rule.select`` reads.
 
 from __future__ import annotations
 
-import threading
 from fractions import Fraction
 from itertools import compress
 from math import floor as round_down
@@ -28,6 +27,8 @@ from ..._shared.shape import InvalidInput
 from ..._base.values import INVALID_VALUE, WRONG_TYPE, Key, Problem, preview
 from . import formats, reading
 from . import reuse as reuse_module
+from .accounting import REPLY_PRIMING
+from .memory import Bounded
 from .rule import LIVE, PINNED
 from .rule import select as rule_select
 
@@ -117,7 +118,7 @@ def decide(parsed: dict) -> tuple[int | None, int, str]:
     count = len(costs)
     pinned_units = {unit_of[index] for index in compress(range(count), parsed["pinned"])}
     fixed = [unit_of[index] in pinned_units for index in range(count)] if pinned_units else [False] * count
-    need = parsed.get("priming", reading.REPLY_PRIMING) + parsed["tools_tokens"] + sum(compress(costs, fixed)) \
+    need = parsed.get("priming", REPLY_PRIMING) + parsed["tools_tokens"] + sum(compress(costs, fixed)) \
         + sum(costs[index] for index in range(live_start, count) if not fixed[index])
     if need > limit:
         return None, 0, FROM_LIMIT  # what must be kept does not fit: the rule's shortfall
@@ -160,26 +161,38 @@ def select(parsed: dict, with_trace: bool = True) -> dict:
 # a history that extends one of them, without ``previous``, is given it, so its result is exactly
 # ``evaluate``'s with that ``previous``. Bounded; the newest kept; never read by the checks.
 MAX_REMEMBERED = 16
-_remembered: tuple[dict, ...] = ()
-_lock = threading.Lock()
+
+
+class _Call:
+    """One remembered call: its ``as_previous``, found by the digest of the history it was made on."""
+
+    __slots__ = ("as_previous",)
+    snapshot, chars = (), 0  # (bounded by their number alone)
+
+    def __init__(self, as_previous: dict) -> None:
+        self.as_previous = as_previous
+
+    @property
+    def key(self) -> tuple:
+        return self.as_previous["history"], self.as_previous["messages"]
+
+
+_REMEMBERED: Bounded[_Call] = Bounded(MAX_REMEMBERED)
 
 
 def remember(as_previous: dict) -> None:
-    global _remembered
-    with _lock:
-        kept = [other for other in _remembered if other["history"] != as_previous["history"] or other["messages"] != as_previous["messages"]]
-        _remembered = (*kept, dict(as_previous))[-MAX_REMEMBERED:]
+    entry = _Call(dict(as_previous))
+    _REMEMBERED.keep(entry, next((other for other in _REMEMBERED if other.key == entry.key), None))
 
 
 def forget() -> None:
-    global _remembered
-    with _lock:
-        _remembered = ()
+    _REMEMBERED.clear()
 
 
 def remembered_previous(messages: list) -> dict | None:
     """The remembered call with the longest history that ``messages`` starts with, or None."""
-    candidates = sorted((other for other in _remembered if other["messages"] <= len(messages)), key=lambda other: other["messages"])
+    candidates = sorted((other.as_previous for other in _REMEMBERED if other.as_previous["messages"] <= len(messages)),
+                        key=lambda other: other["messages"])
     if not candidates:
         return None
     found = None

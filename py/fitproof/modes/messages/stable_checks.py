@@ -15,7 +15,7 @@ from math import floor
 
 from ... import templates
 from ...tokenizers import named_tokenizer
-from .reading import REPLY_PRIMING
+from .accounting import REPLY_PRIMING
 from .prompt_template import plain
 
 DEFAULT_WATERMARK = 0.7  # the contract's default, written again: the checks import nothing of the rule

@@ -33,10 +33,13 @@ from ...._shared.shape import InvalidInput, missing_key
 from ....tokenizers import TOKENIZERS, counter
 from ....tokenizers.models import counted_encoding
 from .. import reading, rule
-from ..reading import INPUT_SUMMARY, PER_MESSAGE, cached_counter, read_tokenizer
+from ..accounting import PER_MESSAGE, callers_counter, tool_calls_text
+from ..reading import INPUT_SUMMARY, cached_counter, raise_problems, read_tokenizer
 from . import anthropic, responses
-from .common import Grouping, cost_of, parsed_of, raise_problems, without_nulls
-from .known import HISTORIES
+from ..pairing import ToolPairing
+from ..tools import tool_costs as chat_tool_costs
+from .common import cost_of, parsed_of, without_nulls
+from .known import HISTORIES, remembered
 
 FORMATS = ("chat", "anthropic", "responses")
 READERS = {"anthropic": anthropic, "responses": responses}
@@ -186,13 +189,13 @@ def _parse_format(reader, data: dict, token_counter: Callable[[str], int] | None
             if not items:
                 problems.append(Problem((items_key,), EMPTY, "expected at least one message, got an empty array"))
             items = [_plain(item) for item in items]
-        known = HISTORIES.find(key, items) if remember and items else None  # a history read before: only what was appended is read
+        known = HISTORIES.find(items, key) if remember and items else None  # a history read before: only what was appended is read
         first = len(known.snapshot) if known else 0
         records = (list(known.records) if known else []) + [reader.read_item(item, (items_key, index), problems) for index, item in enumerate(items[first:], first)]
-    readable = records[:first] + [item if item is not None else reader.as_far_as_readable(raw, (items_key, index))
-                                  for index, (item, raw) in enumerate(zip(records[first:], items[first:]), first)]
-    grouping = known.grouping.copy() if known else Grouping(items_key, responses.joins_previous if reader is responses else None)  # type: ignore[attr-defined]
-    grouping.feed(readable, first, problems)
+    readable = [item if item is not None else reader.as_far_as_readable(raw, (items_key, index))
+                for index, (item, raw) in enumerate(zip(records[first:], items[first:]), first)]
+    grouping = known.grouping.copy() if known else ToolPairing(items_key, responses.joins_previous if reader is responses else None)  # type: ignore[attr-defined]
+    grouping.feed(readable, first, problems, records[first - 1] if first else None)
     grouping.finish(problems)
     unit_of = grouping.unit_of
     if records and not problems and require_user and not any(item["user_turn"] for item in records if item is not None):
@@ -201,19 +204,19 @@ def _parse_format(reader, data: dict, token_counter: Callable[[str], int] | None
     if problems:
         raise_problems(problems, items_key, top_problems)
     callers = token_counter is not None or tokenizer not in TOKENIZERS
-    count = reading._callers_counter(token_counter or counter(tokenizer)) if callers else cached_counter(tokenizer)
+    count = callers_counter(token_counter or counter(tokenizer)) if callers else cached_counter(tokenizer)
     word = {"tool": "user"} if reader is anthropic else {}
     costs = (list(known.costs) if known else []) + [cost_of(item, count, word.get(item["role"], item["role"])) for item in records[first:]]  # type: ignore[index, arg-type]  # no record is None once no problem was found
     if remember:
-        HISTORIES.keep(key, items, records, costs, grouping.copy(), known)
+        HISTORIES.keep(remembered(key, items, records, costs, grouping.copy(), known), known)
     system_tokens = PER_MESSAGE + count("system" if reader is anthropic else "developer") + sum(map(count, system_texts)) if system_texts else 0
     if reader is anthropic:
         tool_costs, tools_tokens = anthropic.tool_costs(tools, count)
         names = [str(tool.get("name", tool.get("type", "tool"))) for tool in tools]
     else:
         chat_tools = [responses.as_chat_tool(tool) for tool in tools]
-        function_costs, function_total = reading.tool_costs_of([tool for tool in chat_tools if tool], count, tokenizer)
-        other = [count(reading.tool_calls_text({key: value for key, value in tool.items() if value is not None})) for tool, chat in zip(tools, chat_tools) if chat is None]
+        function_costs, function_total = chat_tool_costs([tool for tool in chat_tools if tool], count, tokenizer)
+        other = [count(tool_calls_text({key: value for key, value in tool.items() if value is not None})) for tool, chat in zip(tools, chat_tools) if chat is None]
         costs_iter, other_iter = iter(function_costs), iter(other)
         tool_costs = [next(costs_iter) if chat else next(other_iter) for chat in chat_tools]
         tools_tokens = function_total + sum(other)

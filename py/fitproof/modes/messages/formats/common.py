@@ -1,5 +1,5 @@
-"""What the Anthropic and Responses readers share: each item read into a record, the records
-grouped into the units the chat reader makes (a tool use with its results), and the ``parsed``
+"""What the Anthropic and Responses readers share: each item read into a record (which
+``pairing.py`` groups into the units the chat reader makes: a tool use with its results), and the ``parsed``
 dict ``rule.py`` takes, so that the rule and its walk are the chat format's own.
 
 A record is ``{role, pinned, calls, answers, joins, closes, user_turn, texts, json_texts, images, flat}``:
@@ -20,19 +20,9 @@ from __future__ import annotations
 from typing import Callable
 
 from ...._base.values import (
-    DUPLICATE_ID,
-    NO_USER_MESSAGE,
-    TOOL_CALL_UNANSWERED,
-    TOOL_RESULT_MISPLACED,
-    TOOL_RESULT_UNMATCHED,
     Key,
-    Problem,
-    json_text,
-    path_text,
 )
-from ...._base.ordinal import identity_key
-from ..reading import INPUT_SUMMARY, MESSAGE_SUMMARY, NO_USER_SUMMARY, PER_MESSAGE, REPLY_PRIMING
-from ...._shared.shape import InvalidInput
+from ..accounting import PER_MESSAGE, REPLY_PRIMING
 
 
 def record(role: str, pinned: bool = False, **fields: object) -> dict:
@@ -42,120 +32,10 @@ def record(role: str, pinned: bool = False, **fields: object) -> dict:
     return base
 
 
-class Grouping:
-    """Each item's unit (the index of its first item), with the chat reader's problems, in its words:
-    a result must directly follow the item that made its call, and every call needs its result.
-    Fed item by item, so that a remembered history's state is fed only what was appended."""
-
-    def __init__(self, items_key: str, joins: Callable[[dict, dict], bool] | None = None) -> None:
-        self.items_key, self.joins = items_key, joins
-        self.unit_of: list[int] = []
-        self.made_at: dict[str, int] = {}
-        self.answered_at: dict[str, int] = {}
-        self.call_sites: dict[str, tuple] = {}
-        self.waiting: dict[str, tuple] = {}
-        self.open_unit: int | None = None
-        self.orphans: list[tuple] = []
-
-    def copy(self) -> "Grouping":
-        other = Grouping(self.items_key, self.joins)
-        other.unit_of, other.made_at, other.answered_at = list(self.unit_of), dict(self.made_at), dict(self.answered_at)
-        other.call_sites, other.waiting, other.open_unit = dict(self.call_sites), dict(self.waiting), self.open_unit
-        return other
-
-    def _close(self, problems: list[Problem]) -> None:
-        waiting = self.waiting
-        if not waiting:
-            return
-        for call_id, call_at in waiting.items():
-            problems.append(Problem(call_at, TOOL_CALL_UNANSWERED, f"no tool message answers the call {json_text(call_id)} (its result must directly follow this assistant message)"))
-        waiting.clear()
-
-    def feed(self, records: list[dict | None], first: int, problems: list[Problem]) -> None:
-        """``records[first:]``, after the ones fed before."""
-        unit_of, waiting, answered_at, joins = self.unit_of, self.waiting, self.answered_at, self.joins
-        for index in range(first, len(records)):
-            item = records[index]
-            if item is None:
-                self._close(problems)
-                self.open_unit = None
-                unit_of.append(index)
-                continue
-            if item["answers"]:
-                joined = self.open_unit is not None and any(identity_key(call_id) in waiting for call_id, _ in item["answers"])
-                for call_id, where in item["answers"]:
-                    key = identity_key(call_id)
-                    if joined and key in waiting:
-                        del waiting[key]
-                        answered_at[key] = index
-                    elif key in answered_at:
-                        problems.append(Problem(where, TOOL_RESULT_UNMATCHED, f"the call {json_text(call_id)} is already answered at {path_text((self.items_key, answered_at[key]))}"))
-                    else:
-                        self.orphans.append((len(problems), where, call_id))
-                        problems.append(None)  # type: ignore[arg-type]
-                if joined:
-                    unit_of.append(self.open_unit)  # type: ignore[arg-type]
-                    if item["closes"]:
-                        self._close(problems)
-                        self.open_unit = None
-                    continue
-                self._close(problems)
-                self.open_unit = None
-                unit_of.append(index)
-                continue
-            previous = records[index - 1] if index else None
-            if joins is not None and previous is not None and self.open_unit == unit_of[index - 1] and joins(item, previous):
-                unit_of.append(self.open_unit)
-            else:
-                self._close(problems)
-                self.open_unit = index
-                unit_of.append(index)
-            for call_id, call_at in item["calls"]:
-                key = identity_key(call_id)
-                site = self.call_sites.setdefault(key, call_at)
-                if site != call_at:
-                    problems.append(Problem(call_at, DUPLICATE_ID, f"duplicate tool call id {json_text(call_id)} (first used at {path_text(site)})", path_text(site)))
-                    continue
-                self.made_at.setdefault(key, index)
-                waiting[key] = call_at
-
-    def finish(self, problems: list[Problem]) -> None:
-        """The calls still unanswered, and each orphaned result said where its call is, if anywhere."""
-        self._close(problems)
-        for position, where, call_id in self.orphans:
-            key = identity_key(call_id)
-            if key in self.made_at:
-                problems[position] = Problem(where, TOOL_RESULT_MISPLACED, f"answers the call {json_text(call_id)} made at {path_text((self.items_key, self.made_at[key]))}, but a tool result must directly follow the assistant message that made the call")
-            else:
-                problems[position] = Problem(where, TOOL_RESULT_UNMATCHED, f"no assistant message made a tool call with id {json_text(call_id)}")
-        self.orphans = []
-
-
-def group(records: list[dict | None], items_key: str, problems: list[Problem],
-          joins: Callable[[dict, dict], bool] | None = None) -> list[int]:
-    """Each item's unit, every item fed at once."""
-    grouping = Grouping(items_key, joins)
-    grouping.feed(records, 0, problems)
-    grouping.finish(problems)
-    return grouping.unit_of
-
-
 def cost_of(item: dict, count: Callable[[str], int], role_word: str) -> int:
     """The chat accounting: 3 an item, its role's count, each text and JSON text counted, its images."""
     return PER_MESSAGE + count(role_word) + sum(map(count, item["texts"])) + sum(map(count, item["json_texts"])) \
         + sum(image["tokens"] for image in item["images"])
-
-
-def raise_problems(problems: list[Problem], items_key: str, top_problems: int) -> None:
-    def position(problem: Problem) -> int:
-        at = problem.at
-        return at[1] if len(at) >= 2 and at[0] == items_key and isinstance(at[1], int) else -1
-
-    problems.sort(key=position)
-    only_items = top_problems == 0 and all(position(problem) >= 0 for problem in problems)
-    if top_problems == 0 and problems[0].code == NO_USER_MESSAGE:
-        raise InvalidInput(problems, "message shape", NO_USER_SUMMARY)
-    raise InvalidInput(problems, "message shape" if only_items else "input shape", MESSAGE_SUMMARY if only_items else INPUT_SUMMARY)
 
 
 def parsed_of(records: list[dict], unit_of: list[int], costs: list[int], items: list, *, limit: int, tokenizer: str, fmt: str,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 
 from ...._shared import checks as _checks
-from ....tokenizers import count_tokens, resolve
+from ....tokenizers import resolve
 from .. import chat_checks as chat
 from ..images import data_url_size
 
@@ -188,12 +188,7 @@ class History(chat.History):
         others = sum(self.count(chat.compact({key: value for key, value in tool.items() if value is not None})) for tool in tools if tool.get("type") != "function")
         return chat.tools_recount(functions, self.tokenizer, self.count) + others
 
-    def count(self, text: str) -> int:
-        if text not in self._counted:
-            self._counted[text] = count_tokens(text, self.tokenizer)
-        return self._counted[text]
-
-    def cost(self, index: int) -> int:
+    def cost(self, index: int) -> int:  # (count: the chat History's)
         if index not in self._costs:
             texts, images = self.texts[index]
             self._costs[index] = 3 + self.count(self.words[index]) + sum(map(self.count, texts)) + sum(images)
@@ -227,13 +222,7 @@ def recounted(history: History) -> str | None:
     if result.get("system_tokens") != history.system_tokens:
         return f"the {'system prompt' if history.fmt == 'anthropic' else 'instructions'} re-count to {history.system_tokens} tokens, the report says {result.get('system_tokens')}"
     tokens = history.priming + history.tools_tokens + sum(map(history.cost, kept)) if kept else 0
-    if tokens != result["tokens"]:
-        return f"the kept messages re-count to {tokens} tokens, the report says {result['tokens']}"
-    if tokens > limit:
-        return f"the kept messages re-count to {tokens} tokens, over the limit of {limit}"
-    if result["remaining"] != limit - tokens:
-        return f"reported remaining {result['remaining']}, but {limit} - {tokens} = {limit - tokens}"
-    return None
+    return chat.totals_problem(result, tokens, limit)
 
 
 def tools_paired(history: History) -> str | None:

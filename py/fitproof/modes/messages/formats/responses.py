@@ -38,7 +38,8 @@ from ...._base.values import (
 )
 from ...._shared.shape import missing_key
 from ..images import DETAILS
-from ..reading import image_cost
+from ..accounting import image_cost
+from ..pairing import Record
 from .common import record
 
 NAME = "responses"
@@ -255,7 +256,7 @@ def read_item(item: object, at: tuple[Key, ...], problems: list[Problem]) -> dic
     return result
 
 
-def joins_previous(current: dict, previous: dict | None) -> bool:
+def joins_previous(current: Record, previous: Record | None) -> bool:
     """A call joins a call, a reasoning item or an assistant message before it; an assistant message
     or a reasoning item joins only a reasoning item."""
     if previous is None or previous["answers"] or previous["role"] != "assistant":
