@@ -646,3 +646,13 @@ def test_trim_messages_fast_path_keeps_what_the_rule_keeps(messages, fraction, s
         assert fast == walked["kept"]
         event("dropped some" if walked["dropped"] else "kept all")
         assert mode.select(parsed, with_trace=False)["dropped"] == walked["dropped"]
+
+
+def test_a_history_without_a_user_message_says_so_beside_its_other_problems():
+    # Found by the schema property test: a lone tool message's pairing problem hid the missing user
+    # turn, which the shipped schema refuses; every problem is said at once, the whole list's last.
+    report = evaluate(data(100, [{"role": "tool", "tool_call_id": "a", "content": "x"}]))
+    assert [error["path"] for error in report["errors"]] == ["$.messages[0].tool_call_id", "$.messages"]
+    # A role that could not be read may be the user's: then only its own problem is said.
+    report = evaluate(data(100, [{"role": "usr", "content": "x"}]))
+    assert [error["path"] for error in report["errors"]] == ["$.messages[0].role"]

@@ -4,6 +4,7 @@ collected, and each message's cost counted (``accounting.py``)."""
 
 from __future__ import annotations
 
+import math
 from typing import Callable, Sequence, cast
 
 from ..._shared.count_memory import COUNTS
@@ -32,6 +33,7 @@ from ..._base.values import (
     preview,
     problem_from,
     read_count,
+    WRONG_TYPE,
     unknown_keys,
 )
 
@@ -85,7 +87,8 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
     history = _read_history(top, tokenizer, remembered_counts, problems)
     known, read, first = history.known, history.read, history.first
     live_start = _live_start(top, read, first, known)
-    if (read or known) and live_start is None and not problems and require_user:
+    # Beside any other problem (every one at once), unless a message's role could not be read: that one may be the user's.
+    if (read or known) and live_start is None and require_user and not any(_is_role_problem(problem) for problem in problems):
         problems.append(Problem(_MESSAGES, NO_USER_MESSAGE, f"no message has the role \"user\" ({_roles_seen(read)}): a conversation sent to a model needs a user turn to answer"))
     if problems:
         raise_problems(problems, "messages", top_problems)
@@ -194,11 +197,22 @@ def _live_start(top: dict, read: Sequence[dict | None], first: int, known: Known
     return live_start
 
 
+def _is_role_problem(problem: Problem) -> bool:
+    """Whether the problem leaves a message's role unknown: the role itself, a message without one,
+    or a message that is no object."""
+    at = problem.at
+    if len(at) == 3 and at[0] == "messages" and at[2] == "role":
+        return True
+    return len(at) == 2 and at[0] == "messages" and (problem.about == "role" or problem.code == WRONG_TYPE)
+
+
 def raise_problems(problems: list[Problem], items_key: str, top_problems: int) -> None:
     """``InvalidInput`` with every problem, each item's together in input order; its kind and summary
     by where they are (``top_problems``: how many are outside the items, found first)."""
-    def position(problem: Problem) -> int:  # the index of the item the problem is in; -1 outside every item
+    def position(problem: Problem) -> float:  # the index of the item the problem is in; -1 outside every item
         at = problem.at
+        if problem.code == NO_USER_MESSAGE:  # about the items as a whole: after each item's own
+            return math.inf
         return at[1] if len(at) >= 2 and at[0] == items_key and isinstance(at[1], int) else -1
 
     problems.sort(key=position)  # stable: each item's problems together, in input order

@@ -198,7 +198,8 @@ def _parse_format(reader, data: dict, token_counter: Callable[[str], int] | None
     grouping.feed(readable, first, problems, records[first - 1] if first else None)
     grouping.finish(problems)
     unit_of = grouping.unit_of
-    if records and not problems and require_user and not any(item["user_turn"] for item in records if item is not None):
+    # Beside any other problem (every one at once), unless an item could not be read: that one may be the user's turn.
+    if records and require_user and None not in records and not any(item["user_turn"] for item in records if item is not None):
         roles = sorted({item["role"] for item in records if item is not None})
         problems.append(Problem((items_key,), NO_USER_MESSAGE, f"no message has the role \"user\" (its roles: {', '.join(roles)}): a conversation sent to a model needs a user turn to answer"))
     if problems:
