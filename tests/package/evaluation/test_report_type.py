@@ -11,13 +11,13 @@ import pytest
 
 from conftest import ROOT
 from fitproof import Report, evaluate
-from fitproof.modes import blocks, passages, relevance, required
+from fitproof.modes import blocks, messages, passages, relevance, required
 
 DECLARED = typing.get_type_hints(Report)
 CASES = sorted((ROOT / "fixtures").rglob("*.json"))
 
 
-@pytest.mark.parametrize("mode", [relevance, required, blocks, passages], ids=lambda mode: mode.NAME)
+@pytest.mark.parametrize("mode", [relevance, required, blocks, passages, messages], ids=lambda mode: mode.NAME)
 def test_every_key_of_a_modes_result_is_declared_with_the_same_type(mode):
     result = typing.get_type_hints(mode.Result)
     assert set(result) <= set(DECLARED), set(result) - set(DECLARED)

@@ -12,8 +12,9 @@ from ..._base.values import plural
 from ..._base.words import ranges
 from .reading import Claim
 from .verdicts import BUDGET, HOLES, KNOWN, PAIRED, REQUIRED, RULE, USED, USER, Failure, _capped, _failure, _flags, _tokens_left
+from ...modes.messages.history import Parsed
 
-def _judge_messages(parsed: dict, claim: Claim, proven: list | None = None) -> list[Failure]:
+def _judge_messages(parsed: Parsed, claim: Claim, proven: list | None = None) -> list[Failure]:
     limit, costs, roles, unit_of = parsed["limit"], parsed["costs"], parsed["roles"], parsed["unit_of"]
     unit = _message_unit(parsed)
     size = len(costs)
@@ -90,7 +91,7 @@ def _judge_messages(parsed: dict, claim: Claim, proven: list | None = None) -> l
     return failures
 
 
-def _messages_rule(parsed: dict, claimed: bytearray, pinned: list, members: dict, remaining: int, pinned_tokens: int, positions: list,
+def _messages_rule(parsed: Parsed, claimed: bytearray, pinned: list, members: dict, remaining: int, pinned_tokens: int, positions: list,
                    floor: int = 0, lowered: int | None = None) -> list[Failure]:
     """The walk from the newest unit to the oldest, then the start at a user turn; the first
     unit (newest first) that the claim keeps and the rule drops, or the other way round. ``floor``:
@@ -176,7 +177,7 @@ def _messages_rule(parsed: dict, claimed: bytearray, pinned: list, members: dict
     return []
 
 
-def _why_kept(parsed: dict, index: int, unit_of: list) -> str:
+def _why_kept(parsed: Parsed, index: int, unit_of: list) -> str:
     if parsed["pinned"][index]:
         return "pinned"
     if index >= parsed["live_start"]:
@@ -184,7 +185,7 @@ def _why_kept(parsed: dict, index: int, unit_of: list) -> str:
     return "pinned with its tool unit"
 
 
-def _message_unit(parsed: dict) -> str:
+def _message_unit(parsed: Parsed) -> str:
     return "estimated token" if parsed["tokenizer"] == "estimate" else "token"
 
 

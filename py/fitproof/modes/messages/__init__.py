@@ -36,6 +36,7 @@ from .rule import as_sent, succeeded, summarize
 # The formats' readers and rule (formats/), with strategy stable and the reuse when their keys are given (stable.py)
 from .stable import parse, select
 from ..protocol import Words
+from .history import Parsed, Result
 
 NAME = "messages"
 WORDS = Words(kept="kept", left_out="dropped", used="tokens", limit="limit", listed="message indices")
@@ -43,18 +44,18 @@ COUNTED_COST = None
 SHAPE = None  # its own reader: a chat history is no list of records with ids
 
 
-def beyond_the_rule(parsed: dict, result: dict) -> dict:
+def beyond_the_rule(parsed: Parsed, result: Result) -> dict[str, object]:
     """Nothing: the walk keeps the newest turns, and no other choice is weighed against it."""
     return {}
 
 
-def run(data: object) -> dict:
+def run(data: object) -> Result:
     return select(parse(data))
 
 
 __all__ = [
     "NAME", "WORDS", "COUNTED_COST", "SHAPE", "DEFAULT_TOKENIZER", "INPUT_SUMMARY", "MESSAGE_SUMMARY",
-    "parse", "select", "run", "succeeded", "summarize", "verify", "beyond_the_rule",
+    "parse", "select", "run", "succeeded", "summarize", "verify", "beyond_the_rule", "Parsed", "Result",
     "MessagesError", "MessagesDoNotFit", "TrimmedMessages", "trim_messages", "count_messages",
     "ROLES", "ALWAYS_PINNED", "PER_MESSAGE", "PER_NAME", "REPLY_PRIMING", "TOKENIZERS",
     "count_tokens", "message_cost", "tool_calls_text", "as_sent",

@@ -13,6 +13,7 @@ from .accounting import REPLY_PRIMING
 from .rule import shortfall_text
 from .stable import parse, remembered_previous, remember, select
 from .prompt_template import rendered_tokens
+from .history import Parsed
 
 
 class MessagesError(InvalidInputError):
@@ -104,7 +105,7 @@ def _listed(value: object, what: str) -> list:
 def _parse_call(messages: object, limit: object, tokenizer: object, tools: object = None,
                 token_counter: Callable[[str], int] | None = None, require_user: bool = True, template: object = None,
                 template_options: object = None, cache_keys: dict | None = None, format: object = None, system: object = None,
-                instructions: object = None) -> dict:
+                instructions: object = None) -> Parsed:
     messages = _listed(messages, "messages")
     if not set(map(type, messages)) <= {dict}:  # (at C speed: a chat loop sends a long history every call)
         messages = [_as_dict(message) for message in messages]

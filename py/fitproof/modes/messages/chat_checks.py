@@ -7,6 +7,8 @@ recount of every message, its own units) and returns its first problem, or None.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from typing import Any
 from typing import Callable
 
 from math import ceil
@@ -21,6 +23,7 @@ from .prompt_template import counted as template_counted, rendered_tokens
 from .rule import BEFORE_CUT, FITS, LIVE, OLDER, PINNED, PINNED_OVERFLOW, TOO_LARGE, USER_START
 from . import stable_checks
 from .stable_checks import as_sent_again
+from .history import Parsed
 
 
 def compact(value: object) -> str:
@@ -99,7 +102,7 @@ def tools_recount(tools: list, tokenizer: str, count: Callable[[str], int]) -> i
 class History:
     """The raw input as the checks read it: its units, which are pinned, the live turn, and each message's recount."""
 
-    def __init__(self, data: dict, result: dict) -> None:
+    def __init__(self, data: dict, result: Mapping[str, Any]) -> None:  # a report to doubt: any mapping
         self.data = data
         self.messages = messages = data["messages"]
         self.limit = _checks.raw_number(data["limit"])
@@ -175,7 +178,7 @@ def recounted(history: History) -> str | None:
     return totals_problem(result, tokens, limit)
 
 
-def totals_problem(result: dict, tokens: int, limit: float) -> str | None:
+def totals_problem(result: Mapping[str, Any], tokens: int, limit: float) -> str | None:
     """Whether the report's tokens and remaining are the recount's, within the limit (any format)."""
     if tokens != result["tokens"]:
         return f"the kept messages re-count to {tokens} tokens, the report says {result['tokens']}"
@@ -363,7 +366,7 @@ CHECKS = (
 )
 
 
-def verify(data: dict, result: dict, parsed: dict | None = None) -> list[_checks.Check]:
+def verify(data: dict, result: Mapping[str, Any], parsed: Parsed | None = None) -> list[_checks.Check]:
     history = History(data, result)
     checks = CHECKS + (stable_checks.CHECKS if stable_checks.given(data) else ())
     return [_checks.verdict_of(name, check, history) for name, check in checks]

@@ -36,6 +36,7 @@ from ..._base.values import (
     WRONG_TYPE,
     unknown_keys,
 )
+from .history import Parsed, Read
 
 DEFAULT_TOKENIZER = "o200k_base"
 
@@ -71,7 +72,7 @@ def _loaded(tokenizer: str) -> str:
 _TOP = (Field("limit", read_count), Field("tokenizer", read_tokenizer, optional=True))
 
 
-def parse(data: object, token_counter: Callable[[str], int] | None = None, require_user: bool = True) -> dict:
+def parse(data: object, token_counter: Callable[[str], int] | None = None, require_user: bool = True) -> Parsed:
     """``{limit, tokenizer, model, messages, roles, pinned, flat, unit_of, costs, live_start, images,
     tools, tool_costs, tools_tokens}`` (with ``template``: its keys too); raises ``InvalidInput``.
     ``token_counter`` (the Python API's): counts every text instead of the named tokenizer."""
@@ -98,10 +99,10 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
     pinned = (known.pinned if known else []) + [message["pinned"] for message in valid]
     flat = (known.flat if known else []) + [message["flat"] for message in valid]
     model = top["tokenizer"] if counted_encoding(top.get("tokenizer")) else None
-    parsed = {"limit": limit, "tokenizer": tokenizer, "model": model, "messages": top["messages"], "roles": roles, "pinned": pinned,
-              "flat": flat, "unit_of": list(history.pairing.unit_of)}
+    base: Read = {"limit": limit, "tokenizer": tokenizer, "model": model, "messages": top["messages"], "roles": roles, "pinned": pinned,
+                  "flat": flat, "unit_of": list(history.pairing.unit_of)}
     if template is not None:
-        return _with_template(parsed, top, template, tools, len(records) if live_start is None else live_start)
+        return _with_template(base, top, template, tools, len(records) if live_start is None else live_start)
     count = cached_counter(tokenizer) if remembered_counts else callers_counter(token_counter or counter(tokenizer))
     costs: list[int] = list(known.costs) if known else []
     images: list[dict] = list(known.images) if known else []
@@ -116,15 +117,15 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
         remembered.chars = (known.chars if known else 0) + chars
         HISTORIES.keep(remembered, known)
     parsed_tool_costs, tools_tokens = tool_costs(tools, count, tokenizer)
-    parsed.update({
+    return {
+        **base,
         "costs": costs,
         "live_start": len(records) if live_start is None else live_start,
         "images": [{**image, "size": image["size"] and list(image["size"])} for image in images],
         "tools": [tool_name(tool) for tool in tools],
         "tool_costs": parsed_tool_costs,
         "tools_tokens": tools_tokens,
-    })
-    return parsed
+    }
 
 
 def _read_top(top: dict, token_counter: Callable[[str], int] | None, problems: list[Problem]) -> tuple[int, str, list[dict], str | None]:
@@ -222,23 +223,23 @@ def raise_problems(problems: list[Problem], items_key: str, top_problems: int) -
     raise InvalidInput(problems, "message shape" if only_items else "input shape", MESSAGE_SUMMARY if only_items else INPUT_SUMMARY)
 
 
-def _with_template(parsed: dict, top: dict, template: str, tools: list[dict], live_start: int) -> dict:
+def _with_template(base: Read, top: dict, template: str, tools: list[dict], live_start: int) -> Parsed:
     """``parse``'s result with each message's share of the rendered prompt as its cost."""
-    tokenizer = parsed["tokenizer"]
+    tokenizer = base["tokenizer"]
     try:
         detail = chat_template.counted(top["messages"], template, tokenizer, top.get("tools"), chat_template.read_options(top))
     except chat_template.templates.TemplateError as error:
         at: tuple[Key, ...] = error.at or (("tokenizer",) if error.special_token is not None else ("template",))
         problem = Problem(at, INVALID_VALUE, f"the template {json_text(template)} cannot render this: {error}")
         raise InvalidInput([problem], "input shape", INPUT_SUMMARY) from None
-    parsed.update({
+    return {
+        **base,
         "costs": list(detail.per_message),
         "live_start": live_start,
         "images": [], "tools": [tool_name(tool) for tool in tools], "tool_costs": [0] * len(tools), "tools_tokens": 0,
         "template": template, "priming": detail.overhead, "template_tools": top.get("tools"),
         "template_options": chat_template.read_options(top),
-    })
-    return parsed
+    }
 
 
 def _roles_seen(read: Sequence[dict | None]) -> str:

@@ -38,6 +38,7 @@ from ... import templates
 from .accounting import REPLY_PRIMING
 from .memory import Bounded, frozen
 from .prompt_template import plain
+from .history import Parsed
 
 PROVIDERS = ("openai", "anthropic")
 OPENAI_MINIMUM, OPENAI_STEP = 1024, 128
@@ -244,13 +245,13 @@ def common_tokens(first: list[bytes], second: list[bytes]) -> int:
     return shared
 
 
-def rendered(parsed: dict, kept: list[int], generation_prompt: bool = True) -> str:
+def rendered(parsed: Parsed, kept: list[int], generation_prompt: bool = True) -> str:
     messages = parsed["messages"]
     return templates.render(plain([messages[index] for index in kept], parsed["template"]), parsed["template"],
                             add_generation_prompt=generation_prompt, tools=parsed["template_tools"] or None, **parsed["template_options"])
 
 
-def prompt_measure(parsed: dict, kept: list[int]) -> tuple[int, int, list[bytes] | None]:
+def prompt_measure(parsed: Parsed, kept: list[int]) -> tuple[int, int, list[bytes] | None]:
     """A prompt's tokens, its tokens up to the end of its last message (the breakpoint), and with a
     template its tokens themselves."""
     if not kept:
@@ -264,10 +265,12 @@ def prompt_measure(parsed: dict, kept: list[int]) -> tuple[int, int, list[bytes]
     return body + REPLY_PRIMING, body, None
 
 
-def reuse(parsed: dict, kept: list[int], tokens: int) -> dict:
+def reuse(parsed: Parsed, kept: list[int], tokens: int) -> dict:
     """The report's ``reuse``: what this prompt shares with the previous call's, and with
     ``caching`` what is billed as cached, written and plain input, and the costs with prices."""
-    previous, caching = parsed["options"]["previous"], parsed["options"]["caching"]
+    options = parsed.get("options")
+    assert options is not None  # the reuse is reported only for the keys of stable.py, which parse read into options
+    previous, caching = options["previous"], options["caching"]
     breakpoint_now = prompt_measure(parsed, kept)[1] if kept else 0
     result: dict = {"previous_tokens": None, "prefix_messages": 0, "prefix_tokens": 0, "new_tokens": tokens}
     previous_breakpoint = 0
@@ -275,7 +278,7 @@ def reuse(parsed: dict, kept: list[int], tokens: int) -> dict:
         before = previous_kept(previous, parsed["unit_of"], parsed["pinned"])
         previous_tokens, previous_breakpoint, previous_list = prompt_measure(parsed, before)
         result["previous_tokens"] = previous_tokens
-        same_head = previous["head"] == parsed["options"]["head"]
+        same_head = previous["head"] == options["head"]
         if same_head and kept and before:
             shared = shared_run(before, kept)
             if parsed.get("template"):

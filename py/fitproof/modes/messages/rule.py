@@ -12,6 +12,7 @@ from .accounting import REPLY_PRIMING
 from .message import ALWAYS_PINNED
 from ...templates import TemplateError
 from .prompt_template import rendered_tokens
+from .history import Parsed, Result
 
 # A trace row's reason.
 PINNED = "pinned"
@@ -24,7 +25,7 @@ PINNED_OVERFLOW = "pinned_messages_exceed_limit"  # the pinned messages, the liv
 BEFORE_CUT = "older_than_the_stable_cut"  # strategy stable: before the cut kept from the previous call (stable.py)
 
 
-def rule(parsed: dict) -> tuple[list[bool], list[str], list[int], list[bool], int, int]:
+def rule(parsed: Parsed) -> tuple[list[bool], list[str], list[int], list[bool], int, int]:
     """Each message's kept flag, reason, the remaining limit before its unit was decided and
     whether its unit is pinned; the tokens the pinned messages, the tools and the priming need,
     and the tokens the live turn adds to them. Strategy ``stable`` (``stable.py``) may set
@@ -32,7 +33,8 @@ def rule(parsed: dict) -> tuple[list[bool], list[str], list[int], list[bool], in
     previous call: the unpinned units before it are dropped)."""
     costs, pinned, unit_of, roles = parsed["costs"], parsed["pinned"], parsed["unit_of"], parsed["roles"]
     live_start = parsed["live_start"]
-    limit = parsed["limit"] if parsed.get("walk_limit") is None else parsed["walk_limit"]
+    walk_limit = parsed.get("walk_limit")
+    limit = parsed["limit"] if walk_limit is None else walk_limit
     floor = parsed.get("floor", 0)
     count = len(costs)
     pinned_unit = [False] * count  # by unit start: a unit is pinned when any of its messages is
@@ -91,12 +93,13 @@ def rule(parsed: dict) -> tuple[list[bool], list[str], list[int], list[bool], in
     return kept, reasons, before, unit_pinned, pinned_tokens, live_tokens
 
 
-def kept_fast(parsed: dict) -> list[int] | None:
+def kept_fast(parsed: Parsed) -> list[int] | None:
     """The kept indices ``rule`` gives, found with prefix sums and a binary search instead of a
     walk over every message (``trim_messages`` before every model call: the cost of a long history
     is then a few passes at C speed); None when what must be kept does not fit (``rule`` says why)."""
     costs, unit_of, roles, live_start = parsed["costs"], parsed["unit_of"], parsed["roles"], parsed["live_start"]
-    limit = parsed["limit"] if parsed.get("walk_limit") is None else parsed["walk_limit"]  # strategy stable (stable.py)
+    walk_limit = parsed.get("walk_limit")  # strategy stable (stable.py)
+    limit = parsed["limit"] if walk_limit is None else walk_limit
     count = len(costs)
     pinned_units = sorted({unit_of[index] for index in compress(range(count), parsed["pinned"])})
     fixed = set()  # the messages of the pinned units (a unit is its start and the tool results after it)
@@ -139,7 +142,7 @@ def kept_fast(parsed: dict) -> list[int] | None:
     return sorted(index for index in fixed if index < cut) + list(range(cut, count))
 
 
-def select(parsed: dict, with_trace: bool = True) -> dict:
+def select(parsed: Parsed, with_trace: bool = True) -> Result:
     """The report's results; without the trace (``trim_messages``, whose caller sends the messages
     and reads the counts) when ``with_trace`` is false."""
     limit, costs, messages = parsed["limit"], parsed["costs"], parsed["messages"]
@@ -186,7 +189,7 @@ def select(parsed: dict, with_trace: bool = True) -> dict:
         }
         for index in reversed(range(len(costs)))
     ]
-    report = {
+    report: Result = {
         "tokenizer": parsed["tokenizer"],
         "model": parsed["model"],
         "limit": limit,
@@ -204,8 +207,9 @@ def select(parsed: dict, with_trace: bool = True) -> dict:
         "tools_tokens": parsed["tools_tokens"],
         "trace": trace,
     }
-    if parsed.get("template"):
-        report["template"], report["template_tokens"] = parsed["template"], parsed["priming"]
+    template = parsed.get("template")
+    if template:
+        report["template"], report["template_tokens"] = template, parsed["priming"]
     return report
 
 
@@ -234,7 +238,7 @@ def _copied(value: object) -> object:
     return value
 
 
-def succeeded(result: dict) -> bool:
+def succeeded(result: Result) -> bool:
     return result["shortfall"] == 0
 
 
@@ -242,7 +246,7 @@ def _unit_name(tokenizer: str) -> str:
     return "estimated tokens" if tokenizer == "estimate" else f"tokens ({tokenizer})"
 
 
-def shortfall_text(result: dict) -> str:
+def shortfall_text(result: Result) -> str:
     """What must be kept, and by how much it is over the limit."""
     need = result["pinned_tokens"] + result["live_tokens"]
     over = f"{result['shortfall']} over the limit of {result['limit']}."
@@ -265,7 +269,7 @@ def shortfall_text(result: dict) -> str:
     return f"{listed[0].upper()}{listed[1:]} and {priming} need {need} {_unit_name(result['tokenizer'])}, {over}"
 
 
-def summarize(result: dict) -> str:
+def summarize(result: Result) -> str:
     total = len(result["trace"])
     if result["shortfall"]:
         return shortfall_text(result)

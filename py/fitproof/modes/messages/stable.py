@@ -31,6 +31,7 @@ from .accounting import REPLY_PRIMING
 from .memory import Bounded
 from .rule import LIVE, PINNED
 from .rule import select as rule_select
+from .history import Parsed, Result
 
 STRATEGIES = ("newest", "stable")
 DEFAULT_STRATEGY = "newest"
@@ -75,7 +76,7 @@ def read_options(top: dict, problems: list[Problem]) -> dict | None:
             "caching": caching, "head": None}
 
 
-def parse(data: object, token_counter: Callable[[str], int] | None = None, require_user: bool = True) -> dict:
+def parse(data: object, token_counter: Callable[[str], int] | None = None, require_user: bool = True) -> Parsed:
     """``formats.parse`` with the strategy's keys read apart; raises ``InvalidInput`` with every problem.
     The strategy and the reuse are the chat format's: with another format they are refused."""
     if not isinstance(data, dict) or not any(key in data for key in KEYS):
@@ -105,13 +106,13 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
     return parsed
 
 
-def decide(parsed: dict) -> tuple[int | None, int, str]:
+def decide(parsed: Parsed) -> tuple[int | None, int, str]:
     """The walk's limit (None: ``limit``), the floor (the cut kept) and where the cut comes from.
 
     The previous cut is kept when every unit from it on fits beside what must be kept: then the
     rule's walk, with the units before the cut dropped, never meets a unit too large."""
-    options = parsed["options"]
-    if options["strategy"] != "stable":
+    options = parsed.get("options")
+    if options is None or options["strategy"] != "stable":
         return None, 0, FROM_LIMIT
     previous = options["previous"]
     costs, unit_of, live_start, limit = parsed["costs"], parsed["unit_of"], parsed["live_start"], parsed["limit"]
@@ -132,7 +133,7 @@ def decide(parsed: dict) -> tuple[int | None, int, str]:
     return max(watermark_limit(options["low_watermark"], limit), need), 0, FROM_WATERMARK
 
 
-def select(parsed: dict, with_trace: bool = True) -> dict:
+def select(parsed: Parsed, with_trace: bool = True) -> Result:
     """``rule.select``, under the strategy, with the cut, ``as_previous`` and ``reuse`` when any key of
     this module is given; exactly ``rule.select`` otherwise."""
     options = parsed.get("options")
@@ -142,18 +143,15 @@ def select(parsed: dict, with_trace: bool = True) -> dict:
     result = rule_select({**parsed, "walk_limit": walk_limit, "floor": floor}, with_trace)  # the chat format's (parse says so)
     dropped, kept = result["dropped"], result["kept"]
     cut = dropped[-1] + 1 if dropped and kept else 0
-    extra: dict = {"strategy": options["strategy"]}
+    result["strategy"] = options["strategy"]
     if options["strategy"] == "stable":
-        extra["low_watermark"] = options["low_watermark"]
-    extra.update({
-        "walk_limit": parsed["limit"] if walk_limit is None else walk_limit,
-        "cut": cut if kept else None,
-        "cut_from": cut_from if kept else None,
-        "as_previous": {"messages": len(parsed["messages"]), "cut": cut, "history": reuse_module.history_digest(parsed["messages"]),
-                        "head": options["head"]} if kept else None,
-        "reuse": reuse_module.reuse(parsed, kept, result["tokens"]),
-    })
-    result.update(extra)
+        result["low_watermark"] = options["low_watermark"]
+    result["walk_limit"] = parsed["limit"] if walk_limit is None else walk_limit
+    result["cut"] = cut if kept else None
+    result["cut_from"] = cut_from if kept else None
+    result["as_previous"] = {"messages": len(parsed["messages"]), "cut": cut, "history": reuse_module.history_digest(parsed["messages"]),
+                             "head": options["head"]} if kept else None
+    result["reuse"] = reuse_module.reuse(parsed, kept, result["tokens"])
     return result
 
 

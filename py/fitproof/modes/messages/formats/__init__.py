@@ -40,6 +40,7 @@ from ..pairing import ToolPairing
 from ..tools import tool_costs as chat_tool_costs
 from .common import cost_of, parsed_of, without_nulls
 from .known import HISTORIES, remembered
+from ..history import Parsed, Result
 
 FORMATS = ("chat", "anthropic", "responses")
 READERS = {"anthropic": anthropic, "responses": responses}
@@ -84,7 +85,7 @@ def detect(top: dict) -> tuple[str | None, bool]:
     return signals.pop(), True
 
 
-def parse(data: object, token_counter: Callable[[str], int] | None = None, require_user: bool = True) -> dict:
+def parse(data: object, token_counter: Callable[[str], int] | None = None, require_user: bool = True) -> Parsed:
     """The chat reader's ``parsed`` dict for any of the three formats; raises ``InvalidInput``."""
     if not isinstance(data, dict) or ("format" not in data and not {"system", "instructions", "input"} & data.keys()
                                       and not _has_typed_items(data.get("messages"))):
@@ -140,7 +141,7 @@ def _has_typed_items(items: object) -> bool:
     return False
 
 
-def _parse_format(reader, data: dict, token_counter: Callable[[str], int] | None, require_user: bool, detected: bool) -> dict:
+def _parse_format(reader, data: dict, token_counter: Callable[[str], int] | None, require_user: bool, detected: bool) -> Parsed:
     problems: list[Problem] = []
     top = data
     problems.extend(unknown_keys(top, (), reader.TOP_KEYS))
@@ -239,7 +240,7 @@ def _parse_format(reader, data: dict, token_counter: Callable[[str], int] | None
     return parsed
 
 
-def select(parsed: dict, with_trace: bool = True) -> dict:
+def select(parsed: Parsed, with_trace: bool = True) -> Result:
     """``rule.select``, then what the format sends and counts: the caller's own items as a request
     in that format takes them, and the system prompt or instructions in the count."""
     fmt = parsed.get("format")
@@ -264,7 +265,7 @@ def select(parsed: dict, with_trace: bool = True) -> dict:
     return result
 
 
-def verify(data: object, result: dict, parsed: dict | None = None) -> list[Check]:
+def verify(data: object, result: Result, parsed: Parsed | None = None) -> list[Check]:
     from .. import chat_checks
     from . import format_checks as checks
 

@@ -23,6 +23,7 @@ from ...._base.values import (
     Key,
 )
 from ..accounting import PER_MESSAGE, REPLY_PRIMING
+from ..history import Parsed
 
 
 def record(role: str, pinned: bool = False, **fields: object) -> dict:
@@ -40,7 +41,7 @@ def cost_of(item: dict, count: Callable[[str], int], role_word: str) -> int:
 
 def parsed_of(records: list[dict], unit_of: list[int], costs: list[int], items: list, *, limit: int, tokenizer: str, fmt: str,
               detected: bool, items_key: str, system_tokens: int, tools: list[str], tool_costs: list[int], tools_tokens: int,
-              sent: Callable[[dict], dict]) -> dict:
+              sent: Callable[[dict], dict]) -> Parsed:
     """The dict ``rule.py`` reads (the chat reader's keys), with what the format adds."""
     users = [index for index, item in enumerate(records) if item["user_turn"]]
     live_start = unit_of[users[-1]] if users else len(records)

@@ -6,6 +6,8 @@ results. Nothing here calls the readers or the rule."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
 
 from ...._shared import checks as _checks
 from ....tokenizers import resolve
@@ -97,7 +99,7 @@ def _responses_texts(item: dict, out: list[str], images: list[int]) -> str:
 class History(chat.History):
     """The raw Anthropic or Responses input as the checks read it."""
 
-    def __init__(self, data: dict, result: dict, fmt: str) -> None:  # noqa: C901 (one reading, in order)
+    def __init__(self, data: dict, result: Mapping[str, Any], fmt: str) -> None:  # noqa: C901 (one reading, in order)
         self.fmt = fmt
         key = "input" if fmt == "responses" and "input" in data else "messages"
         self.messages = messages = data[key]
@@ -266,7 +268,7 @@ CHECKS = (
 )
 
 
-def verify(data: dict, result: dict, fmt: str) -> list[_checks.Check]:
+def verify(data: dict, result: Mapping[str, Any], fmt: str) -> list[_checks.Check]:
     history = History(data, result, fmt)
     return [_checks.verdict_of(name, check, history) for name, check in CHECKS]
 
