@@ -12,7 +12,7 @@ import { stopPlay, wireSteps } from "./page/steps.js";
 import { loadExamples, offerRestore, prefetchExamples, showPageExample, startWithPageExample, wireExamples } from "./page/examples.js";
 import { dropStaleLink, nameLinkedExample, openLinkAtStart, wireSharing } from "./page/share.js";
 import { showModeHelp } from "./page/mode-help.js";
-import { shown, turnPage } from "./page/report.js";
+import { shown, turnPage } from "./page/items.js";
 import "./page/model-tokenizer.js";  // a model's tokenizer file, chosen or dropped, named for this session
 import "./page/chat.js";  // the messages mode's conversation view (it registers itself with report.js)
 import { showFirstReport } from "./page/first-report.js";

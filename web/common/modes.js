@@ -2,15 +2,26 @@
 // it decides (in words), and one sentence per reason code. Text only: every decision
 // is made in Python and arrives in the report's trace.
 
+// Each mode's names for its report's keys (kept, left_out, used, limit, listed), as the mode
+// declares them once in Python (fitproof.modes.MODES[name].WORDS); the site's builder writes
+// this file from them (_site/bundle.py), so the page keeps no table of its own.
+import WORDS from "./modes_words.json" with { type: "json" };
+
+export { WORDS };
+
+// A report's value under the name its mode gives it: said(report, "limit") is `available` in blocks.
+export const said = (report, word) => report[WORDS[report.mode][word]];
+
 export const count = (n, noun) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 const remain = (n, unit) => (n === 1 ? `1 ${unit} remains` : `${count(n, unit)} remain`);
 
 const tokenUnit = () => "token";
+const limitOf = (report) => said(report, "limit");
 
 export const MODES = {
   relevance: {
     unit: tokenUnit,
-    capacity: (report) => report.budget,
+    capacity: limitOf,
     slider: { path: "$.budget", label: "budget" },
     decides: [
       "Items are considered by relevance, highest first; equal scores go by id, compared character by character (capital letters before small ones).",
@@ -20,7 +31,7 @@ export const MODES = {
   },
   required: {
     unit: tokenUnit,
-    capacity: (report) => report.budget,
+    capacity: limitOf,
     slider: { path: "$.budget", label: "budget" },
     decides: [
       "Every required item is taken first. If the required items together cost more than the budget, the run fails and nothing is selected.",
@@ -29,7 +40,7 @@ export const MODES = {
   },
   blocks: {
     unit: tokenUnit,
-    capacity: (report) => report.available,
+    capacity: limitOf,
     slider: { path: "$.window.context_tokens", label: "window.context_tokens" },
     decides: [
       "The window's context tokens, minus the output reserved for the answer and the fixed prompt, leave the tokens available for blocks.",
@@ -40,9 +51,9 @@ export const MODES = {
   },
   passages: {
     unit: (report) => ({ words: "word", estimate: "estimated token" }[report.counter] || "token"),
-    capacity: (report) => report.limit,
+    capacity: limitOf,
     // The question, "Sources:" and "Answer:" are counted before any passage.
-    base: (report) => (Array.isArray(report.trace) && report.trace.length ? report.limit - report.trace[0].remaining_before : report.units),
+    base: (report) => (Array.isArray(report.trace) && report.trace.length ? limitOf(report) - report.trace[0].remaining_before : said(report, "used")),
     slider: { path: "$.limit", label: "limit" },
     decides: [
       "Passages are tried in retrieval order (the order given).",
@@ -99,7 +110,7 @@ export const REASONS = {
   exceeds_remaining_budget: {
     short: (row, { unit }) => `does not fit: ${inUnit(row) ? "its tool unit " : ""}needs ${count(row.unit_tokens ?? costOf(row), unit)}, only ${remain(row.remaining_before, unit)}`,
     sentence: (row, { unit, report }) => {
-      const prompt = "units_with" in row ? ` (the prompt would count ${row.units_with} of ${report.limit})` : "";
+      const prompt = "units_with" in row ? ` (the prompt would count ${row.units_with} of ${limitOf(report)})` : "";
       if (row.unit_tokens !== undefined) {
         const what = row.unit_tokens !== row.tokens ? `'s tool unit needs ${count(row.unit_tokens, unit)}` : ` needs ${count(row.tokens, unit)}`;
         return `${labelOf(row)}${what}; ${remain(row.remaining_before, unit)}; dropped, and every older turn with it (no holes).`;
@@ -112,8 +123,8 @@ export const REASONS = {
     sentence: (row, { unit }) => `${row.id} is required, so it is taken first: it needs ${count(costOf(row), unit)}, leaving ${count(row.remaining_before - costOf(row), unit)}.`,
   },
   required_items_exceed_budget: {
-    short: (row, { report }) => `required, but the required items need ${report.required_cost} and the budget is ${report.budget}`,
-    sentence: (row, { unit, report }) => `${row.id} is required (${count(costOf(row), unit)}), but the required items together need ${count(report.required_cost, unit)} and the budget is ${report.budget}: the run fails and nothing is kept.`,
+    short: (row, { report }) => `required, but the required items need ${report.required_cost} and the budget is ${limitOf(report)}`,
+    sentence: (row, { unit, report }) => `${row.id} is required (${count(costOf(row), unit)}), but the required items together need ${count(report.required_cost, unit)} and the budget is ${limitOf(report)}: the run fails and nothing is kept.`,
   },
   not_considered_required_overflow: {
     short: () => "not considered: the required items already overflow the budget",
@@ -140,8 +151,8 @@ export const REASONS = {
     sentence: (row, { unit }) => `${labelOf(row)} fit (${count(row.unit_tokens ?? row.tokens, unit)}, ${remain(row.remaining_before, unit)}), but it comes before the first kept user message, so it is dropped.`,
   },
   pinned_messages_exceed_limit: {
-    short: (row, { report }) => `not sent: the pinned messages and the priming need ${report.pinned_tokens}, the limit is ${report.limit}`,
-    sentence: (row, { unit, report }) => `${labelOf(row)} is not sent: the pinned messages and the priming need ${count(report.pinned_tokens, unit)}, ${report.shortfall} over the limit of ${report.limit}, so the run fails.`,
+    short: (row, { report }) => `not sent: the pinned messages and the priming need ${report.pinned_tokens}, the limit is ${limitOf(report)}`,
+    sentence: (row, { unit, report }) => `${labelOf(row)} is not sent: the pinned messages and the priming need ${count(report.pinned_tokens, unit)}, ${report.shortfall} over the limit of ${limitOf(report)}, so the run fails.`,
   },
   required_block_too_large_for_budget: {
     short: (row, { unit }) => `required, does not fit: needs ${count(costOf(row), unit)}, only ${remain(row.remaining_before, unit)} — cannot proceed`,

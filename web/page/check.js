@@ -1,5 +1,5 @@
 // Checking the editor's text and showing the report: one check at a time in Python, the
-// newest answer only on screen. Rendering is in report.js (with bar.js and modes.js).
+// newest answer only on screen. Rendering is in report.js (with items.js, bar.js and modes.js).
 
 import { $ } from "./dom.js";
 import { currentText, state } from "./state.js";
@@ -7,7 +7,8 @@ import * as editor from "./editor.js";
 import * as codeEditor from "./code-editor.js";
 import * as python from "./python.js";
 import { loadReport } from "./store.js";
-import { PAGE_SIZE, clearReport, renderReport, setSummary } from "./report.js";
+import { clearReport, renderReport, setSummary } from "./report.js";
+import { PAGE_SIZE } from "./items.js";
 
 const DEBOUNCE_MS = 300;
 

@@ -8,7 +8,8 @@ import { $ } from "./dom.js";
 import { currentText, state } from "./state.js";
 import * as editor from "./editor.js";
 import { onCheckStarted, onReportShown, windowOf } from "./check.js";
-import { PAGE_SIZE, clearReport, renderReport } from "./report.js";
+import { clearReport, renderReport } from "./report.js";
+import { PAGE_SIZE } from "./items.js";
 import { head, marksFor } from "../worker/report-head.js";
 
 const NOTE = "Worked out when this site was built, for the input shown. Live editing starts once Python has loaded in your browser.";

@@ -5,7 +5,7 @@ import { $ } from "./dom.js";
 import { currentText, state } from "./state.js";
 import * as editor from "./editor.js";
 import { MODES } from "../common/modes.js";
-import { shown } from "./report.js";
+import { shown } from "./items.js";
 import { scheduleCheck, windowOf } from "./check.js";
 import { editedByPage, setInput } from "./input.js";
 

@@ -2,7 +2,7 @@
 
 import { $ } from "./dom.js";
 import { state } from "./state.js";
-import { setStep, shown, stepCount } from "./report.js";
+import { setStep, shown, stepCount } from "./items.js";
 
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
 const PLAY_MS = 1400;          // one decision per beat, time to read the sentence

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -24,6 +25,7 @@ from typing import NamedTuple
 
 from .._envelope import check_text
 from .._base.errors import FitproofError
+from ..modes import MODES
 from ..tokenizers import EXACT, RANK_FILES
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
@@ -130,6 +132,7 @@ def site_map(root: Path | None = None, snapshot: bool = True) -> dict[str, Path 
     for path in sorted(web.rglob("*")):
         if path.is_file():
             files[path.relative_to(web).as_posix()] = path
+    files[MODES_WORDS] = _json_bytes(modes_words())
     page = page_with_first_report(sources)
     if page is not None:
         files["index.html"] = page
@@ -198,6 +201,16 @@ def site_map(root: Path | None = None, snapshot: bool = True) -> dict[str, Path 
         files[f"fixtures/{name}"] = fixtures / name
     files["fixtures/index.json"] = _json_bytes(fixture_names)
     return files
+
+
+# Each mode's names for a report's keys, as the page reads them (web/common/modes.js imports it).
+MODES_WORDS = "common/modes_words.json"
+
+
+def modes_words() -> dict[str, dict[str, str]]:
+    """Each mode's ``WORDS`` (``fitproof.modes.MODES``), declared once in the mode: the page names
+    what was kept and left out, the cost and the limit through these, never a table of its own."""
+    return {name: dataclasses.asdict(mode.WORDS) for name, mode in MODES.items()}
 
 
 FIRST_REPORT_ID = "first-report"
