@@ -224,6 +224,7 @@ def trim_messages(
     return trimmed
 
 
+# trim_messages' keyword parameters again, spelt out on purpose (docs/design.md, "Twins kept on purpose").
 def count_messages(
     messages: Sequence[Mapping[str, object] | Any],
     tokenizer: str | None = None,

@@ -3,6 +3,8 @@ parts, its tool calls), every problem collected, and what the cost and the pairi
 
 from __future__ import annotations
 
+from typing import Callable
+
 from ..._base.ordinal import identity_key
 from ..._shared.shape import missing_key
 from .accounting import tool_calls_text
@@ -201,6 +203,24 @@ def _strict_keys(obj: dict, at: tuple[Key, ...], keys: tuple[str, ...], problems
     problems.extend(unknown_keys(obj, at, keys))
 
 
+def read_role(item: dict, at: tuple[Key, ...], roles: tuple[str, ...], hint: Callable[[object], str], problems: list[Problem]) -> str | None:
+    """The item's role, one of ``roles``; else None, and the problem said at its path (``hint``: what
+    the format adds for a role it does not take). The chat reader's and Anthropic's."""
+    role = item.get("role")
+    if "role" not in item:
+        problems.append(missing_key(at, "role"))
+        return None
+    if role not in roles:
+        problems.append(Problem((*at, "role"), INVALID_VALUE, f"expected one of {', '.join(roles)}, got {preview(role)}{hint(role)}"))
+        return None
+    return role
+
+
+def _role_hint(role: object) -> str:
+    guess = (closest_name(role, ROLES) or ROLE_ALIASES.get(role.casefold())) if isinstance(role, str) else None
+    return f"; did you mean {json_text(guess)}?" if guess else ""
+
+
 def read_message(message: object, at: tuple[Key, ...], problems: list[Problem], call_sites: dict) -> dict | None:
     """``{role, texts, images, name, calls, answers, closes, tool_call_id, json_texts, pinned, flat}``
     (``calls``, ``answers``, ``closes``: what the pairing reads, ``pairing.py``), or None when invalid. ``null`` for an optional field is the field left out."""
@@ -210,15 +230,7 @@ def read_message(message: object, at: tuple[Key, ...], problems: list[Problem], 
         problems.append(problem_from(error, at))
         return None
     count = len(problems)
-    role = message.get("role")
-    if "role" not in message:
-        problems.append(missing_key(at, "role"))
-        role = None
-    elif role not in ROLES:
-        guess = (closest_name(role, ROLES) or ROLE_ALIASES.get(role.casefold())) if isinstance(role, str) else None
-        hint = f"; did you mean {json_text(guess)}?" if guess else ""
-        problems.append(Problem((*at, "role"), INVALID_VALUE, f"expected one of {', '.join(ROLES)}, got {preview(role)}{hint}"))
-        role = None
+    role = read_role(message, at, ROLES, _role_hint, problems)
     _unknown_keys(message, at, role, problems)
     given = role in _KEYS_BY_ROLE and {key for key, value in message.items() if value is not None and key in _KEYS_BY_ROLE[role]}
     given = given or set()

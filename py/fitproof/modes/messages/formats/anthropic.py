@@ -22,26 +22,12 @@ from fractions import Fraction
 from math import ceil
 from typing import Callable
 
-from ...._base.values import (
-    EMPTY,
-    INVALID_VALUE,
-    NOT_TEXT,
-    WRONG_TYPE,
-    Invalid,
-    Key,
-    Problem,
-    closest_name,
-    got,
-    json_text,
-    preview,
-    problem_from,
-    read_bool,
-    read_id,
-    unknown_keys,
-)
+from ...._base.values import (EMPTY, INVALID_VALUE, NOT_TEXT, WRONG_TYPE, Invalid, Key, Problem, closest_name, got, json_text,
+                              preview, problem_from, read_id, unknown_keys)
 from ...._shared.shape import missing_key
 from ..images import data_url_size
-from .common import record
+from ..message import read_role
+from .common import an_object, read_pinned, record
 
 NAME = "anthropic"
 DEFAULT_TOKENIZER = "estimate"
@@ -226,21 +212,18 @@ def _blocks(value: object, at: tuple[Key, ...], allowed: tuple[str, ...], texts:
     return kinds
 
 
-def read_item(item: object, at: tuple[Key, ...], problems: list[Problem]) -> dict | None:
-    if not isinstance(item, dict):
-        problems.append(Problem(at, WRONG_TYPE, f"expected an object, got {got(item)}"))
+def _role_hint(role: object) -> str:
+    if role in ("tool", "developer"):
+        return " (Anthropic's Messages API has user, assistant and system messages: a tool result is a tool_result block in a user message)"
+    return ""
+
+
+def read_item(given: object, at: tuple[Key, ...], problems: list[Problem]) -> dict | None:
+    item = an_object(given, at, problems)
+    if item is None:
         return None
     count = len(problems)
-    role = item.get("role")
-    if "role" not in item:
-        problems.append(missing_key(at, "role"))
-        role = None
-    elif role not in ROLES:
-        hint = ""
-        if role in ("tool", "developer"):
-            hint = " (Anthropic's Messages API has user, assistant and system messages: a tool result is a tool_result block in a user message)"
-        problems.append(Problem((*at, "role"), INVALID_VALUE, f"expected one of {', '.join(ROLES)}, got {preview(role)}{hint}"))
-        role = None
+    role = read_role(item, at, ROLES, _role_hint, problems)
     problems.extend(unknown_keys(item, at, MESSAGE_KEYS))
     texts: list[str] = []
     images: list = []
@@ -256,12 +239,7 @@ def read_item(item: object, at: tuple[Key, ...], problems: list[Problem]) -> dic
         kinds = _blocks(item["content"], (*at, "content"), BLOCKS_BY_ROLE[role], texts, images, calls, answers, problems, f"a {role} message")
         if isinstance(item["content"], list) and not item["content"] and role != "assistant":
             problems.append(Problem((*at, "content"), EMPTY, "expected at least one content block"))
-    pinned = role == "system"
-    if item.get("pinned") is not None and role != "system":
-        try:
-            pinned = read_bool(item["pinned"])
-        except Invalid as error:
-            problems.append(problem_from(error, (*at, "pinned")))
+    pinned = read_pinned(item, at, role == "system", problems)
     if len(problems) != count:
         return None
     own = [kind for kind in kinds if kind != "tool_result"]

@@ -19,9 +19,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ...._base.values import (
-    Key,
-)
+from ...._base.values import WRONG_TYPE, Invalid, Key, Problem, got, problem_from, read_bool
 from ..accounting import PER_MESSAGE, REPLY_PRIMING
 from ..history import Parsed
 
@@ -31,6 +29,26 @@ def record(role: str, pinned: bool = False, **fields: object) -> dict:
             "closes": False, "user_turn": role == "user", "texts": [], "json_texts": [], "images": [], "flat": False}
     base.update(fields)
     return base
+
+
+def an_object(item: object, at: tuple[Key, ...], problems: list[Problem]) -> dict | None:
+    """The item when it is an object; else None, and the problem said at its path."""
+    if isinstance(item, dict):
+        return item
+    problems.append(Problem(at, WRONG_TYPE, f"expected an object, got {got(item)}"))
+    return None
+
+
+def read_pinned(item: dict, at: tuple[Key, ...], always: bool, problems: list[Problem]) -> bool:
+    """Whether the item is pinned: ``always`` (a system or developer message), or its own
+    ``pinned`` (null is the same as left out), the problem said at its path."""
+    if always or item.get("pinned") is None:
+        return always
+    try:
+        return read_bool(item["pinned"])
+    except Invalid as error:
+        problems.append(problem_from(error, (*at, "pinned")))
+        return False
 
 
 def cost_of(item: dict, count: Callable[[str], int], role_word: str) -> int:

@@ -64,18 +64,22 @@ def _responses_image(part: dict) -> int:
     return chat.image_tokens({"image_url": {"url": part.get("image_url") or "", "detail": part.get("detail") or "auto"}, "size": part.get("size")})
 
 
+def _responses_parts(parts: str | list, out: list[str], images: list[int]) -> None:
+    """A message's content or a call's output: a string, or parts of text (a refusal's too) and images."""
+    for part in [parts] if isinstance(parts, str) else parts:
+        if isinstance(part, str):
+            out.append(part)
+        elif part["type"] == "input_image":
+            images.append(_responses_image(part))
+        else:
+            out.append(part["refusal"] if part["type"] == "refusal" else part["text"])
+
+
 def _responses_texts(item: dict, out: list[str], images: list[int]) -> str:
     """The item's texts and images; its role word."""
     kind = item.get("type", "message")
     if kind == "message":
-        content = item["content"]
-        for part in [content] if isinstance(content, str) else content:
-            if isinstance(part, str):
-                out.append(part)
-            elif part["type"] == "input_image":
-                images.append(_responses_image(part))
-            else:
-                out.append(part["refusal"] if part["type"] == "refusal" else part["text"])
+        _responses_parts(item["content"], out, images)
         return item["role"]
     if kind in ("function_call", "custom_tool_call"):
         body = "arguments" if kind == "function_call" else "input"
@@ -83,14 +87,7 @@ def _responses_texts(item: dict, out: list[str], images: list[int]) -> str:
         return "assistant"
     if kind in ("function_call_output", "custom_tool_call_output"):
         out.append(item["call_id"])
-        output = item["output"]
-        for part in [output] if isinstance(output, str) else output:
-            if isinstance(part, str):
-                out.append(part)
-            elif part["type"] == "input_image":
-                images.append(_responses_image(part))
-            else:
-                out.append(part["text"])
+        _responses_parts(item["output"], out, images)
         return "tool"
     out.extend(part["text"] for key in ("summary", "content") for part in item.get(key) or ())
     return "assistant"

@@ -20,27 +20,13 @@ from __future__ import annotations
 
 import json
 
-from ...._base.values import (
-    INVALID_VALUE,
-    NOT_TEXT,
-    WRONG_TYPE,
-    Invalid,
-    Key,
-    Problem,
-    closest_name,
-    got,
-    json_text,
-    preview,
-    problem_from,
-    read_bool,
-    read_id,
-    unknown_keys,
-)
+from ...._base.values import (INVALID_VALUE, NOT_TEXT, WRONG_TYPE, Invalid, Key, Problem, closest_name, got, json_text, preview,
+                              problem_from, read_id, unknown_keys)
 from ...._shared.shape import missing_key
 from ..images import DETAILS
 from ..accounting import image_cost
 from ..pairing import Record
-from .common import record
+from .common import an_object, read_pinned, record
 
 NAME = "responses"
 DEFAULT_TOKENIZER = "o200k_base"
@@ -160,9 +146,9 @@ def kind_of(item: dict) -> object:
     return item.get("type", "message") if "type" in item or "role" in item else item.get("type")
 
 
-def read_item(item: object, at: tuple[Key, ...], problems: list[Problem]) -> dict | None:
-    if not isinstance(item, dict):
-        problems.append(Problem(at, WRONG_TYPE, f"expected an object, got {got(item)}"))
+def read_item(given: object, at: tuple[Key, ...], problems: list[Problem]) -> dict | None:
+    item = an_object(given, at, problems)
+    if item is None:
         return None
     count = len(problems)
     kind = kind_of(item)
@@ -241,12 +227,7 @@ def read_item(item: object, at: tuple[Key, ...], problems: list[Problem]) -> dic
         if item.get("encrypted_content") is not None and not isinstance(item["encrypted_content"], str):
             problems.append(Problem((*at, "encrypted_content"), WRONG_TYPE, f"expected a string, got {preview(item['encrypted_content'])}"))
         joins = True
-    pinned = role in ("system", "developer")
-    if item.get("pinned") is not None and not pinned:
-        try:
-            pinned = read_bool(item["pinned"])
-        except Invalid as error:
-            problems.append(problem_from(error, (*at, "pinned")))
+    pinned = read_pinned(item, at, role in ("system", "developer"), problems)
     if len(problems) != count:
         return None
     result = record(str(role), pinned, calls=calls, answers=answers, texts=texts, images=images,
