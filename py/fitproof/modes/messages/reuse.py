@@ -136,8 +136,10 @@ def read_previous(value: object, problems: list[Problem]) -> dict | None:
             problems.append(Problem((*at, key), MISSING_KEY, f"missing key {json_text(key)} (give the previous report's as_previous as it is)", key))
     size = _count(value["messages"], (*at, "messages"), problems, 1) if "messages" in value else None
     cut = _count(value["cut"], (*at, "cut"), problems) if "cut" in value else None
-    if size is not None and cut is not None and cut > size:
-        problems.append(Problem((*at, "cut"), INVALID_VALUE, f"the cut is a message index of the previous history (at most {size}), got {preview(value['cut'])}"))
+    # A call keeps at least its live turn, so its cut (the first message after the dropped ones) is one of its messages.
+    if size is not None and cut is not None and cut >= size:
+        problems.append(Problem((*at, "cut"), INVALID_VALUE, f"the cut is a message index of the previous history (at most {size - 1}), "
+                                                             f"got {preview(value['cut'])}"))
     for key in ("history", "head"):
         text = value.get(key)
         if key in value and not (isinstance(text, str) and text.startswith(_DIGEST_PREFIX) and len(text) == len(_DIGEST_PREFIX) + 64
