@@ -586,3 +586,68 @@ def test_the_text_report_names_the_format_and_whether_it_was_detected():
     assert "(anthropic format, detected)" in report_text(evaluate({"mode": "messages", "limit": 10_000, "messages": items}))
     assert "(responses format)" in report_text(evaluate({"mode": "messages", "format": "responses", "limit": 10_000, "messages": to_responses(CHAT)[0]}))
     assert "format" not in report_text(evaluate({"mode": "messages", "limit": 10_000, "messages": CHAT})).split("\n")[1]
+
+
+def test_sdk_blocks_are_refused_by_evaluate_in_every_format_and_taken_by_trim_messages():
+    # One behaviour for the three formats: evaluate reads JSON (an SDK object is refused at its path,
+    # saying what to do), the Python calls dump SDK objects first, blocks of a reply appended as it came too.
+    from anthropic.types import TextBlock, ThinkingBlock
+    from openai.types.chat import ChatCompletionMessage
+
+    from fitproof import trim_messages
+
+    reply = [ThinkingBlock(type="thinking", thinking="hmm", signature="s"), TextBlock(type="text", text="hello")]
+    anthropic = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": reply}, {"role": "user", "content": "more"}]
+    chat = [{"role": "user", "content": "hi"}, ChatCompletionMessage(role="assistant", content="yo"), {"role": "user", "content": "q"}]
+    for fmt, messages, path in (("anthropic", anthropic, "$.messages[1].content[0]"), ("chat", chat, "$.messages[1]")):
+        report = evaluate({"mode": "messages", "format": fmt, "limit": 1000, "messages": messages})
+        assert "internal error" not in [check["name"] for check in report["checks"]]
+        first = report["errors"][0]
+        assert first["path"] == path and "model_dump()" in first["message"], first
+        assert trim_messages(messages, 1000, format=fmt).kept == [0, 1, 2]
+
+
+def _nested(depth):
+    inner = value = {}
+    for _ in range(depth - 1):
+        value["a"] = {}
+        value = value["a"]
+    return inner
+
+
+@pytest.mark.parametrize("depth", [500, 512])
+def test_a_tool_input_as_deep_as_json_text_may_nest_is_read(depth):
+    # 512 levels: what the strict JSON reader takes; the memories' copies and comparisons go deeper
+    # than Python's recursion would.
+    messages = [{"role": "user", "content": "hi"},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": _nested(depth)}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]}]
+    for _ in range(2):  # the second call finds the first one's remembered history
+        report = evaluate({"mode": "messages", "format": "anthropic", "limit": 100_000, "messages": messages})
+        assert report["pass"], report["checks"]
+
+
+def _with_tool_input(value):
+    return {"mode": "messages", "format": "anthropic", "limit": 100_000, "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": value}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]}]}
+
+
+def test_a_value_from_python_that_is_no_json_is_an_input_error_at_its_path():
+    import datetime
+
+    cycle = {}
+    cycle["me"] = cycle
+    cases = [(cycle, "$.messages[1].content[0].input.me", "contains itself"),
+             ({"when": datetime.date(2026, 1, 1)}, "$.messages[1].content[0].input.when", "a Python date"),
+             ({"ids": {1, 2}}, "$.messages[1].content[0].input.ids", "a Python set"),
+             (_nested(513), "$.messages[1].content[0].input", "at most 512 levels")]
+    for value, path, words in cases:
+        errors = evaluate(_with_tool_input(value))["errors"]
+        assert [error["path"] for error in errors] == [path] and words in errors[0]["message"], errors
+    for fmt, tools, path in (("anthropic", [{"name": "f", "input_schema": {"x": cycle}}], "$.tools[0].input_schema.x.me"),
+                             ("responses", [{"type": "function", "name": "f", "parameters": {"d": datetime.date(2026, 1, 1)}}],
+                              "$.tools[0].parameters.d")):
+        report = evaluate({"mode": "messages", "format": fmt, "limit": 1000, "messages": [{"role": "user", "content": "hi"}], "tools": tools})
+        assert [error["path"] for error in report["errors"]] == [path], report

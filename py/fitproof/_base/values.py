@@ -292,7 +292,50 @@ def got(value: object) -> str:
     if value is None:
         return "null"
     kind, shown = describe_type(value), preview(value)
+    if callable(getattr(value, "model_dump", None)):  # a pydantic model: an SDK's message or block
+        return f"{kind} (an SDK object, not JSON: give its model_dump(); trim_messages and count_messages take it as it is)"
     return kind if shown == kind else f"{kind}: {shown}"
+
+
+# How deep a value given as any JSON (a tool's input, a schema) may nest: the strict JSON reader's bound
+# (strict_json.MAX_DEPTH), so that a value from Python is taken exactly when the same one in JSON text is.
+JSON_DEPTH = 512
+
+
+def json_value_problem(value: object, limit: int = JSON_DEPTH) -> tuple[tuple[Key, ...], str] | None:
+    """Where ``value`` (from Python, where anything can be given) stops being a JSON value, and why:
+    ``(path inside it, message)``, or None when it is one. A JSON value is made of dicts with string
+    keys, lists, strings, finite numbers, booleans and None, holds no container twice on one branch
+    (a cycle), and nests at most ``limit`` deep. Read without recursion, whatever the depth."""
+    stack: list[tuple[object, tuple[Key, ...], int]] = [(value, (), 1)]
+    on_branch: dict[int, int] = {}  # id of a container -> its depth, while its children are walked
+    exits: list[tuple[int, int]] = []  # (stack length at which to leave, container id)
+    while stack:
+        while exits and len(stack) <= exits[-1][0]:
+            on_branch.pop(exits.pop()[1], None)
+        item, at, depth = stack.pop()
+        if item is None or isinstance(item, (str, bool, int)):
+            continue
+        if isinstance(item, float):
+            if item != item or item in (float("inf"), float("-inf")):
+                return at, f"expected a JSON value, got {preview(item)} (JSON has no such number)"
+            continue
+        if not isinstance(item, (dict, list)):
+            return at, f"expected a JSON value, got {got(item)}"
+        if id(item) in on_branch:
+            return at, "expected a JSON value, got a structure that contains itself (a cycle)"
+        if depth > limit:
+            return (), f"expected a JSON value that nests at most {limit} levels deep, got one deeper"  # (its path would be as long)
+        exits.append((len(stack), id(item)))
+        on_branch[id(item)] = depth
+        if isinstance(item, dict):
+            for key, inner in reversed(list(item.items())):
+                if not isinstance(key, str):
+                    return at, f"expected a JSON object, whose keys are strings, got the key {preview(key)}"
+                stack.append((inner, (*at, key), depth + 1))
+        else:
+            stack.extend((inner, (*at, index), depth + 1) for index, inner in reversed(list(enumerate(item))))
+    return None
 
 
 def expect_object(value: object) -> dict:

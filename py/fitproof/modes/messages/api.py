@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from itertools import repeat
 from typing import Any
 
 from ..._base.errors import InvalidInputError, input_problems
@@ -80,13 +81,29 @@ def _error(text: str, problems: list[Problem]) -> MessagesError:
 
 def _as_dict(value: object) -> object:
     """A message or a tool definition as its dict: an SDK object (anything with ``model_dump()``,
-    such as the OpenAI SDK's ``ChatCompletionMessage``) dumped, another mapping copied."""
-    if isinstance(value, dict):
+    such as the OpenAI SDK's ``ChatCompletionMessage``) dumped, another mapping copied; and a
+    message's content blocks that are SDK objects (``{"role": "assistant", "content": reply.content}``,
+    as Anthropic's SDK has a reply appended) dumped too. ``evaluate`` takes JSON values only."""
+    if not isinstance(value, dict):
+        dump = getattr(value, "model_dump", None)
+        if callable(dump):
+            value = dump()
+        elif isinstance(value, Mapping):
+            value = dict(value)
+        else:
+            return value
+    if not isinstance(value, dict):
         return value
-    dump = getattr(value, "model_dump", None)
-    if callable(dump):
-        return dump()
-    return dict(value) if isinstance(value, Mapping) else value
+    content = value.get("content")
+    if type(content) is list and not set(map(type, content)) <= {dict, str}:
+        return {**value, "content": [block.model_dump() if callable(getattr(block, "model_dump", None)) else block for block in content]}
+    return value
+
+
+def _has_objects(messages: list[dict]) -> bool:
+    """Whether a message's content holds an SDK object (a block of a reply appended as it came)."""
+    lists = [content for content in map(dict.get, messages, repeat("content")) if type(content) is list]
+    return any(not set(map(type, content)) <= {dict, str} for content in lists)
 
 
 def _listed(value: object, what: str) -> list:
@@ -107,7 +124,7 @@ def _parse_call(messages: object, limit: object, tokenizer: object, tools: objec
                 template_options: object = None, cache_keys: dict | None = None, format: object = None, system: object = None,
                 instructions: object = None) -> Parsed:
     messages = _listed(messages, "messages")
-    if not set(map(type, messages)) <= {dict}:  # (at C speed: a chat loop sends a long history every call)
+    if not set(map(type, messages)) <= {dict} or _has_objects(messages):  # (at C speed: a chat loop sends a long history every call)
         messages = [_as_dict(message) for message in messages]
     data: dict[str, object] = {"mode": "messages", "limit": limit, "messages": messages}
     if tokenizer is not None:

@@ -18,7 +18,7 @@ history is never changed once kept; the list of them changes under a lock.
 from __future__ import annotations
 
 import threading
-from typing import Generic, Iterator, Protocol, Sequence, TypeVar
+from typing import Any, Generic, Iterator, Protocol, Sequence, TypeVar
 
 MAX_HISTORIES = 16
 MAX_MESSAGES = 200_000
@@ -85,10 +85,49 @@ def _frozen(value: object, ordered: bool, chars: list[int]) -> object:
     return _Same(value)
 
 
+def _frozen_deep(value: object, ordered: bool, chars: list[int]) -> object:
+    """``_frozen`` without recursion, for a value nested deeper than the recursion allows (a tool's
+    input may nest 512 levels deep, as JSON text may): slots are made first, then filled."""
+    holder: list[object] = [None]
+    stack: list[tuple[object, Any, Any]] = [(value, holder, 0)]
+    while stack:
+        item, target, slot = stack.pop()
+        if isinstance(item, list):
+            copy: Any = [None] * len(item)
+            stack.extend((inner, copy, index) for index, inner in enumerate(item))
+        elif isinstance(item, dict):
+            copy = (_InOrder if ordered else dict).fromkeys(item)
+            stack.extend((inner, copy, key) for key, inner in item.items())
+        else:
+            copy = _frozen(item, ordered, chars)  # a string, null, a number or a boolean: no recursion
+        target[slot] = copy
+    return holder[0]
+
+
+def frozen_value(value: object, ordered: bool, chars: list[int]) -> object:
+    """``value`` as it is compared on the next call, its text's characters added to ``chars``: by
+    recursion (the fast way), or with a stack when it nests deeper than the recursion allows."""
+    counted = chars[0]
+    try:
+        return _frozen(value, ordered, chars)
+    except RecursionError:
+        chars[0] = counted
+        return _frozen_deep(value, ordered, chars)
+
+
 def frozen(messages: list[dict]) -> tuple[list[dict], int]:
     """What the messages are compared with on the next call, and the characters of text they hold."""
     chars = [0]
-    return [{key: _frozen(value, key in ORDERED, chars) for key, value in message.items()} for message in messages], chars[0]
+    return [{key: frozen_value(value, key in ORDERED, chars) for key, value in message.items()} for message in messages], chars[0]
+
+
+def _same(items: list, snapshot: Sequence[object]) -> bool:
+    """``items == snapshot``; a value nested deeper than the comparison's recursion allows is taken
+    as a difference (the history is then read afresh: slower, never wrong)."""
+    try:
+        return items == snapshot
+    except RecursionError:
+        return False
 
 
 class Bounded(Generic[E]):
@@ -123,7 +162,7 @@ class Bounded(Generic[E]):
         best, best_size = None, -1
         for known in self._known:
             size = len(known.snapshot)
-            if size <= len(items) and size > best_size and known.key == key and items[:size] == known.snapshot:
+            if size <= len(items) and size > best_size and known.key == key and _same(items[:size], known.snapshot):
                 best, best_size = known, size
         return best
 

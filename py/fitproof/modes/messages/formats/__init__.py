@@ -106,19 +106,9 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
 
 
 def _block_type(block: object) -> str | None:
-    """A content block's type: a dict's, or an SDK object's (anthropic's ``TextBlock``, ``ToolUseBlock``)."""
-    kind = block.get("type") if isinstance(block, dict) else getattr(block, "type", None) if callable(getattr(block, "model_dump", None)) else None
+    """A content block's type (a JSON object's; an SDK object is no JSON value: the Python calls dump it first)."""
+    kind = block.get("type") if isinstance(block, dict) else None
     return kind if isinstance(kind, str) else None
-
-
-def _plain(item: object) -> object:
-    """An item whose blocks are SDK objects (``{"role": "assistant", "content": reply.content}``, as
-    Anthropic's SDK has a reply appended) with those blocks dumped; any other item as it is."""
-    if type(item) is dict:
-        content = item.get("content")
-        if type(content) is list and not set(map(type, content)) <= {dict, str}:
-            return {**item, "content": [block.model_dump() if callable(getattr(block, "model_dump", None)) else block for block in content]}
-    return item
 
 
 def _has_typed_items(items: object) -> bool:
@@ -189,7 +179,6 @@ def _parse_format(reader, data: dict, token_counter: Callable[[str], int] | None
         else:
             if not items:
                 problems.append(Problem((items_key,), EMPTY, "expected at least one message, got an empty array"))
-            items = [_plain(item) for item in items]
         known = HISTORIES.find(items, key) if remember and items else None  # a history read before: only what was appended is read
         first = len(known.snapshot) if known else 0
         records = (list(known.records) if known else []) + [reader.read_item(item, (items_key, index), problems) for index, item in enumerate(items[first:], first)]

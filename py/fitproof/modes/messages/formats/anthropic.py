@@ -22,7 +22,7 @@ from fractions import Fraction
 from math import ceil
 from typing import Callable
 
-from ...._base.values import (EMPTY, INVALID_VALUE, NOT_TEXT, WRONG_TYPE, Invalid, Key, Problem, closest_name, got, json_text,
+from ...._base.values import (EMPTY, INVALID_VALUE, NOT_TEXT, WRONG_TYPE, Invalid, Key, Problem, closest_name, got, json_text, json_value_problem,
                               preview, problem_from, read_id, unknown_keys)
 from ...._shared.shape import missing_key
 from ..images import data_url_size
@@ -180,6 +180,9 @@ def _blocks(value: object, at: tuple[Key, ...], allowed: tuple[str, ...], texts:
             elif not isinstance(block["input"], dict):
                 problems.append(Problem((*block_at, "input"), WRONG_TYPE, f"expected an object, got {got(block['input'])}"))
                 fine = False
+            elif not_json := json_value_problem(block["input"]):  # from Python: a date, a set, a cycle, any depth
+                problems.append(Problem((*block_at, "input", *not_json[0]), WRONG_TYPE, not_json[1]))
+                fine = False
             if "name" in block and not isinstance(block["name"], str):
                 problems.append(Problem((*block_at, "name"), WRONG_TYPE, f"expected a string, got {preview(block['name'])}"))
                 fine = False
@@ -285,6 +288,9 @@ def read_tools(value: object, at: tuple[Key, ...], problems: list[Problem]) -> l
             problems.append(Problem(tool_at, WRONG_TYPE, f"expected a tool definition {{name, description?, input_schema}}, got {got(tool)}"))
             continue
         count = len(problems)
+        if not_json := json_value_problem(tool):  # from Python: a date, a set, a cycle, any depth
+            problems.append(Problem((*tool_at, *not_json[0]), WRONG_TYPE, not_json[1]))
+            continue
         if not isinstance(tool.get("name"), str):
             problems.append(missing_key(tool_at, "name") if "name" not in tool else Problem((*tool_at, "name"), WRONG_TYPE, f"expected a string, got {preview(tool['name'])}"))
         kind = tool.get("type")

@@ -17,6 +17,7 @@ A record is ``{role, pinned, calls, answers, joins, closes, user_turn, texts, js
 
 from __future__ import annotations
 
+import json
 from typing import Callable
 
 from ...._base.values import WRONG_TYPE, Invalid, Key, Problem, got, problem_from, read_bool
@@ -92,10 +93,19 @@ def without_nulls(value: object, keep: frozenset = frozenset()) -> object:
 
 
 def copied(value: object) -> object:
+    """A copy of a JSON value (the readers took only JSON values here: a tool's input, a schema), by
+    recursion, or through JSON text when it nests deeper than the recursion allows (512 levels may)."""
+    try:
+        return _copied(value)
+    except RecursionError:
+        return json.loads(json.dumps(value, ensure_ascii=False))
+
+
+def _copied(value: object) -> object:
     if type(value) is dict:
-        return {key: copied(item) for key, item in value.items()}  # type: ignore[union-attr]
+        return {key: _copied(item) for key, item in value.items()}  # type: ignore[union-attr]
     if type(value) is list:
-        return [copied(item) for item in value]  # type: ignore[union-attr]
+        return [_copied(item) for item in value]  # type: ignore[union-attr]
     return value
 
 

@@ -10,7 +10,7 @@ histories, ``MAX_ITEMS`` items and ``MAX_CHARS`` characters of text in all, the 
 
 from __future__ import annotations
 
-from ..memory import Bounded, _frozen
+from ..memory import Bounded, _frozen, frozen_value
 
 MAX_HISTORIES = 16
 MAX_ITEMS = 200_000
@@ -20,7 +20,7 @@ ORDERED = frozenset(("input", "input_schema", "arguments"))
 
 def _freeze(value: object, chars: list[int]) -> object:
     if isinstance(value, dict):
-        return {key: (_frozen(item, True, chars) if key in ORDERED else _freeze(item, chars)) for key, item in value.items()}
+        return {key: (frozen_value(item, True, chars) if key in ORDERED else _freeze(item, chars)) for key, item in value.items()}
     if isinstance(value, list):
         return [_freeze(item, chars) for item in value]
     return _frozen(value, False, chars)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 
 from ...._base.values import (INVALID_VALUE, NOT_TEXT, WRONG_TYPE, Invalid, Key, Problem, closest_name, got, json_text, preview,
-                              problem_from, read_id, unknown_keys)
+                              json_value_problem, problem_from, read_id, unknown_keys)
 from ...._shared.shape import missing_key
 from ..images import DETAILS
 from ..accounting import image_cost
@@ -281,6 +281,9 @@ def read_tools(value: object, at: tuple[Key, ...], problems: list[Problem]) -> l
             problems.append(Problem(tool_at, WRONG_TYPE, f"expected a tool definition {{type, name, ...}}, got {got(tool)}"))
             continue
         count = len(problems)
+        if not_json := json_value_problem(tool):  # from Python: a date, a set, a cycle, any depth
+            problems.append(Problem((*tool_at, *not_json[0]), WRONG_TYPE, not_json[1]))
+            continue
         if tool.get("type") in ("function", "custom") and not isinstance(tool.get("name"), str):
             problems.append(missing_key(tool_at, "name") if "name" not in tool else Problem((*tool_at, "name"), WRONG_TYPE, f"expected a string, got {preview(tool['name'])}"))
         if "type" not in tool:
