@@ -12,7 +12,7 @@ from ..._base.errors import InvalidInputError
 from ..._base.ordinal import identity_key
 from ..._shared.shape import Field, InvalidInput, missing_key, read_fields
 from ...tokenizers import TOKENIZERS, count_tokens, counter, named_tokenizer, resolve, uncounted_reason
-from ...tokenizers.models import counted_encoding
+from ...tokenizers.model_names import counted_encoding
 from .images import DETAILS, LOW_DETAIL, MOST, data_url_size, tile_cost
 from .tools import read_tools, tool_costs, tool_name
 from . import prompt_template as chat_template

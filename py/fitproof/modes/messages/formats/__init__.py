@@ -30,7 +30,7 @@ from ...._base.values import (
 )
 from ...._shared.shape import InvalidInput, missing_key
 from ....tokenizers import TOKENIZERS, counter
-from ....tokenizers.models import counted_encoding
+from ....tokenizers.model_names import counted_encoding
 from .. import reading, rule
 from ..reading import INPUT_SUMMARY, PER_MESSAGE, cached_counter, read_tokenizer
 from . import anthropic, responses

@@ -27,9 +27,10 @@ import re
 import struct
 from typing import Any
 
-from .model import Tokenizer, TokenizerFileError
+from .base import Tokenizer, TokenizerFileError
 from .protobuf import DELIMITED, FIXED32, VARINT, ProtobufError, as_bool, as_float, as_int32, fields
-from .sentencepiece import META, Literals, byte_token
+from .pipeline import META
+from .sentencepiece_json import Literals, byte_token
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 UNIGRAM, BPE = 1, 2
