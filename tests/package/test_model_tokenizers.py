@@ -352,12 +352,12 @@ def test_register_tokenizer_refuses_built_in_and_malformed_names():
     (b'{"model": {"type": "Unigram", "vocab": []}}', "$.model.unk_id is None, not an index into $.model.vocab"),  # sentencepiece_json.py
     (b'{"model": {"type": "WordPiece", "vocab": {}}}', "model type 'WordPiece' is not supported"),
     (b'{"model": {"type": "BPE", "vocab": {}, "merges": []}, "pre_tokenizer": {"type": "Metaspace"}}',
-     "pre-tokenizer 'Metaspace' is not supported"),
+     "$.pre_tokenizer is the pre-tokenizer 'Metaspace', which is not supported (Split, ByteLevel and Sequence are)"),
     (b'{"model": {"type": "BPE", "vocab": {}, "merges": []}, "pre_tokenizer": {"type": "Sequence", "pretokenizers": ['
      b'{"type": "Split", "behavior": "Isolated", "pattern": {"Regex": "\\\\p{Greek}"}}, {"type": "ByteLevel"}]}}',
      "unsupported property \\p{Greek}"),
     (b'{"model": {"type": "BPE", "vocab": {}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}, '
-     b'"normalizer": {"type": "Lowercase"}}', "normalizer 'Lowercase' is not supported"),
+     b'"normalizer": {"type": "Lowercase"}}', "$.normalizer is the normalizer 'Lowercase', which is not supported (NFC and Sequence are)"),
     (b'{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}}',
      "has no token: not a byte-level BPE vocabulary"),
     (b'{"model": {"type": "BPE", "vocab": {"a": 0, "b": "1"}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}}',

@@ -19,32 +19,76 @@ from . import exact
 
 MAX_FILE_BYTES = 256 * 1024 * 1024  # a tokenizer file larger than this is refused (not read whole)
 
-__all__ = ["MAX_FILE_BYTES", "Tokenizer", "TokenizerFileError"]
+__all__ = ["MAX_FILE_BYTES", "AddedTokens", "Tokenizer", "TokenizerFileError", "short"]
 
 
-class _Special:
-    """Cuts out special tokens, leftmost-longest (a regex alternation, longest first)."""
+class AddedTokens:
+    """Leftmost-longest matching of many literal texts (added tokens, user-defined pieces), as
+    ``tokenizers``' Aho-Corasick does. A position is a candidate when its character starts some text
+    (one character class searched at C speed); from there the text is extended while it is a prefix
+    of some text (a set of prefixes, not a regex alternation: Gemma has 6,415 added tokens, and
+    ``re`` would try each at every candidate and take seconds to compile them).
+
+    Prefixes are kept up to ``SHORT`` characters only: a longer text is found by its first ``SHORT``
+    characters (``longer``, its texts longest first) and compared whole, so one text of 60,000
+    characters costs its length, not every prefix of it (1.8 GB)."""
+
+    SHORT = 32
 
     def __init__(self, texts: Iterable[str]):
-        texts = sorted(set(texts), key=lambda t: (-len(t), t))
-        self.pattern = re.compile("|".join(map(re.escape, texts))) if texts else None
-        # Their first characters: a text with none of them (most) is not searched with the long alternation.
-        self.first = re.compile("[" + "".join(sorted({re.escape(t[0]) for t in texts})) + "]") if texts else None
+        self.texts = frozenset(texts)
+        short = self.SHORT
+        self.prefixes = frozenset(text[:k] for text in self.texts for k in range(1, min(len(text), short + 1)))
+        longer: dict[str, list[str]] = {}
+        for text in sorted((text for text in self.texts if len(text) > short), key=len, reverse=True):
+            longer.setdefault(text[:short], []).append(text)
+        self.longer = longer
+        firsts = sorted({text[0] for text in self.texts})
+        self.first = re.compile("[" + "".join(map(_class_escape, firsts)) + "]") if firsts else None
 
     def split(self, text: str) -> list[tuple[str, bool]]:
-        # first is None exactly when pattern is (both from texts); no check added on this hot path
-        if self.pattern is None or not text or not self.first.search(text):  # type: ignore[union-attr]
+        """``text`` as (part, is an added token), in order."""
+        if self.first is None or not text:
             return [(text, False)] if text else []
+        search, texts, prefixes, short = self.first.search, self.texts, self.prefixes, self.SHORT
+        n = len(text)
         parts = []
-        done = 0
-        for match in self.pattern.finditer(text):
-            if match.start() > done:
-                parts.append((text[done:match.start()], False))
-            parts.append((match.group(0), True))
-            done = match.end()
-        if done < len(text):
+        done = position = 0
+        while True:
+            match = search(text, position)
+            if match is None:
+                break
+            start = match.start()
+            end = start + 1
+            found = -1
+            limit = min(n, start + short)
+            while end <= limit:
+                piece = text[start:end]
+                if piece in texts:
+                    found = end
+                if piece not in prefixes:
+                    break
+                end += 1
+            else:  # the first SHORT characters are a prefix: a longer text may start here
+                if end > start + short:
+                    for token in self.longer.get(text[start:end - 1], ()):
+                        if text.startswith(token, start):
+                            found = start + len(token)
+                            break
+            if found < 0:
+                position = start + 1
+                continue
+            if start > done:
+                parts.append((text[done:start], False))
+            parts.append((text[start:found], True))
+            done = position = found
+        if done < n:
             parts.append((text[done:], False))
         return parts
+
+
+def _class_escape(char: str) -> str:
+    return "\\" + char if char in "\\]^-[" else char
 
 
 class Tokenizer:
@@ -68,18 +112,48 @@ class Tokenizer:
     _ordinary_pieces: Callable[[str], Iterable[str]]
     _piece_tokens: Callable[[bytes], list[bytes]]
     _piece_count: Callable[[bytes], int]
-    _text_specials: _Special
-    _prompt_specials: _Special
+    _text_specials: AddedTokens
+    _prompt_specials: AddedTokens
+
+    def _read_added(self, added, where: str) -> None:
+        """A tokenizer.json's ``added_tokens``: ``added`` (their texts), the matchers of those looked
+        for before normalization and after it, and each one's id."""
+        if added is None:
+            added = []
+        if not isinstance(added, list):
+            raise TokenizerFileError(f"{where}: $.added_tokens is {short(added)}, not a list")
+        raw: list[str] = []
+        normalized: list[str] = []
+        self._added_ids: dict[str, int] = {}
+        for index, token in enumerate(added):
+            if not isinstance(token, dict) or not isinstance(token.get("content"), str) or not token["content"]:
+                raise TokenizerFileError(f"{where}: $.added_tokens[{index}] has no content")
+            for flag in ("lstrip", "rstrip", "single_word"):
+                if token.get(flag):
+                    raise TokenizerFileError(f"{where}: $.added_tokens[{index}].{flag} is set ({token['content']!r}), not supported")
+            (normalized if token.get("normalized", not token.get("special", False)) else raw).append(token["content"])
+            if type(token.get("id")) is not int or token["id"] < 0:
+                raise TokenizerFileError(f"{where}: $.added_tokens[{index}].id is {short(token.get('id'))}, not a token id")
+            self._added_ids[token["content"]] = token["id"]
+        self.added = raw + normalized
+        self._raw_specials = AddedTokens(raw)
+        self._normalized_specials = AddedTokens(normalized)
+
 
     def _count_piece(self, piece: str) -> int:
         counts = self._counts
         known = counts.get(piece)
         if known is None:
-            known = self._piece_count(piece.encode("utf-8"))
-            if len(piece) <= self.CACHED_LENGTH:
-                if len(counts) >= self.CACHE_LIMIT:
-                    counts.clear()
-                counts[piece] = known
+            known = self._remember(piece, self._piece_count(piece.encode("utf-8")))
+        return known
+
+    def _remember(self, piece: str, known: int) -> int:
+        """``known``, kept as ``piece``'s count when the piece is short (``CACHE_LIMIT`` of them at most)."""
+        if len(piece) <= self.CACHED_LENGTH:
+            counts = self._counts
+            if len(counts) >= self.CACHE_LIMIT:
+                counts.clear()
+            counts[piece] = known
         return known
 
     def _count_text(self, text: str) -> int:
@@ -107,3 +181,9 @@ class Tokenizer:
             result.extend([part.encode("utf-8")] if special else self._text_tokens(part))
         return result
 
+
+
+def short(value) -> str:
+    """``repr(value)``, cut to 60 characters: a file's bad value named in an error."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -21,13 +21,13 @@ chat template writes its own). Lone surrogates, which ``tokenizers`` cannot rece
 from __future__ import annotations
 
 from itertools import accumulate
-from typing import Callable, Iterable
+from typing import Iterable
 
 from .._base.errors import TokenizerFileError
 from . import exact
-from .base import Tokenizer, _Special
+from .base import Tokenizer
 from .merges import MergePairs, merge_ids, merge_ids_with_heap, pair_ranks
-from .normalize import nfc
+from .pipeline import read_byte_level_pre_tokenizer, read_normalizer
 from .regex import PatternUnsupported, Patterns
 
 GPT2_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
@@ -86,70 +86,19 @@ class BPETokenizer(Tokenizer):
         self._read_normalizer(data.get("normalizer"), where)
         self._read_pre_tokenizer(data.get("pre_tokenizer"), where)
         self._read_vocabulary(model, where)
-        self._read_added(data.get("added_tokens") or [], where)
+        self._read_added(data.get("added_tokens"), where)
 
     # --- the file's parts ---
 
     def _read_normalizer(self, spec, where: str) -> None:
-        steps: list[Callable[[str], str]] = []
-
-        def walk(node):
-            if node is None:
-                return
-            kind = node.get("type") if isinstance(node, dict) else None
-            if kind == "Sequence":
-                for inner in node.get("normalizers", []):
-                    walk(inner)
-            elif kind == "NFC":
-                steps.append(nfc)
-            else:
-                raise TokenizerFileError(f"{where}: normalizer {kind!r} is not supported (NFC and Sequence are)")
-
-        walk(spec)
-        self.normalize = (lambda text, steps=steps: _apply(steps, text)) if steps else None
+        self.normalize = read_normalizer(spec, where, kinds=("NFC",))
 
     def _read_pre_tokenizer(self, spec, where: str) -> None:
-        splits: list[tuple[str, str]] = []  # (pattern source, behavior)
-        byte_level: list[dict] = []
-
-        def literal_pattern(text: str) -> str:
-            return "".join(f"\\x{{{ord(c):X}}}" for c in text)
-
-        def walk(node):
-            kind = node.get("type") if isinstance(node, dict) else None
-            if kind == "Sequence":
-                for inner in node.get("pretokenizers", []):
-                    walk(inner)
-            elif kind == "Split":
-                if byte_level:
-                    raise TokenizerFileError(f"{where}: a Split after ByteLevel is not supported")
-                pattern = node.get("pattern") or {}
-                if "Regex" in pattern:
-                    source = pattern["Regex"]
-                elif "String" in pattern:
-                    source = literal_pattern(pattern["String"])
-                else:
-                    raise TokenizerFileError(f"{where}: a Split without a pattern")
-                behavior = node.get("behavior", "Isolated")
-                if behavior not in ("Isolated", "Removed") or node.get("invert"):
-                    raise TokenizerFileError(f"{where}: Split behavior {behavior!r}"
-                                             f"{' inverted' if node.get('invert') else ''} is not supported")
-                splits.append((source, behavior))
-            elif kind == "ByteLevel":
-                byte_level.append(node)
-            else:
-                raise TokenizerFileError(f"{where}: pre-tokenizer {kind!r} is not supported "
-                                         "(Split, ByteLevel and Sequence are), or not a byte-level BPE tokenizer")
-
-        if spec is None:
-            raise TokenizerFileError(f"{where}: no pre-tokenizer: not a byte-level BPE tokenizer (ByteLevel is needed)")
-        walk(spec)
-        if len(byte_level) != 1:
-            raise TokenizerFileError(f"{where}: not a byte-level BPE tokenizer (its pre-tokenizer has no ByteLevel step)")
+        splits, byte_level = read_byte_level_pre_tokenizer(spec, where)
         # ByteLevel's own steps, on each piece the Splits made: a space in front (add_prefix_space) of
         # a piece that has none, then (use_regex) GPT-2's pattern.
-        self.prefix_space = bool(byte_level[0].get("add_prefix_space", False))
-        self.byte_level_regex = bool(byte_level[0].get("use_regex", True))
+        self.prefix_space = bool(byte_level.get("add_prefix_space", False))
+        self.byte_level_regex = bool(byte_level.get("use_regex", True))
         if self.byte_level_regex:
             splits.append((GPT2_PATTERN, "Isolated"))
         try:
@@ -193,20 +142,6 @@ class BPETokenizer(Tokenizer):
         if table is None:  # two texts share an id: the byte-level one's bytes, as a table of them all
             table = self._tables["token bytes"] = _vocabulary_bytes(self.vocab)
         return [table[token_id] for token_id in ids]
-
-    def _read_added(self, added: list, where: str) -> None:
-        raw: list[str] = []
-        normalized: list[str] = []
-        for index, token in enumerate(added):
-            if not isinstance(token, dict) or not isinstance(token.get("content"), str) or not token["content"]:
-                raise TokenizerFileError(f"{where}: added_tokens[{index}] has no content")
-            for flag in ("lstrip", "rstrip", "single_word"):
-                if token.get(flag):
-                    raise TokenizerFileError(f"{where}: added_tokens[{index}] ({token['content']!r}) sets {flag}, not supported")
-            (normalized if token.get("normalized", not token.get("special", False)) else raw).append(token["content"])
-        self.added = raw + normalized
-        self._raw_specials = _Special(raw)
-        self._normalized_specials = _Special(normalized)
 
     # --- the pipeline ---
 
@@ -309,10 +244,3 @@ class IdsOfBytes:
 
     def __contains__(self, piece: bytes) -> bool:
         return self.get(piece) is not None
-
-
-
-def _apply(steps: list[Callable[[str], str]], text: str) -> str:
-    for step in steps:
-        text = step(text)
-    return text

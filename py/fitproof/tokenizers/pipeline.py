@@ -1,6 +1,8 @@
-"""A ``tokenizer.json``'s normalizer and pre-tokenizer, read as functions (the SentencePiece kinds:
-``sentencepiece_json.py``): a file's steps that cannot be run exactly are refused with a
-``TokenizerFileError`` naming the JSON path of the step, never approximated.
+"""A ``tokenizer.json``'s normalizer and pre-tokenizer, read by one walker (``walk``) for both kinds
+of file: a file's steps that cannot be run exactly are refused with a ``TokenizerFileError`` naming
+the JSON path of the step, never approximated. A byte-level BPE (``byte_level_json.py``) takes NFC
+and ``Split`` (a regex or a string, ``Isolated`` or ``Removed``) before one ``ByteLevel``; the
+SentencePiece kinds (``sentencepiece_json.py``) take, as functions:
 
 - the normalizer: ``Prepend``, ``Replace`` (a string pattern, or a regex that is one character
   repeated: T5's ``" {2,}"``), ``Strip``, ``NFC``, ``Precompiled`` (T5's character map, which
@@ -15,6 +17,7 @@ import re
 from typing import Callable
 
 from .._base.errors import TokenizerFileError
+from .base import short
 from .normalize import nfc
 
 META = "\u2581"  # ▁, SentencePiece's written space
@@ -31,9 +34,36 @@ def _kind(node, where: str, what: str) -> str:
     return node["type"]
 
 
-def short(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+def walk(spec, where: str, path: str, what: str, handlers: dict[str, Callable[[dict, str], None]], supported: str) -> None:
+    """Each step of a normalizer or pre-tokenizer (``what``), through its ``Sequence`` steps, handed
+    to the handler of its type with its JSON path; a type with no handler is refused by its path,
+    ``supported`` saying which are (``" (NFC and Sequence are)"``)."""
+    items = "normalizers" if what == "normalizer" else "pretokenizers"
+
+    def visit(node, at: str) -> None:
+        if node is None:
+            return
+        kind = _kind(node, where, at)
+        if kind == "Sequence":
+            inner = node.get(items)
+            if not isinstance(inner, list):
+                raise TokenizerFileError(f"{where}: {at}.{items} is {short(inner)}, not a list")
+            for index, item in enumerate(inner):
+                visit(item, f"{at}.{items}[{index}]")
+        elif kind in handlers:
+            handlers[kind](node, at)
+        else:
+            raise TokenizerFileError(f"{where}: {at} is the {what} {kind!r}, which is not supported{supported}")
+
+    visit(spec, path)
+
+
+def _split_behavior(node: dict, where: str, at: str, allowed: tuple[str, ...]) -> str:
+    behavior = node.get("behavior", "Isolated")
+    if behavior not in allowed or node.get("invert"):
+        raise TokenizerFileError(f"{where}: {at}: Split behavior {behavior!r}"
+                                 f"{' inverted' if node.get('invert') else ''} is not supported")
+    return behavior
 
 
 def _string_pattern(node: dict, where: str, path: str) -> str:
@@ -83,52 +113,46 @@ def _precompiled(node: dict, where: str, path: str):
     return PrecompiledMap(blob, where, f"{path}.precompiled_charsmap")
 
 
-def read_normalizer(spec, where: str, path: str = "$.normalizer") -> Callable[[str], str] | None:
-    """The normalizer of a tokenizer.json as one ``str -> str`` function (None: there is none)."""
+NORMALIZERS = ("Precompiled", "Prepend", "Replace", "Strip", "NFC")
+
+
+def read_normalizer(spec, where: str, path: str = "$.normalizer",
+                    kinds: tuple[str, ...] = NORMALIZERS) -> Callable[[str], str] | None:
+    """The normalizer of a tokenizer.json as one ``str -> str`` function (None: there is none);
+    only the step types ``kinds`` are accepted (a byte-level BPE: NFC)."""
     steps: list[Callable[[str], str]] = []
 
-    def walk(node, at: str) -> None:
-        if node is None:
-            return
-        kind = _kind(node, where, at)
-        if kind == "Sequence":
-            inner = node.get("normalizers")
-            if not isinstance(inner, list):
-                raise TokenizerFileError(f"{where}: {at}.normalizers is {short(inner)}, not a list")
-            for index, item in enumerate(inner):
-                walk(item, f"{at}.normalizers[{index}]")
-        elif kind == "Prepend":
-            prepend = node.get("prepend")
-            if not isinstance(prepend, str):
-                raise TokenizerFileError(f"{where}: {at}.prepend is {short(prepend)}, not a string")
-            steps.append(lambda text, p=prepend: p + text if text else text)  # type: ignore[misc]  # a lambda with a defaulted parameter is this Callable; mypy cannot infer it
-        elif kind == "Replace":
-            new = node.get("content")
-            if not isinstance(new, str):
-                raise TokenizerFileError(f"{where}: {at}.content is {short(new)}, not a string")
-            regex = _regex_pattern(node, where, at)
-            if regex is not None:
-                steps.append(lambda text, regex=regex, new=new: regex.sub(lambda _: new, text))  # type: ignore[misc]  # a lambda with a defaulted parameter is this Callable; mypy cannot infer it
-            else:
-                old = _string_pattern(node, where, at)
-                steps.append(lambda text, old=old, new=new: text.replace(old, new))  # type: ignore[misc]  # a lambda with a defaulted parameter is this Callable; mypy cannot infer it
-        elif kind == "NFC":
-            steps.append(nfc)
-        elif kind == "Strip":
-            left, right = node.get("strip_left"), node.get("strip_right")
-            if not isinstance(left, bool) or not isinstance(right, bool):
-                raise TokenizerFileError(f"{where}: {at}: strip_left and strip_right are {short(left)} and "
-                                         f"{short(right)}, not true or false")
-            if left or right:  # white space as Rust's char::is_whitespace, which tokenizers strips
-                strip = str.strip if left and right else str.lstrip if left else str.rstrip
-                steps.append(lambda text, strip=strip: strip(text, _WHITE))  # type: ignore[misc]  # a lambda with a defaulted parameter is this Callable; mypy cannot infer it
-        elif kind == "Precompiled":  # T5's character map, applied per grapheme cluster (charsmap.PrecompiledMap)
-            steps.append(_precompiled(node, where, at).normalize)
-        else:
-            raise TokenizerFileError(f"{where}: {at} is the normalizer {kind!r}, which is not supported "
-                                     "(Precompiled, Prepend, Replace, Strip, NFC and Sequence are)")
+    def prepend(node: dict, at: str) -> None:
+        prepend = node.get("prepend")
+        if not isinstance(prepend, str):
+            raise TokenizerFileError(f"{where}: {at}.prepend is {short(prepend)}, not a string")
+        steps.append(lambda text, p=prepend: p + text if text else text)  # type: ignore[misc]  # a lambda with a defaulted parameter is this Callable; mypy cannot infer it
 
-    walk(spec, path)
+    def replace(node: dict, at: str) -> None:
+        new = node.get("content")
+        if not isinstance(new, str):
+            raise TokenizerFileError(f"{where}: {at}.content is {short(new)}, not a string")
+        regex = _regex_pattern(node, where, at)
+        if regex is not None:
+            steps.append(lambda text, regex=regex, new=new: regex.sub(lambda _: new, text))  # type: ignore[misc]  # a lambda with a defaulted parameter is this Callable; mypy cannot infer it
+        else:
+            old = _string_pattern(node, where, at)
+            steps.append(lambda text, old=old, new=new: text.replace(old, new))  # type: ignore[misc]  # a lambda with a defaulted parameter is this Callable; mypy cannot infer it
+
+    def strip(node: dict, at: str) -> None:
+        left, right = node.get("strip_left"), node.get("strip_right")
+        if not isinstance(left, bool) or not isinstance(right, bool):
+            raise TokenizerFileError(f"{where}: {at}: strip_left and strip_right are {short(left)} and "
+                                     f"{short(right)}, not true or false")
+        if left or right:  # white space as Rust's char::is_whitespace, which tokenizers strips
+            strip = str.strip if left and right else str.lstrip if left else str.rstrip
+            steps.append(lambda text, strip=strip: strip(text, _WHITE))  # type: ignore[misc]  # a lambda with a defaulted parameter is this Callable; mypy cannot infer it
+
+    handlers: dict[str, Callable[[dict, str], None]] = {
+        "Precompiled": lambda node, at: steps.append(_precompiled(node, where, at).normalize),  # T5's character map, per grapheme cluster
+        "Prepend": prepend, "Replace": replace, "Strip": strip, "NFC": lambda node, at: steps.append(nfc),
+    }
+    walk(spec, where, path, "normalizer", {kind: handlers[kind] for kind in kinds}, _are(kinds))
     if not steps:
         return None
     if len(steps) == 1:
@@ -139,6 +163,10 @@ def read_normalizer(spec, where: str, path: str = "$.normalizer") -> Callable[[s
             text = step(text)
         return text
     return normalize
+
+
+def _are(kinds: tuple[str, ...]) -> str:
+    return f" ({', '.join(kinds)} and Sequence are)"
 
 
 def _split_string(pieces: list[str], delimiter: str, behavior: str) -> list[str]:
@@ -183,54 +211,41 @@ def read_pre_tokenizer(spec, where: str, path: str = "$.pre_tokenizer"):
     steps: list[Callable[[list[str], bool], list[str]]] = []
     metaspace: list[str] = []
 
-    def walk(node, at: str) -> None:
-        if node is None:
-            return
-        kind = _kind(node, where, at)
-        if kind == "Sequence":
-            inner = node.get("pretokenizers")
-            if not isinstance(inner, list):
-                raise TokenizerFileError(f"{where}: {at}.pretokenizers is {short(inner)}, not a list")
-            for index, item in enumerate(inner):
-                walk(item, f"{at}.pretokenizers[{index}]")
-        elif kind == "Split":
-            delimiter = _string_pattern(node, where, at)
-            behavior = node.get("behavior", "Isolated")
-            if behavior not in ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous") or node.get("invert"):
-                raise TokenizerFileError(f"{where}: {at}: Split behavior {behavior!r}"
-                                         f"{' inverted' if node.get('invert') else ''} is not supported")
-            steps.append(lambda pieces, first, d=delimiter, b=behavior: _split_string(pieces, d, b))  # type: ignore[misc]  # a lambda with a defaulted parameter is this Callable; mypy cannot infer it
-        elif kind == "WhitespaceSplit":
-            steps.append(lambda pieces, first: [part for piece in pieces for part in _WHITE_RUNS.split(piece) if part])
-        elif kind == "Metaspace":
-            replacement = node.get("replacement", META)
-            if not isinstance(replacement, str) or len(replacement) != 1:
-                raise TokenizerFileError(f"{where}: {at}.replacement is {short(replacement)}, not one character")
-            scheme = node.get("prepend_scheme", "always")
-            if node.get("add_prefix_space") is False:
-                scheme = "never"
-            if scheme not in ("always", "first", "never"):
-                raise TokenizerFileError(f"{where}: {at}.prepend_scheme is {short(scheme)}, not always, first or never")
-            split = node.get("split", True)
-            metaspace.append(replacement)
+    def split(node: dict, at: str) -> None:
+        delimiter = _string_pattern(node, where, at)
+        behavior = _split_behavior(node, where, at, ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous"))
+        steps.append(lambda pieces, first, d=delimiter, b=behavior: _split_string(pieces, d, b))  # type: ignore[misc]  # a lambda with a defaulted parameter is this Callable; mypy cannot infer it
 
-            def step(pieces: list[str], first: bool, r=replacement, scheme=scheme, split=split) -> list[str]:
-                result = []
-                for index, piece in enumerate(pieces):
-                    piece = piece.replace(" ", r)
-                    if (scheme == "always" or (scheme == "first" and first and index == 0)) and not piece.startswith(r):
-                        piece = r + piece
-                    if split:
-                        result.extend(_split_string([piece], r, "MergedWithNext"))
-                    elif piece:
-                        result.append(piece)
-                return result
-            steps.append(step)
-        else:
-            raise TokenizerFileError(f"{where}: {at} is the pre-tokenizer {kind!r}, which is not supported here "
-                                     "(Metaspace, Split on a string, WhitespaceSplit and Sequence are)")
+    def whitespace_split(node: dict, at: str) -> None:
+        steps.append(lambda pieces, first: [part for piece in pieces for part in _WHITE_RUNS.split(piece) if part])
 
-    walk(spec, path)
+    def metaspace_step(node: dict, at: str) -> None:
+        replacement = node.get("replacement", META)
+        if not isinstance(replacement, str) or len(replacement) != 1:
+            raise TokenizerFileError(f"{where}: {at}.replacement is {short(replacement)}, not one character")
+        scheme = node.get("prepend_scheme", "always")
+        if node.get("add_prefix_space") is False:
+            scheme = "never"
+        if scheme not in ("always", "first", "never"):
+            raise TokenizerFileError(f"{where}: {at}.prepend_scheme is {short(scheme)}, not always, first or never")
+        split = node.get("split", True)
+        metaspace.append(replacement)
+
+        def step(pieces: list[str], first: bool, r=replacement, scheme=scheme, split=split) -> list[str]:
+            result = []
+            for index, piece in enumerate(pieces):
+                piece = piece.replace(" ", r)
+                if (scheme == "always" or (scheme == "first" and first and index == 0)) and not piece.startswith(r):
+                    piece = r + piece
+                if split:
+                    result.extend(_split_string([piece], r, "MergedWithNext"))
+                elif piece:
+                    result.append(piece)
+            return result
+        steps.append(step)
+
+    walk(spec, where, path, "pre-tokenizer", {"Split": split, "WhitespaceSplit": whitespace_split, "Metaspace": metaspace_step},
+         " here (Metaspace, Split on a string, WhitespaceSplit and Sequence are)")
 
     def pre_tokenize(text: str, first: bool) -> list[str]:
         pieces = [text]
@@ -239,3 +254,29 @@ def read_pre_tokenizer(spec, where: str, path: str = "$.pre_tokenizer"):
         return pieces
     return pre_tokenize, (metaspace[0] if metaspace else None)
 
+
+def read_byte_level_pre_tokenizer(spec, where: str, path: str = "$.pre_tokenizer") -> tuple[list[tuple[str, str]], dict]:
+    """A byte-level BPE's pre-tokenizer: its ``Split`` steps as (pattern source, behavior), a
+    ``{"String": ...}`` pattern written as a regex of its characters, and its one ``ByteLevel`` step."""
+    splits: list[tuple[str, str]] = []
+    byte_level: list[dict] = []
+
+    def split(node: dict, at: str) -> None:
+        if byte_level:
+            raise TokenizerFileError(f"{where}: {at}: a Split after ByteLevel is not supported")
+        pattern = node.get("pattern") or {}
+        if "Regex" in pattern:
+            source = pattern["Regex"]
+        elif "String" in pattern:
+            source = "".join(f"\\x{{{ord(c):X}}}" for c in pattern["String"])
+        else:
+            raise TokenizerFileError(f"{where}: {at}: a Split without a pattern")
+        splits.append((source, _split_behavior(node, where, at, ("Isolated", "Removed"))))
+
+    if spec is None:
+        raise TokenizerFileError(f"{where}: no pre-tokenizer: not a byte-level BPE tokenizer (ByteLevel is needed)")
+    walk(spec, where, path, "pre-tokenizer", {"Split": split, "ByteLevel": lambda node, at: byte_level.append(node)},
+         " (Split, ByteLevel and Sequence are), or not a byte-level BPE tokenizer")
+    if len(byte_level) != 1:
+        raise TokenizerFileError(f"{where}: not a byte-level BPE tokenizer (its pre-tokenizer has no ByteLevel step)")
+    return splits, byte_level[0]

@@ -38,7 +38,8 @@ from typing import Iterable
 from . import exact
 from .base import Tokenizer, TokenizerFileError
 from .merges import MergePairs, merge_ids, merge_ids_with_heap, merge_parts, merge_sides, pair_ranks
-from .pipeline import META, read_normalizer, read_pre_tokenizer, short
+from .base import short
+from .pipeline import META, read_normalizer, read_pre_tokenizer
 
 UNK_PENALTY = 10.0  # an unknown character's score below the lowest piece's (sentencepiece and tokenizers)
 MAX_PIECES = 4_000_000  # a vocabulary larger than this is refused (Gemma 3 has 262,144)
@@ -48,57 +49,6 @@ MAX_PIECE_CHARS = 4096  # one vocabulary entry longer than this is refused
 def byte_token(byte: int) -> str:
     """The text of byte fallback's token for ``byte``: ``<0x0A>``."""
     return f"<0x{byte:02X}>"
-
-
-class Literals:
-    """Leftmost-longest matching of many literal texts (added tokens), as ``tokenizers``' Aho-Corasick
-    does. A position is a candidate when its character starts some text (one character class
-    searched at C speed); from there the text is extended while it is a prefix of some text (a set
-    of prefixes, not a regex alternation: Gemma has 6,415 added tokens, and ``re`` would try each
-    at every candidate and take seconds to compile them)."""
-
-    def __init__(self, texts: Iterable[str]):
-        self.texts = frozenset(texts)
-        self.prefixes = frozenset(text[:k] for text in self.texts for k in range(1, len(text)))
-        firsts = sorted({text[0] for text in self.texts})
-        self.first = re.compile("[" + "".join(map(_class_escape, firsts)) + "]") if firsts else None
-
-    def split(self, text: str) -> list[tuple[str, bool]]:
-        if self.first is None or not text:
-            return [(text, False)] if text else []
-        search, texts, prefixes = self.first.search, self.texts, self.prefixes
-        n = len(text)
-        parts = []
-        done = position = 0
-        while True:
-            match = search(text, position)
-            if match is None:
-                break
-            start = match.start()
-            end = start + 1
-            found = -1
-            while end <= n:
-                piece = text[start:end]
-                if piece in texts:
-                    found = end
-                if piece not in prefixes:
-                    break
-                end += 1
-            if found < 0:
-                position = start + 1
-                continue
-            if start > done:
-                parts.append((text[done:start], False))
-            parts.append((text[start:found], True))
-            done = position = found
-        if done < n:
-            parts.append((text[done:], False))
-        return parts
-
-
-def _class_escape(char: str) -> str:
-    return "\\" + char if char in "\\]^-[" else char
-
 
 
 class JSONSentencePiece(Tokenizer):
@@ -122,28 +72,6 @@ class JSONSentencePiece(Tokenizer):
         self._read_added(data.get("added_tokens"), where)
 
     # --- the file's parts ---
-
-    def _read_added(self, added, where: str) -> None:
-        if added is None:
-            added = []
-        if not isinstance(added, list):
-            raise TokenizerFileError(f"{where}: $.added_tokens is {short(added)}, not a list")
-        raw: list[str] = []
-        normalized: list[str] = []
-        self._added_ids: dict[str, int] = {}
-        for index, token in enumerate(added):
-            if not isinstance(token, dict) or not isinstance(token.get("content"), str) or not token["content"]:
-                raise TokenizerFileError(f"{where}: $.added_tokens[{index}] has no content")
-            for flag in ("lstrip", "rstrip", "single_word"):
-                if token.get(flag):
-                    raise TokenizerFileError(f"{where}: $.added_tokens[{index}].{flag} is set ({token['content']!r}), not supported")
-            (normalized if token.get("normalized", not token.get("special", False)) else raw).append(token["content"])
-            if type(token.get("id")) is not int or token["id"] < 0:
-                raise TokenizerFileError(f"{where}: $.added_tokens[{index}].id is {short(token.get('id'))}, not a token id")
-            self._added_ids[token["content"]] = token["id"]
-        self.added = raw + normalized
-        self._raw_specials = Literals(raw)
-        self._normalized_specials = Literals(normalized)
 
     def _read_vocab_dict(self, model: dict, where: str) -> dict[str, int]:
         vocab = model.get("vocab")
@@ -313,11 +241,7 @@ class JSONSentencePiece(Tokenizer):
             if known is None:
                 if not chunk:
                     continue
-                known = len(self._merge(self._symbols(chunk)))
-                if len(chunk) <= self.CACHED_LENGTH:
-                    if len(counts) >= self.CACHE_LIMIT:
-                        counts.clear()
-                    counts[chunk] = known
+                known = self._remember(chunk, len(self._merge(self._symbols(chunk))))
             total += known
         return total
 
