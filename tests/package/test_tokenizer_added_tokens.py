@@ -28,7 +28,11 @@ def alternation_split(texts, text):
     return parts
 
 
-class ShortPrefixes(base.AddedTokens):
+class Walk(base.AddedTokens):
+    ALTERNATION_UP_TO = 0  # the walk of prefixes (Gemma's thousands), not the alternation
+
+
+class ShortPrefixes(Walk):
     SHORT = 3  # so that generated texts take the long texts' path too
 
 
@@ -40,6 +44,7 @@ ALPHABET = "ab<>]^-\\"
 def test_added_tokens_split_as_a_longest_first_alternation(texts, text):
     expected = alternation_split(texts, text)
     assert base.AddedTokens(texts).split(text) == expected
+    assert Walk(texts).split(text) == expected
     assert ShortPrefixes(texts).split(text) == expected
 
 
@@ -78,3 +83,18 @@ def test_a_60000_character_added_token_loads_in_bounded_memory():
         assert tokenizer.count("a" + LONG + "a") == tokenizer.count("a") + 1 + tokenizer.count("a")
         assert tokenizer.count(LONG[:-1]) != 1  # its prefix is no added token
         assert LONG.encode() in tokenizer.tokens("a" + LONG)
+
+
+def test_the_walk_keeps_short_prefixes_only():
+    """The walk (used past ALTERNATION_UP_TO texts) with a 60,000-character text among many."""
+    texts = [LONG, LONG[:-1] + "y", "<xx>", "<", "b"] + [f"<unused{i}>" for i in range(3000)]
+    tracemalloc.start()
+    try:
+        matcher = base.AddedTokens(texts)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert matcher.pattern is None and peak < 50 * 1024 * 1024, peak
+    text = "a<xx>" + LONG + "<" + LONG[:-1] + "yb<unused7><unused"
+    assert matcher.split(text) == alternation_split(texts, text)
+    assert [part for part, added in matcher.split(text) if added] == ["<xx>", LONG, "<", LONG[:-1] + "y", "b", "<unused7>", "<"]

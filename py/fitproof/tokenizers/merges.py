@@ -17,7 +17,13 @@ HEAP_FROM = 96  # symbols; below this, the scan (quadratic, but tiny) is faster 
 def merge_ids(ranks, size: int, ids: list[int]) -> list[int]:
     """BPE on token ids: the pair of the lowest rank merged first, the leftmost of equal ones, until
     no pair has a rank. ``ranks`` maps ``left * size + right`` to ``rank * size + merged id`` (or
-    ``NO_MERGE``). ``ids`` is changed in place."""
+    ``NO_MERGE``). ``ids`` is changed in place.
+
+    The same loop as ``exact.merge`` on purpose, not a copy to fold: a tokenizer.json ranks each
+    *pair* (two merges can make one token at different ranks), a rank file ranks the merged
+    *bytes*, so neither can run the other's files; and ``exact.merge`` on bytes is the faster for a
+    rank file (o200k_base, 48,000 distinct pieces: 0.31 s against 0.39 s through ids and a pair map;
+    "a" * 100,000: 0.33 s against 0.51 s), while ids are what a pair-ranked merge map needs."""
     if len(ids) >= HEAP_FROM:
         return merge_ids_with_heap(ranks, size, ids)
     pairs = [ranks[ids[i] * size + ids[i + 1]] for i in range(len(ids) - 1)]

@@ -9,7 +9,7 @@ from typing import Iterable
 
 from .._base.errors import TokenizerFileError
 from . import exact
-from .base import Tokenizer, _Special
+from .base import AddedTokens, Tokenizer
 from .regex import PatternUnsupported, Patterns
 
 
@@ -25,21 +25,18 @@ class RankTokenizer(Tokenizer):
         except PatternUnsupported as error:
             raise TokenizerFileError(f"{source}: its split pattern is not supported: {error}") from None
         self.pattern = self.patterns.compiled[0]
-        self._text_specials = _Special(text_specials)
-        self._prompt_specials = _Special(prompt_specials)
+        self._text_specials = AddedTokens(text_specials)
+        self._prompt_specials = AddedTokens(prompt_specials)
 
     def _ordinary_pieces(self, text: str) -> Iterable[str]:
         codes = self.patterns.codes(text)
         return [text[m.start():m.end()] for m in self.pattern.finditer(codes)]
 
     def _piece_count(self, piece: bytes) -> int:
-        return 1 if piece in self.ranks else len(exact.merge(piece, self.ranks)) - 1
+        return exact.piece_count(piece, self.ranks)
 
     def _piece_tokens(self, piece: bytes) -> list[bytes]:
-        if piece in self.ranks:
-            return [piece]
-        bounds = exact.merge(piece, self.ranks)
-        return [piece[a:b] for a, b in zip(bounds, bounds[1:])]
+        return exact.piece_tokens(piece, self.ranks)
 
 
 HARMONY_SPECIALS = {"<|startoftext|>": 199998, "<|endoftext|>": 199999, "<|return|>": 200002,
