@@ -334,7 +334,7 @@ def unigram_peer(ours, data: bytes):
     speed target names. Its counts are close to, not equal to, sentencepiece's."""
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
-    from fitproof.tokenizers.spm import _read
+    from fitproof.tokenizers.sentencepiece_model_file import _read
 
     peer = Tokenizer(models.Unigram(list(zip(ours.texts, ours.scores)), unk_id=ours.unk_id, byte_fallback=True))
     peer.normalizer = normalizers.Sequence([normalizers.Precompiled(_read(data, "bench")["charsmap"]),
@@ -345,10 +345,10 @@ def unigram_peer(ours, data: bytes):
 
 def cold_model_count(tokenizer, text: str) -> int:
     """A count with the tokenizer's piece counts and merge table emptied (as after a first load)."""
-    from fitproof.tokenizers import model
+    from fitproof.tokenizers import merges
 
     tokenizer._counts.clear()
-    if isinstance(getattr(tokenizer, "pair_ranks", None), getattr(model, "MergeRanks", ())):  # (absent before it)
+    if isinstance(getattr(tokenizer, "pair_ranks", None), getattr(merges, "MergeRanks", ())):  # (absent before it)
         tokenizer.pair_ranks.clear()  # the merge table's entries are made on first use too
     return tokenizer.count(text)
 

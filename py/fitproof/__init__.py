@@ -33,7 +33,7 @@ from .tokenizers import (TokenizerRegistry, TokenizerUnavailable, count_tokens, 
 
 if TYPE_CHECKING:
     from .tokenizers.files import load_tokenizer
-    from .tokenizers.model import Tokenizer
+    from .tokenizers.base import Tokenizer
 
 __version__ = "0.5.0"  # CHANGELOG.md; the wheel's version is read from here
 

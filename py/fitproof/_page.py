@@ -12,7 +12,7 @@ from ._base import strict_json as _strict_json
 from ._base.errors import TokenizerFileError
 from .tokenizers import EXACT, TokenizerUnavailable, resolve
 from .tokenizers.registry import NAME, RESERVED, TokenizerRegistry, using_tokenizers
-from .tokenizers.models import MODEL_ENCODINGS, PREFIX_ENCODINGS
+from .tokenizers.model_names import MODEL_ENCODINGS, PREFIX_ENCODINGS
 from .tokenizers import exact as _tokenizer
 from .tokenizers.estimate import estimate_tokens
 
@@ -115,7 +115,7 @@ def _model_id(tokenizer):
         return by_bytes.get
     ranks = tokenizer.ranks
     offset = 1000 if tokenizer.kind == "tekken" else 0  # tekken's ids are its ranks after 1,000 control tokens
-    from .tokenizers.model import HARMONY_SPECIALS
+    from .tokenizers.rank_tokenizer import HARMONY_SPECIALS
 
     def id_of(token: bytes):
         rank = ranks.get(token)

@@ -9,7 +9,7 @@ import pytest
 
 from fitproof import count_messages, count_tokens, evaluate, trim_messages
 from fitproof.modes.messages import images
-from fitproof.tokenizers import models
+from fitproof.tokenizers import model_names as models
 
 tiktoken = pytest.importorskip("tiktoken")
 

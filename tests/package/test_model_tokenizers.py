@@ -19,7 +19,7 @@ import _text
 from fitproof import count_tokens, evaluate
 from fitproof.tokenizers import (TokenizerFileError, TokenizerRegistry, exact, from_bytes, load_tokenizer,
                                        named_tokenizer, register_tokenizer, using_tokenizers)
-from fitproof.tokenizers import files as files_module, model as model_module
+from fitproof.tokenizers import byte_level_json, files as files_module, merges as merges_module, tekken as tekken_module
 from fitproof.tokenizers.normalize import nfc
 
 MODELS = ROOT / "tests" / "data" / "models"
@@ -77,7 +77,7 @@ def test_tokens_and_long_pieces_equal_tokenizers(name):
     added = set(tokenizer.added)
     texts = corpus(1_000, seed=34) + [_text.mixed_text(20_000)] + _text.long_pieces(20_000)
     for text, encoding in zip(texts, ref.encode_batch(texts, add_special_tokens=False)):
-        expected = [token.encode("utf-8") if token in added else model_module._level_bytes(token) for token in encoding.tokens]
+        expected = [token.encode("utf-8") if token in added else byte_level_json._level_bytes(token) for token in encoding.tokens]
         assert tokenizer.tokens(text) == expected, text[:40]
 
 
@@ -106,7 +106,7 @@ def test_tekken_counts_equal_mistral_common(strings):
 def test_tekken_default_control_tokens_are_mistral_commons():
     from mistral_common.tokens.tokenizers.tekken import Tekkenizer
 
-    assert model_module.TEKKEN_DEFAULT_SPECIALS == tuple(t["token_str"] for t in Tekkenizer.DEPRECATED_SPECIAL_TOKENS)
+    assert tekken_module.TEKKEN_DEFAULT_SPECIALS == tuple(t["token_str"] for t in Tekkenizer.DEPRECATED_SPECIAL_TOKENS)
 
 
 def test_o200k_harmony_equals_tiktoken(strings):
@@ -214,7 +214,7 @@ def test_merge_ranks_made_on_first_use_equal_the_whole_map(name):
     vocab, table = model_whole_map(name)
     tokenizer = load_tokenizer_fresh(name)
     ranks, size = tokenizer.pair_ranks, tokenizer.size
-    assert isinstance(ranks, model_module.MergeRanks) and len(ranks) == 0  # nothing made up front
+    assert isinstance(ranks, merges_module.MergeRanks) and len(ranks) == 0  # nothing made up front
     texts = {token_id: text for text, token_id in vocab.items()}
     rng = random.Random(11)
     merges = rng.sample(sorted(table), 5_000)
@@ -268,10 +268,10 @@ def test_merges_out_of_merged_id_order_a_pair_listed_twice_and_shared_ids_count_
         data["model"]["merges"] = listed
         raw = json.dumps(data)
         tokenizer = from_bytes(raw.encode(), f"{case}.json")
-        assert isinstance(tokenizer.pair_ranks, model_module.MergeRanks) and tokenizer.pair_ranks.ranks is not None
+        assert isinstance(tokenizer.pair_ranks, merges_module.MergeRanks) and tokenizer.pair_ranks.ranks is not None
         encoding = Tokenizer.from_str(raw).encode(text, add_special_tokens=False)
         assert tokenizer.count(text) == len(encoding.ids), case
-        assert tokenizer.tokens(text) == [model_module._level_bytes(token) for token in encoding.tokens], case
+        assert tokenizer.tokens(text) == [byte_level_json._level_bytes(token) for token in encoding.tokens], case
         _, table = whole_map(data["model"])
         assert all(tokenizer.pair_ranks.get(a * tokenizer.size + b) == rank * tokenizer.size + merged
                    for (a, b), (rank, merged) in table.items()), case
@@ -280,10 +280,10 @@ def test_merges_out_of_merged_id_order_a_pair_listed_twice_and_shared_ids_count_
     data["model"]["vocab"]["\u0100shared"] = first_merged  # a second text for the first merge's token
     raw = json.dumps(data)
     tokenizer = from_bytes(raw.encode(), "shared.json")
-    assert type(tokenizer.pair_ranks) is model_module.EveryPair
+    assert type(tokenizer.pair_ranks) is merges_module.EveryPair
     encoding = Tokenizer.from_str(raw).encode(text, add_special_tokens=False)
     assert tokenizer.count(text) == len(encoding.ids)
-    assert tokenizer.tokens(text) == [model_module._level_bytes(token) for token in encoding.tokens]
+    assert tokenizer.tokens(text) == [byte_level_json._level_bytes(token) for token in encoding.tokens]
 
 
 def test_a_corrupted_merge_table_is_seen_by_the_equality_checks():
@@ -296,7 +296,7 @@ def test_a_corrupted_merge_table_is_seen_by_the_equality_checks():
     ids = [tokenizer.byte_ids[b] for b in b" refund"]
     first = min(tokenizer.pair_ranks[a * size + b] for a, b in zip(ids, ids[1:]))
     key = next(a * size + b for a, b in zip(ids, ids[1:]) if tokenizer.pair_ranks[a * size + b] == first)
-    tokenizer.pair_ranks[key] = model_module.NO_MERGE  # that merge no longer exists
+    tokenizer.pair_ranks[key] = merges_module.NO_MERGE  # that merge no longer exists
     tokenizer._counts.clear()
     assert tokenizer.count(text) != before
 
@@ -349,15 +349,15 @@ def test_register_tokenizer_refuses_built_in_and_malformed_names():
 @pytest.mark.parametrize("content, message", [
     (b"not json", "not JSON"),
     (b"[1, 2]", "a JSON list, not a tokenizer file"),
-    (b'{"model": {"type": "Unigram", "vocab": []}}', "$.model.unk_id is None, not an index into $.model.vocab"),  # sentencepiece.py
+    (b'{"model": {"type": "Unigram", "vocab": []}}', "$.model.unk_id is None, not an index into $.model.vocab"),  # sentencepiece_json.py
     (b'{"model": {"type": "WordPiece", "vocab": {}}}', "model type 'WordPiece' is not supported"),
     (b'{"model": {"type": "BPE", "vocab": {}, "merges": []}, "pre_tokenizer": {"type": "Metaspace"}}',
-     "pre-tokenizer 'Metaspace' is not supported"),
+     "$.pre_tokenizer is the pre-tokenizer 'Metaspace', which is not supported (Split, ByteLevel and Sequence are)"),
     (b'{"model": {"type": "BPE", "vocab": {}, "merges": []}, "pre_tokenizer": {"type": "Sequence", "pretokenizers": ['
      b'{"type": "Split", "behavior": "Isolated", "pattern": {"Regex": "\\\\p{Greek}"}}, {"type": "ByteLevel"}]}}',
      "unsupported property \\p{Greek}"),
     (b'{"model": {"type": "BPE", "vocab": {}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}, '
-     b'"normalizer": {"type": "Lowercase"}}', "normalizer 'Lowercase' is not supported"),
+     b'"normalizer": {"type": "Lowercase"}}', "$.normalizer is the normalizer 'Lowercase', which is not supported (NFC and Sequence are)"),
     (b'{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}}',
      "has no token: not a byte-level BPE vocabulary"),
     (b'{"model": {"type": "BPE", "vocab": {"a": 0, "b": "1"}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}}',

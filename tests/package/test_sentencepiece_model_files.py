@@ -1,5 +1,5 @@
-"""SentencePiece ``.model`` files (tokenizers/spm.py, protobuf.py, charsmap.py) and Unigram tokenizer.json
-files (tokenizers/sentencepiece.py): every count equals the reference library's.
+"""SentencePiece ``.model`` files (tokenizers/sentencepiece_model_file.py, protobuf.py, charsmap.py) and Unigram tokenizer.json
+files (tokenizers/sentencepiece_json.py): every count equals the reference library's.
 
 References (test extra): ``sentencepiece`` 0.2.3 (``SentencePieceProcessor.encode(text)``) for .model
 files, Hugging Face ``tokenizers`` 0.23.3 for tokenizer.json (T5's ``Precompiled`` normalizer too, cut
@@ -23,7 +23,7 @@ import _text
 from conftest import generated_table_is_current
 from fitproof.tokenizers import TokenizerFileError, exact, from_bytes, graphemes, load_tokenizer
 from fitproof.tokenizers import files as files_module
-from fitproof.tokenizers import spm as spm_module
+from fitproof.tokenizers import sentencepiece_model_file as spm_module
 from fitproof.tokenizers import unicode_graphemes
 
 STRINGS = 50_000

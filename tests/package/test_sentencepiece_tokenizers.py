@@ -1,4 +1,4 @@
-"""SentencePiece tokenizers (tokenizers/sentencepiece.py): every count equals the reference library's.
+"""SentencePiece tokenizers (tokenizers/sentencepiece_json.py): every count equals the reference library's.
 
 References (test extra): Hugging Face ``tokenizers`` 0.23.3 for tokenizer.json files
 (``encode(text, add_special_tokens=False)``). Gemma 3's and Llama 2's files (BPE with byte
@@ -17,7 +17,7 @@ from conftest import ROOT
 import _text
 from cli_calls import call_cli
 from fitproof.tokenizers import TokenizerFileError, exact, from_bytes, load_tokenizer
-from fitproof.tokenizers import sentencepiece as sp
+from fitproof.tokenizers import sentencepiece_json as sp
 
 MODELS = ROOT / "tests" / "data" / "models"
 SENTENCEPIECE_JSON = ("gemma3", "llama2")
@@ -173,7 +173,7 @@ def sentencepiece_json(**changes) -> bytes:
 
 
 @pytest.mark.parametrize("changes, message", [
-    ({"model.type": "WordPiece"}, None),  # not SentencePiece: model.py refuses it as before
+    ({"model.type": "WordPiece"}, None),  # not SentencePiece: byte_level_json.py refuses it as before
     ({"normalizer": {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "\u2581"}, {"type": "Lowercase"}]}},
      "$.normalizer.normalizers[1] is the normalizer 'Lowercase', which is not supported"),
     ({"normalizer": {"type": "Replace", "pattern": {"Regex": "a|b"}, "content": "\u2581"}},
@@ -216,7 +216,7 @@ def test_a_vocabulary_past_the_limit_is_refused(tmp_path, monkeypatch):
 def test_gemini_names_count_with_the_file_registered_as_gemma3_and_the_report_names_it():
     from fitproof import count_tokens, evaluate
     from fitproof.tokenizers import TokenizerRegistry, using_tokenizers
-    from fitproof.tokenizers.models import GEMINI_TOKENIZERS
+    from fitproof.tokenizers.model_names import GEMINI_TOKENIZERS
 
     data = {"budget": 50, "tokenizer": "gemini-2.5-flash",
             "items": [{"id": "a", "relevance": 2, "content": "What is the refund window?"}]}

@@ -10,7 +10,7 @@ from hypothesis import given, strategies as st
 
 from conftest import ROOT
 from fitproof.tokenizers import files as files_module
-from fitproof.tokenizers.model import MergePairs, merge_sides
+from fitproof.tokenizers.merges import MergePairs, merge_sides
 
 MODELS = ROOT / "tests" / "data" / "models"
 

@@ -170,7 +170,7 @@ def t5_file(path):
     import sentencepiece
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
-    from fitproof.tokenizers.spm import _read
+    from fitproof.tokenizers.sentencepiece_model_file import _read
 
     lines = [line for line in _text.mixed_text(300_000).splitlines() if line.strip()]
     writer = io.BytesIO()

@@ -8,7 +8,7 @@ import * as python from "./python.js";
 import { checkNow } from "./check.js";
 
 const GGUF_HEAD_BYTES = 64 << 20;  // of a GGUF file only its start is read: the header comes first (as _page.py)
-const MAX_JSON_BYTES = 256 << 20;  // the package's limit for a tokenizer file (tokenizers/model.py)
+const MAX_JSON_BYTES = 256 << 20;  // the package's limit for a tokenizer file (tokenizers/base.py)
 
 const mb = (bytes) => (bytes / 1e6).toFixed(1);
 

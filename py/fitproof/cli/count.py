@@ -7,7 +7,7 @@ from typing import IO
 
 from .. import tokenizers
 from .._base.values import closest_name
-from ..tokenizers.models import EXAMPLES, MODEL_ENCODINGS, uncounted_reason
+from ..tokenizers.model_names import EXAMPLES, MODEL_ENCODINGS, uncounted_reason
 from ._exits import EXIT_FAIL, EXIT_PASS, UsageError
 from ._arguments import tokenizer_registry
 from ._input import read_input

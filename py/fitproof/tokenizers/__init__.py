@@ -5,8 +5,8 @@ To add a tokenizer: give it a module here with a ``text -> count`` function, add
 ``TOKENIZERS`` and a branch to ``count_tokens`` and ``counter``; an exact one also needs its
 rank file in ``exact.RANK_FILES`` and a pre-tokenizer pattern in ``exact.PATTERNS``.
 
-Tokenizers read from a model's own files (``model``: a Hugging Face tokenizer.json, a tekken file,
-a GGUF header) are named through a ``TokenizerRegistry`` (see ``named_tokenizer``); the functions
+Tokenizers read from a model's own files (``files``: a Hugging Face tokenizer.json, a tekken file,
+a SentencePiece ``.model``, a GGUF header) are named through a ``TokenizerRegistry`` (see ``named_tokenizer``); the functions
 below take such a name, or a loaded ``Tokenizer`` itself, wherever they take a built-in name.
 """
 
@@ -21,13 +21,13 @@ from .estimate import estimate_tokens
 from .exact import ENCODINGS, EXACT, RANK_FILES, TokenizerUnavailable
 from .registry import (BUILT_IN_FILES, TokenizerRegistry, default_registry, file_record, named_tokenizer,
                        register_tokenizer, registered_names, using_tokenizers)
-from .models import EXAMPLES, MODEL_ENCODINGS, counted_encoding, uncounted_reason
+from .model_names import EXAMPLES, MODEL_ENCODINGS, counted_encoding, uncounted_reason
 
 TOKENIZERS = EXACT + ("estimate",)
 
 
 def resolve(tokenizer: object) -> object:
-    """A model name (``gpt-4o``, ``gpt-4o-2024-08-06``; ``models.py``) as its encoding; any other value as it is."""
+    """A model name (``gpt-4o``, ``gpt-4o-2024-08-06``; ``model_names.py``) as its encoding; any other value as it is."""
     return counted_encoding(tokenizer) or tokenizer
 
 
@@ -57,19 +57,19 @@ def unknown_tokenizer(tokenizer: object) -> ArgumentError:
 
 if TYPE_CHECKING:
     from .files import from_bytes, load_tokenizer
-    from .model import Tokenizer, TokenizerFileError
+    from .base import Tokenizer, TokenizerFileError
 
 _FROM_MODEL = ("Tokenizer", "TokenizerFileError")
 _FROM_FILES = ("from_bytes", "load_tokenizer")
 
 
 def __getattr__(name: str):
-    """``Tokenizer``, ``load_tokenizer``... from ``model`` and ``files``, imported on first use: most inputs never
+    """``Tokenizer``, ``load_tokenizer``... from ``base`` and ``files``, imported on first use: most inputs never
     read a tokenizer file, and importing the package is the page's start-up."""
     if name in _FROM_MODEL:
-        from . import model
+        from . import base
 
-        return getattr(model, name)
+        return getattr(base, name)
     if name in _FROM_FILES:
         from . import files
 
@@ -148,7 +148,7 @@ def _loaded(tokenizer: object) -> "Tokenizer | None":
     """A loaded tokenizer given itself or by a registered name; None for the built-in names."""
     if isinstance(tokenizer, str):
         return named_tokenizer(tokenizer) if tokenizer not in TOKENIZERS else None
-    from .model import Tokenizer
+    from .base import Tokenizer
 
     return tokenizer if isinstance(tokenizer, Tokenizer) else None
 

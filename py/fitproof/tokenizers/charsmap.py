@@ -13,7 +13,7 @@ import sys
 from array import array
 
 from . import graphemes
-from .model import TokenizerFileError
+from .._base.errors import TokenizerFileError
 
 
 class CharsMap:

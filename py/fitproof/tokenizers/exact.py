@@ -167,6 +167,20 @@ def merge(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
     return bounds
 
 
+def piece_count(piece: bytes, ranks: dict[bytes, int]) -> int:
+    """The number of tokens of one piece (one token when its bytes are one), by ``merge``: the one
+    rank-file BPE, for ``Encoding`` and ``rank_tokenizer.RankTokenizer`` (tekken, o200k_harmony)."""
+    return 1 if piece in ranks else len(merge(piece, ranks)) - 1
+
+
+def piece_tokens(piece: bytes, ranks: dict[bytes, int]) -> list[bytes]:
+    """The bytes of each token of one piece, in order, by ``merge``."""
+    if piece in ranks:
+        return [piece]
+    bounds = merge(piece, ranks)
+    return [piece[a:b] for a, b in zip(bounds, bounds[1:])]
+
+
 def merge_with_heap(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
     """``merge`` in O(n log n): candidate pairs in a heap by (rank, start), stale ones skipped.
 
@@ -319,8 +333,7 @@ class Encoding:
             piece = text[match.start():match.end()]
             known = counts.get(piece)
             if known is None:
-                encoded = piece.encode("utf-8")
-                known = 1 if encoded in ranks else len(merge(encoded, ranks)) - 1
+                known = piece_count(piece.encode("utf-8"), ranks)
                 if len(piece) <= self.CACHED_LENGTH:
                     if len(counts) >= self.CACHE_LIMIT:
                         counts.clear()
@@ -333,12 +346,7 @@ class Encoding:
         ranks = self.ranks
         result = []
         for piece in pieces(text, self.name):
-            encoded = piece.encode("utf-8")
-            if encoded in ranks:
-                result.append(encoded)
-                continue
-            bounds = merge(encoded, ranks)
-            result.extend(encoded[a:b] for a, b in zip(bounds, bounds[1:]))
+            result.extend(piece_tokens(piece.encode("utf-8"), ranks))
         return result
 
 

@@ -1,7 +1,9 @@
 """A tokenizer from a file's bytes or its path: which kind of file it is, read by the module for that kind.
 
-A Hugging Face ``tokenizer.json`` and a tekken JSON file are read by ``model``, a GGUF file's
-header by ``gguf`` (which builds the same ``tokenizer.json`` shape and hands it to ``model``). A
+A Hugging Face ``tokenizer.json`` is read by ``sentencepiece_json`` (SentencePiece BPE, Unigram) or
+``byte_level_json``, a tekken JSON file by ``tekken``, a SentencePiece ``.model`` by
+``sentencepiece_model_file``, a GGUF file's header by ``gguf`` (which builds the same ``tokenizer.json``
+shape and hands it to ``byte_level_json``). A
 file read once is remembered by its SHA-256, so a second load of the same bytes costs its hash.
 """
 
@@ -10,7 +12,11 @@ from __future__ import annotations
 import json
 
 from .gguf import read_gguf_header, tokenizer_from_gguf
-from .model import BPETokenizer, MAX_FILE_BYTES, MergePairs, Tokenizer, TokenizerFileError, tekken
+from .._base.errors import TokenizerFileError
+from .base import MAX_FILE_BYTES, Tokenizer
+from .byte_level_json import BPETokenizer
+from .merges import MergePairs
+from .tekken import tekken
 from .._base.errors import ArgumentError, ArgumentTypeError
 
 
@@ -49,7 +55,7 @@ def from_bytes(data: bytes, source: str = "<bytes>", name: str | None = None) ->
 
 def _parse(data: bytes, source: str, label: str, sha: str) -> Tokenizer:
     if data[:1] == b"\x0a" and data.lstrip()[:1] not in (b"{", b"["):  # a protobuf's first field: SentencePiece's .model
-        from .spm import from_model_bytes
+        from .sentencepiece_model_file import from_model_bytes
 
         return from_model_bytes(data, label, sha, source)
     try:
@@ -59,7 +65,7 @@ def _parse(data: bytes, source: str, label: str, sha: str) -> Tokenizer:
     if not isinstance(parsed, dict):
         raise TokenizerFileError(f"{source}: a JSON {type(parsed).__name__}, not a tokenizer file (an object)")
     if "model" in parsed:
-        from .sentencepiece import from_json  # SentencePiece's BPE (byte fallback, ▁) and Unigram
+        from .sentencepiece_json import from_json  # SentencePiece's BPE (byte fallback, ▁) and Unigram
 
         return from_json(parsed, label, sha, source) or BPETokenizer(parsed, label, sha, source)
     if "vocab" in parsed and "config" in parsed:

@@ -18,7 +18,8 @@ import os
 import struct
 from typing import IO
 
-from .model import BPETokenizer, TokenizerFileError
+from .._base.errors import TokenizerFileError
+from .byte_level_json import BPETokenizer
 
 MAX_STRING = 64 * 1024 * 1024  # one metadata string (a chat template is ~10 KB, a token a few bytes)
 MAX_ITEMS = 16 * 1024 * 1024  # one metadata array (a vocabulary is ~200,000 tokens)

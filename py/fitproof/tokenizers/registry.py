@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Iterator
 from .._base.errors import ArgumentError, ArgumentTypeError
 
 if TYPE_CHECKING:
-    from .model import Tokenizer
+    from .base import Tokenizer
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
 RESERVED = ("o200k_base", "cl100k_base", "estimate", "words", "o200k_harmony")
@@ -48,7 +48,7 @@ class TokenizerRegistry:
         if name in RESERVED:
             raise ArgumentError(f"{name!r} is a built-in tokenizer name; choose another", "name", name)
         from .files import load_tokenizer
-        from .model import Tokenizer
+        from .base import Tokenizer
 
         tokenizer = path_or_tokenizer if isinstance(path_or_tokenizer, Tokenizer) else load_tokenizer(path_or_tokenizer, name)
         self._named[name] = tokenizer
@@ -97,11 +97,11 @@ def named_tokenizer(name: str) -> "Tokenizer | None":
         return _DEFAULT.get(name)
     if name == "o200k_harmony":
         if name not in _BUILT_IN:
-            from .model import o200k_harmony
+            from .rank_tokenizer import o200k_harmony
 
             _BUILT_IN[name] = o200k_harmony()
         return _BUILT_IN[name]
-    from .models import gemini_tokenizer
+    from .model_names import gemini_tokenizer
 
     stands_for = gemini_tokenizer(name)  # a Gemini model: the tokenizer registered as "gemma3", if any
     return named_tokenizer(stands_for) if stands_for is not None else None
@@ -119,7 +119,7 @@ def file_record(name: object) -> "dict | None":
     if tokenizer is None:
         return None
     record = {"name": name, "kind": tokenizer.kind, "sha256": tokenizer.sha256}
-    from .models import gemini_tokenizer
+    from .model_names import gemini_tokenizer
 
     stands_for = gemini_tokenizer(name)
     if stands_for is not None and named_tokenizer(stands_for) is tokenizer:

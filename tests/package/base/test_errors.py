@@ -205,17 +205,17 @@ def test_every_name_the_package_exports_imports_from_the_top():
         exec(f"from fitproof import {name}", namespace)
         assert namespace[name] is getattr(fitproof, name)
     assert set(fitproof.__all__) <= set(dir(fitproof))
-    from fitproof.tokenizers import Tokenizer, load_tokenizer, model
+    from fitproof.tokenizers import Tokenizer, base, load_tokenizer
 
-    assert fitproof.load_tokenizer is load_tokenizer and fitproof.Tokenizer is Tokenizer is model.Tokenizer
-    assert fitproof.TokenizerFileError is model.TokenizerFileError
+    assert fitproof.load_tokenizer is load_tokenizer and fitproof.Tokenizer is Tokenizer is base.Tokenizer
+    assert fitproof.TokenizerFileError is base.TokenizerFileError
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         fitproof.nope  # noqa: B018
 
 
 def test_importing_the_package_reads_no_tokenizer_file_code_until_load_tokenizer_is_asked_for():
     """``load_tokenizer`` and ``Tokenizer`` are exported lazily: importing the package is the page's start-up."""
-    probe = ("import sys\nimport fitproof\nbefore = sorted({'fitproof.tokenizers.model', 'fitproof.tokenizers.files'} & set(sys.modules))\n"
+    probe = ("import sys\nimport fitproof\nbefore = sorted({'fitproof.tokenizers.base', 'fitproof.tokenizers.files'} & set(sys.modules))\n"
              "from fitproof import load_tokenizer\nprint(before, 'fitproof.tokenizers.files' in sys.modules)")
     done = subprocess.run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(ROOT / 'py')!r})\n{probe}"],
                           capture_output=True, text=True, timeout=60)

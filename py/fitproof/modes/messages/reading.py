@@ -10,7 +10,7 @@ from typing import Callable, Sequence, cast
 from ..._shared.count_memory import COUNTS
 from ..._shared.shape import Field, InvalidInput, missing_key, read_fields
 from ...tokenizers import TOKENIZERS, count_tokens, counter, named_tokenizer, resolve, uncounted_reason
-from ...tokenizers.models import counted_encoding
+from ...tokenizers.model_names import counted_encoding
 from . import prompt_template as chat_template
 from .accounting import callers_counter, message_cost
 from .memory import HISTORIES, Known, frozen

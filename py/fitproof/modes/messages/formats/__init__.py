@@ -31,7 +31,7 @@ from ...._base.values import (
 from ...._shared.checks import Check
 from ...._shared.shape import InvalidInput, missing_key
 from ....tokenizers import TOKENIZERS, counter
-from ....tokenizers.models import counted_encoding
+from ....tokenizers.model_names import counted_encoding
 from .. import reading, rule
 from ..accounting import PER_MESSAGE, callers_counter, tool_calls_text
 from ..reading import INPUT_SUMMARY, cached_counter, raise_problems, read_tokenizer

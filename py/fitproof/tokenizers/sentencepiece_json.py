@@ -8,11 +8,7 @@ Two ways a SentencePiece model is written down, each counted as its own referenc
 
   1. added tokens (special or not) cut out first, leftmost-longest (a set of prefixes, not an
      alternation of Gemma's 6,415 texts); those with ``normalized`` set are looked for after normalization;
-  2. the normalizer: ``Prepend``, ``Replace`` (a string pattern, or a regex that is one character
-     repeated: T5's ``" {2,}"``), ``Strip``, ``NFC``, ``Precompiled`` (T5's character map, which
-     ``tokenizers`` applies per extended grapheme cluster: ``charsmap.PrecompiledMap`` cuts them
-     with ``graphemes.py``, Unicode 17.0 as the crate ``unicode-segmentation`` 1.13.3), in a ``Sequence``;
-  3. the pre-tokenizer: none, ``Split`` on a string, ``Metaspace``, ``WhitespaceSplit``, in a ``Sequence``;
+  2. the normalizer and 3. the pre-tokenizer, as ``pipeline.py`` reads them;
   4. the model. BPE: each character its token, or its UTF-8 bytes as ``<0xXX>`` tokens (byte
      fallback), or the unknown token (fused); then merges by rank, lowest first, leftmost on ties.
      Unigram: the Viterbi path by score over every vocabulary entry (scores added in the same
@@ -25,7 +21,7 @@ Two ways a SentencePiece model is written down, each counted as its own referenc
   with ``▁``: Gemma has two such characters, Llama 2 one); the pieces are merged (through a heap
   when long: no quadratic piece) and their counts remembered.
 
-- The ``.model`` protobuf the ``sentencepiece`` library reads (``spm.py``, read by the bounded
+- The ``.model`` protobuf the ``sentencepiece`` library reads (``sentencepiece_model_file.py``, read by the bounded
   reader in ``protobuf.py``): counts equal ``len(SentencePieceProcessor(model_file=path).encode(text))``.
 
 A file this module cannot count exactly is refused with a ``TokenizerFileError`` that names the
@@ -37,292 +33,22 @@ from __future__ import annotations
 import operator
 import re
 from itertools import compress, repeat
-from typing import Callable, Iterable
+from typing import Iterable
 
 from . import exact
-from .model import (MergePairs, Tokenizer, TokenizerFileError, _pair_ranks, merge_ids, merge_ids_with_heap, merge_parts,
-                    merge_sides)
-from .normalize import nfc
+from .base import Tokenizer, TokenizerFileError
+from .merges import MergePairs, merge_ids, merge_ids_with_heap, merge_parts, merge_sides, pair_ranks
+from .base import short
+from .pipeline import META, read_normalizer, read_pre_tokenizer
 
-META = "\u2581"  # ▁, SentencePiece's written space
 UNK_PENALTY = 10.0  # an unknown character's score below the lowest piece's (sentencepiece and tokenizers)
 MAX_PIECES = 4_000_000  # a vocabulary larger than this is refused (Gemma 3 has 262,144)
 MAX_PIECE_CHARS = 4096  # one vocabulary entry longer than this is refused
-# Rust's char::is_whitespace (Unicode White_Space), which tokenizers' WhitespaceSplit uses
-WHITE_SPACE = frozenset("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
-                        "\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
-_WHITE = "".join(sorted(WHITE_SPACE))
-_WHITE_RUNS = re.compile("[" + "".join(sorted(WHITE_SPACE)).replace("\\", "\\\\").replace("]", "\\]") + "]+")
 
 
 def byte_token(byte: int) -> str:
     """The text of byte fallback's token for ``byte``: ``<0x0A>``."""
     return f"<0x{byte:02X}>"
-
-
-class Literals:
-    """Leftmost-longest matching of many literal texts (added tokens), as ``tokenizers``' Aho-Corasick
-    does. A position is a candidate when its character starts some text (one character class
-    searched at C speed); from there the text is extended while it is a prefix of some text (a set
-    of prefixes, not a regex alternation: Gemma has 6,415 added tokens, and ``re`` would try each
-    at every candidate and take seconds to compile them)."""
-
-    def __init__(self, texts: Iterable[str]):
-        self.texts = frozenset(texts)
-        self.prefixes = frozenset(text[:k] for text in self.texts for k in range(1, len(text)))
-        firsts = sorted({text[0] for text in self.texts})
-        self.first = re.compile("[" + "".join(map(_class_escape, firsts)) + "]") if firsts else None
-
-    def split(self, text: str) -> list[tuple[str, bool]]:
-        if self.first is None or not text:
-            return [(text, False)] if text else []
-        search, texts, prefixes = self.first.search, self.texts, self.prefixes
-        n = len(text)
-        parts = []
-        done = position = 0
-        while True:
-            match = search(text, position)
-            if match is None:
-                break
-            start = match.start()
-            end = start + 1
-            found = -1
-            while end <= n:
-                piece = text[start:end]
-                if piece in texts:
-                    found = end
-                if piece not in prefixes:
-                    break
-                end += 1
-            if found < 0:
-                position = start + 1
-                continue
-            if start > done:
-                parts.append((text[done:start], False))
-            parts.append((text[start:found], True))
-            done = position = found
-        if done < n:
-            parts.append((text[done:], False))
-        return parts
-
-
-def _class_escape(char: str) -> str:
-    return "\\" + char if char in "\\]^-[" else char
-
-
-def _kind(node, where: str, what: str) -> str:
-    if not isinstance(node, dict) or not isinstance(node.get("type"), str):
-        raise TokenizerFileError(f"{where}: {what} is {_short(node)}, not an object with a \"type\"")
-    return node["type"]
-
-
-def _short(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _string_pattern(node: dict, where: str, path: str) -> str:
-    pattern = node.get("pattern")
-    if isinstance(pattern, dict) and isinstance(pattern.get("String"), str) and pattern["String"]:
-        return pattern["String"]
-    raise TokenizerFileError(f"{where}: {path}.pattern is {_short(pattern)}: only a non-empty {{\"String\": ...}} "
-                             "pattern is supported here")
-
-
-# A Replace normalizer's Regex pattern is translated only when it is one character repeated (T5's
-# " {2,}", which transformers' converter writes to fold runs of spaces), or a text with no special
-# character: the rest of Oniguruma's syntax is refused by name rather than guessed at.
-_REPEATED = re.compile(r"(\\[^A-Za-z0-9]|[^\\.^$|?*+()\[\]{}])(\+|\{[0-9]+,[0-9]*\}|\{[0-9]+\})")
-_LITERAL = re.compile(r"(?:\\[^A-Za-z0-9]|[^\\.^$|?*+()\[\]{}])+")
-
-
-def _regex_pattern(node: dict, where: str, path: str) -> re.Pattern | None:
-    """A Replace's ``{"Regex": ...}`` pattern as a Python regex, None for a ``{"String": ...}`` one."""
-    pattern = node.get("pattern")
-    if not isinstance(pattern, dict) or "Regex" not in pattern:
-        return None
-    source = pattern["Regex"]
-    if isinstance(source, str) and source and (_REPEATED.fullmatch(source) or _LITERAL.fullmatch(source)):
-        try:
-            return re.compile(source)
-        except re.error as error:  # " {3,2}": a count Oniguruma refuses too
-            raise TokenizerFileError(f"{where}: {path}.pattern is the regex {_short(source)}, which is not valid ({error})") from None
-    raise TokenizerFileError(f"{where}: {path}.pattern is the regex {_short(source)}, which is not supported here "
-                             "(one character repeated, as \" {2,}\", or a plain text is)")
-
-
-def _precompiled(node: dict, where: str, path: str):
-    """A ``Precompiled`` normalizer's map (base64 in the file), read and checked. (``binascii``, built
-    into Python, not ``base64``: the page's standard library holds no module it does not need.)"""
-    import binascii
-
-    from .charsmap import PrecompiledMap
-
-    encoded = node.get("precompiled_charsmap")
-    if not isinstance(encoded, str):
-        raise TokenizerFileError(f"{where}: {path}.precompiled_charsmap is {_short(encoded)}, not a base64 string")
-    try:
-        blob = binascii.a2b_base64(encoded, strict_mode=True)
-    except ValueError:  # binascii.Error is one
-        raise TokenizerFileError(f"{where}: {path}.precompiled_charsmap is not base64") from None
-    return PrecompiledMap(blob, where, f"{path}.precompiled_charsmap")
-
-
-def read_normalizer(spec, where: str, path: str = "$.normalizer") -> Callable[[str], str] | None:
-    """The normalizer of a tokenizer.json as one ``str -> str`` function (None: there is none)."""
-    steps: list[Callable[[str], str]] = []
-
-    def walk(node, at: str) -> None:
-        if node is None:
-            return
-        kind = _kind(node, where, at)
-        if kind == "Sequence":
-            inner = node.get("normalizers")
-            if not isinstance(inner, list):
-                raise TokenizerFileError(f"{where}: {at}.normalizers is {_short(inner)}, not a list")
-            for index, item in enumerate(inner):
-                walk(item, f"{at}.normalizers[{index}]")
-        elif kind == "Prepend":
-            prepend = node.get("prepend")
-            if not isinstance(prepend, str):
-                raise TokenizerFileError(f"{where}: {at}.prepend is {_short(prepend)}, not a string")
-            steps.append(lambda text, p=prepend: p + text if text else text)  # type: ignore[misc]  # a lambda with a defaulted parameter is this Callable; mypy cannot infer it
-        elif kind == "Replace":
-            new = node.get("content")
-            if not isinstance(new, str):
-                raise TokenizerFileError(f"{where}: {at}.content is {_short(new)}, not a string")
-            regex = _regex_pattern(node, where, at)
-            if regex is not None:
-                steps.append(lambda text, regex=regex, new=new: regex.sub(lambda _: new, text))  # type: ignore[misc]  # a lambda with a defaulted parameter is this Callable; mypy cannot infer it
-            else:
-                old = _string_pattern(node, where, at)
-                steps.append(lambda text, old=old, new=new: text.replace(old, new))  # type: ignore[misc]  # a lambda with a defaulted parameter is this Callable; mypy cannot infer it
-        elif kind == "NFC":
-            steps.append(nfc)
-        elif kind == "Strip":
-            left, right = node.get("strip_left"), node.get("strip_right")
-            if not isinstance(left, bool) or not isinstance(right, bool):
-                raise TokenizerFileError(f"{where}: {at}: strip_left and strip_right are {_short(left)} and "
-                                         f"{_short(right)}, not true or false")
-            if left or right:  # white space as Rust's char::is_whitespace, which tokenizers strips
-                strip = str.strip if left and right else str.lstrip if left else str.rstrip
-                steps.append(lambda text, strip=strip: strip(text, _WHITE))  # type: ignore[misc]  # a lambda with a defaulted parameter is this Callable; mypy cannot infer it
-        elif kind == "Precompiled":  # T5's character map, applied per grapheme cluster (charsmap.PrecompiledMap)
-            steps.append(_precompiled(node, where, at).normalize)
-        else:
-            raise TokenizerFileError(f"{where}: {at} is the normalizer {kind!r}, which is not supported "
-                                     "(Precompiled, Prepend, Replace, Strip, NFC and Sequence are)")
-
-    walk(spec, path)
-    if not steps:
-        return None
-    if len(steps) == 1:
-        return steps[0]
-
-    def normalize(text: str) -> str:
-        for step in steps:
-            text = step(text)
-        return text
-    return normalize
-
-
-def _split_string(pieces: list[str], delimiter: str, behavior: str) -> list[str]:
-    result: list[str] = []
-    for piece in pieces:
-        parts = piece.split(delimiter)
-        if behavior == "Removed":
-            result.extend(part for part in parts if part)
-        elif behavior == "Isolated":
-            for index, part in enumerate(parts):
-                if index:
-                    result.append(delimiter)
-                if part:
-                    result.append(part)
-        elif behavior == "MergedWithPrevious":
-            for index, part in enumerate(parts):
-                chunk = part + delimiter if index < len(parts) - 1 else part
-                if chunk:
-                    result.append(chunk)
-        elif behavior == "MergedWithNext":
-            for index, part in enumerate(parts):
-                chunk = delimiter + part if index else part
-                if chunk:
-                    result.append(chunk)
-        else:  # Contiguous: runs of the delimiter are one piece
-            done: list[str] = []
-            for index, part in enumerate(parts):
-                if index:
-                    if done and done[-1].startswith(delimiter) and done[-1] == delimiter * (len(done[-1]) // len(delimiter)):
-                        done[-1] += delimiter
-                    else:
-                        done.append(delimiter)
-                if part:
-                    done.append(part)
-            result.extend(done)
-    return result
-
-
-def read_pre_tokenizer(spec, where: str, path: str = "$.pre_tokenizer"):
-    """The pre-tokenizer as ``(text, at_start) -> pieces``; ``at_start``: the text begins the input
-    (Metaspace's ``prepend_scheme: first``). Returns (function, the Metaspace character or None)."""
-    steps: list[Callable[[list[str], bool], list[str]]] = []
-    metaspace: list[str] = []
-
-    def walk(node, at: str) -> None:
-        if node is None:
-            return
-        kind = _kind(node, where, at)
-        if kind == "Sequence":
-            inner = node.get("pretokenizers")
-            if not isinstance(inner, list):
-                raise TokenizerFileError(f"{where}: {at}.pretokenizers is {_short(inner)}, not a list")
-            for index, item in enumerate(inner):
-                walk(item, f"{at}.pretokenizers[{index}]")
-        elif kind == "Split":
-            delimiter = _string_pattern(node, where, at)
-            behavior = node.get("behavior", "Isolated")
-            if behavior not in ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous") or node.get("invert"):
-                raise TokenizerFileError(f"{where}: {at}: Split behavior {behavior!r}"
-                                         f"{' inverted' if node.get('invert') else ''} is not supported")
-            steps.append(lambda pieces, first, d=delimiter, b=behavior: _split_string(pieces, d, b))  # type: ignore[misc]  # a lambda with a defaulted parameter is this Callable; mypy cannot infer it
-        elif kind == "WhitespaceSplit":
-            steps.append(lambda pieces, first: [part for piece in pieces for part in _WHITE_RUNS.split(piece) if part])
-        elif kind == "Metaspace":
-            replacement = node.get("replacement", META)
-            if not isinstance(replacement, str) or len(replacement) != 1:
-                raise TokenizerFileError(f"{where}: {at}.replacement is {_short(replacement)}, not one character")
-            scheme = node.get("prepend_scheme", "always")
-            if node.get("add_prefix_space") is False:
-                scheme = "never"
-            if scheme not in ("always", "first", "never"):
-                raise TokenizerFileError(f"{where}: {at}.prepend_scheme is {_short(scheme)}, not always, first or never")
-            split = node.get("split", True)
-            metaspace.append(replacement)
-
-            def step(pieces: list[str], first: bool, r=replacement, scheme=scheme, split=split) -> list[str]:
-                result = []
-                for index, piece in enumerate(pieces):
-                    piece = piece.replace(" ", r)
-                    if (scheme == "always" or (scheme == "first" and first and index == 0)) and not piece.startswith(r):
-                        piece = r + piece
-                    if split:
-                        result.extend(_split_string([piece], r, "MergedWithNext"))
-                    elif piece:
-                        result.append(piece)
-                return result
-            steps.append(step)
-        else:
-            raise TokenizerFileError(f"{where}: {at} is the pre-tokenizer {kind!r}, which is not supported here "
-                                     "(Metaspace, Split on a string, WhitespaceSplit and Sequence are)")
-
-    walk(spec, path)
-
-    def pre_tokenize(text: str, first: bool) -> list[str]:
-        pieces = [text]
-        for step in steps:
-            pieces = step(pieces, first)
-        return pieces
-    return pre_tokenize, (metaspace[0] if metaspace else None)
 
 
 class JSONSentencePiece(Tokenizer):
@@ -347,28 +73,6 @@ class JSONSentencePiece(Tokenizer):
 
     # --- the file's parts ---
 
-    def _read_added(self, added, where: str) -> None:
-        if added is None:
-            added = []
-        if not isinstance(added, list):
-            raise TokenizerFileError(f"{where}: $.added_tokens is {_short(added)}, not a list")
-        raw: list[str] = []
-        normalized: list[str] = []
-        self._added_ids: dict[str, int] = {}
-        for index, token in enumerate(added):
-            if not isinstance(token, dict) or not isinstance(token.get("content"), str) or not token["content"]:
-                raise TokenizerFileError(f"{where}: $.added_tokens[{index}] has no content")
-            for flag in ("lstrip", "rstrip", "single_word"):
-                if token.get(flag):
-                    raise TokenizerFileError(f"{where}: $.added_tokens[{index}].{flag} is set ({token['content']!r}), not supported")
-            (normalized if token.get("normalized", not token.get("special", False)) else raw).append(token["content"])
-            if type(token.get("id")) is not int or token["id"] < 0:
-                raise TokenizerFileError(f"{where}: $.added_tokens[{index}].id is {_short(token.get('id'))}, not a token id")
-            self._added_ids[token["content"]] = token["id"]
-        self.added = raw + normalized
-        self._raw_specials = Literals(raw)
-        self._normalized_specials = Literals(normalized)
-
     def _read_vocab_dict(self, model: dict, where: str) -> dict[str, int]:
         vocab = model.get("vocab")
         if not isinstance(vocab, dict):
@@ -377,14 +81,14 @@ class JSONSentencePiece(Tokenizer):
             raise TokenizerFileError(f"{where}: $.model.vocab has {len(vocab):,} entries (more than {MAX_PIECES:,})")
         if not set(map(type, vocab.values())) <= {int} or min(vocab.values(), default=0) < 0:
             token, bad = next((t, i) for t, i in vocab.items() if type(i) is not int or i < 0)
-            raise TokenizerFileError(f"{where}: $.model.vocab[{token!r}] is {_short(bad)}, not a token id")
+            raise TokenizerFileError(f"{where}: $.model.vocab[{token!r}] is {short(bad)}, not a token id")
         return vocab
 
     def _read_bpe(self, model: dict, where: str) -> None:
         for key, allowed in (("dropout", (None, 0, 0.0)), ("continuing_subword_prefix", (None, "")),
                              ("end_of_word_suffix", (None, ""))):
             if model.get(key) not in allowed:
-                raise TokenizerFileError(f"{where}: $.model.{key} is {_short(model.get(key))}, not supported")
+                raise TokenizerFileError(f"{where}: $.model.{key} is {short(model.get(key))}, not supported")
         vocab = self._read_vocab_dict(model, where)
         merges = model.get("merges")
         if not isinstance(merges, (list, MergePairs)):
@@ -401,8 +105,8 @@ class JSONSentencePiece(Tokenizer):
         self.byte_ids = [vocab.get(byte_token(b)) for b in range(256)] if self.byte_fallback else [None] * 256
         sides = merge_sides(merges, where + ": $")
         parts = merge_parts(*sides)
-        self.pair_ranks = _pair_ranks(vocab, merges, self.size, where + ": $", sides, parts)
-        texts = getattr(self.pair_ranks, "texts", None)  # id -> text, made by _pair_ranks when ids are unique
+        self.pair_ranks = pair_ranks(vocab, merges, self.size, where + ": $", sides, parts)
+        texts = getattr(self.pair_ranks, "texts", None)  # id -> text, made by pair_ranks when ids are unique
         self._texts = texts if texts is not None else {token_id: text for text, token_id in vocab.items()}
         self._cut = self._safe_cuts(*sides, parts or set())
 
@@ -436,7 +140,7 @@ class JSONSentencePiece(Tokenizer):
         for index, entry in enumerate(vocab):
             if (not isinstance(entry, list) or len(entry) != 2 or not isinstance(entry[0], str)
                     or type(entry[1]) not in (int, float) or entry[1] != entry[1] or abs(entry[1]) == float("inf")):
-                raise TokenizerFileError(f"{where}: $.model.vocab[{index}] is {_short(entry)}, not [piece, score] "
+                raise TokenizerFileError(f"{where}: $.model.vocab[{index}] is {short(entry)}, not [piece, score] "
                                          "with a finite number")
             if len(entry[0]) > MAX_PIECE_CHARS:
                 raise TokenizerFileError(f"{where}: $.model.vocab[{index}] is a piece of {len(entry[0]):,} characters")
@@ -444,7 +148,7 @@ class JSONSentencePiece(Tokenizer):
             scores.append(float(entry[1]))
         unk_id = model.get("unk_id")
         if type(unk_id) is not int or not 0 <= unk_id < len(pieces):
-            raise TokenizerFileError(f"{where}: $.model.unk_id is {_short(unk_id)}, not an index into $.model.vocab "
+            raise TokenizerFileError(f"{where}: $.model.unk_id is {short(unk_id)}, not an index into $.model.vocab "
                                      "(tokenizers cannot encode an unknown character without it)")
         self.byte_fallback = bool(model.get("byte_fallback", False))
         self.lattice = Lattice(pieces, scores, unk_id, self.byte_fallback)
@@ -537,11 +241,7 @@ class JSONSentencePiece(Tokenizer):
             if known is None:
                 if not chunk:
                     continue
-                known = len(self._merge(self._symbols(chunk)))
-                if len(chunk) <= self.CACHED_LENGTH:
-                    if len(counts) >= self.CACHE_LIMIT:
-                        counts.clear()
-                    counts[chunk] = known
+                known = self._remember(chunk, len(self._merge(self._symbols(chunk))))
             total += known
         return total
 
@@ -712,7 +412,7 @@ class Lattice:
 
 def from_json(data: dict, name: str, sha256: str, source: str) -> Tokenizer | None:
     """The SentencePiece tokenizer a parsed tokenizer.json describes, or None when it is not one
-    (byte-level BPE: model.py reads it)."""
+    (byte-level BPE: byte_level_json.py reads it)."""
     model = data.get("model")
     if not isinstance(model, dict):
         return None

@@ -27,9 +27,10 @@ import re
 import struct
 from typing import Any
 
-from .model import Tokenizer, TokenizerFileError
+from .base import AddedTokens, Tokenizer, TokenizerFileError
 from .protobuf import DELIMITED, FIXED32, VARINT, ProtobufError, as_bool, as_float, as_int32, fields
-from .sentencepiece import META, Literals, byte_token
+from .pipeline import META
+from .sentencepiece_json import byte_token
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 UNIGRAM, BPE = 1, 2
@@ -153,7 +154,7 @@ class SentencePieceModel(Tokenizer):
                 raise TokenizerFileError(f"{where}: byte fallback is on but the byte piece {byte_token(missing[0])} is missing")
             self.byte_ids = [reserved[byte_token(b)] for b in range(256)]
         self.vocab = {**reserved, **self.pieces}
-        self.user_defined = Literals(piece for piece, _, kind in pieces if kind == USER_DEFINED)
+        self.user_defined = AddedTokens(piece for piece, _, kind in pieces if kind == USER_DEFINED)
         self.has_user_defined = any(kind == USER_DEFINED for kind in self.types)
         self.has_unused = any(kind == UNUSED for kind in self.types)
         self._read_normalizer(spec, where)
@@ -319,11 +320,7 @@ class SentencePieceModel(Tokenizer):
                     continue
                 known = counts.get(chunk)
                 if known is None:
-                    known = len(self._ids(self._bpe(chunk)))
-                    if len(chunk) <= self.CACHED_LENGTH:
-                        if len(counts) >= self.CACHE_LIMIT:
-                            counts.clear()
-                        counts[chunk] = known
+                    known = self._remember(chunk, len(self._ids(self._bpe(chunk))))
                 total += known
             return total
         return len(self._ids(self._encode(normalized)))

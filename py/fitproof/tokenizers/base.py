@@ -1,0 +1,211 @@
+"""What every tokenizer read from a model's files shares: the ``Tokenizer`` base class and the
+matcher that cuts added (special) tokens out of a text.
+
+Every tokenizer has ``count(text)``, ``count_prompt(text)`` (a rendered chat prompt: the
+special/control tokens' text is those tokens, for tekken too) and ``tokens(text)`` (each token's
+bytes). ``sha256`` is the digest of the file it was read from, for reports to record. The kinds:
+``byte_level_json`` (a tokenizer.json's byte-level BPE), ``sentencepiece_json`` (a tokenizer.json's
+SentencePiece BPE or Unigram), ``sentencepiece_model_file`` (a ``.model`` file), ``tekken`` and
+``rank_tokenizer`` (a rank file: tekken, ``o200k_harmony``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Iterable
+
+from .._base.errors import TokenizerFileError
+from . import exact
+
+MAX_FILE_BYTES = 256 * 1024 * 1024  # a tokenizer file larger than this is refused (not read whole)
+
+__all__ = ["MAX_FILE_BYTES", "AddedTokens", "Tokenizer", "TokenizerFileError", "short"]
+
+
+class AddedTokens:
+    """Leftmost-longest matching of many literal texts (added tokens, user-defined pieces), as
+    ``tokenizers``' Aho-Corasick does. A position is a candidate when its character starts some text
+    (one character class searched at C speed); from there the text is extended while it is a prefix
+    of some text (a set of prefixes, not a regex alternation: Gemma has 6,415 added tokens, and
+    ``re`` would try each at every candidate and take seconds to compile them).
+
+    Prefixes are kept up to ``SHORT`` characters only: a longer text is found by its first ``SHORT``
+    characters (``longer``, its texts longest first) and compared whole, so one text of 60,000
+    characters costs its length, not every prefix of it (1.8 GB). Up to ``ALTERNATION_UP_TO`` texts
+    (a byte-level model's few hundred, harmony's 1,088) the same rule runs as a regex alternation,
+    longest first, which ``re`` searches faster than the walk on text full of their first
+    characters (HTML's ``<``); the walk is for Gemma's thousands, and both give the same parts."""
+
+    SHORT = 32
+    ALTERNATION_UP_TO = 2048
+
+    def __init__(self, texts: Iterable[str]):
+        self.texts = frozenset(texts)
+        self.pattern: re.Pattern | None = None
+        self.prefixes: frozenset[str] = frozenset()
+        self.longer: dict[str, list[str]] = {}
+        if len(self.texts) <= self.ALTERNATION_UP_TO:
+            if self.texts:
+                self.pattern = re.compile("|".join(map(re.escape, sorted(self.texts, key=lambda t: (-len(t), t)))))
+        else:
+            short = self.SHORT
+            self.prefixes = frozenset(text[:k] for text in self.texts for k in range(1, min(len(text), short + 1)))
+            for text in sorted((text for text in self.texts if len(text) > short), key=len, reverse=True):
+                self.longer.setdefault(text[:short], []).append(text)
+        firsts = sorted({text[0] for text in self.texts})
+        self.first = re.compile("[" + "".join(map(_class_escape, firsts)) + "]") if firsts else None
+
+    def split(self, text: str) -> list[tuple[str, bool]]:
+        """``text`` as (part, is an added token), in order."""
+        if self.first is None or not text:
+            return [(text, False)] if text else []
+        if self.pattern is not None:  # (a text with none of their first characters, most, is not searched with it)
+            return self._split_by_pattern(text, self.pattern) if self.first.search(text) else [(text, False)]
+        search, texts, prefixes, short, longer = self.first.search, self.texts, self.prefixes, self.SHORT, self.longer
+        n = len(text)
+        parts = []
+        done = position = 0
+        while True:
+            match = search(text, position)
+            if match is None:
+                break
+            start = match.start()
+            end = start + 1
+            found = -1
+            while end <= n:
+                piece = text[start:end]
+                if piece in texts:
+                    found = end
+                if piece not in prefixes:  # (always, past SHORT characters)
+                    break
+                end += 1
+            if end - start > short and longer:  # the first SHORT characters a prefix: a longer text may start here
+                for token in longer.get(text[start:start + short], ()):
+                    if text.startswith(token, start):
+                        found = start + len(token)
+                        break
+            if found < 0:
+                position = start + 1
+                continue
+            if start > done:
+                parts.append((text[done:start], False))
+            parts.append((text[start:found], True))
+            done = position = found
+        if done < n:
+            parts.append((text[done:], False))
+        return parts
+
+    @staticmethod
+    def _split_by_pattern(text: str, pattern: re.Pattern) -> list[tuple[str, bool]]:
+        parts = []
+        done = 0
+        for match in pattern.finditer(text):
+            if match.start() > done:
+                parts.append((text[done:match.start()], False))
+            parts.append((match.group(0), True))
+            done = match.end()
+        if done < len(text):
+            parts.append((text[done:], False))
+        return parts
+
+
+def _class_escape(char: str) -> str:
+    return "\\" + char if char in "\\]^-[" else char
+
+
+class Tokenizer:
+    """What every loaded tokenizer offers; see the module's docstring."""
+
+    kind = "tokenizer"
+    CACHE_LIMIT = 1 << 16
+    CACHED_LENGTH = 64
+
+    def __init__(self, name: str, sha256: str, source: str):
+        self.name = name
+        self.sha256 = sha256
+        self.source = source
+        self._counts: dict[str, int] = {}  # piece -> its count (bounded)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name} ({self.kind}) sha256={self.sha256[:12]}>"
+
+    # subclasses: _ordinary_pieces(text) -> iterable of str, _piece_tokens(bytes) -> list[bytes],
+    # _piece_count(bytes) -> int, and the special-token splitters (declared here for the type checker)
+    _ordinary_pieces: Callable[[str], Iterable[str]]
+    _piece_tokens: Callable[[bytes], list[bytes]]
+    _piece_count: Callable[[bytes], int]
+    _text_specials: AddedTokens
+    _prompt_specials: AddedTokens
+
+    def _read_added(self, added, where: str) -> None:
+        """A tokenizer.json's ``added_tokens``: ``added`` (their texts), the matchers of those looked
+        for before normalization and after it, and each one's id."""
+        if added is None:
+            added = []
+        if not isinstance(added, list):
+            raise TokenizerFileError(f"{where}: $.added_tokens is {short(added)}, not a list")
+        raw: list[str] = []
+        normalized: list[str] = []
+        self._added_ids: dict[str, int] = {}
+        for index, token in enumerate(added):
+            if not isinstance(token, dict) or not isinstance(token.get("content"), str) or not token["content"]:
+                raise TokenizerFileError(f"{where}: $.added_tokens[{index}] has no content")
+            for flag in ("lstrip", "rstrip", "single_word"):
+                if token.get(flag):
+                    raise TokenizerFileError(f"{where}: $.added_tokens[{index}].{flag} is set ({token['content']!r}), not supported")
+            (normalized if token.get("normalized", not token.get("special", False)) else raw).append(token["content"])
+            if type(token.get("id")) is not int or token["id"] < 0:
+                raise TokenizerFileError(f"{where}: $.added_tokens[{index}].id is {short(token.get('id'))}, not a token id")
+            self._added_ids[token["content"]] = token["id"]
+        self.added = raw + normalized
+        self._raw_specials = AddedTokens(raw)
+        self._normalized_specials = AddedTokens(normalized)
+
+
+    def _count_piece(self, piece: str) -> int:
+        counts = self._counts
+        known = counts.get(piece)
+        if known is None:
+            known = self._remember(piece, self._piece_count(piece.encode("utf-8")))
+        return known
+
+    def _remember(self, piece: str, known: int) -> int:
+        """``known``, kept as ``piece``'s count when the piece is short (``CACHE_LIMIT`` of them at most)."""
+        if len(piece) <= self.CACHED_LENGTH:
+            counts = self._counts
+            if len(counts) >= self.CACHE_LIMIT:
+                counts.clear()
+            counts[piece] = known
+        return known
+
+    def _count_text(self, text: str) -> int:
+        count = self._count_piece
+        return sum(count(piece) for piece in self._ordinary_pieces(text))
+
+    def _text_tokens(self, text: str) -> list[bytes]:
+        result: list[bytes] = []
+        for piece in self._ordinary_pieces(text):
+            result.extend(self._piece_tokens(piece.encode("utf-8")))
+        return result
+
+    def count(self, text: str) -> int:
+        text = exact.without_lone_surrogates(text)
+        return sum(1 if special else self._count_text(part) for part, special in self._text_specials.split(text))
+
+    def count_prompt(self, text: str) -> int:
+        text = exact.without_lone_surrogates(text)
+        return sum(1 if special else self._count_text(part) for part, special in self._prompt_specials.split(text))
+
+    def tokens(self, text: str) -> list[bytes]:
+        text = exact.without_lone_surrogates(text)
+        result: list[bytes] = []
+        for part, special in self._text_specials.split(text):
+            result.extend([part.encode("utf-8")] if special else self._text_tokens(part))
+        return result
+
+
+
+def short(value) -> str:
+    """``repr(value)``, cut to 60 characters: a file's bad value named in an error."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
