@@ -313,6 +313,8 @@ def test_a_watermark_without_strategy_stable_is_an_input_error():
     ({"provider": "anthropic", "min_tokens": 1024, "prices": {"input": 3, "cached_input": 0.3, "cache_write": -3.75}},
      "$.caching.prices.cache_write", "negative, got -3.75"),
     ({"provider": "openai", "prices": {"input": 2}}, "$.caching.prices.cached_input", "missing"),
+    # a price whose cost of a long prompt would overflow a double (an internal error before)
+    ({"provider": "openai", "prices": {"input": 1.7e308, "cached_input": 0.5}}, "$.caching.prices.input", "at most 1e+12"),
     ({"provider": "openai", "prices": {"input": 2, "cached_input": 1, "cache_write": 1}}, "$.caching.prices.cache_write", ""),
     ({"provider": "anthropic"}, "$.caching.min_tokens", "minimum"),
     ({"provider": "anthropic", "min_tokens": 0}, "$.caching.min_tokens", "got 0"),

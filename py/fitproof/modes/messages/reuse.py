@@ -165,6 +165,11 @@ def check_previous(previous: dict, messages: list, problems: list[Problem]) -> N
                                 f"it comes from another history, or one changed since; got {json_text(previous['history'])}"))
 
 
+# The largest price per million tokens read: a prompt of 2^53 tokens (the largest count) then costs
+# under 1e25, far inside a double, where 1.7e308 overflowed the cost of a 1.16 M-token prompt.
+MAX_PRICE = 10**12
+
+
 def _price(value: object, at: tuple[Key, ...], problems: list[Problem]) -> Fraction | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         problems.append(Problem(at, WRONG_TYPE, f"expected a price per million tokens (a number from 0), got {preview(value)}"))
@@ -174,6 +179,10 @@ def _price(value: object, at: tuple[Key, ...], problems: list[Problem]) -> Fract
         return None
     if value < 0:
         problems.append(Problem(at, INVALID_VALUE, f"a price cannot be negative, got {preview(value)}"))
+        return None
+    if value > MAX_PRICE:
+        problems.append(Problem(at, INVALID_VALUE, f"expected a price per million tokens of at most {MAX_PRICE:.0e} (so that any prompt's "
+                                                   f"cost is a number JSON can hold), got {preview(value)}"))
         return None
     return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
 
