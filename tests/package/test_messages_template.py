@@ -297,7 +297,7 @@ def test_the_options_reach_the_template_in_every_count(registry):
 
 
 def test_the_schema_takes_the_new_templates_and_their_options():
-    from test_schema import schema_for
+    from json_schemas import schema_for
 
     validator = schema_for("messages")
     base = {"mode": "messages", "limit": 100, "messages": [{"role": "user", "content": "hi"}]}

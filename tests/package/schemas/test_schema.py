@@ -1,33 +1,11 @@
 """The shipped JSON Schemas accept every valid fixture input and reject every shape-invalid one."""
 
-import functools
-import json
-from importlib import resources
-
-import jsonschema
 import pytest
 
 from conftest import FIXTURES
 from fitproof._fixtures import case as _fixtures
 from fitproof.modes import MODES
-
-# Rules a JSON Schema cannot state: ids unique by a property of array elements, and
-# arithmetic across fields (the window's three numbers must leave a positive budget).
-BEYOND_SCHEMA = (
-    "duplicate id", "no context budget", "the prompt without passages",
-    # messages: how tool calls and results pair up across the array
-    "no assistant message made", "no tool message answers", "duplicate tool call id", "answers the call", "the call ",
-)
-
-
-@functools.lru_cache(maxsize=None)
-def schema_for(mode):
-    """The shipped schema of ``mode``, checked against its meta-schema, as a validator (made once:
-    the property tests ask for it on every example)."""
-    text = resources.files("fitproof").joinpath("schemas", f"{mode}.schema.json").read_text()
-    schema = json.loads(text)
-    jsonschema.Draft202012Validator.check_schema(schema)
-    return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
+from json_schemas import BEYOND_SCHEMA, schema_for
 
 
 CASES = [

@@ -555,7 +555,7 @@ def test_near_valid_messages_never_raise(messages, limit):
 @given(NEAR_MESSAGES)
 def test_schema_agrees_with_evaluate_on_near_valid_messages(messages):
     """The shipped JSON Schema accepts exactly what evaluate accepts, but for the pairing of tool calls."""
-    from test_schema import BEYOND_SCHEMA, schema_for
+    from json_schemas import BEYOND_SCHEMA, schema_for
 
     report = evaluate(data(100, messages))
     schema_valid = schema_for("messages").is_valid(data(100, messages))
