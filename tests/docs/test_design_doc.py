@@ -239,3 +239,18 @@ def test_the_command_line_rule_sees_a_planted_import():
     graph = {"fitproof.cli": {"fitproof.cli._arguments"}, "fitproof.cli._arguments": set(), "fitproof._launch": {"fitproof.cli"},
              "fitproof.mcp_server.stdio": {"fitproof.cli._arguments", "fitproof.tokenizers"}, "fitproof.client": set()}
     assert command_line_importers(graph) == ["fitproof._launch", "fitproof.mcp_server.stdio"]
+
+
+def test_the_package_tests_mirror_the_packages_folders():
+    """docs/design.md, "The tests": a folder of tests/package/ is named after the package folder it
+    tests, without the leading underscore (tests/package/modes/messages/ tests modes/messages/);
+    what tests the package as a whole stays at the top."""
+    tests = ROOT / "tests" / "package"
+    folders = sorted(path.relative_to(tests).as_posix() for path in tests.rglob("*")
+                     if path.is_dir() and "__pycache__" not in path.parts and any(path.glob("test_*.py")))
+    assert folders, "no folder of tests"
+    for folder in folders:
+        parts = folder.split("/")
+        candidates = [PACKAGE.joinpath(*parts), PACKAGE.joinpath("_" + parts[0], *parts[1:])]
+        assert any(candidate.is_dir() for candidate in candidates), f"tests/package/{folder}/ names no folder of the package"
+    assert "## The tests" in DESIGN and all(f"tests/package/{folder}/" in _section("The tests") for folder in folders)
