@@ -27,7 +27,7 @@ from ...._base.values import (EMPTY, INVALID_VALUE, NOT_TEXT, WRONG_TYPE, Invali
 from ...._shared.shape import missing_key
 from ..images import data_url_size
 from ..message import read_role
-from .common import an_object, read_pinned, record
+from .common import an_object, read_pinned, read_tool_list, record, typed_elements
 
 NAME = "anthropic"
 DEFAULT_TOKENIZER = "estimate"
@@ -124,20 +124,11 @@ def _document(block: dict, at: tuple[Key, ...], texts: list[str], images: list, 
 def _blocks(value: object, at: tuple[Key, ...], allowed: tuple[str, ...], texts: list[str], images: list, calls: list, answers: list,
             problems: list[Problem], what: str) -> list[str]:
     """The blocks read (their texts, images, calls, answers appended); the block types seen."""
-    if not isinstance(value, list):
-        problems.append(Problem(at, WRONG_TYPE, f"expected a string or an array of content blocks ({', '.join(allowed)}), got {got(value)}"))
-        return []
     kinds = []
-    for index, block in enumerate(value):
-        block_at = (*at, index)
-        if not isinstance(block, dict):
-            problems.append(Problem(block_at, WRONG_TYPE, f"expected a content block {{\"type\": \"text\", \"text\": ...}}, got {got(block)}"))
-            continue
-        kind = block.get("type")
+    for index, block_at, block in typed_elements(value, at, problems, f"content blocks ({', '.join(allowed)})",
+                                          'a content block {"type": "text", "text": ...}'):
+        kind = block["type"]
         type_at = (*block_at, "type")
-        if "type" not in block:
-            problems.append(missing_key(block_at, "type"))
-            continue
         if kind not in allowed:
             if isinstance(kind, str) and kind in NOT_COUNTED:
                 problems.append(Problem(type_at, NOT_TEXT, f"a content block of type {json_text(kind)} is not counted by this mode (text, images, text documents, tool use and results, thinking only); give it a budget of its own"))
@@ -278,34 +269,22 @@ def read_system(value: object, at: tuple[Key, ...], problems: list[Problem]) -> 
 
 
 def read_tools(value: object, at: tuple[Key, ...], problems: list[Problem]) -> list[dict]:
-    if not isinstance(value, list):
-        problems.append(Problem(at, WRONG_TYPE, f"expected an array of tool definitions {{name, description?, input_schema}}, got {got(value)}"))
-        return []
-    tools = []
-    for index, tool in enumerate(value):
-        tool_at = (*at, index)
-        if not isinstance(tool, dict):
-            problems.append(Problem(tool_at, WRONG_TYPE, f"expected a tool definition {{name, description?, input_schema}}, got {got(tool)}"))
-            continue
-        count = len(problems)
-        if not_json := json_value_problem(tool):  # from Python: a date, a set, a cycle, any depth
-            problems.append(Problem((*tool_at, *not_json[0]), WRONG_TYPE, not_json[1]))
-            continue
-        if not isinstance(tool.get("name"), str):
-            problems.append(missing_key(tool_at, "name") if "name" not in tool else Problem((*tool_at, "name"), WRONG_TYPE, f"expected a string, got {preview(tool['name'])}"))
-        kind = tool.get("type")
-        if kind in (None, "custom"):
-            if "input_schema" not in tool:
-                problems.append(missing_key(tool_at, "input_schema"))
-            elif not isinstance(tool["input_schema"], dict):
-                problems.append(Problem((*tool_at, "input_schema"), WRONG_TYPE, f"expected a JSON Schema object, got {got(tool['input_schema'])}"))
-            if tool.get("description") is not None and not isinstance(tool["description"], str):
-                problems.append(Problem((*tool_at, "description"), WRONG_TYPE, f"expected a string, got {preview(tool['description'])}"))
-        elif not isinstance(kind, str):
-            problems.append(Problem((*tool_at, "type"), WRONG_TYPE, f"expected a string, got {preview(kind)}"))
-        if len(problems) == count:
-            tools.append(tool)
-    return tools
+    return read_tool_list(value, at, problems, "{name, description?, input_schema}", _read_tool)
+
+
+def _read_tool(tool: dict, tool_at: tuple[Key, ...], problems: list[Problem]) -> None:
+    if not isinstance(tool.get("name"), str):
+        problems.append(missing_key(tool_at, "name") if "name" not in tool else Problem((*tool_at, "name"), WRONG_TYPE, f"expected a string, got {preview(tool['name'])}"))
+    kind = tool.get("type")
+    if kind in (None, "custom"):
+        if "input_schema" not in tool:
+            problems.append(missing_key(tool_at, "input_schema"))
+        elif not isinstance(tool["input_schema"], dict):
+            problems.append(Problem((*tool_at, "input_schema"), WRONG_TYPE, f"expected a JSON Schema object, got {got(tool['input_schema'])}"))
+        if tool.get("description") is not None and not isinstance(tool["description"], str):
+            problems.append(Problem((*tool_at, "description"), WRONG_TYPE, f"expected a string, got {preview(tool['description'])}"))
+    elif not isinstance(kind, str):
+        problems.append(Problem((*tool_at, "type"), WRONG_TYPE, f"expected a string, got {preview(kind)}"))
 
 
 def tool_text(tool: dict) -> str:

@@ -18,9 +18,10 @@ A record is ``{role, pinned, calls, answers, joins, closes, user_turn, texts, js
 from __future__ import annotations
 
 import json
-from typing import Callable
+from typing import Callable, Iterator
 
-from ...._base.values import WRONG_TYPE, Invalid, Key, Problem, got, problem_from, read_bool
+from ...._shared.shape import missing_key
+from ...._base.values import WRONG_TYPE, Invalid, Key, Problem, got, json_value_problem, problem_from, read_bool
 from ..accounting import PER_MESSAGE, REPLY_PRIMING
 from ..history import Parsed
 
@@ -30,6 +31,48 @@ def record(role: str, pinned: bool = False, **fields: object) -> dict:
             "closes": False, "user_turn": role == "user", "texts": [], "json_texts": [], "images": [], "flat": False}
     base.update(fields)
     return base
+
+
+def read_tool_list(value: object, at: tuple[Key, ...], problems: list[Problem], shape: str,
+                   read_fields: Callable[[dict, tuple[Key, ...], list[Problem]], None]) -> list[dict]:
+    """A format's tool definitions: an array of objects made of JSON values (from Python: no date,
+    set or cycle, at any depth), each then read by the format's ``read_fields``; ``shape`` says what
+    one looks like. The definitions without a problem, in order."""
+    if not isinstance(value, list):
+        problems.append(Problem(at, WRONG_TYPE, f"expected an array of tool definitions{shape and ' ' + shape}, got {got(value)}"))
+        return []
+    tools = []
+    for index, tool in enumerate(value):
+        tool_at = (*at, index)
+        if not isinstance(tool, dict):
+            problems.append(Problem(tool_at, WRONG_TYPE, f"expected a tool definition {shape or '{type, name, ...}'}, got {got(tool)}"))
+            continue
+        if not_json := json_value_problem(tool):
+            problems.append(Problem((*tool_at, *not_json[0]), WRONG_TYPE, not_json[1]))
+            continue
+        count = len(problems)
+        read_fields(tool, tool_at, problems)
+        if len(problems) == count:
+            tools.append(tool)
+    return tools
+
+
+def typed_elements(value: object, at: tuple[Key, ...], problems: list[Problem], listed: str,
+                   example: str) -> Iterator[tuple[int, tuple[Key, ...], dict]]:
+    """The objects with a ``type`` of a content array (Anthropic's blocks, a Responses item's parts),
+    each with its index and path; the problems of the rest said at theirs. ``listed``: what the array holds,
+    in words; ``example``: what one element looks like."""
+    if not isinstance(value, list):
+        problems.append(Problem(at, WRONG_TYPE, f"expected a string or an array of {listed}, got {got(value)}"))
+        return
+    for index, element in enumerate(value):
+        element_at = (*at, index)
+        if not isinstance(element, dict):
+            problems.append(Problem(element_at, WRONG_TYPE, f"expected {example}, got {got(element)}"))
+        elif "type" not in element:
+            problems.append(missing_key(element_at, "type"))
+        else:
+            yield index, element_at, element
 
 
 def an_object(item: object, at: tuple[Key, ...], problems: list[Problem]) -> dict | None:

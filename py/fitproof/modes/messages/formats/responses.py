@@ -21,12 +21,12 @@ from __future__ import annotations
 import json
 
 from ...._base.values import (INVALID_VALUE, NOT_TEXT, WRONG_TYPE, Invalid, Key, Problem, closest_name, got, json_text, preview,
-                              json_value_problem, problem_from, read_id, unknown_keys)
+                              problem_from, read_id, unknown_keys)
 from ...._shared.shape import missing_key
 from ..images import DETAILS
 from ..accounting import image_cost
 from ..pairing import Record
-from .common import an_object, read_pinned, record
+from .common import an_object, read_pinned, read_tool_list, record, typed_elements
 
 NAME = "responses"
 DEFAULT_TOKENIZER = "o200k_base"
@@ -59,19 +59,10 @@ KEEP = frozenset(("arguments",))
 
 
 def _parts(value: object, at: tuple[Key, ...], allowed: tuple[str, ...], texts: list[str], images: list, problems: list[Problem]) -> None:
-    if not isinstance(value, list):
-        problems.append(Problem(at, WRONG_TYPE, f"expected a string or an array of parts ({', '.join(allowed)}), got {got(value)}"))
-        return
-    for index, part in enumerate(value):
-        part_at = (*at, index)
-        if not isinstance(part, dict):
-            problems.append(Problem(part_at, WRONG_TYPE, f"expected a content part {{\"type\": \"input_text\", \"text\": ...}}, got {got(part)}"))
-            continue
-        kind = part.get("type")
+    for index, part_at, part in typed_elements(value, at, problems, f"parts ({', '.join(allowed)})",
+                                        'a content part {"type": "input_text", "text": ...}'):
+        kind = part["type"]
         type_at = (*part_at, "type")
-        if "type" not in part:
-            problems.append(missing_key(part_at, "type"))
-            continue
         if kind not in allowed:
             if kind in ("input_file", "input_audio"):
                 problems.append(Problem(type_at, NOT_TEXT, f"a content part of type {json_text(kind)} is a file, which this mode does not count (text and images only); give it a budget of its own"))
@@ -271,28 +262,16 @@ def read_instructions(value: object, at: tuple[Key, ...], problems: list[Problem
 
 
 def read_tools(value: object, at: tuple[Key, ...], problems: list[Problem]) -> list[dict]:
-    if not isinstance(value, list):
-        problems.append(Problem(at, WRONG_TYPE, f"expected an array of tool definitions, got {got(value)}"))
-        return []
-    tools = []
-    for index, tool in enumerate(value):
-        tool_at = (*at, index)
-        if not isinstance(tool, dict):
-            problems.append(Problem(tool_at, WRONG_TYPE, f"expected a tool definition {{type, name, ...}}, got {got(tool)}"))
-            continue
-        count = len(problems)
-        if not_json := json_value_problem(tool):  # from Python: a date, a set, a cycle, any depth
-            problems.append(Problem((*tool_at, *not_json[0]), WRONG_TYPE, not_json[1]))
-            continue
-        if tool.get("type") in ("function", "custom") and not isinstance(tool.get("name"), str):
-            problems.append(missing_key(tool_at, "name") if "name" not in tool else Problem((*tool_at, "name"), WRONG_TYPE, f"expected a string, got {preview(tool['name'])}"))
-        if "type" not in tool:
-            problems.append(missing_key(tool_at, "type"))
-        if tool.get("type") == "function" and tool.get("parameters") is not None and not isinstance(tool["parameters"], dict):
-            problems.append(Problem((*tool_at, "parameters"), WRONG_TYPE, f"expected a JSON Schema object, got {got(tool['parameters'])}"))
-        if len(problems) == count:
-            tools.append(tool)
-    return tools
+    return read_tool_list(value, at, problems, "", _read_tool)
+
+
+def _read_tool(tool: dict, tool_at: tuple[Key, ...], problems: list[Problem]) -> None:
+    if tool.get("type") in ("function", "custom") and not isinstance(tool.get("name"), str):
+        problems.append(missing_key(tool_at, "name") if "name" not in tool else Problem((*tool_at, "name"), WRONG_TYPE, f"expected a string, got {preview(tool['name'])}"))
+    if "type" not in tool:
+        problems.append(missing_key(tool_at, "type"))
+    if tool.get("type") == "function" and tool.get("parameters") is not None and not isinstance(tool["parameters"], dict):
+        problems.append(Problem((*tool_at, "parameters"), WRONG_TYPE, f"expected a JSON Schema object, got {got(tool['parameters'])}"))
 
 
 def as_chat_tool(tool: dict) -> dict | None:
