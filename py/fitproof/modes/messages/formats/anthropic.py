@@ -22,12 +22,12 @@ from fractions import Fraction
 from math import ceil
 from typing import Callable
 
-from ...._base.values import (EMPTY, INVALID_VALUE, NOT_TEXT, WRONG_TYPE, Invalid, Key, Problem, closest_name, got, json_text, json_value_problem,
+from ...._base.values import (EMPTY, INVALID_VALUE, NOT_TEXT, WRONG_TYPE, Invalid, Key, Problem, got, json_text, json_value_problem,
                               preview, problem_from, read_id, unknown_keys)
 from ...._shared.shape import missing_key
 from ..images import data_url_size
 from ..message import read_role
-from .common import an_object, read_pinned, read_tool_list, record, typed_elements
+from .common import an_object, read_pinned, read_tool_list, record, typed_elements, unknown_type
 
 NAME = "anthropic"
 DEFAULT_TOKENIZER = "estimate"
@@ -135,9 +135,7 @@ def _blocks(value: object, at: tuple[Key, ...], allowed: tuple[str, ...], texts:
             elif isinstance(kind, str) and kind in BLOCK_KEYS:
                 problems.append(Problem(type_at, NOT_TEXT, f"{what} cannot have a block of type {json_text(kind)} (allowed: {', '.join(allowed)})"))
             else:
-                guess = closest_name(kind, tuple(BLOCK_KEYS)) if isinstance(kind, str) else None
-                hint = f"; did you mean {json_text(guess)}?" if guess else ""
-                problems.append(Problem(type_at, INVALID_VALUE if isinstance(kind, str) else WRONG_TYPE, f"expected one of {', '.join(allowed)}, got {preview(kind)}{hint}"))
+                problems.append(unknown_type(type_at, kind, allowed, tuple(BLOCK_KEYS)))
             continue
         kinds.append(kind)
         problems.extend(unknown_keys(block, block_at, BLOCK_KEYS[kind]))

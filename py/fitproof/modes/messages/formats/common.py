@@ -21,7 +21,8 @@ import json
 from typing import Callable, Iterator
 
 from ...._shared.shape import missing_key
-from ...._base.values import WRONG_TYPE, Invalid, Key, Problem, got, json_value_problem, problem_from, read_bool
+from ...._base.values import (INVALID_VALUE, WRONG_TYPE, Invalid, Key, Problem, closest_name, got, json_text, json_value_problem, preview,
+                              problem_from, read_bool)
 from ..accounting import PER_MESSAGE, REPLY_PRIMING
 from ..history import Parsed
 
@@ -73,6 +74,13 @@ def typed_elements(value: object, at: tuple[Key, ...], problems: list[Problem], 
             problems.append(missing_key(element_at, "type"))
         else:
             yield index, element_at, element
+
+
+def unknown_type(type_at: tuple[Key, ...], kind: object, allowed: tuple[str, ...], known: tuple[str, ...]) -> Problem:
+    """The problem of a block or part whose type is none the format knows: the closest it knows named."""
+    guess = closest_name(kind, known) if isinstance(kind, str) else None
+    hint = f"; did you mean {json_text(guess)}?" if guess else ""
+    return Problem(type_at, INVALID_VALUE if isinstance(kind, str) else WRONG_TYPE, f"expected one of {', '.join(allowed)}, got {preview(kind)}{hint}")
 
 
 def an_object(item: object, at: tuple[Key, ...], problems: list[Problem]) -> dict | None:

@@ -26,7 +26,7 @@ from ...._shared.shape import missing_key
 from ..images import DETAILS
 from ..accounting import image_cost
 from ..pairing import Record
-from .common import an_object, read_pinned, read_tool_list, record, typed_elements
+from .common import an_object, read_pinned, read_tool_list, record, typed_elements, unknown_type
 
 NAME = "responses"
 DEFAULT_TOKENIZER = "o200k_base"
@@ -71,9 +71,7 @@ def _parts(value: object, at: tuple[Key, ...], allowed: tuple[str, ...], texts: 
             elif kind in ("text", "image_url"):
                 problems.append(Problem(type_at, INVALID_VALUE, f"expected one of {', '.join(allowed)}, got {json_text(kind)}: the Responses format names a text part \"input_text\" (\"output_text\" in a reply) and an image \"input_image\""))
             else:
-                guess = closest_name(kind, tuple(PART_KEYS)) if isinstance(kind, str) else None
-                hint = f"; did you mean {json_text(guess)}?" if guess else ""
-                problems.append(Problem(type_at, INVALID_VALUE if isinstance(kind, str) else WRONG_TYPE, f"expected one of {', '.join(allowed)}, got {preview(kind)}{hint}"))
+                problems.append(unknown_type(type_at, kind, allowed, tuple(PART_KEYS)))
             continue
         problems.extend(unknown_keys(part, part_at, PART_KEYS[kind]))
         if kind == "input_image":
