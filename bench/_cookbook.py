@@ -7,7 +7,9 @@ from _text import reference_encoding
 def num_tokens_for_tools(functions: list, encoding_name: str) -> int:
     """The cookbook's ``num_tokens_for_tools`` without the messages: the functions' tokens."""
     encoding = reference_encoding(encoding_name)
-    func_init, prop_init, prop_key, enum_init, enum_item, func_end = (7, 3, 3, -3, 3, 12) if encoding_name == "o200k_base" else (10, 3, 3, -3, 3, 12)
+    func_init, prop_init, prop_key, enum_init, enum_item, func_end = (
+        (7, 3, 3, -3, 3, 12) if encoding_name == "o200k_base" else (10, 3, 3, -3, 3, 12)
+    )
     func_token_count = 0
     for f in functions:
         func_token_count += func_init

@@ -176,8 +176,15 @@ def plans(problem: Problem, monotone: bool = False):
     choices = []
     for call in range(len(problem.calls)):
         most = problem.most_cleared(call)
-        choices.append([(cut, cleared) for cut in problem.starts if cut <= problem.live(call)
-                        for cleared in range(most + 1) if problem.tokens(call, cut, cleared) <= problem.limit])
+        choices.append(
+            [
+                (cut, cleared)
+                for cut in problem.starts
+                if cut <= problem.live(call)
+                for cleared in range(most + 1)
+                if problem.tokens(call, cut, cleared) <= problem.limit
+            ]
+        )
 
     def extend(call, plan):
         if call == len(choices):
@@ -239,8 +246,7 @@ def solve(problem: Problem, provider: str, prices: dict[str, int], lam: float, m
         return np.where(prefix >= 1024, prefix // 128 * 128, 0)
 
     def prompt(length, cuts, low, ks):  # the prompt's tokens per (cut, k)
-        return (PRIMING + system + pre[length] - pre[cuts][:, None]
-                - (saved[np.maximum(ks[None, :], low[:, None])] - saved[low][:, None]))
+        return PRIMING + system + pre[length] - pre[cuts][:, None] - (saved[np.maximum(ks[None, :], low[:, None])] - saved[low][:, None])
 
     old_cuts = old_values = old_tokens = None
     for call in range(len(problem.calls)):
@@ -259,9 +265,9 @@ def solve(problem: Problem, provider: str, prices: dict[str, int], lam: float, m
         else:
             rows = len(old_cuts)
             kept = np.full((rows, size), INF)
-            kept[:, :old_values.shape[1]] = old_values
+            kept[:, : old_values.shape[1]] = old_values
             kept_tokens = np.zeros((rows, size))
-            kept_tokens[:, :old_tokens.shape[1]] = old_tokens
+            kept_tokens[:, : old_tokens.shape[1]] = old_tokens
             running, index = _prefix_min(kept)
             running_tokens = np.take_along_axis(kept_tokens, index, axis=1)
             # The cut moved: the best previous state with another cut (an earlier one if monotone) and k' <= k.

@@ -9,8 +9,7 @@ WORDS = "refund policy order delivery customer damaged jar blender late credit t
 def relevance_input(count: int, seed: int = 0) -> dict:
     rng = random.Random(seed)
     items = [
-        {"id": f"item-{index:07d}", "relevance": round(rng.random() * 100, 3), "tokens": rng.randint(1, 400)}
-        for index in range(count)
+        {"id": f"item-{index:07d}", "relevance": round(rng.random() * 100, 3), "tokens": rng.randint(1, 400)} for index in range(count)
     ]
     rng.shuffle(items)
     return {"budget": count * 50, "items": items}
@@ -53,10 +52,7 @@ def blocks_input(count: int, seed: int = 0) -> dict:
 def passages_input(count: int, seed: int = 1, counter: str = "words") -> dict:
     """Passages of 20 to 120 words; about half of them fit the limit."""
     rng = random.Random(seed)
-    passages = [
-        {"id": f"p{index}", "text": " ".join(rng.choice(WORDS) for _ in range(rng.randint(20, 120)))}
-        for index in range(count)
-    ]
+    passages = [{"id": f"p{index}", "text": " ".join(rng.choice(WORDS) for _ in range(rng.randint(20, 120)))} for index in range(count)]
     limit = 70 * count // 4 if counter == "words" else 120 * count // 4
     return {"mode": "passages", "question": "Is the customer owed a refund?", "limit": limit, "counter": counter, "passages": passages}
 
@@ -76,8 +72,13 @@ def messages_input(count: int, seed: int = 2) -> dict:
         role = "user" if len(messages) % 2 else "assistant"
         if role == "assistant" and rng.random() < 0.05:
             call_id = f"call_{len(messages)}"
-            messages.append({"role": "assistant", "content": None, "tool_calls": [
-                {"id": call_id, "type": "function", "function": {"name": "lookup", "arguments": '{"q": "order"}'}}]})
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [{"id": call_id, "type": "function", "function": {"name": "lookup", "arguments": '{"q": "order"}'}}],
+                }
+            )
             messages.append({"role": "tool", "tool_call_id": call_id, "content": text()})
             messages.append({"role": "assistant", "content": text()})
             continue
@@ -93,8 +94,13 @@ def as_parsed(data: dict) -> dict:
     return json.loads(json.dumps(data))
 
 
-MAKERS = {"relevance": relevance_input, "required": required_input, "blocks": blocks_input, "passages": passages_input,
-          "messages": messages_input}
+MAKERS = {
+    "relevance": relevance_input,
+    "required": required_input,
+    "blocks": blocks_input,
+    "passages": passages_input,
+    "messages": messages_input,
+}
 
 
 def realistic_request(rng: random.Random) -> dict:

@@ -95,8 +95,10 @@ def message_costs(history: list[dict]) -> list[int]:
             whole = count_messages(history[index:end], TOKENIZER) - PRIMING
             for tool in range(index + 1, end):
                 result = history[tool]
-                costs[tool] = PER_MESSAGE + sum(count_tokens(text, TOKENIZER) for text in ("tool", result["tool_call_id"], result["content"]))
-            costs[index] = whole - sum(costs[index + 1:end])
+                costs[tool] = PER_MESSAGE + sum(
+                    count_tokens(text, TOKENIZER) for text in ("tool", result["tool_call_id"], result["content"])
+                )
+            costs[index] = whole - sum(costs[index + 1 : end])
             index = end
         else:
             costs[index] = count_messages([message], TOKENIZER) - PRIMING
@@ -109,13 +111,31 @@ def _text(rng: random.Random, low: int, high: int) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(rng.randint(low, high)))
 
 
-def _tool_round(rng: random.Random, history: list[dict], ids: list[int], names: tuple[str, ...], calls: int,
-                result: tuple[int, int], thought: tuple[int, int] | None) -> None:
+def _tool_round(
+    rng: random.Random,
+    history: list[dict],
+    ids: list[int],
+    names: tuple[str, ...],
+    calls: int,
+    result: tuple[int, int],
+    thought: tuple[int, int] | None,
+) -> None:
     call_ids = [f"call_{ids[0] + k}" for k in range(calls)]
     ids[0] += calls
-    history.append({"role": "assistant", "content": _text(rng, *thought) if thought else None, "tool_calls": [
-        {"id": call_id, "type": "function", "function": {"name": rng.choice(names), "arguments": json.dumps({"query": _text(rng, 2, 6)})}}
-        for call_id in call_ids]})
+    history.append(
+        {
+            "role": "assistant",
+            "content": _text(rng, *thought) if thought else None,
+            "tool_calls": [
+                {
+                    "id": call_id,
+                    "type": "function",
+                    "function": {"name": rng.choice(names), "arguments": json.dumps({"query": _text(rng, 2, 6)})},
+                }
+                for call_id in call_ids
+            ],
+        }
+    )
     history.extend({"role": "tool", "tool_call_id": call_id, "content": _text(rng, *result)} for call_id in call_ids)
 
 

@@ -10,17 +10,60 @@ from __future__ import annotations
 
 import random
 
-WORDS = ("the refund policy order customer shipping damaged replacement evidence photo claim window "
-         "budget token context prompt model answer question source passage block priority").split()
-CONTRACTIONS = ["'s", "'t", "'re", "'ve", "'m", "'ll", "'d", "'S", "'T", "'RE", "'Ve", "'rE", "'M", "'LL",
-                "'lL", "'D", "'\u017f", "\u2019s", "'x", "'"]
-CODE = ["def f(x):\n    return x + 1\n", "for (let i = 0; i < n; i++) {\r\n\tsum += a[i];\r\n}\r\n",
-        "SELECT id, name FROM users WHERE id = 42;\n", "    \n\n\t\t  \n", "x==1&&y!=2||z>=3",
-        "https://example.org/a/b?c=1&d=%20", "/usr/local/bin//python3\n/", "{\"key\": [1, 2.5e-3, null]}",
-        "#include <stdio.h>\n", "a/b/c\r\n\r\n/d", "__init__.py", "camelCaseWord PascalCase snake_case CONSTANT"]
-MULTILINGUAL = ["日本語のテキストです。", "中文文本，包括标点符号！", "한국어 문장입니다.", "مرحبا بالعالم، كيف حالك؟",
-                "नमस्ते दुनिया", "สวัสดีชาวโลก", "Привет, мир! ЁЖИК", "Ελληνικά κείμενα", "עברית טקסט",
-                "Straße ÄÖÜ ß ǅ ǈ ǋ ᾈ", "e\u0301\u0300\u0302 a\u0308 n\u0303", "Z\u0351\u0352\u0353\u0354a\u0355lgo"]
+WORDS = (
+    "the refund policy order customer shipping damaged replacement evidence photo claim window "
+    "budget token context prompt model answer question source passage block priority"
+).split()
+CONTRACTIONS = [
+    "'s",
+    "'t",
+    "'re",
+    "'ve",
+    "'m",
+    "'ll",
+    "'d",
+    "'S",
+    "'T",
+    "'RE",
+    "'Ve",
+    "'rE",
+    "'M",
+    "'LL",
+    "'lL",
+    "'D",
+    "'\u017f",
+    "\u2019s",
+    "'x",
+    "'",
+]
+CODE = [
+    "def f(x):\n    return x + 1\n",
+    "for (let i = 0; i < n; i++) {\r\n\tsum += a[i];\r\n}\r\n",
+    "SELECT id, name FROM users WHERE id = 42;\n",
+    "    \n\n\t\t  \n",
+    "x==1&&y!=2||z>=3",
+    "https://example.org/a/b?c=1&d=%20",
+    "/usr/local/bin//python3\n/",
+    '{"key": [1, 2.5e-3, null]}',
+    "#include <stdio.h>\n",
+    "a/b/c\r\n\r\n/d",
+    "__init__.py",
+    "camelCaseWord PascalCase snake_case CONSTANT",
+]
+MULTILINGUAL = [
+    "日本語のテキストです。",
+    "中文文本，包括标点符号！",
+    "한국어 문장입니다.",
+    "مرحبا بالعالم، كيف حالك؟",
+    "नमस्ते दुनिया",
+    "สวัสดีชาวโลก",
+    "Привет, мир! ЁЖИК",
+    "Ελληνικά κείμενα",
+    "עברית טקסט",
+    "Straße ÄÖÜ ß ǅ ǈ ǋ ᾈ",
+    "e\u0301\u0300\u0302 a\u0308 n\u0303",
+    "Z\u0351\u0352\u0353\u0354a\u0355lgo",
+]
 EMOJI = ["👨‍👩‍👧‍👦", "👍🏽", "🇫🇷🇯🇵", "🏳️‍🌈", "❤️", "😀😃😄", "🧑🏿‍💻", "#️⃣", "\u200d", "\ufe0f"]
 SPACES = [" ", "  ", "\n", "\r\n", "\t", "\u00a0", "\u3000", "\u2028", "\u0085", "\x0b", "\x0c", "\x1c", "\u200b", "\u180e"]
 

@@ -28,7 +28,14 @@ sys.path.insert(0, str(HERE))
 
 from _inputs import realistic_requests  # noqa: E402
 
-SMALL = {"budget": 7, "items": [{"id": "A", "relevance": 0.9, "tokens": 4}, {"id": "B", "relevance": 0.8, "tokens": 5}, {"id": "C", "relevance": 0.5, "tokens": 3}]}
+SMALL = {
+    "budget": 7,
+    "items": [
+        {"id": "A", "relevance": 0.9, "tokens": 4},
+        {"id": "B", "relevance": 0.8, "tokens": 5},
+        {"id": "C", "relevance": 0.5, "tokens": 3},
+    ],
+}
 
 
 def process_seconds(command: list[str], stdin: bytes | None = None) -> tuple[float, bytes]:
@@ -73,8 +80,10 @@ def per_line_steps(count: int) -> None:
     finally:
         relevance.beyond_the_rule = with_optimum
     write = fastest_pass(lambda: [to_json(envelope) for envelope in envelopes])
-    print(f"  per line, in one process ({len(texts):,} lines): strict parse {parse:5.0f} us, evaluate {full:5.0f} us "
-          f"({full - bare:.0f} us of it the optimum), envelope written {write:5.0f} us")
+    print(
+        f"  per line, in one process ({len(texts):,} lines): strict parse {parse:5.0f} us, evaluate {full:5.0f} us "
+        f"({full - bare:.0f} us of it the optimum), envelope written {write:5.0f} us"
+    )
 
 
 def main() -> None:

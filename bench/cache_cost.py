@@ -41,8 +41,10 @@ PRICES = {
     "openai": {"input": 2.0, "cached_input": 0.5},
     "anthropic": {"input": 3.0, "cached_input": 0.3, "cache_write": 3.75},
 }
-CACHING = {"openai": {"provider": "openai", "prices": PRICES["openai"]},
-           "anthropic": {"provider": "anthropic", "min_tokens": 1024, "prices": PRICES["anthropic"]}}
+CACHING = {
+    "openai": {"provider": "openai", "prices": PRICES["openai"]},
+    "anthropic": {"provider": "anthropic", "min_tokens": 1024, "prices": PRICES["anthropic"]},
+}
 PRIMING = 3
 
 
@@ -128,8 +130,9 @@ def main() -> None:
         live_start = max(index for index, message in enumerate(history) if message["role"] == "user")
         live = list(range(live_start, len(history)))
 
-        theirs = langchain_trim(history, max_tokens=limit - PRIMING, token_counter=counter, strategy="last",
-                                include_system=True, start_on="human")
+        theirs = langchain_trim(
+            history, max_tokens=limit - PRIMING, token_counter=counter, strategy="last", include_system=True, start_on="human"
+        )
         kept = their_kept(history, theirs)
         ledgers["LangChain trim_messages"].add(kept, PRIMING + sum(costs[index] for index in kept), costs, live)
 
@@ -149,15 +152,20 @@ def main() -> None:
             for provider in ("openai", "anthropic"):
                 reuse = reports[provider].reuse
                 cached, written, plain, cost = ledger.bills[-1][provider]
-                if (reuse["cached_tokens"], reuse["written_tokens"], reuse["input_tokens"]) != (cached, written, plain) \
-                        or abs(reuse["cost"] - float(cost)) > 1e-12:
+                if (reuse["cached_tokens"], reuse["written_tokens"], reuse["input_tokens"]) != (cached, written, plain) or abs(
+                    reuse["cost"] - float(cost)
+                ) > 1e-12:
                     disagreements += 1
 
     langchain, default, stable = ledgers.values()
-    print(f"{arguments.turns} turns, {langchain.calls} model calls, {history_size:,} messages at the end; limit {limit:,} tokens "
-          f"(o200k_base, gpt-4o's accounting); stable's low watermark {arguments.watermark}")
-    print(f"prices per million input tokens (assumed, the package ships none): OpenAI $2.00, cached ${arguments.openai_cached:.2f}; "
-          "Anthropic $3.00, read $0.30, write $3.75")
+    print(
+        f"{arguments.turns} turns, {langchain.calls} model calls, {history_size:,} messages at the end; limit {limit:,} tokens "
+        f"(o200k_base, gpt-4o's accounting); stable's low watermark {arguments.watermark}"
+    )
+    print(
+        f"prices per million input tokens (assumed, the package ships none): OpenAI $2.00, cached ${arguments.openai_cached:.2f}; "
+        "Anthropic $3.00, read $0.30, write $3.75"
+    )
     print()
     header = f"{'':26} {'avg context':>12} {'live lost':>10} {'reused prefix':>14} {'OpenAI cost':>12} {'x LC':>6} {'Anthropic cost':>15} {'x LC':>6}"
     print(header)
@@ -165,18 +173,24 @@ def main() -> None:
         average = ledger.tokens / ledger.calls
         reused = ledger.prefix / ledger.tokens
         openai, anthropic = ledger.cost["openai"], ledger.cost["anthropic"]
-        print(f"{ledger.name:26} {average:12,.0f} {ledger.live_lost:10} {reused:13.1%} {float(openai):12.2f} "
-              f"{float(openai / langchain.cost['openai']):5.2f}x {float(anthropic):15.2f} {float(anthropic / langchain.cost['anthropic']):5.2f}x")
-    print(f"{'without caching':26} {'':12} {'':10} {'':14} {float(langchain.without['openai']):12.2f} {'':6} "
-          f"{float(langchain.without['anthropic']):15.2f}   (LangChain's prompts at the plain input price)")
+        print(
+            f"{ledger.name:26} {average:12,.0f} {ledger.live_lost:10} {reused:13.1%} {float(openai):12.2f} "
+            f"{float(openai / langchain.cost['openai']):5.2f}x {float(anthropic):15.2f} {float(anthropic / langchain.cost['anthropic']):5.2f}x"
+        )
+    print(
+        f"{'without caching':26} {'':12} {'':10} {'':14} {float(langchain.without['openai']):12.2f} {'':6} "
+        f"{float(langchain.without['anthropic']):15.2f}   (LangChain's prompts at the plain input price)"
+    )
     print()
     context = stable.tokens / default.tokens
     print(f"stable's average context: {context:.1%} of the default strategy's (target >= 80 %)")
     for provider, label in (("openai", "OpenAI"), ("anthropic", "Anthropic")):
         ratio = float(stable.cost[provider] / langchain.cost[provider])
         print(f"stable's cost under {label}'s rule: {ratio:.2f}x LangChain's (target <= 0.40x)")
-    print(f"live turn kept on every call: LangChain {langchain.calls - langchain.live_lost} of {langchain.calls}, "
-          f"default {default.calls - default.live_lost}, stable {stable.calls - stable.live_lost}")
+    print(
+        f"live turn kept on every call: LangChain {langchain.calls - langchain.live_lost} of {langchain.calls}, "
+        f"default {default.calls - default.live_lost}, stable {stable.calls - stable.live_lost}"
+    )
     print(f"the package's reuse and the bench's own billing disagree on {disagreements} of {2 * 2 * default.calls} bills")
 
 

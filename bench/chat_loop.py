@@ -65,9 +65,20 @@ def conversation(turns: int, seed: int):
         if rng.random() < 0.25:
             ids = [f"call_{calls + k}" for k in range(rng.randint(1, 2))]
             calls += len(ids)
-            history.append({"role": "assistant", "content": None, "tool_calls": [
-                {"id": call_id, "type": "function", "function": {"name": "lookup_order", "arguments": json.dumps({"query": text(2, 5)})}}
-                for call_id in ids]})
+            history.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": call_id,
+                            "type": "function",
+                            "function": {"name": "lookup_order", "arguments": json.dumps({"query": text(2, 5)})},
+                        }
+                        for call_id in ids
+                    ],
+                }
+            )
             history.extend({"role": "tool", "tool_call_id": call_id, "content": text(80, 700)} for call_id in ids)
             yield history, "tool round"
         history.append({"role": "assistant", "content": text(30, 260)})
@@ -99,12 +110,32 @@ class Converted:
             elif message.get("tool_calls"):
                 calls = message["tool_calls"]
                 text = [{"type": "text", "text": message["content"]}] if message.get("content") else []
-                self.anthropic.append({"role": "assistant", "content": text + [
-                    {"type": "tool_use", "id": call["id"], "name": call["function"]["name"], "input": json.loads(call["function"]["arguments"])} for call in calls]})
+                self.anthropic.append(
+                    {
+                        "role": "assistant",
+                        "content": text
+                        + [
+                            {
+                                "type": "tool_use",
+                                "id": call["id"],
+                                "name": call["function"]["name"],
+                                "input": json.loads(call["function"]["arguments"]),
+                            }
+                            for call in calls
+                        ],
+                    }
+                )
                 if message.get("content"):
                     self.responses.append({"role": "assistant", "content": message["content"]})
-                self.responses.extend({"type": "function_call", "call_id": call["id"], "name": call["function"]["name"],
-                                       "arguments": call["function"]["arguments"]} for call in calls)
+                self.responses.extend(
+                    {
+                        "type": "function_call",
+                        "call_id": call["id"],
+                        "name": call["function"]["name"],
+                        "arguments": call["function"]["arguments"],
+                    }
+                    for call in calls
+                )
             else:
                 self.anthropic.append({"role": role, "content": message["content"]})
                 self.responses.append({"role": role, "content": message["content"]})
@@ -117,9 +148,11 @@ def langchain_counter(encoding, cache: dict | None):
     kinds = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
 
     if cache is None:
+
         def count(value: str) -> int:
             return len(encoding.encode_ordinary(value))
     else:
+
         def count(value: str) -> int:
             tokens = cache.get(value)
             if tokens is None:
@@ -133,8 +166,10 @@ def langchain_counter(encoding, cache: dict | None):
             if message.content:
                 total += count(message.content)
             if message.type == "ai" and message.tool_calls:
-                calls = [{"id": call["id"], "type": "function", "function": {"name": call["name"], "arguments": json.dumps(call["args"])}}
-                         for call in message.tool_calls]
+                calls = [
+                    {"id": call["id"], "type": "function", "function": {"name": call["name"], "arguments": json.dumps(call["args"])}}
+                    for call in message.tool_calls
+                ]
                 total += count(json.dumps(calls, separators=(",", ":"), ensure_ascii=False))
             if message.type == "tool":
                 total += count(message.tool_call_id)
@@ -212,8 +247,10 @@ def main() -> None:
     if arguments.formats_only:
         return
     final_tokens = rows[-1][4]
-    print(f"{arguments.turns} turns, {len(rows)} model calls, {rows[-1][0]:,} messages at the end "
-          f"(the last prompt {final_tokens:,} tokens after trimming to {LIMIT:,}); times in ms")
+    print(
+        f"{arguments.turns} turns, {len(rows)} model calls, {rows[-1][0]:,} messages at the end "
+        f"(the last prompt {final_tokens:,} tokens after trimming to {LIMIT:,}); times in ms"
+    )
     print()
     print(f"{'messages':>9} {'calls':>6} {'this tool':>10} {'LangChain cached':>17} {'ratio':>6} {'LangChain plain':>16}")
     for size in (100, 500, 1000):
@@ -231,8 +268,10 @@ def main() -> None:
     plain_rows = [row for row in rows if row[3] is not None]
     if plain_rows:
         p_ours, p_cached, p_plain = (sum(row[k] for row in plain_rows) * 1000 for k in (1, 2, 3))
-        print(f"first {arguments.plain_turns} turns ({len(plain_rows)} calls, up to {plain_rows[-1][0]} messages): this tool {p_ours:.0f} ms, "
-              f"LangChain cached {p_cached:.0f} ms, LangChain plain {p_plain:.0f} ms ({p_ours / p_plain:.2f}x plain)")
+        print(
+            f"first {arguments.plain_turns} turns ({len(plain_rows)} calls, up to {plain_rows[-1][0]} messages): this tool {p_ours:.0f} ms, "
+            f"LangChain cached {p_cached:.0f} ms, LangChain plain {p_plain:.0f} ms ({p_ours / p_plain:.2f}x plain)"
+        )
     small = statistics.median(row[1] for row in rows if abs(row[0] - 100) <= 50)
     large = [row[1] for row in rows if abs(row[0] - 1000) <= 50]
     if large:
@@ -259,7 +298,10 @@ def _formats_table(rows: list[tuple], names: list[str], turns: int) -> None:
             cells.append(f"{ms:8.2f} ({ms / chat_ms:4.2f}x)")
         print(f"{size:>9,} {chat_ms:8.2f} " + " ".join(f"{cell:>22}" for cell in cells))
     chat_total = sum(row[1] for row in rows)
-    cells = [f"{sum(row[2 + column] for row in rows) * 1000:8.0f} ({sum(row[2 + column] for row in rows) / chat_total:4.2f}x)" for column in range(len(names))]
+    cells = [
+        f"{sum(row[2 + column] for row in rows) * 1000:8.0f} ({sum(row[2 + column] for row in rows) / chat_total:4.2f}x)"
+        for column in range(len(names))
+    ]
     print(f"{'total':>9} {chat_total * 1000:8.0f} " + " ".join(f"{cell:>22}" for cell in cells))
     print()
 

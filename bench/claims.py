@@ -73,8 +73,10 @@ def compare(label: str, without, with_claim, runs: int, rounds: int) -> float:
         ratios.append(judged / plain)
     ratio = statistics.median(ratios)
     low, high = median_interval(ratios) if len(ratios) > 2 else (min(ratios), max(ratios))
-    print(f"  {label:<14} without {statistics.median(plain_times) * 1000:9.1f} ms   with claim {statistics.median(claim_times) * 1000:9.1f} ms"
-          f"   ratio {ratio:4.2f}x (90 % interval {low:.2f}-{high:.2f})")
+    print(
+        f"  {label:<14} without {statistics.median(plain_times) * 1000:9.1f} ms   with claim {statistics.median(claim_times) * 1000:9.1f} ms"
+        f"   ratio {ratio:4.2f}x (90 % interval {low:.2f}-{high:.2f})"
+    )
     return ratio
 
 
@@ -84,19 +86,32 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--items", type=int, default=100_000)
-    parser.add_argument("--modes", default="relevance,required", help="comma-separated modes at --items items (all: relevance,required,blocks,passages,messages)")
+    parser.add_argument(
+        "--modes",
+        default="relevance,required",
+        help="comma-separated modes at --items items (all: relevance,required,blocks,passages,messages)",
+    )
     arguments = parser.parse_args()
     rng = random.Random(0)
 
-    print(f"claims: evaluate with a claim (the rule's selection, shuffled, with used) / evaluate without; "
-          f"CPU time, fastest of {arguments.runs} alternated runs, {arguments.rounds} rounds")
+    print(
+        f"claims: evaluate with a claim (the rule's selection, shuffled, with used) / evaluate without; "
+        f"CPU time, fastest of {arguments.runs} alternated runs, {arguments.rounds} rounds"
+    )
     requests = [as_parsed(data) for data in realistic_requests(arguments.requests)]
     claimed = [{**data, "claim": claim_for(data, rng)} for data in requests]
     assert all(evaluate(data)["claim"]["pass"] for data in claimed)
     size = statistics.median(len(data["items"]) for data in requests)
     print(f"realistic requests: {arguments.requests:,} relevance requests of 10-200 items (median {size:.0f}), all evaluated per run")
-    ratios = [compare("all requests", lambda: [evaluate(data) for data in requests], lambda: [evaluate(data) for data in claimed],
-                      arguments.runs, arguments.rounds)]
+    ratios = [
+        compare(
+            "all requests",
+            lambda: [evaluate(data) for data in requests],
+            lambda: [evaluate(data) for data in claimed],
+            arguments.runs,
+            arguments.rounds,
+        )
+    ]
 
     print(f"{arguments.items:,} items, one input per mode:")
     for mode in arguments.modes.split(","):

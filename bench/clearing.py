@@ -103,9 +103,10 @@ def langchain_trim(recorded, limit):
     lc = _LangChain(recorded)
 
     def step(call):
-        messages = lc.messages[:recorded.calls[call]]
-        kept = their_trim(messages, max_tokens=limit - PRIMING, token_counter=lc.counter, strategy="last",
-                          include_system=True, start_on="human")
+        messages = lc.messages[: recorded.calls[call]]
+        kept = their_trim(
+            messages, max_tokens=limit - PRIMING, token_counter=lc.counter, strategy="last", include_system=True, start_on="human"
+        )
         return lc.as_dicts(kept)
 
     return step
@@ -118,10 +119,11 @@ def langchain_clear_then_trim(recorded, limit):
     edit = clear_tool_uses_edit(trigger=limit - PRIMING, keep=3)
 
     def step(call):
-        messages = list(lc.messages[:recorded.calls[call]])  # the middleware edits a copy of the request's messages
+        messages = list(lc.messages[: recorded.calls[call]])  # the middleware edits a copy of the request's messages
         edit.apply(messages, count_tokens=lc.counter)
-        kept = their_trim(messages, max_tokens=limit - PRIMING, token_counter=lc.counter, strategy="last",
-                          include_system=True, start_on="human")
+        kept = their_trim(
+            messages, max_tokens=limit - PRIMING, token_counter=lc.counter, strategy="last", include_system=True, start_on="human"
+        )
         return lc.as_dicts(kept)
 
     return step
@@ -129,7 +131,7 @@ def langchain_clear_then_trim(recorded, limit):
 
 def fitproof_default(recorded, limit):
     def step(call):
-        return list(trim_messages(recorded.history[:recorded.calls[call]], limit, "gpt-4o"))
+        return list(trim_messages(recorded.history[: recorded.calls[call]], limit, "gpt-4o"))
 
     return step
 
@@ -138,8 +140,14 @@ def fitproof_stable(recorded, limit, low_watermark=0.7):
     state = {"previous": None}
 
     def step(call):
-        result = trim_messages(recorded.history[:recorded.calls[call]], limit, "gpt-4o", strategy="stable",
-                               low_watermark=low_watermark, previous=state["previous"])
+        result = trim_messages(
+            recorded.history[: recorded.calls[call]],
+            limit,
+            "gpt-4o",
+            strategy="stable",
+            low_watermark=low_watermark,
+            previous=state["previous"],
+        )
         state["previous"] = result.as_previous
         return list(result)
 
@@ -155,13 +163,16 @@ class ReferenceClearing:
     ``low_watermark``: what clearing, then dropping, brings the prompt down to (a share of the limit).
     ``clear_tool_inputs`` is not modelled (the calls' arguments are always kept)."""
 
-    def __init__(self, recorded, limit, trigger=None, keep=3, clear_at_least=1024, exclude_tools=(), low_watermark=0.7,
-                 placeholder=named_placeholder):
+    def __init__(
+        self, recorded, limit, trigger=None, keep=3, clear_at_least=1024, exclude_tools=(), low_watermark=0.7, placeholder=named_placeholder
+    ):
         self.recorded, self.limit = recorded, limit
         self.trigger = limit if trigger is None else trigger
         self.keep, self.clear_at_least, self.low_watermark = keep, clear_at_least, low_watermark
         self.clearable = [index for index in recorded.tools if recorded.tool_names[index] not in set(exclude_tools)]
-        self.saving = {index: recorded.costs[index] - recorded.cleared_cost(index, placeholder(recorded, index)) for index in self.clearable}
+        self.saving = {
+            index: recorded.costs[index] - recorded.cleared_cost(index, placeholder(recorded, index)) for index in self.clearable
+        }
         self.placeholder = placeholder
         self.cut, self.cleared = 1, 0
         self.pre = [0]
@@ -194,7 +205,7 @@ class ReferenceClearing:
                 under = [start for start in starts if self.tokens(length, start, self.cleared) <= target]
                 fits = [start for start in starts if self.tokens(length, start, self.cleared) <= limit]
                 self.cut = (under or fits or [live])[0]
-        gone = set(self.clearable[:self.cleared])
+        gone = set(self.clearable[: self.cleared])
         prompt = [recorded.history[0]]
         for index in range(self.cut, length):
             message = recorded.history[index]
@@ -217,6 +228,7 @@ STRATEGIES = {
 # ---------------------------------------------------------------------------------------------
 # LangChain's side.
 
+
 def clear_tool_uses_edit(**options):
     """langchain 1.5.0's ``ClearToolUsesEdit`` when langchain is installed, else its transcription."""
     try:
@@ -234,8 +246,9 @@ class TranscribedClearToolUses:
 
     source = "transcription of langchain 1.5.0's ClearToolUsesEdit"
 
-    def __init__(self, trigger=100_000, clear_at_least=0, keep=3, clear_tool_inputs=False, exclude_tools=(),
-                 placeholder=LANGCHAIN_PLACEHOLDER):
+    def __init__(
+        self, trigger=100_000, clear_at_least=0, keep=3, clear_tool_inputs=False, exclude_tools=(), placeholder=LANGCHAIN_PLACEHOLDER
+    ):
         assert not clear_tool_inputs, "not transcribed"
         self.trigger, self.clear_at_least, self.keep = trigger, clear_at_least, keep
         self.exclude_tools, self.placeholder = exclude_tools, placeholder
@@ -263,9 +276,16 @@ class TranscribedClearToolUses:
                 continue
             if (tool_message.name or tool_call["name"]) in excluded_tools:
                 continue
-            messages[idx] = tool_message.model_copy(update={
-                "artifact": None, "content": self.placeholder,
-                "response_metadata": {**tool_message.response_metadata, "context_editing": {"cleared": True, "strategy": "clear_tool_uses"}}})
+            messages[idx] = tool_message.model_copy(
+                update={
+                    "artifact": None,
+                    "content": self.placeholder,
+                    "response_metadata": {
+                        **tool_message.response_metadata,
+                        "context_editing": {"cleared": True, "strategy": "clear_tool_uses"},
+                    },
+                }
+            )
             if self.clear_at_least > 0 and max(0, tokens - count_tokens(messages)) >= self.clear_at_least:
                 break
 
@@ -306,6 +326,7 @@ class _LangChain:
 
 # ---------------------------------------------------------------------------------------------
 # Billing and the plan space.
+
 
 class Run:
     """One strategy's prompts on one conversation: their bills, context, and their plan if any."""
@@ -424,8 +445,10 @@ def main() -> None:
     prices = {provider: _frontier.units(PRICES[provider]) for provider in PROVIDERS}
     started = time.perf_counter()
     source = getattr(clear_tool_uses_edit(), "source", "langchain 1.5.0's ClearToolUsesEdit")
-    print(f"limit {limit:,} tokens (gpt-4o's accounting, o200k_base); {arguments.calls} model calls a conversation, seed {arguments.seed}; "
-          f"LangChain clear + trim: {source}")
+    print(
+        f"limit {limit:,} tokens (gpt-4o's accounting, o200k_base); {arguments.calls} model calls a conversation, seed {arguments.seed}; "
+        f"LangChain clear + trim: {source}"
+    )
     print("prices per million input tokens (assumed): OpenAI $2.00, cached $0.50; Anthropic $3.00, read $0.30, write $3.75")
     solves = 0
     for shape, make in _shapes.SHAPES.items():
@@ -442,10 +465,14 @@ def main() -> None:
                     frontiers[key] = _frontier.Frontier(problem_for(recorded, limit, placeholder), provider, prices[provider])
                     frontiers[key].sweep([0.0, FULLEST])
         print()
-        print(f"{shape}: {calls} calls, {over} over the limit, {len(recorded.history):,} messages "
-              f"({sum(recorded.costs):,} tokens, tool results {recorded.tool_share():.0%}) at the end")
-        print(f"  {'strategy':24} {'avg context':>11} {'non-tool kept':>13} {'OpenAI':>8} {'x LC':>5} {'x frontier':>10} "
-              f"{'Anthropic':>9} {'x LC':>5} {'x frontier':>10}  in plan space")
+        print(
+            f"{shape}: {calls} calls, {over} over the limit, {len(recorded.history):,} messages "
+            f"({sum(recorded.costs):,} tokens, tool results {recorded.tool_share():.0%}) at the end"
+        )
+        print(
+            f"  {'strategy':24} {'avg context':>11} {'non-tool kept':>13} {'OpenAI':>8} {'x LC':>5} {'x frontier':>10} "
+            f"{'Anthropic':>9} {'x LC':>5} {'x frontier':>10}  in plan space"
+        )
         baseline = runs["LangChain trim_messages"]
         for run in runs.values():
             placeholder = run.placeholder or named_placeholder
@@ -464,10 +491,13 @@ def main() -> None:
             frontier = frontiers[(named_placeholder, provider)]
             cheapest, fullest = frontier.points[0.0], frontier.points[FULLEST]
             levels = [frontier.bound(share * fullest[2]) / 1e8 / float(baseline.cost[provider]) for share in LEVELS]
-            print(f"  frontier, {provider + ':':10} cheapest plan ${cheapest[1] / 1e8:.2f} at {cheapest[2] / calls:,.0f} tokens a call, "
-                  f"the fullest ${fullest[1] / 1e8:.2f} at {fullest[2] / calls:,.0f}; "
-                  f"at {'/'.join(f'{share:.0%}' for share in LEVELS)} of the fullest context: "
-                  + "/".join(f"{level:.2f}" for level in levels) + "x LangChain's cost")
+            print(
+                f"  frontier, {provider + ':':10} cheapest plan ${cheapest[1] / 1e8:.2f} at {cheapest[2] / calls:,.0f} tokens a call, "
+                f"the fullest ${fullest[1] / 1e8:.2f} at {fullest[2] / calls:,.0f}; "
+                f"at {'/'.join(f'{share:.0%}' for share in LEVELS)} of the fullest context: "
+                + "/".join(f"{level:.2f}" for level in levels)
+                + "x LangChain's cost"
+            )
         if arguments.monotone:
             worst = 0.0
             for run in runs.values():

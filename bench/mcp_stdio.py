@@ -28,17 +28,38 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = Path(sys.executable).parent / "fitproof"
-INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-              "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}},
+}
 CALLS = {
     "count_tokens": {"text": "Order ORD-884120 shipped 2026-03-09 and arrived four days late.", "tokenizer": "o200k_base"},
-    "check": {"input": {"budget": 7, "items": [{"id": "A", "relevance": 9, "tokens": 4}, {"id": "B", "relevance": 8, "tokens": 5},
-                                               {"id": "C", "relevance": 7, "tokens": 3}]}},
-    "trim_messages": {"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Where is my order?"},
-                                   {"role": "assistant", "content": "It shipped on Friday."}, {"role": "user", "content": "And the invoice?"}],
-                      "limit": 25, "tokenizer": "gpt-4o"},
-    "verify_claim": {"input": {"budget": 7, "items": [{"id": "A", "relevance": 9, "tokens": 4}, {"id": "B", "relevance": 8, "tokens": 5}]},
-                     "claim": {"selected": ["B"]}},
+    "check": {
+        "input": {
+            "budget": 7,
+            "items": [
+                {"id": "A", "relevance": 9, "tokens": 4},
+                {"id": "B", "relevance": 8, "tokens": 5},
+                {"id": "C", "relevance": 7, "tokens": 3},
+            ],
+        }
+    },
+    "trim_messages": {
+        "messages": [
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "Where is my order?"},
+            {"role": "assistant", "content": "It shipped on Friday."},
+            {"role": "user", "content": "And the invoice?"},
+        ],
+        "limit": 25,
+        "tokenizer": "gpt-4o",
+    },
+    "verify_claim": {
+        "input": {"budget": 7, "items": [{"id": "A", "relevance": 9, "tokens": 4}, {"id": "B", "relevance": 8, "tokens": 5}]},
+        "claim": {"selected": ["B"]},
+    },
 }
 
 
@@ -123,8 +144,10 @@ def main() -> None:
     print(f"per call, {arguments.calls} calls each in one session (median, 95th percentile; first call of the process)")
     for name, values in times.items():
         values.sort()
-        print(f"  {name:<14} {milliseconds(statistics.median(values))} {milliseconds(values[int(len(values) * 0.95) - 1])}"
-              f"   first {milliseconds(first[name])}")
+        print(
+            f"  {name:<14} {milliseconds(statistics.median(values))} {milliseconds(values[int(len(values) * 0.95) - 1])}"
+            f"   first {milliseconds(first[name])}"
+        )
 
 
 if __name__ == "__main__":

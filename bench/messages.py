@@ -28,9 +28,11 @@ from _timing import median_time  # noqa: E402
 from fitproof import count_tokens, evaluate, tokenizers, trim_messages  # noqa: E402
 from fitproof.modes import messages as mode  # noqa: E402
 
-WORDS = ("the order shipped late because the carrier lost the parcel for two days and the customer asked "
-         "for a refund credit ticket photo claim damaged blender policy says thirty days warehouse scan "
-         "réservation naïve 東京 配送 🙂 def main(): return {\"status\": 200} // TODO fix").split()
+WORDS = (
+    "the order shipped late because the carrier lost the parcel for two days and the customer asked "
+    "for a refund credit ticket photo claim damaged blender policy says thirty days warehouse scan "
+    'réservation naïve 東京 配送 🙂 def main(): return {"status": 200} // TODO fix'
+).split()
 
 
 def history(turns: int, seed: int = 17) -> list[dict]:
@@ -47,9 +49,16 @@ def history(turns: int, seed: int = 17) -> list[dict]:
         if rng.random() < 0.1:
             ids = [f"call_{calls + k}" for k in range(rng.randint(1, 3))]
             calls += len(ids)
-            messages.append({"role": "assistant", "content": None, "tool_calls": [
-                {"id": call_id, "type": "function", "function": {"name": "lookup", "arguments": json.dumps({"q": text(2, 6)})}}
-                for call_id in ids]})
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {"id": call_id, "type": "function", "function": {"name": "lookup", "arguments": json.dumps({"q": text(2, 6)})}}
+                        for call_id in ids
+                    ],
+                }
+            )
             messages.extend({"role": "tool", "tool_call_id": call_id, "content": text(30, 300)} for call_id in ids)
         messages.append({"role": "assistant", "content": text(20, 250)})
     return messages
@@ -99,32 +108,40 @@ def main() -> None:
     texts = texts_of(messages)
     total = sum(count_tokens(text, name) for text in texts)
     full = mode.count_messages(messages, name)
-    print(f"{len(messages):,} messages ({sum(m['role'] == 'tool' for m in messages)} tool results), "
-          f"{sum(map(len, texts)):,} characters, {full:,} prompt tokens ({name}); median of {runs} rounds, cold piece cache")
+    print(
+        f"{len(messages):,} messages ({sum(m['role'] == 'tool' for m in messages)} tool results), "
+        f"{sum(map(len, texts)):,} characters, {full:,} prompt tokens ({name}); median of {runs} rounds, cold piece cache"
+    )
     print(f"baseline: count_tokens on each of the {len(texts):,} texts the accounting counts ({total:,} tokens), one call each")
     print()
-    print(f"{'limit':>7} {'kept':>6} {'baseline':>9} {'trim_messages':>14} {'ratio':>6} {'evaluate':>9} {'ratio':>6}   "
-          f"{'parse (count)':>13} {'select':>7} {'checks':>7}")
+    print(
+        f"{'limit':>7} {'kept':>6} {'baseline':>9} {'trim_messages':>14} {'ratio':>6} {'evaluate':>9} {'ratio':>6}   "
+        f"{'parse (count)':>13} {'select':>7} {'checks':>7}"
+    )
     for limit in (8_000, 32_000, 128_000):
         data = {"mode": "messages", "limit": limit, "tokenizer": name, "messages": messages}
         report = evaluate(data)
         assert report["pass"] and report["messages"] == trim_messages(messages, limit, name), report["summary"]
         parsed = mode.parse(data)
         result = mode.select(parsed)
-        timed = interleaved({
-            "baseline": lambda: sum(count_tokens(text, name) for text in texts),
-            "trim": lambda: trim_messages(messages, limit, name),
-            "evaluate": lambda: evaluate(data),
-            "parse": lambda: mode.parse(data),
-        })
+        timed = interleaved(
+            {
+                "baseline": lambda: sum(count_tokens(text, name) for text in texts),
+                "trim": lambda: trim_messages(messages, limit, name),
+                "evaluate": lambda: evaluate(data),
+                "parse": lambda: mode.parse(data),
+            }
+        )
         select_time, _ = median_time(lambda: mode.select(parsed), runs)
         mode.parse(data)  # the checks run right after parse inside evaluate: the piece cache is warm
         verify_time, checks = median_time(lambda: mode.verify(data, result, parsed), runs)
         assert all(check["pass"] for check in checks)
         baseline = timed["baseline"]
-        print(f"{limit:>7,} {len(report['kept']):>6,} {baseline * 1000:6.1f} ms {timed['trim'] * 1000:11.1f} ms {timed['trim'] / baseline:5.2f}x "
-              f"{timed['evaluate'] * 1000:6.1f} ms {timed['evaluate'] / baseline:5.2f}x   "
-              f"{timed['parse'] * 1000:10.1f} ms {select_time * 1000:4.1f} ms {verify_time * 1000:4.1f} ms")
+        print(
+            f"{limit:>7,} {len(report['kept']):>6,} {baseline * 1000:6.1f} ms {timed['trim'] * 1000:11.1f} ms {timed['trim'] / baseline:5.2f}x "
+            f"{timed['evaluate'] * 1000:6.1f} ms {timed['evaluate'] / baseline:5.2f}x   "
+            f"{timed['parse'] * 1000:10.1f} ms {select_time * 1000:4.1f} ms {verify_time * 1000:4.1f} ms"
+        )
     print()
     print("ratio = time / baseline. parse validates and counts every message;")
     print("select is the rule; checks re-count the kept messages (piece cache warm from parse, as inside evaluate).")

@@ -55,7 +55,7 @@ def main() -> None:
                     raise SystemExit(f"{mode}: the benchmark input did not pass: {report['summary'][-200:]}")
         # The baseline row is the least Python can do for the relevance rule (one sort, one
         # pass) on the same items: how much the machine alone adds as they outgrow its caches.
-        call = (lambda data: (lambda: minimal(data))) if mode == "baseline" else (lambda data: (lambda: evaluate(data)))
+        call = (lambda data: lambda: minimal(data)) if mode == "baseline" else (lambda data: lambda: evaluate(data))
         best = dict.fromkeys(counts, float("inf"))
         for _ in range(arguments.runs):
             for count in counts:

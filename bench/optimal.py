@@ -53,8 +53,10 @@ def main() -> None:
     print(f"  the optimum adds {(on - off) / off * 100:.1f} % to evaluate")
     print(f"  exact on {exact:,} of {count:,} ({exact / count * 100:.2f} %)")
     print(f"  the fractional bound alone (ratios, sort, fill): {bounds / count * 1e6:.1f} us = {bounds / off * 100:.1f} % of the baseline")
-    print(f"  search alone: mean {sum(searches) / count * 1e6:.0f} us, median {searches[count // 2] * 1e6:.0f} us, "
-          f"99th percentile {searches[int(count * 0.99)] * 1e6:.0f} us, worst {searches[-1] * 1e3:.2f} ms")
+    print(
+        f"  search alone: mean {sum(searches) / count * 1e6:.0f} us, median {searches[count // 2] * 1e6:.0f} us, "
+        f"99th percentile {searches[int(count * 0.99)] * 1e6:.0f} us, worst {searches[-1] * 1e3:.2f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -72,8 +72,15 @@ loadPyodide({ indexURL: new URL("./pyodide/%s/", import.meta.url).href, stdout: 
   },
         () => postMessage({ state: "error" }));
 """
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-quic"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 READY = "#status[data-state=ready]"
 
 
@@ -151,7 +158,11 @@ def main() -> None:
         steps = {name: [] for name in rows}  # milestones, ms: "page" since navigation, the others since the worker started
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=chromium, args=ARGS)
-            print(f"page ready vs bare Pyodide boot, {arguments.server} server, {arguments.runs} runs, alternating (progress: ", end="", flush=True)
+            print(
+                f"page ready vs bare Pyodide boot, {arguments.server} server, {arguments.runs} runs, alternating (progress: ",
+                end="",
+                flush=True,
+            )
 
             def record(name, page, action):
                 rows[name].append(timed(page, action))
@@ -200,26 +211,40 @@ def main() -> None:
                 ("warm", "page, warm reload                           "),
             ):
                 ratio = median[name] / bare
-                print(f"  {label}  median {median[name] * 1000:6.0f} ms  {ratio:.2f}x ("
-                      f"start: {', '.join(sorted(kinds[name]))})")
+                print(f"  {label}  median {median[name] * 1000:6.0f} ms  {ratio:.2f}x (start: {', '.join(sorted(kinds[name]))})")
             # Each round's first visit with no snapshot against the bare boot just before it: a busy
             # moment on a shared machine then weighs on both.
             paired = sorted(plain / bare for plain, bare in zip(rows["plain"], rows["bare"][::2]))
             low, high = median_interval(paired)
-            print(f"  no snapshot against the bare boot just before it, round by round: median {statistics.median(paired):.2f}x "
-                  f"(90 % bootstrap interval {low:.2f}x to {high:.2f}x; rounds from {paired[0]:.2f}x to {paired[-1]:.2f}x)")
+            print(
+                f"  no snapshot against the bare boot just before it, round by round: median {statistics.median(paired):.2f}x "
+                f"(90 % bootstrap interval {low:.2f}x to {high:.2f}x; rounds from {paired[0]:.2f}x to {paired[-1]:.2f}x)"
+            )
 
             if arguments.steps:
-                print("  start-up milestones, median ms (created, the worker, and page, heard it was ready: since navigation;"
-                      " seen: by the bench, from goto; the others: since the worker was created)")
+                print(
+                    "  start-up milestones, median ms (created, the worker, and page, heard it was ready: since navigation;"
+                    " seen: by the bench, from goto; the others: since the worker was created)"
+                )
                 for name, samples in steps.items():
-                    names = sorted({key for sample in samples for key in sample}, key=lambda key: statistics.median(s[key] for s in samples if key in s))
-                    print(f"    {name:9}" + ", ".join(f"{key} {statistics.median(s[key] for s in samples if key in s):.0f}" for key in names))
+                    names = sorted(
+                        {key for sample in samples for key in sample},
+                        key=lambda key: statistics.median(s[key] for s in samples if key in s),
+                    )
+                    print(
+                        f"    {name:9}" + ", ".join(f"{key} {statistics.median(s[key] for s in samples if key in s):.0f}" for key in names)
+                    )
                 # The same ratios from the page's own clock (navigation to the ready message heard),
                 # without the bench's share: starting the navigation and noticing the ready state.
                 bare_page = statistics.median(sample["page"] for sample in steps["bare"])
-                print("  ready by the page's clock / the bare page's: " + ", ".join(
-                    f"{name} {statistics.median(sample['page'] for sample in steps[name]) / bare_page:.2f}x" for name in rows if name != "bare"))
+                print(
+                    "  ready by the page's clock / the bare page's: "
+                    + ", ".join(
+                        f"{name} {statistics.median(sample['page'] for sample in steps[name]) / bare_page:.2f}x"
+                        for name in rows
+                        if name != "bare"
+                    )
+                )
 
             text = json.dumps(relevance_input(arguments.items))
             context, page = visit(browser, base)
@@ -294,8 +319,13 @@ class Served:
         import subprocess
 
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "fitproof", "serve", "--port", "0"], cwd=root,
-            env={**os.environ, "PYTHONPATH": str(root / "py")}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            [sys.executable, "-m", "fitproof", "serve", "--port", "0"],
+            cwd=root,
+            env={**os.environ, "PYTHONPATH": str(root / "py")},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         line = self.process.stdout.readline()
         if "http://127.0.0.1:" not in line:
             raise SystemExit(f"serve from {root} did not start: {line}{self.process.stderr.read()}")
@@ -323,8 +353,12 @@ def throttled(arguments) -> None:
             urlopen(proxy.url + "boot.json", timeout=600).read()
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=chromium, args=ARGS)
-            print(f"throttled: {arguments.mbit:g} Mbit/s shared, {arguments.latency:g} ms a request, {arguments.runs} runs, "
-                  f"a fresh profile each visit (progress: ", end="", flush=True)
+            print(
+                f"throttled: {arguments.mbit:g} Mbit/s shared, {arguments.latency:g} ms a request, {arguments.runs} runs, "
+                f"a fresh profile each visit (progress: ",
+                end="",
+                flush=True,
+            )
 
             def measure(name, page, action):
                 """Bytes until live editing (and the requests then on their way: SETTLE_MS), and
@@ -342,7 +376,13 @@ def throttled(arguments) -> None:
                     page.wait_for_timeout(100)
                     if proxy.bytes_down != last:
                         last, still_since = proxy.bytes_down, time.monotonic()
-                return {"bytes": until_live, "later": proxy.bytes_down - until_live, "first": seen["firstReport"], "live": seen["live"], "by_path": by_path}
+                return {
+                    "bytes": until_live,
+                    "later": proxy.bytes_down - until_live,
+                    "first": seen["firstReport"],
+                    "live": seen["live"],
+                    "by_path": by_path,
+                }
 
             for _ in range(arguments.runs):
                 for name, proxy in proxies.items():
@@ -380,16 +420,23 @@ def throttled(arguments) -> None:
     print(f"  {'':10} {'visit':15} {'transferred':>12} {'first report':>13} {'live editing':>13} {'then, in the background':>24}")
     for kind in kinds:
         for name in servers:
-            print(f"  {name:10} {kind:15} {median(name, kind, 'bytes') / 1e6:9.2f} MB {median(name, kind, 'first') / 1000:11.2f} s"
-                  f" {median(name, kind, 'live') / 1000:11.2f} s {median(name, kind, 'later') / 1e6:21.2f} MB")
+            print(
+                f"  {name:10} {kind:15} {median(name, kind, 'bytes') / 1e6:9.2f} MB {median(name, kind, 'first') / 1000:11.2f} s"
+                f" {median(name, kind, 'live') / 1000:11.2f} s {median(name, kind, 'later') / 1e6:21.2f} MB"
+            )
         today, mine = (median(name, kind, "live") for name in servers)
         print(f"  {'':10} {'':15} {'':>12} {'':>13} {mine / today:11.2f}x of today's")
     for name in servers:
         last = samples[(name, "first visit")][-1]["by_path"]
         biggest = sorted(last.items(), key=lambda item: -item[1])[:6]
-        print(f"  {name}, first visit, largest transfers: " + ", ".join(f"{path.rsplit('/', 1)[-1] or '/'} {size / 1e6:.2f} MB" for path, size in biggest))
-    print("  transferred: until live editing (and a second after); then, in the background: after that, until the link was"
-          f" quiet for {QUIET_MS / 1000:g} s (the reload comes after)")
+        print(
+            f"  {name}, first visit, largest transfers: "
+            + ", ".join(f"{path.rsplit('/', 1)[-1] or '/'} {size / 1e6:.2f} MB" for path, size in biggest)
+        )
+    print(
+        "  transferred: until live editing (and a second after); then, in the background: after that, until the link was"
+        f" quiet for {QUIET_MS / 1000:g} s (the reload comes after)"
+    )
     print("  targets at 20 Mbit/s: first visit <= 9 MB, first report <= 1 s, live editing <= 5 s")
 
 

@@ -154,7 +154,9 @@ def main() -> None:
     print(f"  rank by relevance, ties by id    {ranking * 1000:8.1f} ms")
     print(f"  one trace row per item           {building * 1000:8.1f} ms")
     if node is not None:
-        print(f"  together                         {(ranking + building) * 1000:8.1f} ms = {(ranking + building) / js:4.2f}x the JavaScript run")
+        print(
+            f"  together                         {(ranking + building) * 1000:8.1f} ms = {(ranking + building) / js:4.2f}x the JavaScript run"
+        )
 
     if arguments.no_scaling:
         return

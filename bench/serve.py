@@ -62,8 +62,13 @@ def status(pid: int, field: str) -> int:
 
 
 def measure(kind: str) -> dict:
-    process = subprocess.Popen([sys.executable, "-c", SERVER, kind], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                               cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT / "py")})
+    process = subprocess.Popen(
+        [sys.executable, "-c", SERVER, kind],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "py")},
+    )
     try:
         port, largest, size = process.stdout.readline().decode().split()
         port, size = int(port), int(size)
@@ -91,8 +96,15 @@ def measure(kind: str) -> dict:
         threads = status(process.pid, "Threads")
         for client in idle:
             client.close()
-        return {"file": largest, "size": size, "baseline_mb": baseline / 1024, "peak_mb": peak / 1024,
-                "threads": threads, "connected": len(idle), "connect_s": connect_seconds}
+        return {
+            "file": largest,
+            "size": size,
+            "baseline_mb": baseline / 1024,
+            "peak_mb": peak / 1024,
+            "threads": threads,
+            "connected": len(idle),
+            "connect_s": connect_seconds,
+        }
     finally:
         process.kill()
         process.wait()
@@ -106,11 +118,15 @@ def main() -> None:
     print(f"{'':10} {'RSS idle':>9} {'RSS peak':>9} {'growth':>8} {'threads':>8} {'connected':>10} {'connect s':>10}")
     for kind, result in results.items():
         growth = result["peak_mb"] - result["baseline_mb"]
-        print(f"{kind:10} {result['baseline_mb']:8.0f}M {result['peak_mb']:8.0f}M {growth:7.0f}M {result['threads']:8d} "
-              f"{result['connected']:10d} {result['connect_s']:10.2f}")
+        print(
+            f"{kind:10} {result['baseline_mb']:8.0f}M {result['peak_mb']:8.0f}M {growth:7.0f}M {result['threads']:8d} "
+            f"{result['connected']:10d} {result['connect_s']:10.2f}"
+        )
     ratio = (before["peak_mb"] - before["baseline_mb"]) / max(current["peak_mb"] - current["baseline_mb"], 1)
-    print(f"memory growth under the downloads: current is 1/{ratio:.0f} of before; "
-          f"threads for {IDLE} idle clients: {current['threads']} against {before['threads']}")
+    print(
+        f"memory growth under the downloads: current is 1/{ratio:.0f} of before; "
+        f"threads for {IDLE} idle clients: {current['threads']} against {before['threads']}"
+    )
 
 
 if __name__ == "__main__":

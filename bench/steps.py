@@ -56,7 +56,9 @@ def main() -> None:
     show(f"{arguments.requests} realistic requests", totals, per=arguments.requests, unit="us", scale=1e6)
     for mode in (relevance, required, blocks):
         data = as_parsed(MAKERS[mode.NAME](arguments.items))
-        show(f"{mode.NAME} {arguments.items:,} items", step_times(mode, data, max(1, arguments.runs // 2), lambda f, r: median_time(f, r)[0]))
+        show(
+            f"{mode.NAME} {arguments.items:,} items", step_times(mode, data, max(1, arguments.runs // 2), lambda f, r: median_time(f, r)[0])
+        )
 
 
 if __name__ == "__main__":

@@ -59,10 +59,14 @@ def main() -> None:
         assert count == len(tokens), (count, len(tokens))
         print(f"\n{name}: {count:,} tokens; rank file loaded (read, SHA-256, parse) in {load_time * 1000:.0f} ms")
         print(f"  tiktoken encode_ordinary   {theirs * 1000:8.1f} ms  {count / theirs / 1e6:6.2f} M tokens/s")
-        print(f"  count_tokens, cold cache   {ours_cold * 1000:8.1f} ms  {count / ours_cold / 1e6:6.2f} M tokens/s"
-              f"  ratio {ours_cold / theirs:5.2f}x")
-        print(f"  count_tokens, warm cache   {ours_warm * 1000:8.1f} ms  {count / ours_warm / 1e6:6.2f} M tokens/s"
-              f"  ratio {ours_warm / theirs:5.2f}x")
+        print(
+            f"  count_tokens, cold cache   {ours_cold * 1000:8.1f} ms  {count / ours_cold / 1e6:6.2f} M tokens/s"
+            f"  ratio {ours_cold / theirs:5.2f}x"
+        )
+        print(
+            f"  count_tokens, warm cache   {ours_warm * 1000:8.1f} ms  {count / ours_warm / 1e6:6.2f} M tokens/s"
+            f"  ratio {ours_warm / theirs:5.2f}x"
+        )
     print("\n'a' * n, o200k_base (one piece, merged through the heap):")
     previous = None
     for n in (10_000, 100_000, 1_000_000):
@@ -109,8 +113,10 @@ def page(text: str) -> None:
             first, counting, count = tab.evaluate(PAGE_TIMING, [name, sample])
             cpython, expected = median_time(lambda: cold_count(name, sample), 3)
             assert count == expected, (count, expected)
-            print(f"  {name}: first use {first:6.0f} ms; 200,000 characters counted in {counting:6.1f} ms "
-                  f"against {cpython * 1000:6.1f} ms in CPython ({counting / 1000 / cpython:4.2f}x), same count {count:,}")
+            print(
+                f"  {name}: first use {first:6.0f} ms; 200,000 characters counted in {counting:6.1f} ms "
+                f"against {cpython * 1000:6.1f} ms in CPython ({counting / 1000 / cpython:4.2f}x), same count {count:,}"
+            )
         browser.close()
     server.shutdown()
 
@@ -179,10 +185,14 @@ def models(text: str) -> None:
         return load_tokenizer(path)
 
     print(f"\ntokenizers from model files, {len(text.encode('utf-8')):,} bytes of mixed text; {machine()}")
-    print("load = read + SHA-256 + parse (the memo of files read cleared); every time a median of 3, "
-          "wall (CPU of this process); ratio = ours / reference, wall")
-    print("reference: Rust tokenizers 0.23, the faster of encode and encode_batch_fast([text]); "
-          "cold = piece counts and merge table emptied first")
+    print(
+        "load = read + SHA-256 + parse (the memo of files read cleared); every time a median of 3, "
+        "wall (CPU of this process); ratio = ours / reference, wall"
+    )
+    print(
+        "reference: Rust tokenizers 0.23, the faster of encode and encode_batch_fast([text]); "
+        "cold = piece counts and merge table emptied first"
+    )
     rust = {}
     for folder in HF_MODELS:
         path = MODELS / folder / "tokenizer.json"
@@ -192,10 +202,12 @@ def models(text: str) -> None:
         cold, cold_cpu, count = timed(lambda: cold_model_count(ours, text))
         warm, warm_cpu, _ = timed(lambda: ours.count(text))
         assert count == expected, (folder, count, expected)
-        print(f"  {folder:12} {count:>8,} tokens  load {load * 1000:5.0f} ms ({load_cpu * 1000:4.0f})  "
-              f"tokenizers {theirs * 1000:6.1f} ms ({theirs_cpu * 1000:4.0f})  ours cold {cold * 1000:6.1f} ms "
-              f"({cold_cpu * 1000:4.0f}) {cold / theirs:4.2f}x  warm {warm * 1000:6.1f} ms ({warm_cpu * 1000:4.0f}) "
-              f"{warm / theirs:4.2f}x")
+        print(
+            f"  {folder:12} {count:>8,} tokens  load {load * 1000:5.0f} ms ({load_cpu * 1000:4.0f})  "
+            f"tokenizers {theirs * 1000:6.1f} ms ({theirs_cpu * 1000:4.0f})  ours cold {cold * 1000:6.1f} ms "
+            f"({cold_cpu * 1000:4.0f}) {cold / theirs:4.2f}x  warm {warm * 1000:6.1f} ms ({warm_cpu * 1000:4.0f}) "
+            f"{warm / theirs:4.2f}x"
+        )
     from mistral_common.tokens.tokenizers.tekken import Tekkenizer
 
     path = MODELS / "mistral" / "tekken_240911.json"
@@ -204,20 +216,23 @@ def models(text: str) -> None:
     theirs, theirs_cpu, tokens = timed(lambda: reference.encode(text, bos=False, eos=False))
     cold, cold_cpu, count = timed(lambda: cold_model_count(ours, text))
     assert count == len(tokens)
-    print(f"  {'tekken':12} {count:>8,} tokens  load {load * 1000:5.0f} ms ({load_cpu * 1000:4.0f})  "
-          f"mistral-common (tiktoken) {theirs * 1000:6.1f} ms ({theirs_cpu * 1000:4.0f})  ours cold "
-          f"{cold * 1000:6.1f} ms ({cold_cpu * 1000:4.0f}) {cold / theirs:4.2f}x")
+    print(
+        f"  {'tekken':12} {count:>8,} tokens  load {load * 1000:5.0f} ms ({load_cpu * 1000:4.0f})  "
+        f"mistral-common (tiktoken) {theirs * 1000:6.1f} ms ({theirs_cpu * 1000:4.0f})  ours cold "
+        f"{cold * 1000:6.1f} ms ({cold_cpu * 1000:4.0f}) {cold / theirs:4.2f}x"
+    )
     harmony = named_tokenizer("o200k_harmony")
     reference = _text.reference_encoding("o200k_base")
     theirs, theirs_cpu, tokens = timed(lambda: reference.encode(text, allowed_special="all"))
     cold, cold_cpu, count = timed(lambda: cold_model_count(harmony, text))
     assert count == len(tokens) == rust["gptoss"][2]
-    print(f"  {'o200k_harmony':12} {count:>8,} tokens  (o200k_base's verified rank file)  ours cold {cold * 1000:6.1f} ms "
-          f"({cold_cpu * 1000:4.0f}): {cold / rust['gptoss'][0]:4.2f}x tokenizers on GPT-OSS's tokenizer.json, "
-          f"{cold / theirs:4.2f}x tiktoken ({theirs * 1000:.1f} ms)")
+    print(
+        f"  {'o200k_harmony':12} {count:>8,} tokens  (o200k_base's verified rank file)  ours cold {cold * 1000:6.1f} ms "
+        f"({cold_cpu * 1000:4.0f}): {cold / rust['gptoss'][0]:4.2f}x tokenizers on GPT-OSS's tokenizer.json, "
+        f"{cold / theirs:4.2f}x tiktoken ({theirs * 1000:.1f} ms)"
+    )
 
-    print("\none long piece (merged through the heap), ours against tokenizers; growth per tenfold "
-          "(linear: 10x, quadratic: 100x):")
+    print("\none long piece (merged through the heap), ours against tokenizers; growth per tenfold (linear: 10x, quadratic: 100x):")
     for folder in ("qwen3", "gptoss"):
         ours = load_tokenizer(MODELS / folder / "tokenizer.json")
         reference = Tokenizer.from_file(str(MODELS / folder / "tokenizer.json"))
@@ -228,15 +243,20 @@ def models(text: str) -> None:
                 seconds, _, count = timed(lambda: cold_model_count(ours, piece))
                 theirs, _, expected = rust_encode(reference, piece)
                 assert count == expected, (folder, letter, n)
-                growth = (f"  growth {seconds / previous[0]:5.1f}x (tokenizers {theirs / previous[1]:5.1f}x)"
-                          if previous else "")
-                print(f"  {folder:7} {letter!r} * {n:>9,}: {seconds * 1000:8.1f} ms, tokenizers {theirs * 1000:7.1f} ms "
-                      f"({seconds / theirs:4.1f}x), {count:,} tokens{growth}")
+                growth = f"  growth {seconds / previous[0]:5.1f}x (tokenizers {theirs / previous[1]:5.1f}x)" if previous else ""
+                print(
+                    f"  {folder:7} {letter!r} * {n:>9,}: {seconds * 1000:8.1f} ms, tokenizers {theirs * 1000:7.1f} ms "
+                    f"({seconds / theirs:4.1f}x), {count:,} tokens{growth}"
+                )
                 previous = seconds, theirs
 
     print("\na first load in a new process (imports done, tables not built), GPT-OSS's tokenizer.json:")
-    result = subprocess.run([sys.executable, "-c", RSS_CHILD, str(ROOT / "py"), str(MODELS / "gptoss" / "tokenizer.json")],
-                            capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", RSS_CHILD, str(ROOT / "py"), str(MODELS / "gptoss" / "tokenizer.json")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     seconds, peak, kept = result.stdout.split()
     print(f"  {float(seconds) * 1000:.0f} ms; peak RSS {peak} MB above the imports' RSS, {kept} MB more resident after")
     print(f"\n{machine()}")
@@ -252,9 +272,15 @@ def trained_model(model_type: str) -> bytes:
     import sentencepiece
 
     writer = io.BytesIO()
-    sentencepiece.SentencePieceTrainer.train(sentence_iterator=iter(_text.mixed_text(300_000).splitlines()), model_writer=writer,
-                                             model_type=model_type, vocab_size=1500 if model_type == "bpe" else 500,
-                                             byte_fallback=True, minloglevel=2, num_threads=1)
+    sentencepiece.SentencePieceTrainer.train(
+        sentence_iterator=iter(_text.mixed_text(300_000).splitlines()),
+        model_writer=writer,
+        model_type=model_type,
+        vocab_size=1500 if model_type == "bpe" else 500,
+        byte_fallback=True,
+        minloglevel=2,
+        num_threads=1,
+    )
     return writer.getvalue()
 
 
@@ -276,16 +302,19 @@ def sentencepiece_models(text: str) -> None:
         def load_cold():
             files_module._MEMO.clear()
             return load_tokenizer(path)
+
         load, load_cpu, ours = timed(load_cold)
         their_load, their_load_cpu, reference = timed(lambda: Tokenizer.from_file(str(path)))
         theirs, theirs_cpu, expected = rust_encode(reference, text)
         cold, cold_cpu, count = timed(lambda: cold_model_count(ours, text))
         warm, warm_cpu, _ = timed(lambda: ours.count(text))
         assert count == expected, (folder, count, expected)
-        print(f"  {folder:7} {count:>8,} tokens  load {load * 1000:5.0f} ms ({load_cpu * 1000:4.0f}), tokenizers "
-              f"{their_load * 1000:5.0f} ms ({their_load_cpu * 1000:4.0f}): {load / their_load:4.2f}x  |  count: tokenizers "
-              f"{theirs * 1000:6.1f} ms ({theirs_cpu * 1000:4.0f})  ours cold {cold * 1000:6.1f} ms ({cold_cpu * 1000:4.0f}) "
-              f"{cold / theirs:4.2f}x  warm {warm * 1000:6.1f} ms ({warm_cpu * 1000:4.0f}) {warm / theirs:4.2f}x")
+        print(
+            f"  {folder:7} {count:>8,} tokens  load {load * 1000:5.0f} ms ({load_cpu * 1000:4.0f}), tokenizers "
+            f"{their_load * 1000:5.0f} ms ({their_load_cpu * 1000:4.0f}): {load / their_load:4.2f}x  |  count: tokenizers "
+            f"{theirs * 1000:6.1f} ms ({theirs_cpu * 1000:4.0f})  ours cold {cold * 1000:6.1f} ms ({cold_cpu * 1000:4.0f}) "
+            f"{cold / theirs:4.2f}x  warm {warm * 1000:6.1f} ms ({warm_cpu * 1000:4.0f}) {warm / theirs:4.2f}x"
+        )
         for letter in ("a", " "):
             previous = None
             for n in (10_000, 100_000, 1_000_000):
@@ -303,14 +332,18 @@ def sentencepiece_models(text: str) -> None:
         theirs, theirs_cpu, ids = timed(lambda: reference.encode(text))
         cold, cold_cpu, count = timed(lambda: cold_model_count(ours, text))
         assert count == len(ids), (model_type, count, len(ids))
-        print(f"  trained {model_type} .model (byte fallback, nmt_nfkc): {count:,} tokens  load {load * 1000:5.0f} ms  "
-              f"sentencepiece {theirs * 1000:6.1f} ms ({theirs_cpu * 1000:4.0f})  ours cold {cold * 1000:7.1f} ms "
-              f"({cold_cpu * 1000:4.0f}) {cold / theirs:5.2f}x")
+        print(
+            f"  trained {model_type} .model (byte fallback, nmt_nfkc): {count:,} tokens  load {load * 1000:5.0f} ms  "
+            f"sentencepiece {theirs * 1000:6.1f} ms ({theirs_cpu * 1000:4.0f})  ours cold {cold * 1000:7.1f} ms "
+            f"({cold_cpu * 1000:4.0f}) {cold / theirs:5.2f}x"
+        )
         if model_type == "unigram":
             peer = unigram_peer(ours, data)
             peer_time, peer_cpu, peer_ids = timed(lambda: peer.encode(text, add_special_tokens=False).ids)
-            print(f"    against tokenizers' Unigram on the same pieces and character map (its Metaspace split; "
-                  f"{len(peer_ids):,} tokens): {peer_time * 1000:6.1f} ms ({peer_cpu * 1000:4.0f}), ours cold {cold / peer_time:4.2f}x")
+            print(
+                f"    against tokenizers' Unigram on the same pieces and character map (its Metaspace split; "
+                f"{len(peer_ids):,} tokens): {peer_time * 1000:6.1f} ms ({peer_cpu * 1000:4.0f}), ours cold {cold / peer_time:4.2f}x"
+            )
             # the same peer written out as a T5-family tokenizer.json (Precompiled, per grapheme cluster), read by us
             # (each count by a tokenizer just loaded: the map's caches of clusters and pieces start empty)
             t5_json = peer.to_str().encode()
@@ -323,8 +356,10 @@ def sentencepiece_models(text: str) -> None:
                 runs.append(time.perf_counter() - started)
             assert t5_count == len(peer_ids), (t5_count, len(peer_ids))
             t5_cold = sorted(runs)[1]
-            print(f"    that peer as a T5-style tokenizer.json (Precompiled per grapheme cluster), ours cold: "
-                  f"{t5_cold * 1000:6.1f} ms {t5_cold / peer_time:4.2f}x")
+            print(
+                f"    that peer as a T5-style tokenizer.json (Precompiled per grapheme cluster), ours cold: "
+                f"{t5_cold * 1000:6.1f} ms {t5_cold / peer_time:4.2f}x"
+            )
     print(f"\n{machine()}")
 
 
@@ -337,8 +372,7 @@ def unigram_peer(ours, data: bytes):
     from fitproof.tokenizers.sentencepiece_model_file import _read
 
     peer = Tokenizer(models.Unigram(list(zip(ours.texts, ours.scores)), unk_id=ours.unk_id, byte_fallback=True))
-    peer.normalizer = normalizers.Sequence([normalizers.Precompiled(_read(data, "bench")["charsmap"]),
-                                            normalizers.Replace(" {2,}", " ")])
+    peer.normalizer = normalizers.Sequence([normalizers.Precompiled(_read(data, "bench")["charsmap"]), normalizers.Replace(" {2,}", " ")])
     peer.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always")
     return peer
 

@@ -17,8 +17,7 @@ from fitproof.tokenizers import EXACT  # noqa: E402
 
 texts = _text.strings(360, seed=7) + [piece[:3000] for piece in _text.long_pieces(3000)] + [_text.mixed_text(5000, seed=3)]
 references = {name: _text.reference_encoding(name) for name in EXACT}
-cases = [{"text": text, **{name: len(encoding.encode_ordinary(text)) for name, encoding in references.items()}}
-         for text in texts]
+cases = [{"text": text, **{name: len(encoding.encode_ordinary(text)) for name, encoding in references.items()}} for text in texts]
 out = ROOT / "tests" / "data" / "token_counts.json"
 out.write_text(json.dumps(cases, ensure_ascii=True, indent=0) + "\n", encoding="utf-8")
 print(f"wrote {len(cases)} cases to {out}")

@@ -35,21 +35,48 @@ REGEX_VERSION = "2026.9.10"
 # A character assigned in Unicode 17.0 and one assigned in 18.0: regex's database must have the first only.
 NEW_IN_17, NEW_IN_18 = 0x088F, 0x0558
 
-BREAKS = ("CR", "LF", "Control", "Extend", "ZWJ", "Regional_Indicator", "Prepend", "SpacingMark",
-          "L", "V", "T", "LV", "LVT")
+BREAKS = ("CR", "LF", "Control", "Extend", "ZWJ", "Regional_Indicator", "Prepend", "SpacingMark", "L", "V", "T", "LV", "LVT")
 # (class, InCB=Linker, InCB=Extend) -> code; a combination not listed stops the generator.
 CODES = {
-    ("Other", False, False): ".", ("CR", False, False): "r", ("LF", False, False): "n",
-    ("Control", False, False): "c", ("Extend", False, False): "e", ("Extend", False, True): "x",
-    ("Extend", True, False): "k", ("ZWJ", False, True): "z", ("Regional_Indicator", False, False): "R",
-    ("Prepend", False, False): "p", ("SpacingMark", False, False): "s", ("L", False, False): "L",
-    ("V", False, False): "V", ("T", False, False): "T", ("LV", False, False): "v", ("LVT", False, False): "t",
-    ("InCB_Consonant", False, False): "C", ("Extended_Pictographic", False, False): "E",
+    ("Other", False, False): ".",
+    ("CR", False, False): "r",
+    ("LF", False, False): "n",
+    ("Control", False, False): "c",
+    ("Extend", False, False): "e",
+    ("Extend", False, True): "x",
+    ("Extend", True, False): "k",
+    ("ZWJ", False, True): "z",
+    ("Regional_Indicator", False, False): "R",
+    ("Prepend", False, False): "p",
+    ("SpacingMark", False, False): "s",
+    ("L", False, False): "L",
+    ("V", False, False): "V",
+    ("T", False, False): "T",
+    ("LV", False, False): "v",
+    ("LVT", False, False): "t",
+    ("InCB_Consonant", False, False): "C",
+    ("Extended_Pictographic", False, False): "E",
 }
-MEANING = {".": "Other", "r": "CR", "n": "LF", "c": "Control", "e": "Extend", "x": "Extend, InCB=Extend",
-           "k": "Extend, InCB=Linker", "z": "ZWJ (InCB=Extend)", "R": "Regional_Indicator", "p": "Prepend",
-           "s": "SpacingMark", "L": "L", "V": "V", "T": "T", "v": "LV", "t": "LVT", "C": "InCB=Consonant",
-           "E": "Extended_Pictographic"}
+MEANING = {
+    ".": "Other",
+    "r": "CR",
+    "n": "LF",
+    "c": "Control",
+    "e": "Extend",
+    "x": "Extend, InCB=Extend",
+    "k": "Extend, InCB=Linker",
+    "z": "ZWJ (InCB=Extend)",
+    "R": "Regional_Indicator",
+    "p": "Prepend",
+    "s": "SpacingMark",
+    "L": "L",
+    "V": "V",
+    "T": "T",
+    "v": "LV",
+    "t": "LVT",
+    "C": "InCB=Consonant",
+    "E": "Extended_Pictographic",
+}
 
 
 def members(regex, pattern: str, everything: str) -> list[int]:
@@ -74,8 +101,10 @@ def runs(regex) -> list[tuple[int, str]]:
     for name in BREAKS:
         for point in members(regex, r"\p{Grapheme_Cluster_Break=" + name + "}", everything):
             kind[point] = name
-    for name, pattern in (("InCB_Consonant", r"\p{Indic_Conjunct_Break=Consonant}"),
-                          ("Extended_Pictographic", r"\p{Extended_Pictographic}")):
+    for name, pattern in (
+        ("InCB_Consonant", r"\p{Indic_Conjunct_Break=Consonant}"),
+        ("Extended_Pictographic", r"\p{Extended_Pictographic}"),
+    ):
         for point in members(regex, pattern, everything):
             if kind[point] != "Other":
                 raise SystemExit(f"U+{point:04X} is {name} and {kind[point]}: the crate keeps them apart")
@@ -126,8 +155,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     unassigned = regex.compile(r"\p{Cn}")
     if unassigned.match(chr(NEW_IN_17)) or not unassigned.match(chr(NEW_IN_18)):
-        print(f"regex {regex.__version__} does not have Unicode {VERSION}'s database: "
-              f"python -m pip install regex=={REGEX_VERSION}", file=sys.stderr)
+        print(
+            f"regex {regex.__version__} does not have Unicode {VERSION}'s database: python -m pip install regex=={REGEX_VERSION}",
+            file=sys.stderr,
+        )
         return 2
     return write_or_check([(OUTPUT, render(runs(regex)), VERSION)], options.check)
 

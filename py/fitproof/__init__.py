@@ -28,8 +28,7 @@ from ._passages import PackError, Packed, pack_passages
 from ._selection import Check, Decision, Selection, select
 from ._verify_claim import ClaimFailure, ClaimVerdict, verify_claim
 from .modes.messages import MessagesDoNotFit, MessagesError, TrimmedMessages, as_sent, count_messages, trim_messages
-from .tokenizers import (TokenizerRegistry, TokenizerUnavailable, count_tokens, named_tokenizer, register_tokenizer,
-                         using_tokenizers)
+from .tokenizers import TokenizerRegistry, TokenizerUnavailable, count_tokens, named_tokenizer, register_tokenizer, using_tokenizers
 
 if TYPE_CHECKING:
     from .tokenizers.files import load_tokenizer
@@ -38,15 +37,38 @@ if TYPE_CHECKING:
 __version__ = "0.5.0"  # CHANGELOG.md; the wheel's version is read from here
 
 __all__ = [
-    "evaluate", "Report",
-    "select", "Selection", "Check", "Decision", "InvalidInputError", "InputProblem",
-    "count_tokens", "TokenizerUnavailable",
-    "load_tokenizer", "Tokenizer", "TokenizerFileError", "register_tokenizer", "TokenizerRegistry", "using_tokenizers",
+    "evaluate",
+    "Report",
+    "select",
+    "Selection",
+    "Check",
+    "Decision",
+    "InvalidInputError",
+    "InputProblem",
+    "count_tokens",
+    "TokenizerUnavailable",
+    "load_tokenizer",
+    "Tokenizer",
+    "TokenizerFileError",
+    "register_tokenizer",
+    "TokenizerRegistry",
+    "using_tokenizers",
     "named_tokenizer",
-    "pack_passages", "Packed", "PackError",
-    "trim_messages", "count_messages", "TrimmedMessages", "MessagesError", "MessagesDoNotFit", "as_sent",
-    "verify_claim", "ClaimVerdict", "ClaimFailure",
-    "FitproofError", "ArgumentError", "ArgumentTypeError",
+    "pack_passages",
+    "Packed",
+    "PackError",
+    "trim_messages",
+    "count_messages",
+    "TrimmedMessages",
+    "MessagesError",
+    "MessagesDoNotFit",
+    "as_sent",
+    "verify_claim",
+    "ClaimVerdict",
+    "ClaimFailure",
+    "FitproofError",
+    "ArgumentError",
+    "ArgumentTypeError",
     "__version__",
 ]
 

@@ -31,8 +31,11 @@ def tokenizers_needed(text: str) -> list[str]:
     # The names the text could mean (a cheap look before parsing it all a second time); a
     # JSON escape (\u) could spell any of them.
     if "\\u" not in text:
-        could = [name for name in EXACT if name in text or (name == "o200k_base" and '"messages"' in text)
-                 or any(start in text for start in _MODEL_STARTS)]  # a model name counts with one of them
+        could = [
+            name
+            for name in EXACT
+            if name in text or (name == "o200k_base" and '"messages"' in text) or any(start in text for start in _MODEL_STARTS)
+        ]  # a model name counts with one of them
         if all(_tokenizer.ENCODINGS[name].loaded for name in could):
             return []
     try:
@@ -79,7 +82,7 @@ def model_tokenizer_name(file_name: str) -> str:
     stem = file_name.rsplit("/", 1)[-1]
     for ending in (".json", ".gguf", ".model"):
         if stem.lower().endswith(ending):
-            stem = stem[:-len(ending)]
+            stem = stem[: -len(ending)]
     stem = "-".join(part for part in "".join(c if c.isascii() and (c.isalnum() or c in "_.:-") else " " for c in stem).split())
     if stem.lower() in ("", "tokenizer") or stem in RESERVED or resolve(stem) != stem or not NAME.fullmatch(stem):
         return "model"
@@ -122,6 +125,7 @@ def _model_id(tokenizer):
         if rank is not None:
             return rank + offset
         return HARMONY_SPECIALS.get(token.decode("utf-8", "replace"))
+
     return id_of
 
 
@@ -175,7 +179,7 @@ def count_texts(texts_json: str, tokenizer: str) -> str:
 
 
 def take_away(text: str, description: str) -> str:
-    """"Take this with you": the input ``text`` as a fixture case (``{description, input,
+    """ "Take this with you": the input ``text`` as a fixture case (``{description, input,
     expect}``, for the pytest plugin and ``fitproof fixtures``) and as the Python call that
     gives the same report. ``expect`` holds what ``fixtures new`` writes by default: ``pass``, the
     mode's list (or the errors) and a claim's verdict, as this report has them. JSON text out:
@@ -202,15 +206,18 @@ def take_away(text: str, description: str) -> str:
     case = {"description": description, "input": document, "expect": expect}
     written = _envelope.to_json(document, indent=2)
     literal = f'r"""\n{written}\n"""' if '"""' not in written and "\r" not in written else repr(written)
-    program = "\n".join([
-        "import json",
-        "",
-        "from fitproof import evaluate",
-        "",
-        f"report = evaluate(json.loads({literal}))",
-        *checks,
-        'print(report["summary"])',
-        "",
-    ])
-    return _envelope.to_json({"ok": True, "case": _envelope.to_json(case, indent=2) + "\n", "python": program,
-                              "summary": report["summary"]}, ascii_only=True)
+    program = "\n".join(
+        [
+            "import json",
+            "",
+            "from fitproof import evaluate",
+            "",
+            f"report = evaluate(json.loads({literal}))",
+            *checks,
+            'print(report["summary"])',
+            "",
+        ]
+    )
+    return _envelope.to_json(
+        {"ok": True, "case": _envelope.to_json(case, indent=2) + "\n", "python": program, "summary": report["summary"]}, ascii_only=True
+    )

@@ -17,7 +17,6 @@ from .modes.passages import ANSWER_CUE, PASSAGE_FIELDS, passage_line, prompt_pre
 from ._base.values import DUPLICATE_ID, INVALID_VALUE, OVER_LIMIT, WRONG_TYPE, Key, Problem, json_text, preview
 
 
-
 class PackError(InvalidInputError):
     """Invalid input for ``pack_passages`` (its problem in ``.problems``), or a counter that
     broke its contract (no problems: the input was fine)."""

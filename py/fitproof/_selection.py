@@ -23,8 +23,9 @@ from .modes import MODES
 def invalid_input_error(summary: str, problems: list[Problem], report: Report) -> InvalidInputError:
     """The error for an invalid input: the summary, then the report's check detail (the first
     problem and how many more there are in all) saying where the first 50 are: in ``.problems``."""
-    return InvalidInputError(f"{summary} {problems_detail(problems, '.problems')}", input_problems(problems[:MAX_PROBLEMS]),
-                             summary, report)
+    return InvalidInputError(
+        f"{summary} {problems_detail(problems, '.problems')}", input_problems(problems[:MAX_PROBLEMS]), summary, report
+    )
 
 
 @dataclass(frozen=True)
@@ -106,8 +107,13 @@ def select(input: Mapping[str, Any]) -> Selection:
         checks=tuple(Check(check["name"], check["pass"], check.get("detail")) for check in report["checks"]),
         decisions=tuple(
             Decision(
-                row.get("position", position), row["id"] if "id" in row else row["index"],
-                row["tokens"] if "tokens" in row else row["cost"], row["remaining_before"], row["kept"], row["reason"], row.get("unit_tokens"),
+                row.get("position", position),
+                row["id"] if "id" in row else row["index"],
+                row["tokens"] if "tokens" in row else row["cost"],
+                row["remaining_before"],
+                row["kept"],
+                row["reason"],
+                row.get("unit_tokens"),
             )
             for position, row in enumerate(report["trace"], 1)
         ),

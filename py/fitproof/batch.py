@@ -33,6 +33,7 @@ class WorkerLost(FitproofError):
         super().__init__(f"a worker process ended unexpectedly (killed?); output is missing from input line {line} on")
         self.line = line
 
+
 # Lines per task sent to a worker process (at most CHUNK_LINES, and at most CHUNK_BYTES of
 # them unless one line alone is larger), and tasks in flight per worker: enough to keep every
 # worker busy, few enough that memory does not grow with the input, even of 1 MB lines.
@@ -65,8 +66,12 @@ def checked_lines(lines: Iterable[bytes | str], start: int = 1) -> Iterator[tupl
     ``ValueError``; ``ArgumentTypeError``, also a ``TypeError``, for a wrong type), as is a line
     that is neither bytes nor str when it is reached."""
     if isinstance(lines, (str, bytes, bytearray, memoryview)):
-        raise ArgumentTypeError(f"lines must be an iterable of lines (a file, a list of bytes or str), got one {type(lines).__name__}: "
-                                "it would be checked a character at a time; give [text] for one input", "lines", lines)
+        raise ArgumentTypeError(
+            f"lines must be an iterable of lines (a file, a list of bytes or str), got one {type(lines).__name__}: "
+            "it would be checked a character at a time; give [text] for one input",
+            "lines",
+            lines,
+        )
     if type(start) is not int or start < 1:
         kind = ArgumentError if type(start) is int else ArgumentTypeError
         raise kind(f"start must be a line number from 1, got {start!r}", "start", start)

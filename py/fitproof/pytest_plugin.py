@@ -36,11 +36,18 @@ _UPDATED = pytest.StashKey["list[str]"]()
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("fitproof", "fitproof fixture cases")
     group.addoption(
-        "--fitproof-cases", action="append", default=[], metavar="DIR", dest="fitproof_cases",
+        "--fitproof-cases",
+        action="append",
+        default=[],
+        metavar="DIR",
+        dest="fitproof_cases",
         help="run every *.json case under DIR (or the case file DIR) as a test; repeatable, added to the ini's fitproof_cases",
     )
     group.addoption(
-        "--fitproof-update", action="store_true", default=False, dest="fitproof_update",
+        "--fitproof-update",
+        action="store_true",
+        default=False,
+        dest="fitproof_update",
         help="rewrite expected of each snapshot case that fails (never an expect case) and list what changed",
     )
     parser.addini(INI, type="linelist", default=[], help="directories (or files) of fitproof cases, one per line, relative to the ini file")
@@ -56,7 +63,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     named += [("--fitproof-cases", config.invocation_params.dir, line) for line in config.getoption("fitproof_cases")]
     if not named:
         if config.getoption("fitproof_update"):
-            raise pytest.UsageError(f"--fitproof-update: there are no cases to update; name their directory ({INI} in the ini file, or --fitproof-cases DIR)")
+            raise pytest.UsageError(
+                f"--fitproof-update: there are no cases to update; name their directory ({INI} in the ini file, or --fitproof-cases DIR)"
+            )
         return
     from ._fixtures import case as _fixtures
 
@@ -105,8 +114,11 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Ite
         if _under(file_path, where):
             root = where if where.is_dir() else where.parent
             return Case.from_parent(
-                parent, name=file_path.relative_to(root).as_posix(), path=file_path,
-                nodeid=_shown(parent.config, file_path), root=root,
+                parent,
+                name=file_path.relative_to(root).as_posix(),
+                path=file_path,
+                nodeid=_shown(parent.config, file_path),
+                root=root,
             )
     return None
 

@@ -55,7 +55,9 @@ class InvalidInputError(FitproofError, ValueError):
     report ``evaluate`` gave, for ``select``.
     """
 
-    def __init__(self, message: str, problems: Iterable[Any] = (), summary: str | None = None, report: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self, message: str, problems: Iterable[Any] = (), summary: str | None = None, report: Mapping[str, Any] | None = None
+    ) -> None:
         super().__init__(message)
         self.problems = tuple(problems)
         self.summary = message if summary is None else summary

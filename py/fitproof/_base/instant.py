@@ -44,7 +44,9 @@ def read_instant(value: object) -> Instant:
     match = _DATE_TIME.match(value)
     if match is None:
         raise Invalid(f"expected an ISO-8601 date-time with an offset or Z (like 2026-03-13T13:18:00Z), got {preview(value)}")
-    year_text, month_text, day_text, hour_text, minute_text, second_text, fraction, zulu, sign, offset_hours, offset_minutes = match.groups()
+    year_text, month_text, day_text, hour_text, minute_text, second_text, fraction, zulu, sign, offset_hours, offset_minutes = (
+        match.groups()
+    )
     year, month, day = int(year_text), int(month_text), int(day_text)
     # Our own words, not the date library's: its messages differ between Python versions,
     # and the page (Pyodide's Python) must say exactly what the CLI says.

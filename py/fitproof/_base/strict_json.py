@@ -81,9 +81,11 @@ def decode_utf8(data: bytes) -> str:
         line_start = data.rfind(b"\n", 0, error.start) + 1
         if line_start == 0 and data.startswith(b"\xef\xbb\xbf"):  # a byte order mark is not a column (it is dropped)
             line_start = 3
-        column = len(data[line_start:error.start].decode("utf-8", "replace")) + 1
+        column = len(data[line_start : error.start].decode("utf-8", "replace")) + 1
         raise JSONInputError(
-            f"input is not valid UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start})", data.count(b"\n", 0, error.start) + 1, column,
+            f"input is not valid UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start})",
+            data.count(b"\n", 0, error.start) + 1,
+            column,
         ) from None
     return text[1:] if text.startswith("\ufeff") else text
 
@@ -160,7 +162,11 @@ def first_syntax_error(text: str) -> tuple[str | None, int]:
         if index == end:
             if expect == "end":
                 return None, 0
-            return ("unexpected end of input" if stack or expect != "value" else "the input holds no JSON value (it is empty or only whitespace)"), index
+            return (
+                "unexpected end of input"
+                if stack or expect != "value"
+                else "the input holds no JSON value (it is empty or only whitespace)"
+            ), index
         char = text[index]
         if expect == "end":
             return EXTRA_DATA, index

@@ -23,8 +23,7 @@ MAX_PROBLEMS = 50
 # LineTerminator of ECMA-262. Python's str.strip() differs (it strips U+001C..U+001F
 # and U+0085, and keeps U+FEFF), so ids are trimmed with this set instead.
 JS_WHITESPACE = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
-    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -183,7 +182,7 @@ def _preview(value: object, depth: int) -> str:
     if isinstance(value, str):
         if len(value) > 80:
             value = value[:80]
-            return json_text(value)[:-1] + "…\""
+            return json_text(value)[:-1] + '…"'
         return json_text(value)
     if isinstance(value, (list, tuple)):
         if depth >= 2:

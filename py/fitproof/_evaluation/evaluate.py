@@ -10,7 +10,18 @@ from .._shared.counted import with_counts
 from ..tokenizers import TOKENIZERS
 from .._base.errors import TokenizerFileError
 from .._shared.shape import InputShape, InvalidInput, missing_key
-from .._base.values import MAX_PROBLEMS, and_more, MISSING_KEY, TOKENIZER_UNAVAILABLE, UNKNOWN_MODE, WRONG_MODE, Problem, closest_name, json_text, preview
+from .._base.values import (
+    MAX_PROBLEMS,
+    and_more,
+    MISSING_KEY,
+    TOKENIZER_UNAVAILABLE,
+    UNKNOWN_MODE,
+    WRONG_MODE,
+    Problem,
+    closest_name,
+    json_text,
+    preview,
+)
 from ..modes import DEFAULT_MODE, MODES
 from ..modes.protocol import Mode
 
@@ -49,6 +60,7 @@ def _evaluate(data: object) -> tuple[Report, list[Problem] | None]:
         return _unknown_mode(mode_name)
     if isinstance(data, dict) and "claim" in data:  # someone's selection to judge too (claims.py): the mode never sees the key
         from .claims import judging
+
         mode, data = judging(mode, data)
     given = data
     try:
@@ -65,6 +77,7 @@ def _evaluate(data: object) -> tuple[Report, list[Problem] | None]:
     report: Report = {"pass": all_passed, "summary": summary, "checks": checks, "mode": mode.NAME, **result}
     if isinstance(given, dict):  # a tokenizer read from a file: which file, by its SHA-256 (tokenizers/registry.py)
         from ..tokenizers import file_record
+
         record = file_record(given.get("tokenizer", given.get("counter")))
         if record is not None:
             report["tokenizer_file"] = record
@@ -136,9 +149,19 @@ def _with_mode_hint(data: object, mode_name: str, invalid: InvalidInput) -> Inva
         except InvalidInput:
             continue
         if "mode" in data:
-            hint = Problem(("mode",), WRONG_MODE, f"this input is valid in mode {json_text(other_name)}, not {json_text(mode_name)}: set \"mode\": {json_text(other_name)}", other_name)
+            hint = Problem(
+                ("mode",),
+                WRONG_MODE,
+                f'this input is valid in mode {json_text(other_name)}, not {json_text(mode_name)}: set "mode": {json_text(other_name)}',
+                other_name,
+            )
         else:
-            hint = Problem((), WRONG_MODE, f"this input is valid in mode {json_text(other_name)}; without a \"mode\" key it is read as {json_text(mode_name)}: add \"mode\": {json_text(other_name)}", other_name)
+            hint = Problem(
+                (),
+                WRONG_MODE,
+                f'this input is valid in mode {json_text(other_name)}; without a "mode" key it is read as {json_text(mode_name)}: add "mode": {json_text(other_name)}',
+                other_name,
+            )
         return InvalidInput([hint, *invalid.problems], invalid.check, invalid.summary)
     return invalid
 
@@ -147,9 +170,17 @@ def _counted_content(problem: Problem, items: object, cost_key: str) -> bool:
     """Whether the problem is an item's missing ``cost_key`` where the item gives ``content``
     (which a top-level tokenizer counts)."""
     at = problem.at
-    return (problem.code == MISSING_KEY and problem.about == cost_key and len(at) == 2 and at[0] == "items"
-            and isinstance(at[1], int) and isinstance(items, list) and at[1] < len(items)
-            and isinstance(items[at[1]], dict) and isinstance(items[at[1]].get("content"), str))
+    return (
+        problem.code == MISSING_KEY
+        and problem.about == cost_key
+        and len(at) == 2
+        and at[0] == "items"
+        and isinstance(at[1], int)
+        and isinstance(items, list)
+        and at[1] < len(items)
+        and isinstance(items[at[1]], dict)
+        and isinstance(items[at[1]].get("content"), str)
+    )
 
 
 def _and_the_rest(mode: Mode[Any, Any], data: dict, cost_key: str, invalid: InvalidInput) -> InvalidInput:
@@ -174,7 +205,9 @@ def _unavailable_tokenizer(data: object, invalid: InvalidInput, default: str | N
     if not problems or not all(problem.code == TOKENIZER_UNAVAILABLE for problem in problems) or not isinstance(data, dict):
         return invalid
     name = data.get(problems[0].at[0], default)  # $.tokenizer or $.counter: the name, read from the input
-    return InvalidInput(problems, invalid.check, f"The {name} tokenizer is not available here." if isinstance(name, str) else invalid.summary)
+    return InvalidInput(
+        problems, invalid.check, f"The {name} tokenizer is not available here." if isinstance(name, str) else invalid.summary
+    )
 
 
 def _unusable_file(data: object, error: TokenizerFileError) -> InvalidInput:
@@ -183,7 +216,11 @@ def _unusable_file(data: object, error: TokenizerFileError) -> InvalidInput:
     key = "counter" if isinstance(data, dict) and "counter" in data and "tokenizer" not in data else "tokenizer"
     name = data.get(key) if isinstance(data, dict) else None
     problem = Problem((key,), TOKENIZER_UNAVAILABLE, f"its file cannot count this input: {error}")
-    summary = f"The {name} tokenizer's file cannot count this input." if isinstance(name, str) else "The tokenizer's file cannot count this input."
+    summary = (
+        f"The {name} tokenizer's file cannot count this input."
+        if isinstance(name, str)
+        else "The tokenizer's file cannot count this input."
+    )
     return InvalidInput([problem], "input shape", summary)
 
 
@@ -193,9 +230,10 @@ def _with_content_hint(data: object, cost_key: str, invalid: InvalidInput) -> In
     if not isinstance(items, list):
         return invalid
     names = ", ".join(json_text(name) for name in TOKENIZERS)
-    hint = f" (the item has \"content\": a top-level \"tokenizer\" ({names}) counts it instead)"
-    problems = [missing_key(problem.at, cost_key, hint) if _counted_content(problem, items, cost_key) else problem
-                for problem in invalid.problems]
+    hint = f' (the item has "content": a top-level "tokenizer" ({names}) counts it instead)'
+    problems = [
+        missing_key(problem.at, cost_key, hint) if _counted_content(problem, items, cost_key) else problem for problem in invalid.problems
+    ]
     return InvalidInput(problems, invalid.check, invalid.summary)
 
 

@@ -71,8 +71,11 @@ def case_files(where: Path) -> tuple[list[Path], Path]:
     if not where.exists():
         raise ArgumentError(f"no fixture directory at {where}", "where", where)
     if not where.is_dir():
-        raise ArgumentError(f"{where} is neither a directory nor a file: fixtures runs every *.json case under a directory, or one case file",
-                            "where", where)
+        raise ArgumentError(
+            f"{where} is neither a directory nor a file: fixtures runs every *.json case under a directory, or one case file",
+            "where",
+            where,
+        )
     files = fixture_files(where)
     if not files:
         raise ArgumentError(f"no fixture files (*.json) under {where}", "where", where)
@@ -240,7 +243,7 @@ def differences(expected: object, actual: object, path: str = "$", *, partial: b
         elif inner.startswith(f"{path}["):
             yield f"{said} (first difference at {inner})"
         else:
-            yield f"{said} ({inner[len(path) + 2:]})"
+            yield f"{said} ({inner[len(path) + 2 :]})"
     elif expected != actual:
         yield _values(path, expected, actual)
 

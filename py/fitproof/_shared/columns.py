@@ -19,8 +19,12 @@ from .shape import Field
 INPUT_SUMMARY = "Input needs a non-negative integer budget and items array."
 # The top level of both inputs. "tokenizer" is read (and taken out) before the mode sees the input
 # (_shared/counted.py); declared here so that a misspelt one gets its suggestion and every message lists it.
-TOP = (Field("mode", read_text, optional=True), Field("budget", read_count), Field("items", lambda value: value),
-       Field("tokenizer", read_text, optional=True))
+TOP = (
+    Field("mode", read_text, optional=True),
+    Field("budget", read_count),
+    Field("items", lambda value: value),
+    Field("tokenizer", read_text, optional=True),
+)
 
 
 @dataclass(frozen=True)

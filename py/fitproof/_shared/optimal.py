@@ -218,7 +218,9 @@ def _reduce(gains: list[float], weights: list[int], capacity: int) -> tuple[list
         weight = weight_in[index]
         if index < brk:  # leave it out: the later items move up
             stop = bisect_right(spent, capacity + weight) - 1
-            flipped = worth[stop] - gain_in[index] + ((capacity + weight - spent[stop]) * gain_in[stop] / weight_in[stop] if stop < size else 0.0)
+            flipped = (
+                worth[stop] - gain_in[index] + ((capacity + weight - spent[stop]) * gain_in[stop] / weight_in[stop] if stop < size else 0.0)
+            )
         elif index > brk:  # take it: less room for the best-ratio items
             stop = bisect_right(spent, capacity - weight) - 1
             flipped = gain_in[index] + worth[stop] + (capacity - weight - spent[stop]) * gain_in[stop] / weight_in[stop]
@@ -389,8 +391,9 @@ def _dynamic_program(gains: list[int], weights: list[int], capacity: int) -> lis
     return chosen
 
 
-def report_optimal(ids: list, costs: list, values: list, capacity: int, greedy: list, candidates: list | None = None,
-                   where: dict | None = None) -> dict:
+def report_optimal(
+    ids: list, costs: list, values: list, capacity: int, greedy: list, candidates: list | None = None, where: dict | None = None
+) -> dict:
     """The ``optimal`` section: the best subset (or a bound) beside the greedy picks' value,
     with its own verification. ``greedy`` are the positions of the candidates the rule kept;
     ``candidates`` are the positions that may be chosen (the optional items; all by default);

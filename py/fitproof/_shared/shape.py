@@ -116,13 +116,22 @@ def read_records(value: object, at: tuple[Key, ...], fields: tuple[Field, ...], 
         earlier = first_seen.setdefault(key, index)
         first_text.setdefault(key, item_id)
         if earlier != index:
-            same_units = "" if first_text[key] == item_id else (
-                "; ids compare by UTF-16 code units, so a surrogate pair given as two code points"
-                " is the same id as the character it encodes"
+            same_units = (
+                ""
+                if first_text[key] == item_id
+                else (
+                    "; ids compare by UTF-16 code units, so a surrogate pair given as two code points"
+                    " is the same id as the character it encodes"
+                )
             )
             first = path_text((*at, earlier))
             problems.append(
-                Problem((*element_at, id_field.name), DUPLICATE_ID, f"duplicate id {json_text(item_id)} (first used at {first}{same_units})", first)
+                Problem(
+                    (*element_at, id_field.name),
+                    DUPLICATE_ID,
+                    f"duplicate id {json_text(item_id)} (first used at {first}{same_units})",
+                    first,
+                )
             )
     return records
 
@@ -132,6 +141,7 @@ def read_records(value: object, at: tuple[Key, ...], fields: tuple[Field, ...], 
 # builtins (map, set, min, max) instead of item by item. Any doubt sends the input to
 # read_records, which finds and reports every problem; both paths accept exactly the
 # same inputs (tests/package/shared/test_shape.py compares them).
+
 
 # Each check is given the column and the set of its values' types (one pass for both).
 def _ids_ok(values: list, types: set) -> bool:
@@ -164,7 +174,13 @@ def _bools_ok(values: list, types: set) -> bool:
     return types <= {bool}
 
 
-_COLUMN_CHECKS: dict[Callable[[object], object], Callable[[list, set], bool]] = {read_id: _ids_ok, read_count: _counts_ok, read_score: _scores_ok, read_text: _texts_ok, read_bool: _bools_ok}
+_COLUMN_CHECKS: dict[Callable[[object], object], Callable[[list, set], bool]] = {
+    read_id: _ids_ok,
+    read_count: _counts_ok,
+    read_score: _scores_ok,
+    read_text: _texts_ok,
+    read_bool: _bools_ok,
+}
 _ABSENT = object()
 
 
@@ -264,7 +280,9 @@ class InputShape(NamedTuple):
     item_summary: str
 
 
-def read_input(data: object, shape: InputShape, more_checks: Callable[[list, list[Problem]], None] | None = None) -> tuple[list, list[list]]:
+def read_input(
+    data: object, shape: InputShape, more_checks: Callable[[list, list[Problem]], None] | None = None
+) -> tuple[list, list[list]]:
     """The top-level field values and the array's columns (one list per item field).
 
     Every problem is collected first; ``more_checks(top_values, problems)`` adds a mode's

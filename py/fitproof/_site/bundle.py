@@ -33,11 +33,21 @@ PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_s
 # CodeMirror 6's ES modules (npm, pinned), served as codemirror/<package>/<file> and named by
 # index.html's import map; the page keeps a plain text box when they are missing.
 CODEMIRROR_FILES = (
-    "@codemirror/state/dist/index.js", "@codemirror/view/dist/index.js", "@codemirror/language/dist/index.js",
-    "@codemirror/commands/dist/index.js", "@codemirror/lint/dist/index.js", "@codemirror/lang-json/dist/index.js",
-    "@codemirror/streamparser/dist/index.js", "@lezer/common/dist/index.js", "@lezer/highlight/dist/index.js",
-    "@lezer/lr/dist/index.js", "@lezer/json/dist/index.js", "@marijn/find-cluster-break/src/index.js",
-    "style-mod/src/style-mod.js", "w3c-keyname/index.js", "crelt/index.js",
+    "@codemirror/state/dist/index.js",
+    "@codemirror/view/dist/index.js",
+    "@codemirror/language/dist/index.js",
+    "@codemirror/commands/dist/index.js",
+    "@codemirror/lint/dist/index.js",
+    "@codemirror/lang-json/dist/index.js",
+    "@codemirror/streamparser/dist/index.js",
+    "@lezer/common/dist/index.js",
+    "@lezer/highlight/dist/index.js",
+    "@lezer/lr/dist/index.js",
+    "@lezer/json/dist/index.js",
+    "@marijn/find-cluster-break/src/index.js",
+    "style-mod/src/style-mod.js",
+    "w3c-keyname/index.js",
+    "crelt/index.js",
 )
 
 # Files whose URL names their version or content hash never change: a browser may keep them
@@ -86,7 +96,14 @@ def page_sources(root: Path | None = None) -> PageSources:
         data, runtime = PACKAGED_DATA, page_runtime()
         return PageSources(data / "web", runtime / "pyodide", data / "tokenizers", data / "fixtures", data, runtime / "codemirror")
     root = project_root() if root is None else root
-    return PageSources(root / "web", root / "node_modules" / "pyodide", root / "node_modules" / "gpt-tokenizer" / "data", root / "fixtures", root, root / "node_modules")
+    return PageSources(
+        root / "web",
+        root / "node_modules" / "pyodide",
+        root / "node_modules" / "gpt-tokenizer" / "data",
+        root / "fixtures",
+        root,
+        root / "node_modules",
+    )
 
 
 def page_runtime() -> Path:
@@ -165,33 +182,39 @@ def site_map(root: Path | None = None, snapshot: bool = True) -> dict[str, Path 
     ranks = {name: rank_data / RANK_FILES[name].file_name for name in EXACT if (rank_data / RANK_FILES[name].file_name).is_file()}
     for path in ranks.values():
         files[f"tokenizers/{path.name}"] = path
-    files["boot.json"] = _json_bytes({
-        "pyodide": {
-            "version": version,
-            "url": f"pyodide/{version}/",
-            # What Pyodide fetches (the page counts those bytes); the .mjs files are imported.
-            "bytes": {
-                **{name: (pyodide / name).stat().st_size for name in PYODIDE_FILES if not name.endswith(".mjs") and name != "python_stdlib.zip"},
-                stdlib_name: (pyodide / "python_stdlib.zip").stat().st_size if stdlib is None else len(stdlib),
+    files["boot.json"] = _json_bytes(
+        {
+            "pyodide": {
+                "version": version,
+                "url": f"pyodide/{version}/",
+                # What Pyodide fetches (the page counts those bytes); the .mjs files are imported.
+                "bytes": {
+                    **{
+                        name: (pyodide / name).stat().st_size
+                        for name in PYODIDE_FILES
+                        if not name.endswith(".mjs") and name != "python_stdlib.zip"
+                    },
+                    stdlib_name: (pyodide / "python_stdlib.zip").stat().st_size if stdlib is None else len(stdlib),
+                },
+                # The standard library it loads, and the whole one, loaded as well only if a module
+                # is missing from the first (web/worker/python-package.js).
+                "stdlib": stdlib_name,
+                "whole_stdlib": "python_stdlib.zip",
             },
-            # The standard library it loads, and the whole one, loaded as well only if a module
-            # is missing from the first (web/worker/python-package.js).
-            "stdlib": stdlib_name,
-            "whole_stdlib": "python_stdlib.zip",
-        },
-        "package": {
-            "url": bundle_path,
-            "sources_sha256": sources_sha256,
-            "integrity": "sha256-" + base64.b64encode(hashlib.sha256(bundle).digest()).decode(),
-            "bytes": len(bundle),
-        },
-        # Checked against the snapshot's own answer before it is trusted (CPython and Pyodide give
-        # the same report for the same JSON); any snapshot, prebuilt or kept by the browser.
-        "probe": {"input": PROBE, "envelope": check_text(PROBE)},
-        "snapshot": None if prebuilt is None else {"url": snapshot_path, "bytes": len(prebuilt)},
-        # The rank files' sizes, for their progress bar (served gzipped, their Content-Length is not).
-        "tokenizers": {name: path.stat().st_size for name, path in ranks.items()},
-    })
+            "package": {
+                "url": bundle_path,
+                "sources_sha256": sources_sha256,
+                "integrity": "sha256-" + base64.b64encode(hashlib.sha256(bundle).digest()).decode(),
+                "bytes": len(bundle),
+            },
+            # Checked against the snapshot's own answer before it is trusted (CPython and Pyodide give
+            # the same report for the same JSON); any snapshot, prebuilt or kept by the browser.
+            "probe": {"input": PROBE, "envelope": check_text(PROBE)},
+            "snapshot": None if prebuilt is None else {"url": snapshot_path, "bytes": len(prebuilt)},
+            # The rank files' sizes, for their progress bar (served gzipped, their Content-Length is not).
+            "tokenizers": {name: path.stat().st_size for name, path in ranks.items()},
+        }
+    )
     for name in CODEMIRROR_FILES:
         if (sources.codemirror / name).is_file():
             files[f"codemirror/{name}"] = sources.codemirror / name
@@ -314,7 +337,9 @@ def package_sources() -> dict[str, str]:
     return {
         path.relative_to(PACKAGE_DIR.parent).as_posix(): path.read_text(encoding="utf-8")
         for path in sorted(PACKAGE_DIR.rglob("*"))
-        if path.is_file() and path.suffix in (".py", ".json") and "__pycache__" not in path.parts
+        if path.is_file()
+        and path.suffix in (".py", ".json")
+        and "__pycache__" not in path.parts
         and not path.is_relative_to(PACKAGED_DATA)  # the wheel's page and fixtures are not the package's code
     }
 
@@ -376,6 +401,7 @@ def prebuilt_snapshot(root: Path, version: str, bundle: bytes, sources_sha256: s
     Made once per Pyodide version, sources' hash and standard library; any failure means no
     snapshot, and the page then boots normally and keeps its own.
     """
+
     def arguments(folder: Path) -> tuple[list[Path], Path]:
         (folder / "bundle.json").write_bytes(bundle)
         named = [folder / "bundle.json"]

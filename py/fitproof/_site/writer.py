@@ -42,10 +42,15 @@ def build_site(directory: Path, root: Path | None = None, force: bool = False, s
         if directory.resolve().is_relative_to(folder.resolve()):
             raise TargetError(f"{directory} is inside the page's own sources ({folder}): the next build would copy the site into itself")
     target = directory.resolve()
-    if target == source.resolve() or (target / "py" / "fitproof").is_dir() or any(
-            isinstance(entry, Path) and (target / url_path).resolve() == entry.resolve() for url_path, entry in files.items()):
+    if (
+        target == source.resolve()
+        or (target / "py" / "fitproof").is_dir()
+        or any(isinstance(entry, Path) and (target / url_path).resolve() == entry.resolve() for url_path, entry in files.items())
+    ):
         # Its site files (fixtures/index.json, py/fitproof-*.json) would land among the sources.
-        raise TargetError(f"{directory} holds the page's sources (a fitproof checkout): the site would be written into them; give another directory")
+        raise TargetError(
+            f"{directory} holds the page's sources (a fitproof checkout): the site would be written into them; give another directory"
+        )
     previous = _plan_target(directory, files, force)
     digests = {url_path: hashlib.sha256(content_of(entry)).hexdigest() for url_path, entry in files.items()}
     try:
@@ -156,8 +161,11 @@ def _earlier_site(directory: Path) -> dict[str, str | list[str]] | None:
     if not isinstance(value, dict) or value.get("generator") != GENERATOR or not isinstance(value.get("files"), dict):
         return None
     listed = value["files"]
+
     def digests_ok(digest: object) -> bool:
-        return isinstance(digest, str) or (isinstance(digest, list) and 0 < len(digest) <= 2 and all(isinstance(one, str) for one in digest))
+        return isinstance(digest, str) or (
+            isinstance(digest, list) and 0 < len(digest) <= 2 and all(isinstance(one, str) for one in digest)
+        )
 
     if not all(isinstance(name, str) and digests_ok(digest) and _inside(name) for name, digest in listed.items()):
         return None

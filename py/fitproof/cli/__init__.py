@@ -41,7 +41,9 @@ def run(argv: Sequence[str], stdin: IO, stdout: IO[str], stderr: IO[str], enviro
             arguments.file = default_input(stdin, command, EXAMPLES.get(command, f"fitproof {command} FILE"))
         if getattr(arguments, "file", None) == "-" and is_terminal(stdin):
             what = "text" if command == "count" else "JSON"
-            stderr.write(f"fitproof: reading {what} from the terminal; end it with Ctrl+D on a line of its own (Ctrl+Z, Enter on Windows)\n")
+            stderr.write(
+                f"fitproof: reading {what} from the terminal; end it with Ctrl+D on a line of its own (Ctrl+Z, Enter on Windows)\n"
+            )
             stderr.flush()
         if command == "check":
             return check.run(arguments, stdin, stdout, stderr)

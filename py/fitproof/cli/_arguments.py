@@ -70,9 +70,7 @@ class _Parser(argparse.ArgumentParser):
 def _examples_text() -> str:
     width = max(map(len, EXAMPLES))
     lines = [f"  {name:<{width}}  {example}" for name, example in EXAMPLES.items()]
-    return "examples (one per command):\n" + "\n".join(lines) + (
-        f"\n\nThe contract, every mode and the exit codes: {_contract()}"
-    )
+    return "examples (one per command):\n" + "\n".join(lines) + (f"\n\nThe contract, every mode and the exit codes: {_contract()}")
 
 
 def _contract() -> str:
@@ -110,21 +108,36 @@ def parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     check = commands.add_parser("check", help="evaluate one JSON input and print the report in an envelope")
-    check.add_argument("file", nargs="?", default=None, metavar="FILE|-", help="input file, or - for standard input (the default when input is piped)")
+    check.add_argument(
+        "file", nargs="?", default=None, metavar="FILE|-", help="input file, or - for standard input (the default when input is piped)"
+    )
     check.add_argument("--example", metavar="NAME", help=EXAMPLE_HELP)
-    check.add_argument("--indent", type=_bounded_int(0, MAX_INDENT, "--indent"), default=None, metavar="N", help=f"pretty-print the JSON output with N spaces (0 to {MAX_INDENT})")
+    check.add_argument(
+        "--indent",
+        type=_bounded_int(0, MAX_INDENT, "--indent"),
+        default=None,
+        metavar="N",
+        help=f"pretty-print the JSON output with N spaces (0 to {MAX_INDENT})",
+    )
     check.add_argument("--jsonl", action="store_true", help="one JSON input per line in, one envelope per line out (streaming)")
     check.add_argument(
-        "--jobs", type=_bounded_int(0, MAX_JOBS, "--jobs"), default=None, metavar="N",
+        "--jobs",
+        type=_bounded_int(0, MAX_JOBS, "--jobs"),
+        default=None,
+        metavar="N",
         help="with --jsonl: check the lines in N processes (0: one per core); envelopes stay in input order",
     )
     check.add_argument(
-        "--claim", default=None, metavar="FILE|-",
-        help="judge the claim in FILE (a JSON object such as {\"selected\": [ids]}; - for standard input) "
+        "--claim",
+        default=None,
+        metavar="FILE|-",
+        help='judge the claim in FILE (a JSON object such as {"selected": [ids]}; - for standard input) '
         "against the input, replacing any claim the input has",
     )
     check.add_argument(
-        "--format", choices=("json", "text"), default=None,
+        "--format",
+        choices=("json", "text"),
+        default=None,
         help="json: the envelope (the default when the output is not a terminal); text: what a person reads "
         "(the default on a terminal): summary, checks, kept and left-out items with reasons",
     )
@@ -132,30 +145,45 @@ def parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
     _tokenizer_file_option(check)
 
     fixtures = commands.add_parser(
-        "fixtures", help="run every fixture case in DIR (or one case FILE), each report against what its case states; "
+        "fixtures",
+        help="run every fixture case in DIR (or one case FILE), each report against what its case states; "
         "`fixtures new NAME --input FILE` writes a case",
         usage="fitproof fixtures [DIR|FILE|--shipped] [--update]\n"
         "       fitproof fixtures new NAME --input FILE|- [--expect KEYS] [--description TEXT]",
         epilog="A DIR literally named new is written ./new (`fixtures new` writes a case).",
     )
-    fixtures.add_argument("directory", nargs="?", default=None, metavar="DIR|FILE", help="fixture directory (default: ./fixtures when there is one), or one case file")
+    fixtures.add_argument(
+        "directory",
+        nargs="?",
+        default=None,
+        metavar="DIR|FILE",
+        help="fixture directory (default: ./fixtures when there is one), or one case file",
+    )
     fixtures.add_argument("name", nargs="?", default=None, help=argparse.SUPPRESS)  # fixtures new NAME
     fixtures.add_argument("--shipped", action="store_true", help="run the fixture cases shipped with the package (the page's)")
     fixtures.add_argument(
-        "--update", action="store_true",
+        "--update",
+        action="store_true",
         help="rewrite the expected report of each snapshot case that fails and print what changed "
         "(never an expect case, a passing case or a file that is not a case)",
     )
     fixtures.add_argument("--input", dest="case_input", default=None, metavar="FILE|-", help="with new: the input the case is about")
     fixtures.add_argument(
-        "--expect", dest="expect_keys", default=None, metavar="KEYS",
+        "--expect",
+        dest="expect_keys",
+        default=None,
+        metavar="KEYS",
         help="with new: the report's keys the case states, separated by commas, dotted for a key inside "
         "(default: pass and what was kept, such as pass,selected; claim.pass with a claim)",
     )
-    fixtures.add_argument("--description", default=None, metavar="TEXT", help="with new: what the case is about (default: the report's summary)")
+    fixtures.add_argument(
+        "--description", default=None, metavar="TEXT", help="with new: what the case is about (default: the report's summary)"
+    )
 
     compose = commands.add_parser("compose", help="pack a blocks input, print the composed prompt and the packing report")
-    compose.add_argument("file", nargs="?", default=None, metavar="FILE|-", help="a blocks input, or - for standard input (the default when input is piped)")
+    compose.add_argument(
+        "file", nargs="?", default=None, metavar="FILE|-", help="a blocks input, or - for standard input (the default when input is piped)"
+    )
     compose.add_argument("--example", metavar="NAME", help=EXAMPLE_HELP)
     compose.add_argument("--config", metavar="FILE", help=f"JSON settings: {', '.join(DEFAULTS)}")
     compose.add_argument("--call-model", action="store_true", help="post the prompt to the OpenAI-compatible model server in the settings")
@@ -163,23 +191,36 @@ def parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
     _tokenizer_file_option(compose, " (compose counts the blocks with the first one given)")
 
     count = commands.add_parser("count", help="print the number of tokens in a text (exact for OpenAI's encodings)")
-    count.add_argument("file", nargs="?", default=None, metavar="FILE|-", help="a UTF-8 text file, or - for standard input (the default when text is piped)")
+    count.add_argument(
+        "file",
+        nargs="?",
+        default=None,
+        metavar="FILE|-",
+        help="a UTF-8 text file, or - for standard input (the default when text is piped)",
+    )
     count.add_argument("--example", metavar="NAME", help="count the text of a shipped example input's file instead of FILE")
-    count.add_argument("--tokenizer", default=None, metavar="NAME",
-                       help=f"{', '.join(TOKENIZERS)} or o200k_harmony, a model name such as gpt-4o or gpt-4o-2024-08-06 "
-                            "(counted by its encoding), or a NAME given by --tokenizer-file "
-                            "(default: the one --tokenizer-file names, else o200k_base)")
+    count.add_argument(
+        "--tokenizer",
+        default=None,
+        metavar="NAME",
+        help=f"{', '.join(TOKENIZERS)} or o200k_harmony, a model name such as gpt-4o or gpt-4o-2024-08-06 "
+        "(counted by its encoding), or a NAME given by --tokenizer-file "
+        "(default: the one --tokenizer-file names, else o200k_base)",
+    )
     _tokenizer_file_option(count)
 
     examples = commands.add_parser("examples", help="list the example inputs and fixture cases shipped with the package, or copy them")
     examples.add_argument("--write", metavar="DIR", help="write them into DIR/examples/ and DIR/fixtures/ (never over an existing file)")
 
     serve = commands.add_parser("serve", help="serve the web page on 127.0.0.1, offline")
-    serve.add_argument("--port", type=_bounded_int(0, 65535, "--port"), default=8000, metavar="N", help="port (default 8000; 0 picks a free one)")
+    serve.add_argument(
+        "--port", type=_bounded_int(0, 65535, "--port"), default=8000, metavar="N", help="port (default 8000; 0 picks a free one)"
+    )
     serve.add_argument("--verbose", action="store_true", help="log every request")
 
     mcp = commands.add_parser(
-        "mcp", help="a Model Context Protocol server on standard input and output: check, count_tokens, "
+        "mcp",
+        help="a Model Context Protocol server on standard input and output: check, count_tokens, "
         "trim_messages and verify_claim as tools for an agent",
     )
     _tokenizer_file_option(mcp, " (loaded before the server answers)")
@@ -187,16 +228,22 @@ def parser(stdout: IO[str], stderr: IO[str]) -> argparse.ArgumentParser:
     site = commands.add_parser("build-site", help="write the page as a self-contained static site into DIR")
     site.add_argument("directory", metavar="DIR")
     site.add_argument(
-        "--force", action="store_true",
+        "--force",
+        action="store_true",
         help="write into a directory that holds other files: overwrite the site's own file names, delete nothing else",
     )
     return parser
 
 
 def _tokenizer_file_option(command: argparse.ArgumentParser, more: str = "") -> None:
-    command.add_argument("--tokenizer-file", action="append", default=[], metavar="NAME=PATH",
-                         help="a model's own tokenizer (tokenizer.json, tekken JSON, GGUF or SentencePiece .model file) under NAME, "
-                              "usable wherever a tokenizer is named; repeatable" + more)
+    command.add_argument(
+        "--tokenizer-file",
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="a model's own tokenizer (tokenizer.json, tekken JSON, GGUF or SentencePiece .model file) under NAME, "
+        "usable wherever a tokenizer is named; repeatable" + more,
+    )
 
 
 def tokenizer_registry(specs: list[str]):

@@ -77,7 +77,9 @@ def open_lines(name: str, stdin: IO):
     try:
         for number, line in enumerate(_bounded_lines(source), 1):
             if len(line) > MAX_INPUT_BYTES:  # it may never end (/dev/zero): stop here, what came before is written
-                raise UsageError(f"cannot read line {number} of {_named(name)}: larger than {MAX_INPUT_BYTES >> 20} MiB (each input must be smaller)")
+                raise UsageError(
+                    f"cannot read line {number} of {_named(name)}: larger than {MAX_INPUT_BYTES >> 20} MiB (each input must be smaller)"
+                )
             yield line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line
     except OSError as error:
         raise UsageError(f"cannot read {_named(name)}: {error.strerror or error}") from None

@@ -62,8 +62,8 @@ def shortened(summary: str) -> str:
     tail = summary.rfind(", ")
     if head <= 0 or tail <= head or len(summary) - tail > 200:
         return f"{summary[:200]} … {summary[-100:]}"
-    hidden = summary[head + 2:tail].count(", ") + 1
-    return f"{summary[:head]}, … {hidden:,} more …, {summary[tail + 2:]}"
+    hidden = summary[head + 2 : tail].count(", ") + 1
+    return f"{summary[:head]}, … {hidden:,} more …, {summary[tail + 2 :]}"
 
 
 def report_text(report: dict, problem_total: int | None = None) -> str:
@@ -72,7 +72,9 @@ def report_text(report: dict, problem_total: int | None = None) -> str:
     mode = report.get("mode")
     if "errors" in report:
         count = len(report["errors"])
-        lines.append(f"mode {mode}: the input is not valid ({count} problem{'s' if count != 1 else ''} listed)" if mode else "the input is not valid")
+        lines.append(
+            f"mode {mode}: the input is not valid ({count} problem{'s' if count != 1 else ''} listed)" if mode else "the input is not valid"
+        )
         lines += [f"  {error['path']}: {error['message']}" for error in report["errors"]]
         total = count if problem_total is None else problem_total
         if total > count:
@@ -186,7 +188,9 @@ def _beyond(report: dict) -> list[str]:
             best = ", ".join(optimal["selected"]) or "nothing"
             lines.append(f"best possible {score}: {_sum(optimal['value'])} ({best}); this selection: {_sum(optimal['greedy_value'])}")
         elif optimal.get("upper_bound") is None:  # no bound at all: say why
-            lines.append(f"best possible {score}: unknown ({optimal.get('note', 'past the 64-bit float range')}); this selection: {_sum(optimal['greedy_value'])}")
+            lines.append(
+                f"best possible {score}: unknown ({optimal.get('note', 'past the 64-bit float range')}); this selection: {_sum(optimal['greedy_value'])}"
+            )
         else:
             lines.append(f"best possible {score}: at most {optimal['upper_bound']}; this selection: {_sum(optimal['greedy_value'])}")
     sensitivity = report.get("sensitivity")
@@ -202,14 +206,19 @@ def _reuse_lines(report: dict) -> list[str]:
     reuse = report.get("reuse")
     if not isinstance(reuse, dict):
         return []
-    came = {"previous": "the previous call's, kept", "low_watermark": f"cut again to the low watermark ({report.get('walk_limit')})",
-            "limit": "the limit's"}.get(report.get("cut_from") or "", "none")  # (None: no cut)
+    came = {
+        "previous": "the previous call's, kept",
+        "low_watermark": f"cut again to the low watermark ({report.get('walk_limit')})",
+        "limit": "the limit's",
+    }.get(report.get("cut_from") or "", "none")  # (None: no cut)
     lines = [f"strategy {report.get('strategy')}: cut at message {report.get('cut')} ({came})"]
     if reuse.get("previous_tokens") is None:
         lines.append("no previous call given: nothing reused")
     else:
-        lines.append(f"reused from the previous prompt: {reuse['prefix_tokens']} of {plural(report['tokens'], 'token')} "
-                     f"({plural(reuse['prefix_messages'], 'message')}); {reuse['new_tokens']} new")
+        lines.append(
+            f"reused from the previous prompt: {reuse['prefix_tokens']} of {plural(report['tokens'], 'token')} "
+            f"({plural(reuse['prefix_messages'], 'message')}); {reuse['new_tokens']} new"
+        )
     if "provider" in reuse:
         written = f", {reuse['written_tokens']} written" if reuse["provider"] == "anthropic" else ""
         lines.append(f"{reuse['provider']} caching: {reuse['cached_tokens']} cached{written}, {reuse['input_tokens']} plain input")
@@ -245,10 +254,17 @@ def packing_text(report: Report, window: dict) -> str:
     if sensitivity:
         flips = ", ".join(sensitivity["flips"]) or "nothing"
         if "margin" in sensitivity:
-            lines.append(f"if the estimates are off by {sensitivity['margin']:.0%}: {flips} would flip; required slack {sensitivity['required_slack']}")
+            lines.append(
+                f"if the estimates are off by {sensitivity['margin']:.0%}: {flips} would flip; required slack {sensitivity['required_slack']}"
+            )
         else:  # counted exactly by a tokenizer: nothing is estimated, so nothing can flip
-            lines.append(f"costs counted exactly ({sensitivity.get('tokenizer', 'tokenizer')}); required slack {sensitivity['required_slack']}")
+            lines.append(
+                f"costs counted exactly ({sensitivity.get('tokenizer', 'tokenizer')}); required slack {sensitivity['required_slack']}"
+            )
     lines.append("checks:")
-    lines += [f"  {'ok  ' if check['pass'] else 'FAIL'} {check['name']}{' - ' + check['detail'] if not check['pass'] else ''}" for check in report["checks"]]
+    lines += [
+        f"  {'ok  ' if check['pass'] else 'FAIL'} {check['name']}{' - ' + check['detail'] if not check['pass'] else ''}"
+        for check in report["checks"]
+    ]
     lines.append(report["summary"])
     return "\n".join(lines) + "\n"

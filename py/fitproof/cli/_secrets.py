@@ -161,6 +161,6 @@ def _common_runs(text: str, form: str) -> list[tuple[int, int]]:
     """The spans of ``text`` that match some part of ``form`` 8 or more characters long: the
     text's 8-character windows that are also the form's, found in one pass at C speed
     (their union is every such run, however the runs overlap)."""
-    pieces = {form[start:start + _FRAGMENT] for start in range(len(form) - _FRAGMENT + 1)}
+    pieces = {form[start : start + _FRAGMENT] for start in range(len(form) - _FRAGMENT + 1)}
     windows = map(text.__getitem__, map(slice, range(len(text)), range(_FRAGMENT, len(text) + 1)))
     return [(start, start + _FRAGMENT) for start in compress(count(), map(pieces.__contains__, windows))]

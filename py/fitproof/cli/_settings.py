@@ -78,7 +78,9 @@ def _read_url(value: object) -> str:
     if not isinstance(value, str):
         raise Invalid(f"expected an http:// or https:// URL, got {preview(value)}")
     if not value.isascii() or any(char <= " " or char == "\x7f" for char in value):
-        raise Invalid(f"expected a URL of visible ASCII characters (write a non-ASCII host name in its xn-- form), got {url_for_message(value)}")
+        raise Invalid(
+            f"expected a URL of visible ASCII characters (write a non-ASCII host name in its xn-- form), got {url_for_message(value)}"
+        )
     try:
         parts = urllib.parse.urlsplit(value)
         port = parts.port
@@ -173,15 +175,18 @@ def _config_layer(config: object, problems: list[str]) -> list[tuple[str, dict]]
 
 def _environment_layer(environ: Mapping[str, str], problems: list[str]) -> list[tuple[str, dict]]:
     for name in sorted(environ):  # a misspelt variable would leave the setting at its default unsaid
-        if name.startswith(ENV_PREFIX) and name[len(ENV_PREFIX):] not in _SETTING_NAMES and name not in OTHER_VARIABLES:
-            known = tuple(key.upper() for key in DEFAULTS) + tuple(other[len(ENV_PREFIX):] for other in OTHER_VARIABLES)
-            near = closest_name(name[len(ENV_PREFIX):].upper(), known)
-            hidden = without_key_like_runs(name[len(ENV_PREFIX):])  # a key pasted into the name is not shown either
-            if hidden != name[len(ENV_PREFIX):]:
+        if name.startswith(ENV_PREFIX) and name[len(ENV_PREFIX) :] not in _SETTING_NAMES and name not in OTHER_VARIABLES:
+            known = tuple(key.upper() for key in DEFAULTS) + tuple(other[len(ENV_PREFIX) :] for other in OTHER_VARIABLES)
+            near = closest_name(name[len(ENV_PREFIX) :].upper(), known)
+            hidden = without_key_like_runs(name[len(ENV_PREFIX) :])  # a key pasted into the name is not shown either
+            if hidden != name[len(ENV_PREFIX) :]:
                 said = ENV_PREFIX + hidden
             else:
                 said = name if _VARIABLE.fullmatch(name) else f"{preview(name[:40] + '…')} ({len(name)} characters)"
-            problems.append(f"{said}: no such setting" + (f" (did you mean {ENV_PREFIX}{near}?)" if near else f" (known: {ENV_PREFIX}<{'|'.join(known)}>)"))
+            problems.append(
+                f"{said}: no such setting"
+                + (f" (did you mean {ENV_PREFIX}{near}?)" if near else f" (known: {ENV_PREFIX}<{'|'.join(known)}>)")
+            )
     return [("env", {key: _from_text(key, environ[ENV_PREFIX + key.upper()]) for key in DEFAULTS if ENV_PREFIX + key.upper() in environ})]
 
 
@@ -229,6 +234,10 @@ def _problem(key: str, error: Invalid, value: object, origin: str, environ: Mapp
     unquote = ""
     meant = _from_text(key, value) if isinstance(value, str) else value
     if meant is not value:
-        unquote = f" (a JSON text: write {json.dumps(meant)}, without quotes)" if isinstance(meant, bool) else " (a JSON text: write the number without quotes)"
+        unquote = (
+            f" (a JSON text: write {json.dumps(meant)}, without quotes)"
+            if isinstance(meant, bool)
+            else " (a JSON text: write the number without quotes)"
+        )
     where = f"$.window.{key}" if origin == "$.window" else f"{origin}: {key}"
     return f"{where}: {error}{unquote}"

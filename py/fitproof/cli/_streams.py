@@ -91,7 +91,7 @@ class InPieces:
     def write(self, text: str) -> int:
         try:
             for start in range(0, len(text), self.PIECE):
-                self._stream.write(text[start:start + self.PIECE])
+                self._stream.write(text[start : start + self.PIECE])
         except BrokenPipeError:
             raise
         except OSError as error:  # a full disk (ENOSPC), an I/O error: not a file the command reads

@@ -125,8 +125,10 @@ def _counted_by(report: Report, tokenizer: str, chat: dict | None) -> str:
     record = report.get("tokenizer_file") or {}
     line = f"counted by {tokenizer} ({record.get('kind', 'a model tokenizer')}, sha256 {str(record.get('sha256', ''))[:12]}), exactly"
     if chat is not None:
-        line += (f"; sent as one user message, the {chat['template']} chat template makes it {chat['tokens']} tokens "
-                 "(special tokens and the generation prompt included)")
+        line += (
+            f"; sent as one user message, the {chat['template']} chat template makes it {chat['tokens']} tokens "
+            "(special tokens and the generation prompt included)"
+        )
     elif report.get("can_proceed"):
         line += "; no known chat template has this tokenizer's special tokens, so the chat prompt is not counted"
     return line + "\n"
@@ -154,8 +156,10 @@ def _blocks_input(arguments: argparse.Namespace, stdin: IO) -> dict:
     if "mode" not in document and "blocks" not in document and "errors" not in (other := evaluate(document)):
         # Another mode's input without its "mode" (a relevance one, say): say what it is, not
         # only that every key of it is unknown in mode blocks.
-        message = (f"compose needs an input in mode blocks; this is a valid {other['mode']} input "
-                   "(check it with `fitproof check`; see examples/refund-case.json for compose)")
+        message = (
+            f"compose needs an input in mode blocks; this is a valid {other['mode']} input "
+            "(check it with `fitproof check`; see examples/refund-case.json for compose)"
+        )
         raise ComposeRefused(EXIT_FAIL, [message], {"ok": False, "error": message})
     return document
 

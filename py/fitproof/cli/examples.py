@@ -67,7 +67,9 @@ def run(write: str | None, stdout: IO[str]) -> int:
     present = [target for _, target in plan if os.path.lexists(directory / target)]
     if present:
         shown = ", ".join(present[:3]) + (f" and {len(present) - 3} more" if len(present) > 3 else "")
-        raise UsageError(f"{directory} already holds {shown}: nothing written (choose a new directory; existing files are never overwritten)")
+        raise UsageError(
+            f"{directory} already holds {shown}: nothing written (choose a new directory; existing files are never overwritten)"
+        )
     written = 0
     try:
         for source, target in plan:
@@ -77,7 +79,9 @@ def run(write: str | None, stdout: IO[str]) -> int:
                 handle.write(source.read_bytes())
             written += 1
     except OSError as error:
-        raise UsageError(f"cannot write {error.filename or directory}: {error.strerror or error} ({written} files written before)") from None
+        raise UsageError(
+            f"cannot write {error.filename or directory}: {error.strerror or error} ({written} files written before)"
+        ) from None
     stdout.write(f"Wrote {written} files to {directory}: examples/ and fixtures/\n")
     stdout.write(f"Try: fitproof check {directory / 'examples' / 'refund-case.json'}   fitproof fixtures {directory / 'fixtures'}\n")
     return EXIT_PASS

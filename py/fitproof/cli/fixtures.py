@@ -30,7 +30,9 @@ def run(arguments: argparse.Namespace, stdin: IO, stdout: IO[str], stderr: IO[st
         if getattr(arguments, dest) is not None:
             raise UsageError(f"fixtures: {option} belongs to `fixtures new NAME --input FILE`")
     if arguments.name is not None:
-        raise UsageError(f"fixtures: unexpected argument {arguments.name!r} (one DIR or FILE; to write a case: fixtures new NAME --input FILE)")
+        raise UsageError(
+            f"fixtures: unexpected argument {arguments.name!r} (one DIR or FILE; to write a case: fixtures new NAME --input FILE)"
+        )
     if arguments.shipped:
         if arguments.directory is not None:
             raise UsageError("fixtures: give a DIR|FILE or --shipped, not both")
@@ -76,7 +78,9 @@ def run_cases(directory: Path, stdout: IO[str], update: bool = False) -> int:
             except _snapshots.UpdateRefused as refused:
                 stdout.write(f"FAIL {name}: {one_line(judgement.outcome().detail)} (not updated: {one_line(refused)})\n")
             except OSError as error:
-                stdout.write(f"FAIL {name}: {one_line(judgement.outcome().detail)} (not updated: cannot write it: {one_line(error.strerror or error)})\n")
+                stdout.write(
+                    f"FAIL {name}: {one_line(judgement.outcome().detail)} (not updated: cannot write it: {one_line(error.strerror or error)})\n"
+                )
             else:
                 updated += 1
                 stdout.write(_snapshots.changes_text(name, changed))
@@ -173,7 +177,9 @@ def chosen(report: Mapping[str, Any], keys: list[str]) -> dict:
                 raise UsageError(f"fixtures new: --expect {key}: the report's {'.'.join(parts[:depth])} is {preview(value)}, not an object")
             if part not in value:
                 under = f" under {'.'.join(parts[:depth])}" if depth else ""
-                raise UsageError(f"fixtures new: --expect {key}: the report has no key {json_text(part)}{under} (it has {', '.join(value)})")
+                raise UsageError(
+                    f"fixtures new: --expect {key}: the report has no key {json_text(part)}{under} (it has {', '.join(value)})"
+                )
             value = value[part]
         if any(parts[:depth] in whole for depth in range(1, len(parts))):
             continue

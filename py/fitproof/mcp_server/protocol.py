@@ -148,8 +148,12 @@ class Session:
         """The answer to a line over the limit, of which ``head`` is the start (its id, when it names one)."""
         request_id = top_level_id(head.decode("utf-8", "replace"))
         what = f"{size:,} bytes" if size is not None else "more"
-        return error(request_id, INVALID_REQUEST, f"Invalid request: the message is larger than the {MAX_MESSAGE_BYTES:,} bytes "
-                     f"this server reads ({what}); send less per call", {"limit_bytes": MAX_MESSAGE_BYTES})
+        return error(
+            request_id,
+            INVALID_REQUEST,
+            f"Invalid request: the message is larger than the {MAX_MESSAGE_BYTES:,} bytes this server reads ({what}); send less per call",
+            {"limit_bytes": MAX_MESSAGE_BYTES},
+        )
 
     # -- messages --------------------------------------------------------------------------
 
@@ -157,8 +161,12 @@ class Session:
         """The answer to one parsed message (a dict, or for a batch a list), or None."""
         if isinstance(message, list):
             if self.version != "2025-03-26":
-                return error(None, INVALID_REQUEST, f"Invalid request: a batch (a JSON array) is not part of MCP {self.version or LATEST_VERSION}; "
-                             "send one message per line")
+                return error(
+                    None,
+                    INVALID_REQUEST,
+                    f"Invalid request: a batch (a JSON array) is not part of MCP {self.version or LATEST_VERSION}; "
+                    "send one message per line",
+                )
             if not message:
                 return error(None, INVALID_REQUEST, "Invalid request: an empty batch")
             answers = [answer for answer in map(self._one, message) if answer is not None]
@@ -229,7 +237,9 @@ class Session:
 
     def _tools_list(self, params: dict) -> dict:
         if params.get("cursor") is not None:
-            raise InvalidParams(f"params.cursor: this server lists every tool on one page and gave no cursor, got {preview(params['cursor'])}")
+            raise InvalidParams(
+                f"params.cursor: this server lists every tool on one page and gave no cursor, got {preview(params['cursor'])}"
+            )
         return {"tools": self.toolbox.listing(self.version or LATEST_VERSION)}
 
     def _tools_call(self, params: dict) -> dict:
@@ -243,7 +253,9 @@ class Session:
             raise InvalidParams(f"params.arguments must be an object, got {preview(arguments)}", {"tool": name})
         names = self.toolbox.names()
         if name not in names:
-            raise InvalidParams(f"Unknown tool: {preview(name)}{did_you_mean(name, names)}; the tools are {', '.join(names)}", {"tool": name})
+            raise InvalidParams(
+                f"Unknown tool: {preview(name)}{did_you_mean(name, names)}; the tools are {', '.join(names)}", {"tool": name}
+            )
         return self.toolbox.call(name, arguments, self.version or LATEST_VERSION)
 
 

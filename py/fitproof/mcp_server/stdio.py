@@ -73,8 +73,13 @@ def _cancelled_id(line: bytes) -> tuple[bool, object]:
         message = parse(line)
     except ValueError:
         return False, None
-    if not (isinstance(message, dict) and message.get("method") == "notifications/cancelled" and "id" not in message
-            and message.get("jsonrpc") == "2.0" and isinstance(message.get("params"), dict)):
+    if not (
+        isinstance(message, dict)
+        and message.get("method") == "notifications/cancelled"
+        and "id" not in message
+        and message.get("jsonrpc") == "2.0"
+        and isinstance(message.get("params"), dict)
+    ):
         return False, None
     request_id = message["params"].get("requestId")
     valid = isinstance(request_id, str) or (isinstance(request_id, int) and not isinstance(request_id, bool))

@@ -107,10 +107,15 @@ def _input_schema(tool: str) -> dict:
         return {
             "type": "object",
             "properties": {
-                "input": {"type": "object", "description": "One input of any mode, the input the claim is about: what the check "
-                          "tool's input takes (its schema is there)."},
-                "claim": {"description": f"The selection someone says the rule makes, in the mode's words: {_claim_words(True)}; "
-                          "used optional.", "anyOf": _claim_schemas()},
+                "input": {
+                    "type": "object",
+                    "description": "One input of any mode, the input the claim is about: what the check "
+                    "tool's input takes (its schema is there).",
+                },
+                "claim": {
+                    "description": f"The selection someone says the rule makes, in the mode's words: {_claim_words(True)}; used optional.",
+                    "anyOf": _claim_schemas(),
+                },
             },
             "required": ["input", "claim"],
             "additionalProperties": False,
@@ -146,7 +151,10 @@ OUTPUT_SCHEMAS: dict[str, dict] = {
         "properties": {
             "pass": {"type": "boolean", "description": "The report passes (with a claim: the claim holds too)."},
             "failure": {"type": "string", "description": "The first failure in words, when it does not pass."},
-            "report": {"type": "object", "description": "evaluate's report (docs/contract.md#the-report); its paths are relative to input."},
+            "report": {
+                "type": "object",
+                "description": "evaluate's report (docs/contract.md#the-report); its paths are relative to input.",
+            },
         },
         "required": ["pass", "report"],
     },
@@ -159,8 +167,12 @@ OUTPUT_SCHEMAS: dict[str, dict] = {
         "type": "object",
         "properties": {
             "messages": {"type": "array", "items": {"type": "object"}, "description": "What to send, as a request takes it."},
-            "kept": _INDICES, "dropped": _INDICES,
-            "tokens": _COUNT, "limit": _COUNT, "remaining": _COUNT, "tools_tokens": _COUNT,
+            "kept": _INDICES,
+            "dropped": _INDICES,
+            "tokens": _COUNT,
+            "limit": _COUNT,
+            "remaining": _COUNT,
+            "tools_tokens": _COUNT,
             "images_at_most": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}},
         },
         "required": ["messages", "kept", "dropped", "tokens", "limit", "remaining"],
@@ -169,11 +181,19 @@ OUTPUT_SCHEMAS: dict[str, dict] = {
         "type": "object",
         "properties": {
             "holds": {"type": "boolean"},
-            "failures": {"type": "array", "items": {
-                "type": "object",
-                "properties": {"check": {"type": "string"}, "detail": {"type": "string"}, "id": {"type": "string"}, "index": {"type": "integer"}},
-                "required": ["check", "detail"],
-            }},
+            "failures": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "check": {"type": "string"},
+                        "detail": {"type": "string"},
+                        "id": {"type": "string"},
+                        "index": {"type": "integer"},
+                    },
+                    "required": ["check", "detail"],
+                },
+            },
         },
         "required": ["holds", "failures"],
     },
@@ -197,8 +217,12 @@ DESCRIPTIONS = {
         "from the input alone, and every failure if not (its check, what was found, the item it is about)."
     ),
 }
-TITLES = {"check": "Check a context selection", "count_tokens": "Count tokens", "trim_messages": "Trim a chat history",
-          "verify_claim": "Verify a claimed selection"}
+TITLES = {
+    "check": "Check a context selection",
+    "count_tokens": "Count tokens",
+    "trim_messages": "Trim a chat history",
+    "verify_claim": "Verify a claimed selection",
+}
 
 _LISTINGS: dict[str, list[dict]] = {}
 
@@ -253,6 +277,7 @@ def _result(text: str, structured: dict | None, version: str, is_error: bool = F
 
 # -- arguments -------------------------------------------------------------------------------
 
+
 def _path(key: str) -> str:
     return f"$.{key}" if key.isidentifier() else f"$[{json.dumps(key, ensure_ascii=False)}]"
 
@@ -285,6 +310,7 @@ def _ranges(indices: list[int], width: int = 200) -> str:
 
 
 # -- the tools -------------------------------------------------------------------------------
+
 
 def _check(arguments: dict) -> tuple[str, dict]:
     from .. import evaluate
@@ -370,28 +396,47 @@ def _trim_messages(arguments: dict) -> tuple[str, dict]:
     if not isinstance(messages, list):
         raise ToolError(f"$.messages: expected a list of messages (objects with role and content), got {preview(messages)}")
     try:
-        trimmed = trim_messages(messages, limit, tokenizer, tools=arguments.get("tools"), template=arguments.get("template"),
-                                template_options=arguments.get("template_options"))
+        trimmed = trim_messages(
+            messages,
+            limit,
+            tokenizer,
+            tools=arguments.get("tools"),
+            template=arguments.get("template"),
+            template_options=arguments.get("template_options"),
+        )
     except MessagesDoNotFit as error:
         problem = error.problems[0] if error.problems else None
         said = f"{problem.path}: {problem.message}" if problem is not None else str(error)
-        raise ToolError(f"Nothing to send: {said}", {
-            "shortfall": error.shortfall, "needed": error.needed, "limit": error.limit,
-            "live_turn": error.live_turn, "pinned": error.pinned,
-        }) from None
+        raise ToolError(
+            f"Nothing to send: {said}",
+            {
+                "shortfall": error.shortfall,
+                "needed": error.needed,
+                "limit": error.limit,
+                "live_turn": error.live_turn,
+                "pinned": error.pinned,
+            },
+        ) from None
     except MessagesError as error:
         problems = list(error.problems)
         if not problems:
             raise ToolError(f"$.messages: {error}") from None
         raise ToolError(_first_problems(problems, str)) from None
     structured = {
-        "messages": list(trimmed), "kept": trimmed.kept, "dropped": trimmed.dropped,
-        "tokens": trimmed.tokens, "limit": trimmed.limit, "remaining": trimmed.remaining,
-        "tools_tokens": trimmed.tools_tokens, "images_at_most": [list(pair) for pair in trimmed.images_at_most],
+        "messages": list(trimmed),
+        "kept": trimmed.kept,
+        "dropped": trimmed.dropped,
+        "tokens": trimmed.tokens,
+        "limit": trimmed.limit,
+        "remaining": trimmed.remaining,
+        "tools_tokens": trimmed.tools_tokens,
+        "images_at_most": [list(pair) for pair in trimmed.images_at_most],
     }
     total = len(trimmed.kept) + len(trimmed.dropped)
-    text = (f"Send {len(trimmed.kept)} of {plural(total, 'message')} ({_ranges(trimmed.kept)}): "
-            f"{trimmed.tokens} prompt tokens of {trimmed.limit}, {trimmed.remaining} left.")
+    text = (
+        f"Send {len(trimmed.kept)} of {plural(total, 'message')} ({_ranges(trimmed.kept)}): "
+        f"{trimmed.tokens} prompt tokens of {trimmed.limit}, {trimmed.remaining} left."
+    )
     text += f" Dropped: {_ranges(trimmed.dropped)}." if trimmed.dropped else " Nothing dropped."
     return text, structured
 
@@ -421,8 +466,11 @@ def _verify_claim(arguments: dict) -> tuple[str, dict]:
     if verdict.holds:
         text = "CLAIM HOLDS: it is the selection the rule makes."
     else:
-        text = f"CLAIM FAILS: {plural(len(failures), 'failure')}" + "".join(
-            f"\n  {row['check']}: {row['detail']}" for row in failures[:5]) + ("\n  …" if len(failures) > 5 else "")
+        text = (
+            f"CLAIM FAILS: {plural(len(failures), 'failure')}"
+            + "".join(f"\n  {row['check']}: {row['detail']}" for row in failures[:5])
+            + ("\n  …" if len(failures) > 5 else "")
+        )
     return text, {"holds": verdict.holds, "failures": failures}
 
 

@@ -21,7 +21,19 @@ from .._base.instant import Instant, read_instant
 from .._shared.optimal import report_optimal
 from .._base.ordinal import ordinal_keys
 from .._shared.shape import Field, InputShape, read_input, read_object
-from .._base.values import DEFAULT_MARGIN, OVER_LIMIT, Invalid, Problem, plural, preview, read_bool, read_count, read_id, read_margin, read_text
+from .._base.values import (
+    DEFAULT_MARGIN,
+    OVER_LIMIT,
+    Invalid,
+    Problem,
+    plural,
+    preview,
+    read_bool,
+    read_count,
+    read_id,
+    read_margin,
+    read_text,
+)
 from .protocol import Words
 
 NAME = "blocks"
@@ -196,8 +208,16 @@ def parse(data: object) -> Parsed:
         estimated = tokens is None and tokenizer == "estimate"
         cost = count(content) if tokens is None else tokens
         blocks.append(Block(block_id, source, content, priority, observed, required, cost, estimated))
-    return Parsed(window=window, available=available, system=system, task=task, blocks=blocks, margin=margin,
-                  tokenizer=tokenizer, tokenizer_named=named)
+    return Parsed(
+        window=window,
+        available=available,
+        system=system,
+        task=task,
+        blocks=blocks,
+        margin=margin,
+        tokenizer=tokenizer,
+        tokenizer_named=named,
+    )
 
 
 def _counter(tokenizer: str) -> Callable[[str], int]:
@@ -212,7 +232,10 @@ def _packing_order(blocks: list[Block]) -> list[int]:
     (required, priority, time) tuples compared a tuple per step, twice as slow)."""
     order = sorted(range(len(blocks)), key=ordinal_keys([block.id for block in blocks]).__getitem__)
     columns: tuple[list[int] | list[bool], ...] = (
-        [block.observed.nanoseconds for block in blocks], [block.priority for block in blocks], [block.required for block in blocks])
+        [block.observed.nanoseconds for block in blocks],
+        [block.priority for block in blocks],
+        [block.required for block in blocks],
+    )
     for values in columns:  # reverse=True keeps a stable sort stable
         order.sort(key=values.__getitem__, reverse=True)
     return order
@@ -307,8 +330,12 @@ def beyond_the_rule(parsed: Parsed, result: Result) -> dict[str, object]:
         where = _checks.positions_of(ids)
         kept = _checks.greedy_positions(where, [entry["id"] for entry in result["included"]])
         extra["optimal"] = report_optimal(
-            ids, [block.cost for block in blocks], [float(block.priority) for block in blocks], available - required_cost,
-            [index for index in kept if not blocks[index].required], [index for index, block in enumerate(blocks) if not block.required],
+            ids,
+            [block.cost for block in blocks],
+            [float(block.priority) for block in blocks],
+            available - required_cost,
+            [index for index in kept if not blocks[index].required],
+            [index for index, block in enumerate(blocks) if not block.required],
             where,
         )
     if any(block.estimated for block in blocks):
@@ -377,15 +404,13 @@ def summarize(result: Result) -> str:
         first = blocked[0]
         remaining = next(row["remaining_before"] for row in result["trace"] if row["id"] == first["id"])
         others = f" (and {plural(len(blocked) - 1, 'other required block')})" if len(blocked) > 1 else ""
-        return (
-            f"Cannot proceed: required block {first['id']} needs {plural(first['tokens'], 'token')} "
-            f"but only {remaining} remain{others}."
-        )
+        return f"Cannot proceed: required block {first['id']} needs {plural(first['tokens'], 'token')} but only {remaining} remain{others}."
     ids = ", ".join(entry["id"] for entry in result["included"]) or "no blocks"
     return f"Packed {ids}: {result['used']} of {plural(result['available'], 'available token')} used."
 
 
 # ---------------------------------------------------------------- independent checks
+
 
 def _render(parsed: Parsed, included: list[str], costs: dict[str, int]) -> str:
     """The prompt written again from the validated blocks, line by line (the selector joins parts)."""
@@ -421,8 +446,7 @@ def verify(data: object, result: Result, parsed: Parsed | None = None) -> list[_
     ids = [record.id for record in records]
     where = _checks.positions_of(ids)
     tokenizer = data.get("tokenizer", "estimate")
-    recount: Callable[[str], int] = (
-        _checks.recount_estimate if tokenizer == "estimate" else lambda text: count_tokens(text, tokenizer))
+    recount: Callable[[str], int] = _checks.recount_estimate if tokenizer == "estimate" else lambda text: count_tokens(text, tokenizer)
     # A count given in the input is the validated one; any other is counted again here.
     costs = [record.cost if "tokens" in block else recount(record.content) for record, block in zip(records, data["blocks"])]
     cost_of = dict(zip(ids, costs))
@@ -445,8 +469,9 @@ def verify(data: object, result: Result, parsed: Parsed | None = None) -> list[_
         unplaced = [position for position in compress(range(len(ids)), required) if ids[position] not in chosen]
         # Named in the rule's order (priority, newest, ordinal id), as the summary names the first.
         keys = ordinal_keys([ids[position] for position in unplaced])
-        ranked = sorted(range(len(unplaced)),
-                        key=lambda k: (-records[unplaced[k]].priority, -records[unplaced[k]].observed.nanoseconds, keys[k]))
+        ranked = sorted(
+            range(len(unplaced)), key=lambda k: (-records[unplaced[k]].priority, -records[unplaced[k]].observed.nanoseconds, keys[k])
+        )
         missing = [ids[unplaced[k]] for k in ranked]
         if missing:
             verb = "blocks {} are" if len(missing) > 1 else "block {} is"
@@ -461,8 +486,10 @@ def verify(data: object, result: Result, parsed: Parsed | None = None) -> list[_
         instants = [record.observed.nanoseconds for record in records]
         newest, top = max(instants, default=0), max((record.priority for record in records), default=0)
         span, width = (newest - min(instants, default=0)).bit_length(), top.bit_length()
-        ranks = [((((not record.required) << width) | (top - record.priority)) << span) | (newest - instant)
-                 for record, instant in zip(records, instants)]
+        ranks = [
+            ((((not record.required) << width) | (top - record.priority)) << span) | (newest - instant)
+            for record, instant in zip(records, instants)
+        ]
         yield from _checks.order_problems(trace, ranks)
         yield from _checks.decision_problems(trace, available, costs)
         yield from _checks.listing_problems(trace, included, excluded)

@@ -50,8 +50,7 @@ DEFAULT_TOKENIZER = None
 COUNTERS = ("words", "estimate") + EXACT
 UNIT_NAMES = {"words": "words", "estimate": "estimated tokens", **{name: "tokens" for name in EXACT}}
 INPUT_SUMMARY = (
-    "Input needs a question, a limit the empty prompt fits, a counter (words, estimate, o200k_base or cl100k_base) "
-    "and a passages array."
+    "Input needs a question, a limit the empty prompt fits, a counter (words, estimate, o200k_base or cl100k_base) and a passages array."
 )
 PASSAGE_SUMMARY = "Each passage needs a unique non-empty id and a text string."
 
@@ -206,13 +205,25 @@ def parse(data: object) -> Parsed:
         if question is not None and limit is not None and counter is not None:
             total = _fresh_tally(question, counter).total
             if total > limit:
-                problems.append(Problem(("limit",), OVER_LIMIT, f"the prompt without passages counts {total} {UNIT_NAMES[counter]}, over the limit of {limit}"))
+                problems.append(
+                    Problem(
+                        ("limit",),
+                        OVER_LIMIT,
+                        f"the prompt without passages counts {total} {UNIT_NAMES[counter]}, over the limit of {limit}",
+                    )
+                )
 
     (_, question, limit, counter, _, margin), (ids, texts) = read_input(data, SHAPE, base_prompt_fits)
     passages = list(zip(ids, texts))
     line_stats = _tally_for(counter).stats
-    return Parsed(question=question, limit=limit, counter=counter, margin=margin, passages=passages,
-                  line_stats=[line_stats(passage_line(passage_id, text)) for passage_id, text in passages])
+    return Parsed(
+        question=question,
+        limit=limit,
+        counter=counter,
+        margin=margin,
+        passages=passages,
+        line_stats=[line_stats(passage_line(passage_id, text)) for passage_id, text in passages],
+    )
 
 
 def _fresh_tally(question: str, counter: str) -> Tally:
@@ -268,7 +279,9 @@ def beyond_the_rule(parsed: Parsed, result: Result) -> dict[str, object]:
     scenarios: dict[str, dict[str, object]] = {}
     flipped: set[str] = set()
     scales: tuple[tuple[str, Callable[[int], int]], ...] = (
-        ("larger", lambda units: math.ceil(units * (1 + margin))), ("smaller", lambda units: math.floor(units * (1 - margin))))
+        ("larger", lambda units: math.ceil(units * (1 + margin))),
+        ("smaller", lambda units: math.floor(units * (1 - margin))),
+    )
     for name, scale in scales:
         tally, chosen = _fresh_tally(question, counter), []
         if scale(tally.total) <= limit:
@@ -312,6 +325,7 @@ def summarize(result: Result) -> str:
 
 # ---------------------------------------------------------------- independent checks
 
+
 def _fresh_render(question: str, passages: list[tuple[str, str]]) -> str:
     lines = ["Question: " + question, "Sources:"] + [f"[{key}] {text}" for key, text in passages] + ["Answer:"]
     return "\n".join(lines)
@@ -330,15 +344,19 @@ def verify(data: object, result: Result, parsed: Parsed | None = None) -> list[_
     parts: Callable[[str], Any]
     total: Callable[[Any], int]
     if counter == "words":
+
         def recount(text: str) -> int:
             return len(text.split())
+
         parts = recount
 
         def total(sums: int) -> int:
             return sums
     elif counter in EXACT:
+
         def recount(text: str) -> int:
             return count_tokens(text, counter)
+
         parts = recount
 
         def total(sums: int) -> int:

@@ -52,5 +52,18 @@ from .harmony import HARMONY_DATE, REASONING_EFFORTS
 from .llama import LLAMA3_1_DATE
 from .rendering import OPTIONS, TEMPLATES, count_rendered, count_rendered_detail, option_problems, pieces, render
 
-__all__ = ["TEMPLATES", "OPTIONS", "TemplateError", "Piece", "Rendered", "render", "pieces", "count_rendered",
-           "count_rendered_detail", "option_problems", "HARMONY_DATE", "REASONING_EFFORTS", "LLAMA3_1_DATE"]
+__all__ = [
+    "TEMPLATES",
+    "OPTIONS",
+    "TemplateError",
+    "Piece",
+    "Rendered",
+    "render",
+    "pieces",
+    "count_rendered",
+    "count_rendered_detail",
+    "option_problems",
+    "HARMONY_DATE",
+    "REASONING_EFFORTS",
+    "LLAMA3_1_DATE",
+]

@@ -50,9 +50,11 @@ def _single_call(message: dict, index: int, template: str) -> dict:
     """The one tool call (its ``function``) of an assistant message, for the templates that render one."""
     calls = message["tool_calls"]
     if not isinstance(calls, list) or len(calls) != 1:
-        raise TemplateError(f"messages[{index}].tool_calls: the {template} template renders exactly one tool call per "
-                            f"assistant message, got {len(calls) if isinstance(calls, list) else calls!r}",
-                            ("messages", index, "tool_calls"))
+        raise TemplateError(
+            f"messages[{index}].tool_calls: the {template} template renders exactly one tool call per "
+            f"assistant message, got {len(calls) if isinstance(calls, list) else calls!r}",
+            ("messages", index, "tool_calls"),
+        )
     return _function(calls[0], index)
 
 
@@ -62,5 +64,7 @@ def _function(call: Any, index: int) -> dict:
     if isinstance(function, dict):
         call = function
     if not isinstance(call, dict) or not isinstance(call.get("name"), str):
-        raise TemplateError(f"messages[{index}].tool_calls: a tool call needs a function with a string name", ("messages", index, "tool_calls"))
+        raise TemplateError(
+            f"messages[{index}].tool_calls: a tool call needs a function with a string name", ("messages", index, "tool_calls")
+        )
     return call

@@ -25,18 +25,30 @@ def _deepseek_v3(messages: list[dict], add_generation_prompt: bool, tools: Any) 
             is_tool = False
             for call in message.get("tool_calls") or []:
                 function = call["function"]
-                body = f'{call["type"]}'
+                body = f"{call['type']}"
                 code = "\n```json\n" + function["arguments"] + "\n```"
                 if not is_first:
-                    out += [Piece(i, "<｜Assistant｜>", True), Piece(i, "<｜tool▁calls▁begin｜>", True),
-                            Piece(i, "<｜tool▁call▁begin｜>", True), Piece(i, body, False), Piece(i, "<｜tool▁sep｜>", True),
-                            Piece(i, function["name"] + code, False), Piece(i, "<｜tool▁call▁end｜>", True)]
+                    out += [
+                        Piece(i, "<｜Assistant｜>", True),
+                        Piece(i, "<｜tool▁calls▁begin｜>", True),
+                        Piece(i, "<｜tool▁call▁begin｜>", True),
+                        Piece(i, body, False),
+                        Piece(i, "<｜tool▁sep｜>", True),
+                        Piece(i, function["name"] + code, False),
+                        Piece(i, "<｜tool▁call▁end｜>", True),
+                    ]
                     is_first = True
                 else:
-                    out += [Piece(i, "\n", False), Piece(i, "<｜tool▁call▁begin｜>", True), Piece(i, body, False),
-                            Piece(i, "<｜tool▁sep｜>", True), Piece(i, function["name"] + code, False),
-                            Piece(i, "<｜tool▁call▁end｜>", True), Piece(i, "<｜tool▁calls▁end｜>", True),
-                            Piece(i, "<｜end▁of▁sentence｜>", True)]
+                    out += [
+                        Piece(i, "\n", False),
+                        Piece(i, "<｜tool▁call▁begin｜>", True),
+                        Piece(i, body, False),
+                        Piece(i, "<｜tool▁sep｜>", True),
+                        Piece(i, function["name"] + code, False),
+                        Piece(i, "<｜tool▁call▁end｜>", True),
+                        Piece(i, "<｜tool▁calls▁end｜>", True),
+                        Piece(i, "<｜end▁of▁sentence｜>", True),
+                    ]
         if role == "assistant" and message.get("content") is not None:
             content = _content(message, i)
             if is_tool:

@@ -20,8 +20,9 @@ def _gemma3_text(message: dict, index: int, what: str) -> list[Piece]:
                 out.append(Piece(index, "<start_of_image>", True))
             elif part.get("type") == "text":
                 if not isinstance(part.get("text"), str):
-                    raise TemplateError(f"messages[{index}].content[{number}].text must be a string",
-                                        ("messages", index, "content", number, "text"))
+                    raise TemplateError(
+                        f"messages[{index}].content[{number}].text must be a string", ("messages", index, "content", number, "text")
+                    )
                 out.append(Piece(index, part["text"].strip(), False))
         return out
     raise TemplateError(f"messages[{index}].content must be a string or a list of parts for {what}", ("messages", index, "content"))
@@ -43,14 +44,17 @@ def _gemma3(messages: list[dict], add_generation_prompt: bool, tools: Any) -> li
         if isinstance(content, list) and content and isinstance(content[0], dict) and isinstance(content[0].get("text"), str):
             content = content[0]["text"]
         if not isinstance(content, str):
-            raise TemplateError("messages[0].content must be a string, or parts whose first has a text, for gemma3",
-                                ("messages", 0, "content"))
+            raise TemplateError(
+                "messages[0].content must be a string, or parts whose first has a text, for gemma3", ("messages", 0, "content")
+            )
         prefix = [Piece(0, content + "\n\n", False)]
         turns = turns[1:]
     for position, (i, message) in enumerate(turns):
         if (message["role"] == "user") != (position % 2 == 0):
-            raise TemplateError(f"messages[{i}]: the gemma3 template needs user and other turns in turn, starting with "
-                                f"user; got {message['role']!r}", ("messages", i, "role"))
+            raise TemplateError(
+                f"messages[{i}]: the gemma3 template needs user and other turns in turn, starting with user; got {message['role']!r}",
+                ("messages", i, "role"),
+            )
         role = "model" if message["role"] == "assistant" else message["role"]
         out += [Piece(i, "<start_of_turn>", True), Piece(i, role + "\n", False)]
         if position == 0:

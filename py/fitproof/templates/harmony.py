@@ -27,14 +27,16 @@ _BROWSER = (
     "type open = (_: {\nid?: number | string, // default: -1\ncursor?: number, // default: -1\nloc?: number, // default: -1\n"
     "num_lines?: number, // default: -1\nview_source?: boolean, // default: false\nsource?: string,\n}) => any;\n\n"
     "// Finds exact matches of `pattern` in the current page, or the page given by `cursor`.\n"
-    "type find = (_: {\npattern: string,\ncursor?: number, // default: -1\n}) => any;\n\n} // namespace browser\n\n")
+    "type find = (_: {\npattern: string,\ncursor?: number, // default: -1\n}) => any;\n\n} // namespace browser\n\n"
+)
 _PYTHON = (
     "## python\n\nUse this tool to execute Python code in your chain of thought. The code will not be shown to the user. "
     "This tool should be used for internal reasoning, but not for code that is intended to be visible to the user (e.g. "
     "when creating plots, tables, or files).\n\nWhen you send a message containing Python code to python, it will be "
     "executed in a stateful Jupyter notebook environment. python will respond with the output of the execution or time "
     "out after 120.0 seconds. The drive at '/mnt/data' can be used to save and persist user files. Internet access for "
-    "this session is UNKNOWN. Depends on the cluster.\n\n")
+    "this session is UNKNOWN. Depends on the cluster.\n\n"
+)
 
 
 def _text(value: Any, what: str, at: tuple = ()) -> str:
@@ -88,8 +90,7 @@ def _ts_type(spec: Any) -> str:
         if not properties:
             return "object"
         required = spec.get("required") or []
-        fields = [name + ("" if name in required else "?") + ": \n                " + _ts_type(sub)
-                  for name, sub in properties.items()]
+        fields = [name + ("" if name in required else "?") + ": \n                " + _ts_type(sub) for name, sub in properties.items()]
         return "{\n" + ", ".join(fields) + "}"
     return "any"
 
@@ -105,8 +106,14 @@ def _harmony_tools(tools: list) -> str:
     for position, tool in enumerate(tools):
         function = tool.get("function") if isinstance(tool, dict) else None
         if not isinstance(function, dict):
-            raise TemplateError(f"tools[{position}]: the harmony template needs {{\"type\": \"function\", \"function\": {{...}}}}", ("tools", position))
-        text += "// " + _text(function.get("description"), f"tools[{position}].function.description", ("tools", position, "function", "description")) + "\n"
+            raise TemplateError(
+                f'tools[{position}]: the harmony template needs {{"type": "function", "function": {{...}}}}', ("tools", position)
+            )
+        text += (
+            "// "
+            + _text(function.get("description"), f"tools[{position}].function.description", ("tools", position, "function", "description"))
+            + "\n"
+        )
         text += "type " + _text(function.get("name"), f"tools[{position}].function.name", ("tools", position, "function", "name")) + " = "
         parameters = function.get("parameters")
         properties = parameters.get("properties") if isinstance(parameters, dict) else None
@@ -140,9 +147,15 @@ def _harmony_message(owner: int, header: str, channel: str | None, text: str, en
     return out + [Piece(owner, "<|message|>", True), Piece(owner, text, False), Piece(owner, end, True)]
 
 
-def _harmony(messages: list[dict], add_generation_prompt: bool, tools: Any, reasoning_effort: str = "medium",
-             current_date: str = HARMONY_DATE, model_identity: str = "You are ChatGPT, a large language model trained by OpenAI.",
-             builtin_tools: list | None = None) -> list[Piece]:
+def _harmony(
+    messages: list[dict],
+    add_generation_prompt: bool,
+    tools: Any,
+    reasoning_effort: str = "medium",
+    current_date: str = HARMONY_DATE,
+    model_identity: str = "You are ChatGPT, a large language model trained by OpenAI.",
+    builtin_tools: list | None = None,
+) -> list[Piece]:
     """GPT-OSS's official template: OpenAI's harmony format (system, developer, channels)."""
     if not messages:
         raise TemplateError("the harmony template needs at least one message", ("messages",))
@@ -153,8 +166,13 @@ def _harmony(messages: list[dict], add_generation_prompt: bool, tools: Any, reas
     system += "# Valid channels: analysis, commentary, final. Channel must be included for every message."
     if tools:
         system += "\nCalls to these tools must go to the commentary channel: 'functions'."
-    out: list[Piece] = [Piece(None, start, True), Piece(None, "system", False), Piece(None, message_tag, True),
-                        Piece(None, system, False), Piece(None, end, True)]
+    out: list[Piece] = [
+        Piece(None, start, True),
+        Piece(None, "system", False),
+        Piece(None, message_tag, True),
+        Piece(None, system, False),
+        Piece(None, end, True),
+    ]
     first = 1 if messages[0]["role"] in ("developer", "system") else 0
     developer = _content(messages[0], 0) if first else ""
     if developer or tools:
@@ -178,21 +196,26 @@ def _harmony(messages: list[dict], add_generation_prompt: bool, tools: Any, reas
                 thinking = _text(thinking, f"messages[{i}].thinking", ("messages", i, "thinking"))
             for value, field in ((content, "content"), (thinking, "thinking")):
                 if value is not None and any(tag in value for tag in _CHANNEL_TAGS):
-                    raise TemplateError(f"messages[{i}].{field} holds <|channel|> tags: give the analysis in \"thinking\" "
-                                        f"and the final answer in \"content\"", ("messages", i, field))
+                    raise TemplateError(
+                        f'messages[{i}].{field} holds <|channel|> tags: give the analysis in "thinking" and the final answer in "content"',
+                        ("messages", i, field),
+                    )
             if "tool_calls" in message:
                 call = _single_call(message, i, "harmony")
-                later_final = any(m.get("role") == "assistant" and "tool_calls" not in m for m in messages[i + 1:])
+                later_final = any(m.get("role") == "assistant" and "tool_calls" not in m for m in messages[i + 1 :])
                 if content and thinking:
-                    raise TemplateError(f"messages[{i}]: the harmony template takes content or thinking in an assistant "
-                                        f"message with a tool call, not both", ("messages", i))
+                    raise TemplateError(
+                        f"messages[{i}]: the harmony template takes content or thinking in an assistant message with a tool call, not both",
+                        ("messages", i),
+                    )
                 analysis = content or thinking
                 if analysis and not later_final:  # dropped once a final answer follows
                     out += _harmony_message(i, "assistant", "analysis", analysis, "<|end|>")
                 content_type = call["content_type"] if "content_type" in call else "json"
                 content_type = _text(content_type, f"messages[{i}].tool_calls[0].content_type", ("messages", i, "tool_calls", 0))
-                out += _harmony_message(i, "assistant to=functions." + call["name"], "commentary " + content_type,
-                                        _tojson(call.get("arguments")), "<|call|>")
+                out += _harmony_message(
+                    i, "assistant to=functions." + call["name"], "commentary " + content_type, _tojson(call.get("arguments")), "<|call|>"
+                )
                 last_tool = call["name"]
             elif i == len(messages) - 1 and not add_generation_prompt:
                 if thinking is not None:  # (exactly when "thinking" is in the message: read above as a string)
@@ -203,13 +226,18 @@ def _harmony(messages: list[dict], add_generation_prompt: bool, tools: Any, reas
                 last_tool = None
         elif role == "tool":
             if last_tool is None:
-                raise TemplateError(f"messages[{i}]: the harmony template needs a tool result to follow an assistant tool call", ("messages", i))
+                raise TemplateError(
+                    f"messages[{i}]: the harmony template needs a tool result to follow an assistant tool call", ("messages", i)
+                )
             out += _harmony_message(i, "functions." + last_tool + " to=assistant", "commentary", _tojson(_content(message, i)), "<|end|>")
         elif role == "user":
             out += _harmony_message(i, "user", None, _content(message, i), "<|end|>")
         else:
-            raise TemplateError(f"messages[{i}]: the harmony template renders a {role!r} message only as the first message "
-                                f"(anywhere else it would be left out of the prompt)", ("messages", i, "role"))
+            raise TemplateError(
+                f"messages[{i}]: the harmony template renders a {role!r} message only as the first message "
+                f"(anywhere else it would be left out of the prompt)",
+                ("messages", i, "role"),
+            )
     if add_generation_prompt:
         out += [Piece(None, start, True), Piece(None, "assistant", False)]
     return out

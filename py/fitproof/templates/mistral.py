@@ -15,12 +15,17 @@ def _mistral(messages: list[dict], add_generation_prompt: bool, tools: Any) -> l
     turns = [(i, m) for i, m in enumerate(messages) if m.get("role") != "system"]
     for i, message in enumerate(messages):
         if message.get("role") == "system" and i and messages[i - 1].get("role") == "assistant":
-            raise TemplateError(f"messages[{i}]: the mistral template takes no system message right after an assistant turn", ("messages", i))
+            raise TemplateError(
+                f"messages[{i}]: the mistral template takes no system message right after an assistant turn", ("messages", i)
+            )
     for position, (i, message) in enumerate(turns):
         wanted = "user" if position % 2 == 0 else "assistant"
         if message.get("role") != wanted:
-            raise TemplateError(f"messages[{i}]: the mistral template needs user and assistant turns in turn, "
-                                f"starting with user; got {message.get('role')!r} where {wanted!r} belongs", ("messages", i, "role"))
+            raise TemplateError(
+                f"messages[{i}]: the mistral template needs user and assistant turns in turn, "
+                f"starting with user; got {message.get('role')!r} where {wanted!r} belongs",
+                ("messages", i, "role"),
+            )
     if not turns or turns[-1][1].get("role") != "user":
         raise TemplateError("the mistral template needs the conversation to end with a user turn")
     last_user = turns[-1][0]

@@ -7,11 +7,15 @@ from typing import Any
 from ._common import Piece, _content, _tojson
 
 
-_QWEN_TOOLS_HEAD = ("# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
-                    "You are provided with function signatures within <tools></tools> XML tags:\n<tools>")
-_QWEN_TOOLS_TAIL = ("\n</tools>\n\nFor each function call, return a json object with function name and arguments "
-                    "within <tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, "
-                    "\"arguments\": <args-json-object>}\n</tool_call>")
+_QWEN_TOOLS_HEAD = (
+    "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
+    "You are provided with function signatures within <tools></tools> XML tags:\n<tools>"
+)
+_QWEN_TOOLS_TAIL = (
+    "\n</tools>\n\nFor each function call, return a json object with function name and arguments "
+    'within <tool_call></tool_call> XML tags:\n<tool_call>\n{"name": <function-name>, '
+    '"arguments": <args-json-object>}\n</tool_call>'
+)
 
 
 def _qwen3(messages: list[dict], add_generation_prompt: bool, tools: Any, enable_thinking: bool | None = None) -> list[Piece]:
@@ -25,8 +29,7 @@ def _qwen3(messages: list[dict], add_generation_prompt: bool, tools: Any, enable
         text = _QWEN_TOOLS_HEAD + "".join("\n" + _tojson(tool) for tool in tools) + _QWEN_TOOLS_TAIL
         out += [Piece(None, text, False), Piece(None, end, True), Piece(None, "\n", False)]
     elif first_is_system:
-        out += [Piece(0, start, True), Piece(0, "system\n" + _content(messages[0], 0), False), Piece(0, end, True),
-                Piece(0, "\n", False)]
+        out += [Piece(0, start, True), Piece(0, "system\n" + _content(messages[0], 0), False), Piece(0, end, True), Piece(0, "\n", False)]
     multi_step_tool = True
     last_query = len(messages) - 1
     for index in range(len(messages) - 1, -1, -1):
@@ -40,8 +43,7 @@ def _qwen3(messages: list[dict], add_generation_prompt: bool, tools: Any, enable
         role = message.get("role")
         last = i == len(messages) - 1
         if role == "user" or (role == "system" and i > 0):
-            out += [Piece(i, start, True), Piece(i, f"{role}\n{_content(message, i)}", False), Piece(i, end, True),
-                    Piece(i, "\n", False)]
+            out += [Piece(i, start, True), Piece(i, f"{role}\n{_content(message, i)}", False), Piece(i, end, True), Piece(i, "\n", False)]
         elif role == "assistant":
             content = _content(message, i)
             reasoning = ""

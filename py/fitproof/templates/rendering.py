@@ -28,6 +28,7 @@ def _names(*allowed: str):
     def check(value: Any) -> str | None:
         ok = isinstance(value, list) and all(isinstance(item, str) and (not allowed or item in allowed) for item in value)
         return None if ok else f"a list of {' and '.join(allowed) if allowed else 'tool names'}"
+
     return check
 
 
@@ -38,14 +39,21 @@ def _is(kind: type, what: str):
 # The options each template reads (its Jinja template's own variables), with what each must be.
 OPTIONS: dict[str, dict[str, Any]] = {
     "llama3": {},
-    "llama3_1": {"date_string": _date("[0-9]{2} [A-Z][a-z]{2} [0-9]{4}", LLAMA3_1_DATE),
-                 "tools_in_user_message": _is(bool, "true or false"), "builtin_tools": _names()},
+    "llama3_1": {
+        "date_string": _date("[0-9]{2} [A-Z][a-z]{2} [0-9]{4}", LLAMA3_1_DATE),
+        "tools_in_user_message": _is(bool, "true or false"),
+        "builtin_tools": _names(),
+    },
     "qwen3": {"enable_thinking": _is(bool, "true or false")},
     "deepseek_v3": {},
     "mistral": {},
     "gemma3": {},
-    "harmony": {"reasoning_effort": _choice(*REASONING_EFFORTS), "current_date": _date("[0-9]{4}-[0-9]{2}-[0-9]{2}", HARMONY_DATE),
-                "model_identity": _is(str, "a non-empty string"), "builtin_tools": _names("browser", "python")},
+    "harmony": {
+        "reasoning_effort": _choice(*REASONING_EFFORTS),
+        "current_date": _date("[0-9]{4}-[0-9]{2}-[0-9]{2}", HARMONY_DATE),
+        "model_identity": _is(str, "a non-empty string"),
+        "builtin_tools": _names("browser", "python"),
+    },
 }
 
 
@@ -58,7 +66,9 @@ def option_problems(template: str, options: dict) -> list[tuple[str, str]]:
             takes = f"it takes {', '.join(known)}" if known else "it takes none"
             problems.append((key, f"the {template} template has no option {json.dumps(key)} ({takes})"))
         elif (wanted := known[key](value)) is not None:
-            problems.append((key, f"{key} must be {wanted}, got {json.dumps(value, ensure_ascii=False) if _jsonable(value) else type(value).__name__}"))
+            problems.append(
+                (key, f"{key} must be {wanted}, got {json.dumps(value, ensure_ascii=False) if _jsonable(value) else type(value).__name__}")
+            )
     return problems
 
 
@@ -69,13 +79,19 @@ def _jsonable(value: Any) -> bool:
         return False
 
 
-_RENDERERS = {"llama3": _llama3, "llama3_1": _llama3_1, "qwen3": _qwen3, "deepseek_v3": _deepseek_v3, "mistral": _mistral,
-              "harmony": _harmony, "gemma3": _gemma3}
+_RENDERERS = {
+    "llama3": _llama3,
+    "llama3_1": _llama3_1,
+    "qwen3": _qwen3,
+    "deepseek_v3": _deepseek_v3,
+    "mistral": _mistral,
+    "harmony": _harmony,
+    "gemma3": _gemma3,
+}
 TEMPLATES = tuple(_RENDERERS)  # every template's name, in the order the docs list them
 
 
-def pieces(messages: list[dict], template: str, *, add_generation_prompt: bool = True, tools: Any = None,
-           **options: Any) -> list[Piece]:
+def pieces(messages: list[dict], template: str, *, add_generation_prompt: bool = True, tools: Any = None, **options: Any) -> list[Piece]:
     """The rendered prompt as pieces (owner, text, is a special token), in order."""
     if template not in _RENDERERS:
         raise TemplateError(f"unknown template {template!r}; known: {', '.join(TEMPLATES)}")
@@ -88,20 +104,20 @@ def pieces(messages: list[dict], template: str, *, add_generation_prompt: bool =
 
 def render(messages: list[dict], template: str, *, add_generation_prompt: bool = True, tools: Any = None, **options: Any) -> str:
     """The prompt text exactly as the model's own template writes it (special tokens as their text)."""
-    return "".join(piece.text for piece in pieces(messages, template, add_generation_prompt=add_generation_prompt,
-                                                   tools=tools, **options))
+    return "".join(piece.text for piece in pieces(messages, template, add_generation_prompt=add_generation_prompt, tools=tools, **options))
 
 
-def count_rendered(messages: list[dict], template: str, tokenizer: Any, *, add_generation_prompt: bool = True,
-                   tools: Any = None, **options: Any) -> tuple[int, list[int]]:
+def count_rendered(
+    messages: list[dict], template: str, tokenizer: Any, *, add_generation_prompt: bool = True, tools: Any = None, **options: Any
+) -> tuple[int, list[int]]:
     """(the rendered prompt's token count, each message's share): see the module's docstring."""
-    result = count_rendered_detail(messages, template, tokenizer, add_generation_prompt=add_generation_prompt,
-                                   tools=tools, **options)
+    result = count_rendered_detail(messages, template, tokenizer, add_generation_prompt=add_generation_prompt, tools=tools, **options)
     return result.total, result.per_message
 
 
-def count_rendered_detail(messages: list[dict], template: str, tokenizer: Any, *, add_generation_prompt: bool = True,
-                          tools: Any = None, **options: Any) -> Rendered:
+def count_rendered_detail(
+    messages: list[dict], template: str, tokenizer: Any, *, add_generation_prompt: bool = True, tools: Any = None, **options: Any
+) -> Rendered:
     """``count_rendered`` with the overhead (tokens in no message) and the prompt text."""
     from ..tokenizers import Tokenizer, named_tokenizer
 
@@ -140,8 +156,11 @@ def count_rendered_detail(messages: list[dict], template: str, tokenizer: Any, *
             close_run()
             if piece.text not in checked:
                 if loaded.count_prompt(piece.text) != 1:
-                    raise TemplateError(f"template {template!r} writes the special token {piece.text!r}, which "
-                                        f"{loaded.name} does not have: is it that model's tokenizer?", special_token=piece.text)
+                    raise TemplateError(
+                        f"template {template!r} writes the special token {piece.text!r}, which "
+                        f"{loaded.name} does not have: is it that model's tokenizer?",
+                        special_token=piece.text,
+                    )
                 checked.add(piece.text)
             charge(piece.owner, 1)
         else:

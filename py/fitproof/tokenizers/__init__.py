@@ -19,8 +19,16 @@ from .._base.values import Invalid, Unavailable, closest_name, json_text, previe
 from . import exact
 from .estimate import estimate_tokens
 from .exact import ENCODINGS, EXACT, RANK_FILES, TokenizerUnavailable
-from .registry import (BUILT_IN_FILES, TokenizerRegistry, default_registry, file_record, named_tokenizer,
-                       register_tokenizer, registered_names, using_tokenizers)
+from .registry import (
+    BUILT_IN_FILES,
+    TokenizerRegistry,
+    default_registry,
+    file_record,
+    named_tokenizer,
+    register_tokenizer,
+    registered_names,
+    using_tokenizers,
+)
 from .model_names import EXAMPLES, MODEL_ENCODINGS, counted_encoding, uncounted_reason
 
 TOKENIZERS = EXACT + ("estimate",)
@@ -44,15 +52,20 @@ def unknown_tokenizer(tokenizer: object) -> ArgumentError:
     not counted, or the names known and the one a typo most likely meant (``suggestion``)."""
     names = tuple(dict.fromkeys((*TOKENIZERS, *BUILT_IN_FILES, *registered_names())))
     if not isinstance(tokenizer, str):
-        return ArgumentTypeError(f"unknown tokenizer {tokenizer!r}: a tokenizer is a name (known: {', '.join(names)} or a model "
-                                 "name such as gpt-4o) or a loaded Tokenizer", "tokenizer", tokenizer)
+        return ArgumentTypeError(
+            f"unknown tokenizer {tokenizer!r}: a tokenizer is a name (known: {', '.join(names)} or a model "
+            "name such as gpt-4o) or a loaded Tokenizer",
+            "tokenizer",
+            tokenizer,
+        )
     reason = uncounted_reason(tokenizer)
     if reason:
         return ArgumentError(reason, "tokenizer", tokenizer)
     guess = closest_name(tokenizer, (*names, *EXAMPLES, *MODEL_ENCODINGS))
     hint = f"; did you mean {guess!r}?" if guess else ""
-    return ArgumentError(f"unknown tokenizer {tokenizer!r}; known: {', '.join(names)} or a model name such as gpt-4o{hint}",
-                         "tokenizer", tokenizer, guess)
+    return ArgumentError(
+        f"unknown tokenizer {tokenizer!r}; known: {', '.join(names)} or a model name such as gpt-4o{hint}", "tokenizer", tokenizer, guess
+    )
 
 
 if TYPE_CHECKING:
@@ -154,9 +167,28 @@ def _loaded(tokenizer: object) -> "Tokenizer | None":
 
 
 __all__ = [
-    "Tokenizer", "TokenizerFileError", "TokenizerRegistry", "load_tokenizer", "from_bytes", "register_tokenizer",
-    "using_tokenizers", "named_tokenizer", "default_registry", "file_record", "BUILT_IN_FILES",
-    "TOKENIZERS", "EXACT", "ENCODINGS", "RANK_FILES", "TokenizerUnavailable",
-    "check_name", "unknown_tokenizer", "count_tokens", "read_tokenizer", "counter", "estimate_tokens", "resolve",
+    "Tokenizer",
+    "TokenizerFileError",
+    "TokenizerRegistry",
+    "load_tokenizer",
+    "from_bytes",
+    "register_tokenizer",
+    "using_tokenizers",
+    "named_tokenizer",
+    "default_registry",
+    "file_record",
+    "BUILT_IN_FILES",
+    "TOKENIZERS",
+    "EXACT",
+    "ENCODINGS",
+    "RANK_FILES",
+    "TokenizerUnavailable",
+    "check_name",
+    "unknown_tokenizer",
+    "count_tokens",
+    "read_tokenizer",
+    "counter",
+    "estimate_tokens",
+    "resolve",
     "registered_names",
 ]

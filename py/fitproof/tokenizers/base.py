@@ -80,7 +80,7 @@ class AddedTokens:
                     break
                 end += 1
             if end - start > short and longer:  # the first SHORT characters a prefix: a longer text may start here
-                for token in longer.get(text[start:start + short], ()):
+                for token in longer.get(text[start : start + short], ()):
                     if text.startswith(token, start):
                         found = start + len(token)
                         break
@@ -101,7 +101,7 @@ class AddedTokens:
         done = 0
         for match in pattern.finditer(text):
             if match.start() > done:
-                parts.append((text[done:match.start()], False))
+                parts.append((text[done : match.start()], False))
             parts.append((match.group(0), True))
             done = match.end()
         if done < len(text):
@@ -161,7 +161,6 @@ class Tokenizer:
         self._raw_specials = AddedTokens(raw)
         self._normalized_specials = AddedTokens(normalized)
 
-
     def _count_piece(self, piece: str) -> int:
         counts = self._counts
         known = counts.get(piece)
@@ -202,7 +201,6 @@ class Tokenizer:
         for part, special in self._text_specials.split(text):
             result.extend([part.encode("utf-8")] if special else self._text_tokens(part))
         return result
-
 
 
 def short(value) -> str:

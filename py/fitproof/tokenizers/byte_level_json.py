@@ -61,7 +61,6 @@ def _level_bytes(token: str) -> bytes | None:
     return token.translate(_UNBYTE).encode("latin-1")
 
 
-
 class BPETokenizer(Tokenizer):
     """A Hugging Face ``tokenizer.json`` with a byte-level BPE model."""
 
@@ -73,13 +72,14 @@ class BPETokenizer(Tokenizer):
         where = f"{source}"
         model = data.get("model")
         if not isinstance(model, dict):
-            raise TokenizerFileError(f"{where}: no \"model\" object, not a Hugging Face tokenizer.json")
+            raise TokenizerFileError(f'{where}: no "model" object, not a Hugging Face tokenizer.json')
         kind = model.get("type", "BPE" if "merges" in model else None)
         if kind != "BPE":
-            raise TokenizerFileError(f"{where}: model type {kind!r} is not supported (only byte-level BPE is; "
-                                     f"Unigram and WordPiece tokenizers are refused, not approximated)")
-        for key, allowed in (("dropout", (None, 0, 0.0)), ("continuing_subword_prefix", (None, "")),
-                             ("end_of_word_suffix", (None, ""))):
+            raise TokenizerFileError(
+                f"{where}: model type {kind!r} is not supported (only byte-level BPE is; "
+                f"Unigram and WordPiece tokenizers are refused, not approximated)"
+            )
+        for key, allowed in (("dropout", (None, 0, 0.0)), ("continuing_subword_prefix", (None, "")), ("end_of_word_suffix", (None, ""))):
             if model.get(key) not in allowed:
                 raise TokenizerFileError(f"{where}: model.{key} = {model.get(key)!r} is not supported")
         self.ignore_merges = bool(model.get("ignore_merges", False))
@@ -162,9 +162,9 @@ class BPETokenizer(Tokenizer):
             return [text[a:b] for a, b in self._spans(text, self.splits)]
         own = 1 if self.byte_level_regex else 0
         pieces: list[str] = []
-        for a, b in self._spans(text, self.splits[:len(self.splits) - own]):
+        for a, b in self._spans(text, self.splits[: len(self.splits) - own]):
             piece = text[a:b] if text.startswith(" ", a) else " " + text[a:b]
-            spans = self._spans(piece, self.splits[len(self.splits) - own:])
+            spans = self._spans(piece, self.splits[len(self.splits) - own :])
             pieces.extend(piece[c:d] for c, d in spans)
         return pieces
 

@@ -24,11 +24,11 @@ class CharsMap:
         if size % 4 or size > len(blob) - 4 or size == 0:
             raise TokenizerFileError(f"{where}: {what} says its trie is {size:,} bytes in a map of {len(blob):,}")
         units = array("I" if array("I").itemsize == 4 else "L")  # 32-bit units, little-endian in the file
-        units.frombytes(blob[4:4 + size])
+        units.frombytes(blob[4 : 4 + size])
         if sys.byteorder == "big":  # pragma: no cover
             units.byteswap()
         self.units = units
-        self.replacements = blob[4 + size:]
+        self.replacements = blob[4 + size :]
         self.where, self.what = where, what
         self._copied = self._runs(*self._inert())
 
@@ -61,8 +61,10 @@ class CharsMap:
             if min(after, default=0x80) >= 0x80:
                 plain.append(b)
                 followers |= after
-        leads = [[b for b in range(first, last + 1) if b not in starters and b not in followers]
-                 for first, last in ((0xC2, 0xDF), (0xE0, 0xEF), (0xF0, 0xF4))]
+        leads = [
+            [b for b in range(first, last + 1) if b not in starters and b not in followers]
+            for first, last in ((0xC2, 0xDF), (0xE0, 0xEF), (0xF0, 0xF4))
+        ]
         return plain, leads, followers
 
     @staticmethod
@@ -136,13 +138,13 @@ class CharsMap:
             if copied is not None:
                 run = copied.match(data, i)
                 if run is not None:
-                    result.append(data[i:run.end()].decode("utf-8"))
+                    result.append(data[i : run.end()].decode("utf-8"))
                     i = run.end()
                     continue
             length, value = self._longest(data, i)
             if length == 0 or value >= replacements:
                 step = _char_length(data[i])
-                result.append(data[i:i + step].decode("utf-8"))
+                result.append(data[i : i + step].decode("utf-8"))
                 i += step
             else:
                 result.append(self._replacement(value))
@@ -192,22 +194,24 @@ class PrecompiledMap(CharsMap):
         try:
             self.replacements.decode("utf-8")
         except UnicodeDecodeError as error:  # spm_precompiled refuses the map
-            raise TokenizerFileError(f"{where}: {what}: its replacement texts are not UTF-8 "
-                                     f"(byte {error.start:,} of them)") from None
+            raise TokenizerFileError(f"{where}: {what}: its replacement texts are not UTF-8 (byte {error.start:,} of them)") from None
         self._done: dict[str, str | None] = {}
         self._pieces: dict[str, str] = {}
 
     @staticmethod
     def _runs(plain: list[int], leads: list[list[int]], followers: set[int]) -> re.Pattern | None:
         """The runs as a regex over the text's characters."""
+
         def spans(bytes_: list[int] | set[int], more: int) -> str:
             return "".join("\\U%08x-\\U%08x" % _code_points(b, more) for b in sorted(bytes_))
 
         inside = "".join(f"\\x{b:02x}" for b in plain) + "".join(spans(group, more) for more, group in enumerate(leads, 1))
         if not inside:
             return None
-        ahead = "".join(spans({b for b in followers if first <= b <= last}, more)
-                        for more, first, last in ((1, 0xC2, 0xDF), (2, 0xE0, 0xEF), (3, 0xF0, 0xF4)))
+        ahead = "".join(
+            spans({b for b in followers if first <= b <= last}, more)
+            for more, first, last in ((1, 0xC2, 0xDF), (2, 0xE0, 0xEF), (3, 0xF0, 0xF4))
+        )
         return re.compile(f"[{inside}]+" + (f"(?![{ahead}])" if ahead else ""))
 
     def _first(self, chunk: str) -> str | None:
@@ -220,8 +224,9 @@ class PrecompiledMap(CharsMap):
         if length == 0:
             result = None
         elif value > len(self.replacements):
-            raise TokenizerFileError(f"{self.where}: {self.what}: a rule points at byte {value:,} of replacement "
-                                     f"texts that are {len(self.replacements):,} bytes")
+            raise TokenizerFileError(
+                f"{self.where}: {self.what}: a rule points at byte {value:,} of replacement texts that are {len(self.replacements):,} bytes"
+            )
         else:
             result = self._replacement(value)
         if len(done) >= self.CACHE_LIMIT:

@@ -100,27 +100,31 @@ _NOT_SPACE_LETTER_NUMBER = f"[^{SPACE}{LETTER}0]"
 # Each line is the tiktoken pattern's alternative above it, with \p{..} and \s as code classes.
 # ``$`` becomes ``\Z`` because Python's ``$`` also matches before a final newline.
 PATTERNS = {  # sources; compiled on first use (compiling both costs the page's start-up ~5 ms)
-    "o200k_base": "|".join([
-        # [^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
-        f"[^\r\n{LETTER}0]?[{UPPER}ok]*[{LOWER}ok]+(?:{_CONTRACTION})?",
-        # [^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
-        f"[^\r\n{LETTER}0]?[{UPPER}ok]+[{LOWER}ok]*(?:{_CONTRACTION})?",
-        "0{1,3}",  # \p{N}{1,3}
-        f" ?{_NOT_SPACE_LETTER_NUMBER}+[\r\n/]*",  # ' ?[^\s\p{L}\p{N}]+[\r\n/]*'
-        f"[{SPACE}]*[\r\n]+",  # \s*[\r\n]+
-        f"[{SPACE}]+(?![^{SPACE}])",  # \s+(?!\S)
-        f"[{SPACE}]+",  # \s+
-    ]),
-    "cl100k_base": "|".join([
-        "'(?:[sSfdDmMtT]|[lL][lL]|[vV][eE]|[rR][eE])",  # '(?i:[sdmt]|ll|ve|re)
-        f"[^\r\n{LETTER}0]?+[{LETTER}]++",  # [^\r\n\p{L}\p{N}]?+\p{L}++
-        "0{1,3}+",  # \p{N}{1,3}+
-        f" ?{_NOT_SPACE_LETTER_NUMBER}++[\r\n]*+",  # ' ?[^\s\p{L}\p{N}]++[\r\n]*+'
-        f"[{SPACE}]++\\Z",  # \s++$
-        f"[{SPACE}]*[\r\n]",  # \s*[\r\n]
-        f"[{SPACE}]+(?![^{SPACE}])",  # \s+(?!\S)
-        f"[{SPACE}]",  # \s
-    ]),
+    "o200k_base": "|".join(
+        [
+            # [^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+            f"[^\r\n{LETTER}0]?[{UPPER}ok]*[{LOWER}ok]+(?:{_CONTRACTION})?",
+            # [^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+            f"[^\r\n{LETTER}0]?[{UPPER}ok]+[{LOWER}ok]*(?:{_CONTRACTION})?",
+            "0{1,3}",  # \p{N}{1,3}
+            f" ?{_NOT_SPACE_LETTER_NUMBER}+[\r\n/]*",  # ' ?[^\s\p{L}\p{N}]+[\r\n/]*'
+            f"[{SPACE}]*[\r\n]+",  # \s*[\r\n]+
+            f"[{SPACE}]+(?![^{SPACE}])",  # \s+(?!\S)
+            f"[{SPACE}]+",  # \s+
+        ]
+    ),
+    "cl100k_base": "|".join(
+        [
+            "'(?:[sSfdDmMtT]|[lL][lL]|[vV][eE]|[rR][eE])",  # '(?i:[sdmt]|ll|ve|re)
+            f"[^\r\n{LETTER}0]?+[{LETTER}]++",  # [^\r\n\p{L}\p{N}]?+\p{L}++
+            "0{1,3}+",  # \p{N}{1,3}+
+            f" ?{_NOT_SPACE_LETTER_NUMBER}++[\r\n]*+",  # ' ?[^\s\p{L}\p{N}]++[\r\n]*+'
+            f"[{SPACE}]++\\Z",  # \s++$
+            f"[{SPACE}]*[\r\n]",  # \s*[\r\n]
+            f"[{SPACE}]+(?![^{SPACE}])",  # \s+(?!\S)
+            f"[{SPACE}]",  # \s
+        ]
+    ),
 }
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -137,7 +141,7 @@ def pieces(text: str, tokenizer: str) -> list[str]:
     """The pre-tokenizer's pieces of ``text`` (after the surrogate repair), in order."""
     text = without_lone_surrogates(text)
     codes = text.translate(CLASS_MAP)
-    return [text[match.start():match.end()] for match in re.compile(PATTERNS[tokenizer]).finditer(codes)]
+    return [text[match.start() : match.end()] for match in re.compile(PATTERNS[tokenizer]).finditer(codes)]
 
 
 # --- Byte-pair merging ------------------------------------------------------------------------
@@ -152,7 +156,7 @@ def merge(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
         return merge_with_heap(piece, ranks)
     get = ranks.get
     bounds = list(range(len(piece) + 1))
-    pair_ranks = [get(piece[i:i + 2], _NO_RANK) for i in range(len(piece) - 1)]
+    pair_ranks = [get(piece[i : i + 2], _NO_RANK) for i in range(len(piece) - 1)]
     while pair_ranks:
         best = min(pair_ranks)
         if best == _NO_RANK:
@@ -161,9 +165,9 @@ def merge(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
         del bounds[i + 1]
         del pair_ranks[i]
         if i < len(pair_ranks):
-            pair_ranks[i] = get(piece[bounds[i]:bounds[i + 2]], _NO_RANK)
+            pair_ranks[i] = get(piece[bounds[i] : bounds[i + 2]], _NO_RANK)
         if i:
-            pair_ranks[i - 1] = get(piece[bounds[i - 1]:bounds[i + 1]], _NO_RANK)
+            pair_ranks[i - 1] = get(piece[bounds[i - 1] : bounds[i + 1]], _NO_RANK)
     return bounds
 
 
@@ -199,7 +203,7 @@ def merge_with_heap(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
     alive = bytearray(b"\x01") * (size + 1)
     heap = []
     for start in range(size - 1):
-        rank = get(piece[start:start + 2])
+        rank = get(piece[start : start + 2])
         if rank is not None:
             heap.append((rank * span + start) * span + start + 2)
     heapq.heapify(heap)
@@ -256,8 +260,7 @@ def rank_file(tokenizer: str) -> str:
     if not os.environ.get(DATA_ENV):
         looked = f"${DATA_ENV} (not set) and " + looked
     raise TokenizerUnavailable(
-        f"{tokenizer} needs {file_name}, not found in {looked}; {INSTALL_HINT}, "
-        f"or set {DATA_ENV} to a directory that holds it"
+        f"{tokenizer} needs {file_name}, not found in {looked}; {INSTALL_HINT}, or set {DATA_ENV} to a directory that holds it"
     )
 
 
@@ -303,7 +306,9 @@ class Encoding:
             except OSError as error:
                 raise TokenizerUnavailable(f"cannot read {path}: {error.strerror or error}; {INSTALL_HINT}") from None
             if len(data) > MAX_RANK_FILE_BYTES:
-                raise TokenizerUnavailable(f"cannot use {path}: larger than {MAX_RANK_FILE_BYTES >> 20} MiB, not a rank file; {INSTALL_HINT}")
+                raise TokenizerUnavailable(
+                    f"cannot use {path}: larger than {MAX_RANK_FILE_BYTES >> 20} MiB, not a rank file; {INSTALL_HINT}"
+                )
             self._ranks = parse_ranks(data, self.name, path)
         return self._ranks
 
@@ -330,7 +335,7 @@ class Encoding:
         codes = text.translate(CLASS_MAP)
         total = 0
         for match in self.pattern.finditer(codes):
-            piece = text[match.start():match.end()]
+            piece = text[match.start() : match.end()]
             known = counts.get(piece)
             if known is None:
                 known = piece_count(piece.encode("utf-8"), ranks)

@@ -70,8 +70,7 @@ def _parse(data: bytes, source: str, label: str, sha: str) -> Tokenizer:
         return from_json(parsed, label, sha, source) or BPETokenizer(parsed, label, sha, source)
     if "vocab" in parsed and "config" in parsed:
         return tekken(parsed, label, sha, source)
-    raise TokenizerFileError(f"{source}: neither a Hugging Face tokenizer.json (no \"model\") nor a tekken file "
-                             "(no \"config\" and \"vocab\")")
+    raise TokenizerFileError(f'{source}: neither a Hugging Face tokenizer.json (no "model") nor a tekken file (no "config" and "vocab")')
 
 
 _MERGES = b'"merges": ['
@@ -105,13 +104,18 @@ def read_json(data: bytes, sha: str):
     indent = data[line:at]
     start = at + len(_MERGES) - 1
     end = data.rfind(b"\n" + indent + b"]", start) + 1 + len(indent)  # (the last: merges end the file)
-    pair = data[start:start + 2 + len(indent) + 8]  # "[\n" + the pairs' indentation + "[\n"
+    pair = data[start : start + 2 + len(indent) + 8]  # "[\n" + the pairs' indentation + "[\n"
     inner = pair[2:].partition(b"[")[0]
-    if indent.strip(b" ") or end <= len(indent) or not pair.startswith(b"[\n" + indent) or inner.strip(b" ") \
-            or not pair.startswith(b"[\n" + inner + b"[\n"):
+    if (
+        indent.strip(b" ")
+        or end <= len(indent)
+        or not pair.startswith(b"[\n" + indent)
+        or inner.strip(b" ")
+        or not pair.startswith(b"[\n" + inner + b"[\n")
+    ):
         return json.loads(data)
     between = b"\n" + inner + b"],\n" + inner + b"[\n"
-    span = data[start:end + 1]
+    span = data[start : end + 1]
     joined = span.replace(between, b",0,\n")
     joins = (len(span) - len(joined)) // (len(between) - 4)
     try:
@@ -120,12 +124,16 @@ def read_json(data: bytes, sha: str):
         return json.loads(data)
     items = outer[0] if type(outer) is list and len(outer) == 1 and type(outer[0]) is list else []
     lefts, rights, zeros = items[0::3], items[1::3], items[2::3]
-    if (len(items) != 3 * joins + 2 or set(map(type, lefts)) != {str} or set(map(type, rights)) != {str}
-            or not set(map(type, zeros)) <= {int}):
+    if (
+        len(items) != 3 * joins + 2
+        or set(map(type, lefts)) != {str}
+        or set(map(type, rights)) != {str}
+        or not set(map(type, zeros)) <= {int}
+    ):
         return json.loads(data)
     mark = "merges of " + sha
     try:
-        parsed = json.loads(data[:start] + json.dumps(mark).encode() + data[end + 1:])
+        parsed = json.loads(data[:start] + json.dumps(mark).encode() + data[end + 1 :])
     except ValueError:  # (the error json.loads gives names its place in the file's own bytes)
         return json.loads(data)
     model = parsed.get("model") if type(parsed) is dict else None

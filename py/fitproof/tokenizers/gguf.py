@@ -27,16 +27,21 @@ MAX_KEYS = 1 << 16
 _SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
 _STRING, _ARRAY = 8, 9
 
-_LLAMA3 = ("(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*"
-           "|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+")
-_QWEN2 = ("(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*"
-          "|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+")
-_GPT4O = ("[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
-          "|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
-          "|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+")
-_DEEPSEEK3 = ("\\p{N}{1,3}", "[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+",
-              "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+"
-              "| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+")
+_LLAMA3 = (
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
+)
+_QWEN2 = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
+_GPT4O = (
+    "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+    "|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+    "|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
+)
+_DEEPSEEK3 = (
+    "\\p{N}{1,3}",
+    "[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+",
+    "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+"
+    "| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+",
+)
 
 
 def _pre(*patterns: str) -> dict:
@@ -138,8 +143,10 @@ def tokenizer_from_metadata(metadata: dict, where: str, name: str, sha256: str) 
     if model is None:
         raise TokenizerFileError(f"{where}: the GGUF header has no tokenizer (no tokenizer.ggml.model)")
     if model != "gpt2":
-        raise TokenizerFileError(f"{where}: GGUF tokenizer model {model!r} is not supported (only byte-level BPE, 'gpt2', is; "
-                                 "'llama' SentencePiece and others are refused, not approximated)")
+        raise TokenizerFileError(
+            f"{where}: GGUF tokenizer model {model!r} is not supported (only byte-level BPE, 'gpt2', is; "
+            "'llama' SentencePiece and others are refused, not approximated)"
+        )
     pre = metadata.get("tokenizer.ggml.pre", "default")
     if pre not in PRE_TOKENIZERS:
         raise TokenizerFileError(f"{where}: GGUF pre-tokenizer {pre!r} is not supported; supported: {', '.join(PRE_TOKENIZERS)}")
@@ -149,12 +156,16 @@ def tokenizer_from_metadata(metadata: dict, where: str, name: str, sha256: str) 
     if not isinstance(tokens, list) or not isinstance(merges, list) or len(types) != len(tokens):
         raise TokenizerFileError(f"{where}: the GGUF header lacks tokenizer.ggml.tokens or merges, or their token types")
     pre_tokenizer, normalizer, ignore_merges = PRE_TOKENIZERS[pre]
-    added = [{"id": i, "content": token, "special": kind == 3, "normalized": False}
-             for i, (token, kind) in enumerate(zip(tokens, types)) if kind in (3, 4)]
+    added = [
+        {"id": i, "content": token, "special": kind == 3, "normalized": False}
+        for i, (token, kind) in enumerate(zip(tokens, types))
+        if kind in (3, 4)
+    ]
     data = {
-        "model": {"type": "BPE", "vocab": {token: i for i, token in enumerate(tokens)}, "merges": merges,
-                  "ignore_merges": ignore_merges},
-        "normalizer": normalizer, "pre_tokenizer": pre_tokenizer, "added_tokens": added,
+        "model": {"type": "BPE", "vocab": {token: i for i, token in enumerate(tokens)}, "merges": merges, "ignore_merges": ignore_merges},
+        "normalizer": normalizer,
+        "pre_tokenizer": pre_tokenizer,
+        "added_tokens": added,
     }
     tokenizer = BPETokenizer(data, name, sha256, where)
     tokenizer.kind = f"GGUF (byte-level BPE, pre-tokenizer {pre})"

@@ -85,7 +85,6 @@ def merge_ids_with_heap(ranks, size: int, ids: list[int]) -> list[int]:
     return [ids[i] for i in range(n) if alive[i]]
 
 
-
 NO_MERGE = 1 << 62  # MergeRanks' value for a pair that is not a merge: above every real value
 
 
@@ -180,8 +179,8 @@ def merge_sides(merges: list | MergePairs, where: str) -> tuple[list, list]:
         flat = " ".join(merges).split(" ")  # "left right", one space each: left, right, left, right...
         lefts, rights = flat[0::2], flat[1::2]
     elif all(isinstance(merge, str) and " " in merge for merge in merges):  # more spaces: cut at the first
-        lefts = [merge[:merge.index(" ")] for merge in merges]
-        rights = [merge[merge.index(" ") + 1:] for merge in merges]
+        lefts = [merge[: merge.index(" ")] for merge in merges]
+        rights = [merge[merge.index(" ") + 1 :] for merge in merges]
     else:  # ["left", "right"], checked with C-level maps too (a Python loop cost GPT-OSS ~0.6 s)
         well_formed = set(map(type, merges)) <= {list} and set(map(len, merges)) <= {2}
         if not well_formed:
@@ -201,8 +200,14 @@ def merge_parts(lefts: list, rights: list) -> set[str] | None:
     return parts
 
 
-def pair_ranks(vocab: dict[str, int], merges: list | MergePairs, size: int, where: str,
-                sides: tuple[list, list] | None = None, parts: set[str] | None = None) -> MergeRanks:
+def pair_ranks(
+    vocab: dict[str, int],
+    merges: list | MergePairs,
+    size: int,
+    where: str,
+    sides: tuple[list, list] | None = None,
+    parts: set[str] | None = None,
+) -> MergeRanks:
     """The merge map of ``tokenizers`` (a pair listed twice keeps its last rank, as its map does),
     every merge checked as it checks them: both tokens and their concatenation are in the
     vocabulary. With C-level maps only, and one lookup per merge (its concatenation): the parts are
@@ -221,8 +226,9 @@ def pair_ranks(vocab: dict[str, int], merges: list | MergePairs, size: int, wher
     if not known:
         if not isinstance(merges[0], str):
             _check_pairs(merges, where)
-        rank = next(i for i, (left, right) in enumerate(zip(lefts, rights))
-                    if left not in vocab or right not in vocab or left + right not in vocab)
+        rank = next(
+            i for i, (left, right) in enumerate(zip(lefts, rights)) if left not in vocab or right not in vocab or left + right not in vocab
+        )
         raise TokenizerFileError(f"{where}: model.merges[{rank}] ({lefts[rank]!r} {rights[rank]!r}) names a token not in the vocabulary")
     texts = dict(zip(vocab.values(), vocab))
     if len(texts) < len(vocab):
@@ -235,4 +241,3 @@ def _check_pairs(merges: list | MergePairs, where: str) -> None:
     for rank, pair in enumerate(merges):
         if not isinstance(pair, list) or len(pair) != 2 or not all(isinstance(part, str) for part in pair):
             raise TokenizerFileError(f"{where}: model.merges[{rank}] is {merges[rank]!r}, not a pair of tokens")
-

@@ -96,8 +96,7 @@ def _nfc_span(span: str, table: _Tables) -> str:
             composed = None
             if _L_BASE <= first < _L_BASE + _L_COUNT and _V_BASE <= cp < _V_BASE + _V_COUNT:
                 composed = _S_BASE + ((first - _L_BASE) * _V_COUNT + cp - _V_BASE) * _T_COUNT
-            elif (_S_BASE <= first < _S_BASE + _S_COUNT and (first - _S_BASE) % _T_COUNT == 0
-                  and _T_BASE < cp < _T_BASE + _T_COUNT):
+            elif _S_BASE <= first < _S_BASE + _S_COUNT and (first - _S_BASE) % _T_COUNT == 0 and _T_BASE < cp < _T_BASE + _T_COUNT:
                 composed = first + cp - _T_BASE
             else:
                 composed = compose.get((first, cp))

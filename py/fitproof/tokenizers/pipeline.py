@@ -22,15 +22,16 @@ from .normalize import nfc
 
 META = "\u2581"  # ▁, SentencePiece's written space
 # Rust's char::is_whitespace (Unicode White_Space), which tokenizers' WhitespaceSplit uses
-WHITE_SPACE = frozenset("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
-                        "\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+WHITE_SPACE = frozenset(
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
 _WHITE = "".join(sorted(WHITE_SPACE))
 _WHITE_RUNS = re.compile("[" + "".join(sorted(WHITE_SPACE)).replace("\\", "\\\\").replace("]", "\\]") + "]+")
 
 
 def _kind(node, where: str, what: str) -> str:
     if not isinstance(node, dict) or not isinstance(node.get("type"), str):
-        raise TokenizerFileError(f"{where}: {what} is {short(node)}, not an object with a \"type\"")
+        raise TokenizerFileError(f'{where}: {what} is {short(node)}, not an object with a "type"')
     return node["type"]
 
 
@@ -61,8 +62,7 @@ def walk(spec, where: str, path: str, what: str, handlers: dict[str, Callable[[d
 def _split_behavior(node: dict, where: str, at: str, allowed: tuple[str, ...]) -> str:
     behavior = node.get("behavior", "Isolated")
     if behavior not in allowed or node.get("invert"):
-        raise TokenizerFileError(f"{where}: {at}: Split behavior {behavior!r}"
-                                 f"{' inverted' if node.get('invert') else ''} is not supported")
+        raise TokenizerFileError(f"{where}: {at}: Split behavior {behavior!r}{' inverted' if node.get('invert') else ''} is not supported")
     return behavior
 
 
@@ -70,8 +70,7 @@ def _string_pattern(node: dict, where: str, path: str) -> str:
     pattern = node.get("pattern")
     if isinstance(pattern, dict) and isinstance(pattern.get("String"), str) and pattern["String"]:
         return pattern["String"]
-    raise TokenizerFileError(f"{where}: {path}.pattern is {short(pattern)}: only a non-empty {{\"String\": ...}} "
-                             "pattern is supported here")
+    raise TokenizerFileError(f'{where}: {path}.pattern is {short(pattern)}: only a non-empty {{"String": ...}} pattern is supported here')
 
 
 # A Replace normalizer's Regex pattern is translated only when it is one character repeated (T5's
@@ -92,8 +91,10 @@ def _regex_pattern(node: dict, where: str, path: str) -> re.Pattern | None:
             return re.compile(source)
         except re.error as error:  # " {3,2}": a count Oniguruma refuses too
             raise TokenizerFileError(f"{where}: {path}.pattern is the regex {short(source)}, which is not valid ({error})") from None
-    raise TokenizerFileError(f"{where}: {path}.pattern is the regex {short(source)}, which is not supported here "
-                             "(one character repeated, as \" {2,}\", or a plain text is)")
+    raise TokenizerFileError(
+        f"{where}: {path}.pattern is the regex {short(source)}, which is not supported here "
+        '(one character repeated, as " {2,}", or a plain text is)'
+    )
 
 
 def _precompiled(node: dict, where: str, path: str):
@@ -116,8 +117,7 @@ def _precompiled(node: dict, where: str, path: str):
 NORMALIZERS = ("Precompiled", "Prepend", "Replace", "Strip", "NFC")
 
 
-def read_normalizer(spec, where: str, path: str = "$.normalizer",
-                    kinds: tuple[str, ...] = NORMALIZERS) -> Callable[[str], str] | None:
+def read_normalizer(spec, where: str, path: str = "$.normalizer", kinds: tuple[str, ...] = NORMALIZERS) -> Callable[[str], str] | None:
     """The normalizer of a tokenizer.json as one ``str -> str`` function (None: there is none);
     only the step types ``kinds`` are accepted (a byte-level BPE: NFC)."""
     steps: list[Callable[[str], str]] = []
@@ -142,15 +142,17 @@ def read_normalizer(spec, where: str, path: str = "$.normalizer",
     def strip(node: dict, at: str) -> None:
         left, right = node.get("strip_left"), node.get("strip_right")
         if not isinstance(left, bool) or not isinstance(right, bool):
-            raise TokenizerFileError(f"{where}: {at}: strip_left and strip_right are {short(left)} and "
-                                     f"{short(right)}, not true or false")
+            raise TokenizerFileError(f"{where}: {at}: strip_left and strip_right are {short(left)} and {short(right)}, not true or false")
         if left or right:  # white space as Rust's char::is_whitespace, which tokenizers strips
             strip = str.strip if left and right else str.lstrip if left else str.rstrip
             steps.append(lambda text, strip=strip: strip(text, _WHITE))  # type: ignore[misc]  # a lambda with a defaulted parameter is this Callable; mypy cannot infer it
 
     handlers: dict[str, Callable[[dict, str], None]] = {
         "Precompiled": lambda node, at: steps.append(_precompiled(node, where, at).normalize),  # T5's character map, per grapheme cluster
-        "Prepend": prepend, "Replace": replace, "Strip": strip, "NFC": lambda node, at: steps.append(nfc),
+        "Prepend": prepend,
+        "Replace": replace,
+        "Strip": strip,
+        "NFC": lambda node, at: steps.append(nfc),
     }
     walk(spec, where, path, "normalizer", {kind: handlers[kind] for kind in kinds}, _are(kinds))
     if not steps:
@@ -162,6 +164,7 @@ def read_normalizer(spec, where: str, path: str = "$.normalizer",
         for step in steps:
             text = step(text)
         return text
+
     return normalize
 
 
@@ -242,16 +245,24 @@ def read_pre_tokenizer(spec, where: str, path: str = "$.pre_tokenizer"):
                 elif piece:
                     result.append(piece)
             return result
+
         steps.append(step)
 
-    walk(spec, where, path, "pre-tokenizer", {"Split": split, "WhitespaceSplit": whitespace_split, "Metaspace": metaspace_step},
-         " here (Metaspace, Split on a string, WhitespaceSplit and Sequence are)")
+    walk(
+        spec,
+        where,
+        path,
+        "pre-tokenizer",
+        {"Split": split, "WhitespaceSplit": whitespace_split, "Metaspace": metaspace_step},
+        " here (Metaspace, Split on a string, WhitespaceSplit and Sequence are)",
+    )
 
     def pre_tokenize(text: str, first: bool) -> list[str]:
         pieces = [text]
         for step in steps:
             pieces = step(pieces, first)
         return pieces
+
     return pre_tokenize, (metaspace[0] if metaspace else None)
 
 
@@ -275,8 +286,14 @@ def read_byte_level_pre_tokenizer(spec, where: str, path: str = "$.pre_tokenizer
 
     if spec is None:
         raise TokenizerFileError(f"{where}: no pre-tokenizer: not a byte-level BPE tokenizer (ByteLevel is needed)")
-    walk(spec, where, path, "pre-tokenizer", {"Split": split, "ByteLevel": lambda node, at: byte_level.append(node)},
-         " (Split, ByteLevel and Sequence are), or not a byte-level BPE tokenizer")
+    walk(
+        spec,
+        where,
+        path,
+        "pre-tokenizer",
+        {"Split": split, "ByteLevel": lambda node, at: byte_level.append(node)},
+        " (Split, ByteLevel and Sequence are), or not a byte-level BPE tokenizer",
+    )
     if len(byte_level) != 1:
         raise TokenizerFileError(f"{where}: not a byte-level BPE tokenizer (its pre-tokenizer has no ByteLevel step)")
     return splits, byte_level[0]

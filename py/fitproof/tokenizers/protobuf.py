@@ -68,12 +68,12 @@ def fields(data: bytes, start: int = 0, end: int | None = None) -> Iterator[tupl
         elif wire == FIXED32:
             if end - offset < 4:
                 raise ProtobufError(at, f"field {number}: a 32-bit value cut short")
-            value = int.from_bytes(data[offset:offset + 4], "little")
+            value = int.from_bytes(data[offset : offset + 4], "little")
             offset += 4
         elif wire == FIXED64:
             if end - offset < 8:
                 raise ProtobufError(at, f"field {number}: a 64-bit value cut short")
-            value = int.from_bytes(data[offset:offset + 8], "little")
+            value = int.from_bytes(data[offset : offset + 8], "little")
             offset += 8
         else:
             raise ProtobufError(at, f"field {number} has wire type {wire} (groups and unknown types are not read)")

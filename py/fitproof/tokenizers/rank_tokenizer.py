@@ -16,8 +16,16 @@ from .regex import PatternUnsupported, Patterns
 class RankTokenizer(Tokenizer):
     """tiktoken's rule on a rank file: pieces of a split pattern, bytes merged by the rank of the merged bytes."""
 
-    def __init__(self, name: str, sha256: str, source: str, ranks: dict[bytes, int], pattern: str,
-                 text_specials: Iterable[str], prompt_specials: Iterable[str]):
+    def __init__(
+        self,
+        name: str,
+        sha256: str,
+        source: str,
+        ranks: dict[bytes, int],
+        pattern: str,
+        text_specials: Iterable[str],
+        prompt_specials: Iterable[str],
+    ):
         super().__init__(name, sha256, source)
         self.ranks = ranks
         try:
@@ -30,7 +38,7 @@ class RankTokenizer(Tokenizer):
 
     def _ordinary_pieces(self, text: str) -> Iterable[str]:
         codes = self.patterns.codes(text)
-        return [text[m.start():m.end()] for m in self.pattern.finditer(codes)]
+        return [text[m.start() : m.end()] for m in self.pattern.finditer(codes)]
 
     def _piece_count(self, piece: bytes) -> int:
         return exact.piece_count(piece, self.ranks)
@@ -39,19 +47,28 @@ class RankTokenizer(Tokenizer):
         return exact.piece_tokens(piece, self.ranks)
 
 
-HARMONY_SPECIALS = {"<|startoftext|>": 199998, "<|endoftext|>": 199999, "<|return|>": 200002,
-                    "<|constrain|>": 200003, "<|channel|>": 200005, "<|start|>": 200006, "<|end|>": 200007,
-                    "<|message|>": 200008, "<|call|>": 200012, "<|endofprompt|>": 200018}
-HARMONY_SPECIALS.update({f"<|reserved_{i}|>": i for i in (200000, 200001, 200004, 200009, 200010, 200011, *range(200013, 201088))
-                         if i != 200018})
+HARMONY_SPECIALS = {
+    "<|startoftext|>": 199998,
+    "<|endoftext|>": 199999,
+    "<|return|>": 200002,
+    "<|constrain|>": 200003,
+    "<|channel|>": 200005,
+    "<|start|>": 200006,
+    "<|end|>": 200007,
+    "<|message|>": 200008,
+    "<|call|>": 200012,
+    "<|endofprompt|>": 200018,
+}
+HARMONY_SPECIALS.update(
+    {f"<|reserved_{i}|>": i for i in (200000, 200001, 200004, 200009, 200010, 200011, *range(200013, 201088)) if i != 200018}
+)
 
 
 def o200k_harmony() -> RankTokenizer:
     """GPT-OSS's tokenizer: o200k_base (its verified rank file) with the harmony special tokens."""
     base = exact.ENCODINGS["o200k_base"]
     sha = exact.RANK_FILES["o200k_base"].sha256
-    tokenizer = RankTokenizer("o200k_harmony", sha, "o200k_base.tiktoken", base.ranks, O200K_PATTERN,
-                              HARMONY_SPECIALS, HARMONY_SPECIALS)
+    tokenizer = RankTokenizer("o200k_harmony", sha, "o200k_base.tiktoken", base.ranks, O200K_PATTERN, HARMONY_SPECIALS, HARMONY_SPECIALS)
     tokenizer.kind = "o200k_base + harmony special tokens"
     # Between special tokens the text is o200k_base's: its tuned counter (tests prove the two equal).
     # (mypy refuses assigning to a method; this instance attribute shadowing it is the point)
@@ -60,6 +77,8 @@ def o200k_harmony() -> RankTokenizer:
     return tokenizer
 
 
-O200K_PATTERN = ("[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
-                 "|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
-                 "|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+")
+O200K_PATTERN = (
+    "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+    "|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+    "|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
+)

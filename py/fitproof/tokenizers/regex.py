@@ -28,16 +28,36 @@ from typing import Callable, Iterable
 from .._base.errors import FitproofError
 
 CATEGORY_GROUPS = {
-    "L": ("Lu", "Ll", "Lt", "Lm", "Lo"), "M": ("Mn", "Mc", "Me"), "N": ("Nd", "Nl", "No"),
-    "P": ("Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po"), "S": ("Sm", "Sc", "Sk", "So"),
-    "Z": ("Zs", "Zl", "Zp"), "C": ("Cc", "Cf", "Cs", "Co", "Cn"),
-    "LC": ("Lu", "Ll", "Lt"), "L&": ("Lu", "Ll", "Lt"),
+    "L": ("Lu", "Ll", "Lt", "Lm", "Lo"),
+    "M": ("Mn", "Mc", "Me"),
+    "N": ("Nd", "Nl", "No"),
+    "P": ("Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po"),
+    "S": ("Sm", "Sc", "Sk", "So"),
+    "Z": ("Zs", "Zl", "Zp"),
+    "C": ("Cc", "Cf", "Cs", "Co", "Cn"),
+    "LC": ("Lu", "Ll", "Lt"),
+    "L&": ("Lu", "Ll", "Lt"),
 }
-LONG_NAMES = {"Letter": "L", "Mark": "M", "Number": "N", "Punctuation": "P", "Symbol": "S",
-              "Separator": "Z", "Other": "C", "Uppercase_Letter": "Lu", "Lowercase_Letter": "Ll",
-              "Titlecase_Letter": "Lt", "Modifier_Letter": "Lm", "Other_Letter": "Lo", "Nonspacing_Mark": "Mn",
-              "Spacing_Mark": "Mc", "Enclosing_Mark": "Me", "Decimal_Number": "Nd", "Letter_Number": "Nl",
-              "Other_Number": "No"}
+LONG_NAMES = {
+    "Letter": "L",
+    "Mark": "M",
+    "Number": "N",
+    "Punctuation": "P",
+    "Symbol": "S",
+    "Separator": "Z",
+    "Other": "C",
+    "Uppercase_Letter": "Lu",
+    "Lowercase_Letter": "Ll",
+    "Titlecase_Letter": "Lt",
+    "Modifier_Letter": "Lm",
+    "Other_Letter": "Lo",
+    "Nonspacing_Mark": "Mn",
+    "Spacing_Mark": "Mc",
+    "Enclosing_Mark": "Me",
+    "Decimal_Number": "Nd",
+    "Letter_Number": "Nl",
+    "Other_Number": "No",
+}
 # The characters outside ASCII whose simple case folding is an ASCII letter (CaseFolding.txt,
 # unchanged since Unicode 3.1): under (?i) the pattern's ``s`` also matches LONG S, ``k`` KELVIN SIGN.
 NON_ASCII_FOLDS = {"s": (0x17F,), "k": (0x212A,)}
@@ -58,7 +78,7 @@ class _Categories:
 
     def category(self, code_point: int) -> str:
         i = bisect_right(self.starts, code_point) - 1
-        return self.names[2 * i:2 * i + 2]
+        return self.names[2 * i : 2 * i + 2]
 
     def is_white(self, code_point: int) -> bool:
         return any(first <= code_point <= last for first, last in self.white)
@@ -89,10 +109,15 @@ def _atom_test(negated: bool, items: tuple) -> Callable[[int, str, bool], bool]:
     complements = tuple(_atom_test(True, item[1]) for item in items if item[0] == "not")  # not any(inner)
 
     def test(cp: int, category: str, white: bool) -> bool:
-        hit = (category in names or cp in chars or (wants_white and white)
-               or (ranges and any(lo <= cp <= hi for lo, hi in ranges))
-               or (complements and any(t(cp, category, white) for t in complements)))
+        hit = (
+            category in names
+            or cp in chars
+            or (wants_white and white)
+            or (ranges and any(lo <= cp <= hi for lo, hi in ranges))
+            or (complements and any(t(cp, category, white) for t in complements))
+        )
         return bool(hit) != negated
+
     return test
 
 
@@ -157,8 +182,16 @@ class _Parser:
 
     def group(self) -> None:
         p = self.pattern
-        for opener, out in (("(?:", "(?:"), ("(?=", "(?="), ("(?!", "(?!"), ("(?<=", "(?<="), ("(?<!", "(?<!"),
-                            ("(?>", "(?>"), ("(?i:", "(?:"), ("(?-i:", "(?:")):
+        for opener, out in (
+            ("(?:", "(?:"),
+            ("(?=", "(?="),
+            ("(?!", "(?!"),
+            ("(?<=", "(?<="),
+            ("(?<!", "(?<!"),
+            ("(?>", "(?>"),
+            ("(?i:", "(?:"),
+            ("(?-i:", "(?:"),
+        ):
             if p.startswith(opener, self.i):
                 self.i += len(opener)
                 self.fold.append(True if opener == "(?i:" else False if opener == "(?-i:" else self.fold[-1])

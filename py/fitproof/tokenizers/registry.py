@@ -127,5 +127,13 @@ def file_record(name: object) -> "dict | None":
     return record
 
 
-__all__ = ["TokenizerRegistry", "register_tokenizer", "using_tokenizers", "named_tokenizer", "registered_names",
-           "default_registry", "file_record", "BUILT_IN_FILES"]
+__all__ = [
+    "TokenizerRegistry",
+    "register_tokenizer",
+    "using_tokenizers",
+    "named_tokenizer",
+    "registered_names",
+    "default_registry",
+    "file_record",
+    "BUILT_IN_FILES",
+]

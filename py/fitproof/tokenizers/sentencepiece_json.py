@@ -64,7 +64,9 @@ class JSONSentencePiece(Tokenizer):
         normalizer = data.get("normalizer")
         self.meta = meta or (META if META in repr(normalizer) else None)  # ▁ written by a Replace or a Prepend
         if self.model_type == "BPE":
-            self.kind = "tokenizer.json (SentencePiece BPE, byte fallback)" if model.get("byte_fallback") else "tokenizer.json (SentencePiece BPE)"
+            self.kind = (
+                "tokenizer.json (SentencePiece BPE, byte fallback)" if model.get("byte_fallback") else "tokenizer.json (SentencePiece BPE)"
+            )
             self._read_bpe(model, where)
         else:
             self.kind = "tokenizer.json (SentencePiece Unigram)"
@@ -85,8 +87,7 @@ class JSONSentencePiece(Tokenizer):
         return vocab
 
     def _read_bpe(self, model: dict, where: str) -> None:
-        for key, allowed in (("dropout", (None, 0, 0.0)), ("continuing_subword_prefix", (None, "")),
-                             ("end_of_word_suffix", (None, ""))):
+        for key, allowed in (("dropout", (None, 0, 0.0)), ("continuing_subword_prefix", (None, "")), ("end_of_word_suffix", (None, ""))):
             if model.get(key) not in allowed:
                 raise TokenizerFileError(f"{where}: $.model.{key} is {short(model.get(key))}, not supported")
         vocab = self._read_vocab_dict(model, where)
@@ -138,18 +139,25 @@ class JSONSentencePiece(Tokenizer):
             raise TokenizerFileError(f"{where}: $.model.vocab has {len(vocab):,} entries (more than {MAX_PIECES:,})")
         pieces, scores = [], []
         for index, entry in enumerate(vocab):
-            if (not isinstance(entry, list) or len(entry) != 2 or not isinstance(entry[0], str)
-                    or type(entry[1]) not in (int, float) or entry[1] != entry[1] or abs(entry[1]) == float("inf")):
-                raise TokenizerFileError(f"{where}: $.model.vocab[{index}] is {short(entry)}, not [piece, score] "
-                                         "with a finite number")
+            if (
+                not isinstance(entry, list)
+                or len(entry) != 2
+                or not isinstance(entry[0], str)
+                or type(entry[1]) not in (int, float)
+                or entry[1] != entry[1]
+                or abs(entry[1]) == float("inf")
+            ):
+                raise TokenizerFileError(f"{where}: $.model.vocab[{index}] is {short(entry)}, not [piece, score] with a finite number")
             if len(entry[0]) > MAX_PIECE_CHARS:
                 raise TokenizerFileError(f"{where}: $.model.vocab[{index}] is a piece of {len(entry[0]):,} characters")
             pieces.append(entry[0])
             scores.append(float(entry[1]))
         unk_id = model.get("unk_id")
         if type(unk_id) is not int or not 0 <= unk_id < len(pieces):
-            raise TokenizerFileError(f"{where}: $.model.unk_id is {short(unk_id)}, not an index into $.model.vocab "
-                                     "(tokenizers cannot encode an unknown character without it)")
+            raise TokenizerFileError(
+                f"{where}: $.model.unk_id is {short(unk_id)}, not an index into $.model.vocab "
+                "(tokenizers cannot encode an unknown character without it)"
+            )
         self.byte_fallback = bool(model.get("byte_fallback", False))
         self.lattice = Lattice(pieces, scores, unk_id, self.byte_fallback)
         self.vocab = self.lattice.ids
@@ -302,7 +310,7 @@ class _IdsOfBytes:
             text = None
         if text is not None:
             meta = self.tokenizer.meta
-            for candidate in ((text.replace(" ", meta), text) if meta else (text,)):
+            for candidate in (text.replace(" ", meta), text) if meta else (text,):
                 if candidate in vocab:
                     return vocab[candidate]
         if len(piece) == 1:
@@ -316,8 +324,7 @@ class Lattice:
     one only when strictly better; the candidates ending at a position are met in order of their
     start, shortest first. Scores are added as they do (piece score + the path's score so far)."""
 
-    def __init__(self, pieces: list[str], scores: list[float], unk_id: int, byte_fallback: bool,
-                 matched: Iterable[int] | None = None):
+    def __init__(self, pieces: list[str], scores: list[float], unk_id: int, byte_fallback: bool, matched: Iterable[int] | None = None):
         self.pieces = pieces
         self.scores = scores
         self.unk_id = unk_id

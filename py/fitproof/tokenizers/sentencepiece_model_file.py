@@ -47,14 +47,22 @@ def f32(value: float) -> float:
 
 
 def _read(data: bytes, where: str) -> dict:
-    spec: dict[str, Any] = {"pieces": [], "model_type": UNIGRAM, "byte_fallback": False, "suffix": False,
-            "add_dummy_prefix": True, "remove_extra_whitespaces": True, "escape_whitespaces": True,
-            "charsmap": b"", "normalizer": None}
+    spec: dict[str, Any] = {
+        "pieces": [],
+        "model_type": UNIGRAM,
+        "byte_fallback": False,
+        "suffix": False,
+        "add_dummy_prefix": True,
+        "remove_extra_whitespaces": True,
+        "escape_whitespaces": True,
+        "charsmap": b"",
+        "normalizer": None,
+    }
     pieces = spec["pieces"]
 
     def text(span, at: int, what: str) -> str:
         try:
-            return bytes(data[span[0]:span[1]]).decode("utf-8")
+            return bytes(data[span[0] : span[1]]).decode("utf-8")
         except UnicodeDecodeError:
             raise ProtobufError(at, f"{what} is not UTF-8") from None
 
@@ -104,7 +112,7 @@ def _read(data: bytes, where: str) -> dict:
                 if inner == 1 and inner_wire == DELIMITED:
                     spec["normalizer"] = text(inner_value, inner_at, "the normalizer's name")
                 elif inner == 2 and inner_wire == DELIMITED:
-                    spec["charsmap"] = bytes(data[inner_value[0]:inner_value[1]])
+                    spec["charsmap"] = bytes(data[inner_value[0] : inner_value[1]])
                     spec["charsmap_at"] = inner_at
                 elif inner_wire == VARINT and inner in (3, 4, 5):
                     key = {3: "add_dummy_prefix", 4: "remove_extra_whitespaces", 5: "escape_whitespaces"}[inner]
@@ -128,10 +136,13 @@ class SentencePieceModel(Tokenizer):
         model_type = spec["model_type"]
         if model_type not in (UNIGRAM, BPE):
             kinds = {3: "word", 4: "char"}
-            raise TokenizerFileError(f"{where}: a SentencePiece {kinds.get(model_type, str(model_type))} model: only "
-                                     "Unigram and BPE models are supported")
+            raise TokenizerFileError(
+                f"{where}: a SentencePiece {kinds.get(model_type, str(model_type))} model: only Unigram and BPE models are supported"
+            )
         self.model_type = model_type
-        self.kind = f"SentencePiece .model ({'BPE' if model_type == BPE else 'Unigram'}{', byte fallback' if spec['byte_fallback'] else ''})"
+        self.kind = (
+            f"SentencePiece .model ({'BPE' if model_type == BPE else 'Unigram'}{', byte fallback' if spec['byte_fallback'] else ''})"
+        )
         self.texts = [piece for piece, _, _ in pieces]
         self.scores = [score for _, score, _ in pieces]
         self.types = [kind for _, _, kind in pieces]
@@ -170,8 +181,10 @@ class SentencePieceModel(Tokenizer):
             self.unk_score = f32(min(normal, default=3.4028234663852886e38) - 10.0)
             self.usable = {piece: index for piece, index in self.pieces.items() if self.types[index] != UNUSED}
             # each piece's score in the path (float32); a user-defined piece's is 0.1 per UTF-8 byte past the first
-            self.value_of = {piece: f32(0.1 * (len(piece.encode("utf-8")) - 1)) if self.types[index] == USER_DEFINED
-                             else self.scores[index] for piece, index in self.usable.items()}
+            self.value_of = {
+                piece: f32(0.1 * (len(piece.encode("utf-8")) - 1)) if self.types[index] == USER_DEFINED else self.scores[index]
+                for piece, index in self.usable.items()
+            }
             self.prefixes = {piece[:k] for piece in self.usable for k in range(1, len(piece))}
             self.longest = max(map(len, self.usable), default=1)
 
@@ -294,6 +307,7 @@ class SentencePieceModel(Tokenizer):
                 if len(piece) == 1 and model.byte_fallback:
                     return model.byte_ids[piece[0]]
                 return default
+
         return _Ids()
 
     def _ids(self, encoded: list[tuple[str, int]]) -> list[int]:
@@ -471,7 +485,7 @@ _SPACES = re.compile(" {2,}")
 
 def _strip_end(text: str, space: str) -> str:
     while text.endswith(space):
-        text = text[:-len(space)]
+        text = text[: -len(space)]
     return text
 
 

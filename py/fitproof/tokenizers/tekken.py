@@ -12,17 +12,35 @@ from .rank_tokenizer import RankTokenizer
 
 
 # Mistral's control tokens when a tekken file lists none (mistral-common's DEPRECATED_SPECIAL_TOKENS).
-TEKKEN_DEFAULT_SPECIALS = ("<unk>", "<s>", "</s>", "[INST]", "[/INST]", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]",
-                           "[TOOL_RESULTS]", "[/TOOL_RESULTS]", "[TOOL_CALLS]", "[IMG]", "<pad>", "[IMG_BREAK]",
-                           "[IMG_END]", "[PREFIX]", "[MIDDLE]", "[SUFFIX]", "[SYSTEM_PROMPT]", "[/SYSTEM_PROMPT]",
-                           "[TOOL_CONTENT]")
+TEKKEN_DEFAULT_SPECIALS = (
+    "<unk>",
+    "<s>",
+    "</s>",
+    "[INST]",
+    "[/INST]",
+    "[AVAILABLE_TOOLS]",
+    "[/AVAILABLE_TOOLS]",
+    "[TOOL_RESULTS]",
+    "[/TOOL_RESULTS]",
+    "[TOOL_CALLS]",
+    "[IMG]",
+    "<pad>",
+    "[IMG_BREAK]",
+    "[IMG_END]",
+    "[PREFIX]",
+    "[MIDDLE]",
+    "[SUFFIX]",
+    "[SYSTEM_PROMPT]",
+    "[/SYSTEM_PROMPT]",
+    "[TOOL_CONTENT]",
+)
 
 
 def tekken(data: dict, name: str, sha256: str, source: str) -> RankTokenizer:
     config = data.get("config")
     vocab = data.get("vocab")
     if not isinstance(config, dict) or not isinstance(vocab, list):
-        raise TokenizerFileError(f"{source}: a tekken file needs \"config\" and \"vocab\"")
+        raise TokenizerFileError(f'{source}: a tekken file needs "config" and "vocab"')
     try:
         pattern = config["pattern"]
         specials_count = int(config["default_num_special_tokens"])

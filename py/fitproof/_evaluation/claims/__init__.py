@@ -40,6 +40,7 @@ __all__ = ["LIST_KEY", "MAX_LISTED", "WHAT", "WITH_PROMPT", "claim_summary", "cl
 
 # ---------------------------------------------------------------- the hook
 
+
 def judging(mode: Mode[Any, Any], data: dict) -> tuple[Mode[Any, Any], dict]:
     """(the mode, wrapped to read and judge the claim; the input without ``claim``)."""
     rest = {key: value for key, value in data.items() if key != "claim"}
@@ -103,7 +104,7 @@ class _Judging:
 
 
 def claimed_summary(verdict: Verdict, usual: str, succeeded: bool, failed_checks: list[str]) -> str:
-    """"The claim holds: <usual>" or "The claim fails: <first failure> (and N more failures). <usual>"."""
+    """ "The claim holds: <usual>" or "The claim fails: <first failure> (and N more failures). <usual>"."""
     if verdict["pass"]:
         return f"The claim holds: {usual}"  # evaluate adds "But a check failed" itself
     failures = verdict["failures"]
@@ -114,6 +115,7 @@ def claimed_summary(verdict: Verdict, usual: str, succeeded: bool, failed_checks
 
 
 # ---------------------------------------------------------------- the verdict
+
 
 def judge(mode: str, parsed: object, claim: Claim, proven: list | None = None) -> Verdict:
     """``{"pass", "failures"}`` for ``claim`` (as :func:`read_claim` gives it) on the parsed input.
@@ -128,5 +130,10 @@ def judge(mode: str, parsed: object, claim: Claim, proven: list | None = None) -
 
 
 # Each judge reads its own mode's parsed input (the type its first parameter names).
-_JUDGES: dict[str, Callable[[Any, Claim, list | None], list[Failure]]] = {"relevance": _judge_relevance, "required": _judge_required, "blocks": _judge_blocks, "passages": _judge_passages,
-           "messages": _judge_messages}
+_JUDGES: dict[str, Callable[[Any, Claim, list | None], list[Failure]]] = {
+    "relevance": _judge_relevance,
+    "required": _judge_required,
+    "blocks": _judge_blocks,
+    "passages": _judge_passages,
+    "messages": _judge_messages,
+}

@@ -16,13 +16,38 @@ from ..._base.ordinal import ordinal_keys
 from ..._base.values import plural
 from ...modes import blocks, relevance, required as required_mode
 from .reading import Claim
-from .verdicts import (BUDGET, REQUIRED, RULE, USED, Failure, _capped, _failure, _flags, _names, _prompt_failures, _resolve, _shown,
-                       _tokens_left, _total)
+from .verdicts import (
+    BUDGET,
+    REQUIRED,
+    RULE,
+    USED,
+    Failure,
+    _capped,
+    _failure,
+    _flags,
+    _names,
+    _prompt_failures,
+    _resolve,
+    _shown,
+    _tokens_left,
+    _total,
+)
 
 
-def _greedy(ids: list[str], costs: list[int], order: list[int], budget: int, claim: Claim, required: list[bool] | None, values: list,
-            start: str, overflow: int | None = None, render: Callable[[list[int]], str] | None = None,
-            where: dict[str, int] | None = None, rule_kept: list[bool] | None = None) -> list[Failure]:
+def _greedy(
+    ids: list[str],
+    costs: list[int],
+    order: list[int],
+    budget: int,
+    claim: Claim,
+    required: list[bool] | None,
+    values: list,
+    start: str,
+    overflow: int | None = None,
+    render: Callable[[list[int]], str] | None = None,
+    where: dict[str, int] | None = None,
+    rule_kept: list[bool] | None = None,
+) -> list[Failure]:
     """The judge of the greedy modes: ``order`` is the order of consideration (required first);
     ``start`` says what the budget is ("the budget is 7 tokens"); ``overflow``, the required
     items' cost when it exceeds the budget (the rule then selects nothing)."""
@@ -31,8 +56,13 @@ def _greedy(ids: list[str], costs: list[int], order: list[int], budget: int, cla
     total = sum(map(costs.__getitem__, positions))
     if total > budget:
         listed = " + ".join(f"{ids[position]} {costs[position]}" for position in positions) if len(positions) <= 6 else ""
-        failures.append(_failure(BUDGET, f"the claimed items cost {plural(total, 'token')}{f' ({listed})' if listed else ''}, "
-                                         f"over the budget of {budget} by {total - budget}"))
+        failures.append(
+            _failure(
+                BUDGET,
+                f"the claimed items cost {plural(total, 'token')}{f' ({listed})' if listed else ''}, "
+                f"over the budget of {budget} by {total - budget}",
+            )
+        )
     claimed_in_order = list(map(claimed.__getitem__, order))
     if required is not None and overflow is None:
         # The required items come first: the rule keeps each that fits what the ones before it left.
@@ -45,13 +75,22 @@ def _greedy(ids: list[str], costs: list[int], order: list[int], budget: int, cla
                 left -= costs[position]
                 if not claimed[position]:
                     missing.append(ids[position])
-        failures += _capped([_failure(REQUIRED, f"{item_id} is required and kept by the rule, but not claimed", item_id) for item_id in missing],
-                            REQUIRED, "required items not claimed")
+        failures += _capped(
+            [_failure(REQUIRED, f"{item_id} is required and kept by the rule, but not claimed", item_id) for item_id in missing],
+            REQUIRED,
+            "required items not claimed",
+        )
     if overflow is not None:
         if positions:
             first = next(compress(order, claimed_in_order))
-            failures.append(_failure(RULE, f"{ids[first]} is claimed, but the required items need {plural(overflow, 'token')}, over the "
-                                           f"budget of {budget}: the rule selects nothing", ids[first]))
+            failures.append(
+                _failure(
+                    RULE,
+                    f"{ids[first]} is claimed, but the required items need {plural(overflow, 'token')}, over the "
+                    f"budget of {budget}: the rule selects nothing",
+                    ids[first],
+                )
+            )
     else:
         # The rule's walk from the input, in its order, up to the first decision the claim does not make:
         # until then the claim and the rule agree, so what remains is the same for both.
@@ -95,8 +134,9 @@ def _rule_kept(order: list[int], costs: list, budget: int) -> list[int]:
     return kept
 
 
-def _better(values: list, claimed: list[int], rule_kept: list[int], total: int, budget: int, required: list[bool] | None,
-            flags: bytearray) -> str:
+def _better(
+    values: list, claimed: list[int], rule_kept: list[int], total: int, budget: int, required: list[bool] | None, flags: bytearray
+) -> str:
     """When the claim is within the budget, keeps every required item and scores more than the
     rule's choice: the combination the greedy rule missed, said as such."""
     if total > budget:
@@ -110,8 +150,10 @@ def _better(values: list, claimed: list[int], rule_kept: list[int], total: int, 
     if ours is None or theirs is None or not ours > theirs:
         return ""
     worth = "priority" if required is not None else "relevance"
-    return (f"; yet the claim, within the budget, totals {worth} {_shown(ours)} against the rule's {_shown(theirs)}: "
-            "a better combination than the greedy rule's, but not the rule's")
+    return (
+        f"; yet the claim, within the budget, totals {worth} {_shown(ours)} against the rule's {_shown(theirs)}: "
+        "a better combination than the greedy rule's, but not the rule's"
+    )
 
 
 def _ranked(ids: list[str], keys: list, required: list[bool] | None = None) -> list[int]:
@@ -148,10 +190,12 @@ def _in_id_order(part: list[int], start: int, end: int, id_keys: Callable[[int],
         if id_keys(second) < id_keys(first):
             part[start], part[end] = second, first
     else:
-        part[start:end + 1] = sorted(part[start:end + 1], key=id_keys)
+        part[start : end + 1] = sorted(part[start : end + 1], key=id_keys)
 
 
-def _order(ids: list[str], where: dict[str, int], proven: list | None, rank: Callable[[], list[int]]) -> tuple[list[int], list[bool] | None]:
+def _order(
+    ids: list[str], where: dict[str, int], proven: list | None, rank: Callable[[], list[int]]
+) -> tuple[list[int], list[bool] | None]:
     """The order of consideration and, from a proven trace, the rule's decisions in it."""
     if proven is None:
         return rank(), None
@@ -162,8 +206,18 @@ def _judge_relevance(parsed: relevance.Parsed, claim: Claim, proven: list | None
     ids, budget, scores = parsed.ids, parsed.budget, parsed.scores
     where = parsed.positions  # the checks' id table (built once per parsed input)
     order, kept = _order(ids, where, proven, lambda: _ranked(ids, scores))
-    return _greedy(ids, parsed.tokens, order, budget, claim, None, parsed.relevance, f"the budget is {plural(budget, 'token')}",
-                   where=where, rule_kept=kept)
+    return _greedy(
+        ids,
+        parsed.tokens,
+        order,
+        budget,
+        claim,
+        None,
+        parsed.relevance,
+        f"the budget is {plural(budget, 'token')}",
+        where=where,
+        rule_kept=kept,
+    )
 
 
 def _judge_required(parsed: required_mode.Parsed, claim: Claim, proven: list | None = None) -> list[Failure]:
@@ -172,8 +226,19 @@ def _judge_required(parsed: required_mode.Parsed, claim: Claim, proven: list | N
     order, kept = _order(ids, where, proven, lambda: _ranked(ids, priorities, required))
     required_cost = sum(compress(costs, required))
     overflow = required_cost if required_cost > budget else None
-    return _greedy(ids, costs, order, budget, claim, required, parsed.priority, f"the budget is {plural(budget, 'token')}", overflow,
-                   where=where, rule_kept=kept)
+    return _greedy(
+        ids,
+        costs,
+        order,
+        budget,
+        claim,
+        required,
+        parsed.priority,
+        f"the budget is {plural(budget, 'token')}",
+        overflow,
+        where=where,
+        rule_kept=kept,
+    )
 
 
 def _judge_blocks(parsed: blocks.Parsed, claim: Claim, proven: list | None = None) -> list[Failure]:
@@ -194,9 +259,19 @@ def _judge_blocks(parsed: blocks.Parsed, claim: Claim, proven: list | None = Non
     def render(packed: list[int]) -> str:
         return _blocks_prompt(parsed.system, parsed.task, [records[position] for position in packed])
 
-    return _greedy(ids, [block.cost for block in records], order, available, claim, required,
-                   [block.priority for block in records], f"the window leaves {plural(available, 'token')} for blocks", render=render,
-                   where=where, rule_kept=kept)
+    return _greedy(
+        ids,
+        [block.cost for block in records],
+        order,
+        available,
+        claim,
+        required,
+        [block.priority for block in records],
+        f"the window leaves {plural(available, 'token')} for blocks",
+        render=render,
+        where=where,
+        rule_kept=kept,
+    )
 
 
 def _blocks_prompt(system: str, task: str, packed: list[blocks.Block]) -> str:
@@ -207,6 +282,15 @@ def _blocks_prompt(system: str, task: str, packed: list[blocks.Block]) -> str:
         utc = written.get(observed.nanoseconds)
         if utc is None:
             utc = written[observed.nanoseconds] = observed.utc_text()
-        lines += [f"### Block {block_id}", f"Source: {source}", f"Priority: {priority}", f"ObservedAtUtc: {utc}",
-                  f"Required: {'True' if required else 'False'}", f"EstimatedTokens: {cost}", "Content:", content, ""]
+        lines += [
+            f"### Block {block_id}",
+            f"Source: {source}",
+            f"Priority: {priority}",
+            f"ObservedAtUtc: {utc}",
+            f"Required: {'True' if required else 'False'}",
+            f"EstimatedTokens: {cost}",
+            "Content:",
+            content,
+            "",
+        ]
     return "\n".join(lines) + "\n"

@@ -14,6 +14,7 @@ from .reading import Claim
 from .verdicts import BUDGET, HOLES, KNOWN, PAIRED, REQUIRED, RULE, USED, USER, Failure, _capped, _failure, _flags, _tokens_left
 from ...modes.messages.history import Parsed
 
+
 def _judge_messages(parsed: Parsed, claim: Claim, proven: list | None = None) -> list[Failure]:
     limit, costs, roles, unit_of = parsed["limit"], parsed["costs"], parsed["roles"], parsed["unit_of"]
     unit = _message_unit(parsed)
@@ -24,7 +25,11 @@ def _judge_messages(parsed: Parsed, claim: Claim, proven: list | None = None) ->
         if index >= size:
             if index not in unknown:
                 unknown.add(index)
-                failures.append(_failure(KNOWN, f"{index} is not a message index: the history has {plural(size, 'message')} (0-{size - 1})", index, "index"))
+                failures.append(
+                    _failure(
+                        KNOWN, f"{index} is not a message index: the history has {plural(size, 'message')} (0-{size - 1})", index, "index"
+                    )
+                )
         elif seen[index]:
             if seen[index] == 1:
                 failures.append(_failure(KNOWN, f"message {index} is claimed twice", index, "index"))
@@ -44,12 +49,25 @@ def _judge_messages(parsed: Parsed, claim: Claim, proven: list | None = None) ->
     pinned_tokens = fixed + sum(compress(costs, pinned))
     tokens = fixed + sum(map(costs.__getitem__, positions)) if positions else 0
     if tokens > limit:
-        failures.append(_failure(BUDGET, f"the claimed messages and the reply priming count {plural(tokens, unit)}, over the limit of {limit} by {tokens - limit}"))
+        failures.append(
+            _failure(
+                BUDGET,
+                f"the claimed messages and the reply priming count {plural(tokens, unit)}, over the limit of {limit} by {tokens - limit}",
+            )
+        )
     overflow = pinned_tokens > limit
     if not overflow:
         missing = [index for index in range(size) if pinned[index] and not claimed[index]]
-        failures += _capped([_failure(REQUIRED, f"message {index} ({roles[index]}) is {_why_kept(parsed, index, unit_of)} but not claimed",
-                                      index, "index") for index in missing], REQUIRED, "pinned messages not claimed")
+        failures += _capped(
+            [
+                _failure(
+                    REQUIRED, f"message {index} ({roles[index]}) is {_why_kept(parsed, index, unit_of)} but not claimed", index, "index"
+                )
+                for index in missing
+            ],
+            REQUIRED,
+            "pinned messages not claimed",
+        )
     # A tool call and its results: all claimed or none.
     for start, group in members.items():
         if len(group) > 1:
@@ -57,11 +75,25 @@ def _judge_messages(parsed: Parsed, claim: Claim, proven: list | None = None) ->
             if any(flags) and not all(flags):
                 if flags[0]:
                     absent = [index for index, flag in zip(group, flags) if not flag]
-                    failures.append(_failure(PAIRED, f"message {start} calls tools, but its result{'s' if len(absent) > 1 else ''} "
-                                                     f"{', '.join(map(str, absent))} {'are' if len(absent) > 1 else 'is'} not claimed", start, "index"))
+                    failures.append(
+                        _failure(
+                            PAIRED,
+                            f"message {start} calls tools, but its result{'s' if len(absent) > 1 else ''} "
+                            f"{', '.join(map(str, absent))} {'are' if len(absent) > 1 else 'is'} not claimed",
+                            start,
+                            "index",
+                        )
+                    )
                 else:
                     answer = next(index for index, flag in zip(group, flags) if flag)
-                    failures.append(_failure(PAIRED, f"message {answer} is a tool result, but message {start}, whose call it answers, is not claimed", answer, "index"))
+                    failures.append(
+                        _failure(
+                            PAIRED,
+                            f"message {answer} is a tool result, but message {start}, whose call it answers, is not claimed",
+                            answer,
+                            "index",
+                        )
+                    )
     # No holes: once an unpinned message is left out, nothing older (and unpinned) is kept.
     hole = None
     for index in reversed(range(size)):
@@ -70,29 +102,52 @@ def _judge_messages(parsed: Parsed, claim: Claim, proven: list | None = None) ->
         if not claimed[index]:
             hole = index if hole is None else hole
         elif hole is not None:
-            failures.append(_failure(HOLES, f"message {hole} is not claimed, but the older message {index} is: a hole in the history", hole, "index"))
+            failures.append(
+                _failure(HOLES, f"message {hole} is not claimed, but the older message {index} is: a hole in the history", hole, "index")
+            )
             break
     conversation = [index for index in sorted(positions) if roles[index] not in ("system", "developer")]
     unpinned = [index for index in positions if not pinned[index]]
     if conversation and roles[conversation[0]] != "user" and not pinned[conversation[0]]:
         first = conversation[0]
-        failures.append(_failure(USER, f"the claimed conversation starts at message {first} ({roles[first]}), not at a user turn", first, "index"))
+        failures.append(
+            _failure(USER, f"the claimed conversation starts at message {first} ({roles[first]}), not at a user turn", first, "index")
+        )
     elif unpinned and roles[min(unpinned)] != "user" and not all(claimed[index] for index in range(min(unpinned))):
         first = min(unpinned)
-        failures.append(_failure(USER, f"the claimed history resumes at message {first} ({roles[first]}) after a message left out, not at a user turn", first, "index"))
+        failures.append(
+            _failure(
+                USER,
+                f"the claimed history resumes at message {first} ({roles[first]}) after a message left out, not at a user turn",
+                first,
+                "index",
+            )
+        )
     walk_limit, floor, lowered = limit, 0, None
     if parsed.get("options") is not None and not overflow:  # strategy stable: the walk's limit and the cut it keeps
         from ...modes.messages.stable import decide
+
         lowered, floor, _ = decide(parsed)
         walk_limit = limit if lowered is None else lowered
     failures += _messages_rule(parsed, claimed, pinned, members, walk_limit - pinned_tokens, pinned_tokens, positions, floor, lowered)
     if claim["used"] is not None and claim["used"] != tokens:
-        failures.append(_failure(USED, f"the claim says used {claim['used']}, but the claimed messages and the reply priming count {tokens}"))
+        failures.append(
+            _failure(USED, f"the claim says used {claim['used']}, but the claimed messages and the reply priming count {tokens}")
+        )
     return failures
 
 
-def _messages_rule(parsed: Parsed, claimed: bytearray, pinned: list, members: dict, remaining: int, pinned_tokens: int, positions: list,
-                   floor: int = 0, lowered: int | None = None) -> list[Failure]:
+def _messages_rule(
+    parsed: Parsed,
+    claimed: bytearray,
+    pinned: list,
+    members: dict,
+    remaining: int,
+    pinned_tokens: int,
+    positions: list,
+    floor: int = 0,
+    lowered: int | None = None,
+) -> list[Failure]:
     """The walk from the newest unit to the oldest, then the start at a user turn; the first
     unit (newest first) that the claim keeps and the rule drops, or the other way round. ``floor``:
     strategy stable's cut kept from the previous call (the units before it are dropped);
@@ -109,8 +164,15 @@ def _messages_rule(parsed: Parsed, claimed: bytearray, pinned: list, members: di
         if not positions:
             return []
         newest = max(positions)
-        return [_failure(RULE, f"message {newest} is claimed, but the pinned messages, the live turn and the reply priming need {plural(pinned_tokens, unit)}, "
-                               f"over the limit of {limit}: the rule keeps nothing", newest, "index")]
+        return [
+            _failure(
+                RULE,
+                f"message {newest} is claimed, but the pinned messages, the live turn and the reply priming need {plural(pinned_tokens, unit)}, "
+                f"over the limit of {limit}: the rule keeps nothing",
+                newest,
+                "index",
+            )
+        ]
     starts = [start for start in reversed(list(members)) if not pinned[start]]
     walk: list[tuple[int, int, str, int]] = []  # (unit start, remaining before, decision, unit cost)
     stopped_at: tuple[int, int, int] | None = None
@@ -143,7 +205,11 @@ def _messages_rule(parsed: Parsed, claimed: bytearray, pinned: list, members: di
         else:
             all_before = False
     first_user = min((start for start in fits - dropped_for_start), default=None)
-    kept_newer: list[int] = [index for index in range(parsed["live_start"], len(costs)) if not parsed["pinned"][index] and parsed["unit_of"][index] not in pinned_units]
+    kept_newer: list[int] = [
+        index
+        for index in range(parsed["live_start"], len(costs))
+        if not parsed["pinned"][index] and parsed["unit_of"][index] not in pinned_units
+    ]
     for start, left, decision, cost in walk:
         rule_keeps = decision == "fits" and start not in dropped_for_start
         is_claimed = any(claimed[index] for index in members[start])
@@ -158,21 +224,32 @@ def _messages_rule(parsed: Parsed, claimed: bytearray, pinned: list, members: di
             after = f"after the newer {_ranges(kept_newer)}, " if kept_newer else "after the pinned messages and the reply priming, "
             detail = f"{subject} {'is' if len(members[start]) == 1 else 'are'} claimed, but {after}{_tokens_left(left, unit)} and it needs {cost}"
             if lowered is not None:
-                detail += (f" (strategy stable cuts the history down to its low watermark, {plural(lowered, unit)} of the limit's {limit}, "
-                           "and keeps that cut on the next calls)")
+                detail += (
+                    f" (strategy stable cuts the history down to its low watermark, {plural(lowered, unit)} of the limit's {limit}, "
+                    "and keeps that cut on the next calls)"
+                )
         elif decision == "before the cut":
-            detail = (f"{subject} {'is' if len(members[start]) == 1 else 'are'} claimed, but strategy stable keeps the previous call's cut "
-                      f"(message {floor}): nothing older than it is sent")
+            detail = (
+                f"{subject} {'is' if len(members[start]) == 1 else 'are'} claimed, but strategy stable keeps the previous call's cut "
+                f"(message {floor}): nothing older than it is sent"
+            )
         elif decision == "older":
             assert stopped_at is not None  # an "older" row comes only after the walk stopped
             stop, stop_left, stop_cost = stopped_at
-            detail = (f"{subject} {'is' if len(members[start]) == 1 else 'are'} claimed, but the walk stopped at the newer message {stop}, "
-                      f"which needs {stop_cost} of the {stop_left} left: nothing older is kept")
+            detail = (
+                f"{subject} {'is' if len(members[start]) == 1 else 'are'} claimed, but the walk stopped at the newer message {stop}, "
+                f"which needs {stop_cost} of the {stop_left} left: nothing older is kept"
+            )
         else:
-            because = (f"message {first_user}, where the kept history resumes at a user turn" if first_user is not None
-                       else f"the live turn (message {parsed['live_start']}, the newest user message)")
-            detail = (f"{subject} {'is' if len(members[start]) == 1 else 'are'} claimed, but it comes before {because}: the conversation sent "
-                      "starts at a user turn and never with a reply to a message left out")
+            because = (
+                f"message {first_user}, where the kept history resumes at a user turn"
+                if first_user is not None
+                else f"the live turn (message {parsed['live_start']}, the newest user message)"
+            )
+            detail = (
+                f"{subject} {'is' if len(members[start]) == 1 else 'are'} claimed, but it comes before {because}: the conversation sent "
+                "starts at a user turn and never with a reply to a message left out"
+            )
         return [_failure(RULE, detail, start, "index")]
     return []
 

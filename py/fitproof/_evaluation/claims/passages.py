@@ -31,6 +31,7 @@ def _judge_passages(parsed: passages_mode.Parsed, claim: Claim, proven: list | N
             return estimate_of_parts(*sums)
     else:
         if counter == "words":
+
             def part(text: str) -> int:
                 return len(text.split())
         else:
@@ -38,6 +39,7 @@ def _judge_passages(parsed: passages_mode.Parsed, claim: Claim, proven: list | N
 
             def part(text: str) -> int:
                 return count_tokens(text, counter)
+
         base = part("Question: " + question + "\nSources:\n") + part("Answer:")
 
         def add(a: Any, b: Any) -> Any:
@@ -45,6 +47,7 @@ def _judge_passages(parsed: passages_mode.Parsed, claim: Claim, proven: list | N
 
         def total(sums: Any) -> int:
             return sums
+
     unit = {"words": "word", "estimate": "estimated token"}.get(counter, "token")
     positions, failures = _resolve(claim["ids"], ids)
     claimed = _flags(positions, len(ids))
@@ -54,7 +57,11 @@ def _judge_passages(parsed: passages_mode.Parsed, claim: Claim, proven: list | N
         sums = add(sums, stats[position])
     units = total(sums)
     if units > limit:
-        failures.append(_failure(BUDGET, f"the prompt with the claimed passages counts {plural(units, unit)}, over the limit of {limit} by {units - limit}"))
+        failures.append(
+            _failure(
+                BUDGET, f"the prompt with the claimed passages counts {plural(units, unit)}, over the limit of {limit} by {units - limit}"
+            )
+        )
     # The rule's walk, in retrieval order, up to the first passage where the claim departs from it.
     kept_before: list[int]
     sums, kept_before = base, []
@@ -67,8 +74,11 @@ def _judge_passages(parsed: passages_mode.Parsed, claim: Claim, proven: list | N
             if fits:
                 detail = f"{passage_id} fits the {plural(left, unit)} that {'remains' if left == 1 else 'remain'} (it adds {cost}) but is not claimed"
             else:
-                context = f"after {_names(ids, kept_before)} {_tokens_left(left, unit)}" if kept_before else \
-                    f"the prompt without passages leaves {plural(left, unit)}"
+                context = (
+                    f"after {_names(ids, kept_before)} {_tokens_left(left, unit)}"
+                    if kept_before
+                    else f"the prompt without passages leaves {plural(left, unit)}"
+                )
                 detail = f"{passage_id} is claimed, but {context} and {passage_id} adds {cost}"
             failures.append(_failure(RULE, detail, passage_id))
             break

@@ -61,8 +61,10 @@ def read_claim(value: object, mode: str) -> tuple[Claim | None, list[Problem]]:
         key = problem.about
         owners = [name for name, word in LIST_KEY.items() if word == key]
         if owners and isinstance(key, str) and key != list_key:  # (a key some mode names is a string)
-            problem = problem._replace(message=f"unknown key {json_text(key)}: in mode {mode} a claim lists its {WHAT[mode]} in "
-                                            f"{json_text(list_key)} ({json_text(key)} is the word of mode {owners[0]})")
+            problem = problem._replace(
+                message=f"unknown key {json_text(key)}: in mode {mode} a claim lists its {WHAT[mode]} in "
+                f"{json_text(list_key)} ({json_text(key)} is the word of mode {owners[0]})"
+            )
         problems.append(problem)
     ids = None
     if list_key not in value:

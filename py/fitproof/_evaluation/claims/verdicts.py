@@ -18,8 +18,15 @@ from ..._base.values import json_text, plural
 MAX_LISTED = 20  # failures of one kind listed one by one; past it, one failure says how many more
 
 KNOWN, BUDGET, REQUIRED, RULE, HOLES, PAIRED, USER, PROMPT, USED = (
-    "known ids", "within budget", "required kept", "follows the rule", "no holes", "tool calls paired",
-    "starts with user", "prompt matches", "used adds up",
+    "known ids",
+    "within budget",
+    "required kept",
+    "follows the rule",
+    "no holes",
+    "tool calls paired",
+    "starts with user",
+    "prompt matches",
+    "used adds up",
 )
 
 
@@ -129,9 +136,9 @@ def _prompt_failures(claimed: str, rendered: str) -> list[Failure]:
     column = at - rendered.rfind("\n", 0, at)
     where = f"at character {at + 1} (line {line}, column {column})"
     if at == len(claimed):
-        what = f"the claimed prompt ends there, the rendered one goes on with {json_text(rendered[at:at + 24])}"
+        what = f"the claimed prompt ends there, the rendered one goes on with {json_text(rendered[at : at + 24])}"
     elif at == len(rendered):
-        what = f"the rendered prompt ends there, the claimed one goes on with {json_text(claimed[at:at + 24])}"
+        what = f"the rendered prompt ends there, the claimed one goes on with {json_text(claimed[at : at + 24])}"
     else:
-        what = f"the claim has {json_text(claimed[at:at + 24])}, the rendered prompt {json_text(rendered[at:at + 24])}"
+        what = f"the claim has {json_text(claimed[at : at + 24])}, the rendered prompt {json_text(rendered[at : at + 24])}"
     return [_failure(PROMPT, f"the claimed prompt differs from the one rendered from the claimed selection {where}: {what}")]

@@ -33,6 +33,7 @@ from .message import ALWAYS_PINNED, ROLES
 from .reading import DEFAULT_TOKENIZER, INPUT_SUMMARY, MESSAGE_SUMMARY
 from . import rule as rule_module  # noqa: F401  (tests call rule_module.kept_fast beside the mode)
 from .rule import as_sent, succeeded, summarize
+
 # The formats' readers and rule (formats/), with strategy stable and the reuse when their keys are given (stable.py)
 from .stable import parse, select
 from ..protocol import Words
@@ -54,9 +55,35 @@ def run(data: object) -> Result:
 
 
 __all__ = [
-    "NAME", "WORDS", "COUNTED_COST", "SHAPE", "DEFAULT_TOKENIZER", "INPUT_SUMMARY", "MESSAGE_SUMMARY",
-    "parse", "select", "run", "succeeded", "summarize", "verify", "beyond_the_rule", "Parsed", "Result",
-    "MessagesError", "MessagesDoNotFit", "TrimmedMessages", "trim_messages", "count_messages",
-    "ROLES", "ALWAYS_PINNED", "PER_MESSAGE", "PER_NAME", "REPLY_PRIMING", "TOKENIZERS",
-    "count_tokens", "message_cost", "tool_calls_text", "as_sent",
+    "NAME",
+    "WORDS",
+    "COUNTED_COST",
+    "SHAPE",
+    "DEFAULT_TOKENIZER",
+    "INPUT_SUMMARY",
+    "MESSAGE_SUMMARY",
+    "parse",
+    "select",
+    "run",
+    "succeeded",
+    "summarize",
+    "verify",
+    "beyond_the_rule",
+    "Parsed",
+    "Result",
+    "MessagesError",
+    "MessagesDoNotFit",
+    "TrimmedMessages",
+    "trim_messages",
+    "count_messages",
+    "ROLES",
+    "ALWAYS_PINNED",
+    "PER_MESSAGE",
+    "PER_NAME",
+    "REPLY_PRIMING",
+    "TOKENIZERS",
+    "count_tokens",
+    "message_cost",
+    "tool_calls_text",
+    "as_sent",
 ]

@@ -60,6 +60,14 @@ def message_cost(message: dict, count: Callable[[str], int], index: int = 0) -> 
     for part, url, detail, size in message["images"]:
         tokens, counted_at = image_cost(url, detail, size)
         cost += tokens
-        images.append({"index": index, "part": part, "tokens": tokens, "detail": detail,
-                       "size": list(counted_at) if counted_at else None, "at_most": detail != "low" and counted_at is None})
+        images.append(
+            {
+                "index": index,
+                "part": part,
+                "tokens": tokens,
+                "detail": detail,
+                "size": list(counted_at) if counted_at else None,
+                "at_most": detail != "low" and counted_at is None,
+            }
+        )
     return cost, images

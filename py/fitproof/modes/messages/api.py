@@ -35,8 +35,19 @@ class MessagesDoNotFit(MessagesError):
     ``live_turn`` and ``pinned``: the input indices of those messages.
     """
 
-    def __init__(self, text: str, problems: Any = (), summary: str | None = None, report: dict | None = None, *,
-                 shortfall: int = 0, needed: int = 0, limit: int = 0, live_turn: list[int] | None = None, pinned: list[int] | None = None) -> None:
+    def __init__(
+        self,
+        text: str,
+        problems: Any = (),
+        summary: str | None = None,
+        report: dict | None = None,
+        *,
+        shortfall: int = 0,
+        needed: int = 0,
+        limit: int = 0,
+        live_turn: list[int] | None = None,
+        pinned: list[int] | None = None,
+    ) -> None:
         super().__init__(text, problems, summary, report)
         self.shortfall, self.needed, self.limit = shortfall, needed, limit
         self.live_turn, self.pinned = live_turn or [], pinned or []
@@ -112,17 +123,29 @@ def _listed(value: object, what: str) -> list:
     # One message, or text, would iterate as keys or characters: say what was meant instead.
     if isinstance(value, (dict, str, bytes, bytearray)) or callable(getattr(value, "model_dump", None)):
         hint = f" (one {what[:-1]}? put it in a list: [{what[:-1]}])" if not isinstance(value, (str, bytes, bytearray)) else ""
-        raise MessagesError(f"{what} must be a list of {what[:-1]} dicts, got {got(value) if isinstance(value, (dict, str, bytes, bytearray)) else preview(value)}{hint}")
+        raise MessagesError(
+            f"{what} must be a list of {what[:-1]} dicts, got {got(value) if isinstance(value, (dict, str, bytes, bytearray)) else preview(value)}{hint}"
+        )
     try:
         return list(value)  # type: ignore[call-overload]  # a tuple or any other sequence
     except TypeError:
         raise MessagesError(f"{what} must be a list of {what[:-1]} dicts, got {preview(value)}") from None
 
 
-def _parse_call(messages: object, limit: object, tokenizer: object, tools: object = None,
-                token_counter: Callable[[str], int] | None = None, require_user: bool = True, template: object = None,
-                template_options: object = None, cache_keys: dict | None = None, format: object = None, system: object = None,
-                instructions: object = None) -> Parsed:
+def _parse_call(
+    messages: object,
+    limit: object,
+    tokenizer: object,
+    tools: object = None,
+    token_counter: Callable[[str], int] | None = None,
+    require_user: bool = True,
+    template: object = None,
+    template_options: object = None,
+    cache_keys: dict | None = None,
+    format: object = None,
+    system: object = None,
+    instructions: object = None,
+) -> Parsed:
     messages = _listed(messages, "messages")
     if not set(map(type, messages)) <= {dict} or _has_objects(messages):  # (at C speed: a chat loop sends a long history every call)
         messages = [_as_dict(message) for message in messages]
@@ -217,16 +240,31 @@ def trim_messages(
     if strategy == "stable" and previous is None:  # the remembered last call on this history, if any: as if given
         listed = _listed(messages, "messages")
         keys["previous"] = remembered_previous(listed if set(map(type, listed)) <= {dict} else [_as_dict(message) for message in listed])
-    parsed = _parse_call(messages, limit, tokenizer, tools, token_counter, template=template, template_options=template_options,
-                         cache_keys=keys, format=format, system=system, instructions=instructions)
+    parsed = _parse_call(
+        messages,
+        limit,
+        tokenizer,
+        tools,
+        token_counter,
+        template=template,
+        template_options=template_options,
+        cache_keys=keys,
+        format=format,
+        system=system,
+        instructions=instructions,
+    )
     result = select(parsed, with_trace=False)
     if result["shortfall"]:
         result = select(parsed)  # the trace names what must be kept
         text = shortfall_text(result)
         raise MessagesDoNotFit(
-            text, _error(text, [Problem(("limit",), LIMIT_TOO_LOW, text)]).problems,
-            shortfall=result["shortfall"], needed=result["pinned_tokens"] + result["live_tokens"], limit=result["limit"],
-            live_turn=result["live_turn"], pinned=[row["index"] for row in reversed(result["trace"]) if row["pinned"]],
+            text,
+            _error(text, [Problem(("limit",), LIMIT_TOO_LOW, text)]).problems,
+            shortfall=result["shortfall"],
+            needed=result["pinned_tokens"] + result["live_tokens"],
+            limit=result["limit"],
+            live_turn=result["live_turn"],
+            pinned=[row["index"] for row in reversed(result["trace"]) if row["pinned"]],
         )
     trimmed = TrimmedMessages(result["messages"])
     trimmed.tokens, trimmed.limit, trimmed.remaining = result["tokens"], result["limit"], result["remaining"]
@@ -258,9 +296,21 @@ def count_messages(
     (3 per message, plus each value's count, plus 3 that prime the reply), by ``tokenizer`` (a name
     or a model name) or ``token_counter``; with ``template`` (and its ``template_options``), the prompt
     that chat template renders, counted by the model's tokenizer named by ``tokenizer``. Raises :class:`MessagesError` for invalid input."""
-    parsed = _parse_call(messages, MAX_SAFE_INTEGER, tokenizer, tools, token_counter, require_user=False, template=template,
-                         template_options=template_options, format=format, system=system, instructions=instructions)
+    parsed = _parse_call(
+        messages,
+        MAX_SAFE_INTEGER,
+        tokenizer,
+        tools,
+        token_counter,
+        require_user=False,
+        template=template,
+        template_options=template_options,
+        format=format,
+        system=system,
+        instructions=instructions,
+    )
     if parsed.get("template"):
-        return rendered_tokens(parsed["messages"], parsed["template"], parsed["tokenizer"], parsed["template_tools"],
-                               parsed["template_options"])
+        return rendered_tokens(
+            parsed["messages"], parsed["template"], parsed["tokenizer"], parsed["template_tools"], parsed["template_options"]
+        )
     return parsed.get("priming", REPLY_PRIMING) + parsed["tools_tokens"] + sum(parsed["costs"])

@@ -86,9 +86,14 @@ def tools_recount(tools: list, tokenizer: str, count: Callable[[str], int]) -> i
             total += 3
         for key, schema in properties.items():
             total += 3
-            simple = isinstance(schema, dict) and not set(schema) - {"type", "description", "enum"} \
-                and isinstance(schema.get("type", ""), str) and isinstance(schema.get("description", ""), str) \
-                and isinstance(schema.get("enum", []), (list, tuple)) and all(isinstance(item, str) for item in schema.get("enum", []))
+            simple = (
+                isinstance(schema, dict)
+                and not set(schema) - {"type", "description", "enum"}
+                and isinstance(schema.get("type", ""), str)
+                and isinstance(schema.get("description", ""), str)
+                and isinstance(schema.get("enum", []), (list, tuple))
+                and all(isinstance(item, str) for item in schema.get("enum", []))
+            )
             if not simple:
                 total += count(key + ":" + compact(schema))
                 continue
@@ -115,7 +120,9 @@ class History:
         for index in range(1, total):
             if self.roles[index] == "tool":
                 unit[index] = unit[index - 1]
-        pinned_unit = set(unit[index] for index, message in enumerate(messages) if message["role"] in ALWAYS_PINNED or message.get("pinned") is True)
+        pinned_unit = set(
+            unit[index] for index, message in enumerate(messages) if message["role"] in ALWAYS_PINNED or message.get("pinned") is True
+        )
         self.pinned = [unit[index] in pinned_unit for index in range(total)]
         # The live turn: the newest user message and everything after it.
         self.live_start = max(index for index in range(total) if self.roles[index] == "user")
@@ -169,8 +176,17 @@ def recounted(history: History) -> str | None:
     if result["tools_tokens"] != history.tools_tokens:
         return f"the tool definitions re-count to {history.tools_tokens} tokens, the report says {result['tools_tokens']}"
     if history.template:  # the kept messages rendered again, the prompt counted whole
-        tokens = rendered_tokens([history.messages[index] for index in kept], history.template, history.tokenizer,
-                                 history.data_tools, history.template_options) if kept else 0
+        tokens = (
+            rendered_tokens(
+                [history.messages[index] for index in kept],
+                history.template,
+                history.tokenizer,
+                history.data_tools,
+                history.template_options,
+            )
+            if kept
+            else 0
+        )
         if result.get("template") != history.template or result.get("template_tokens") != history.priming:
             return f"the template {history.template} writes {history.priming} tokens of its own, the report says {result.get('template_tokens')} ({result.get('template')})"
     else:
@@ -294,7 +310,11 @@ def user_start(history: History) -> str | None:
     if oldest is not None and roles[oldest] != "user" and any(index not in kept_set for index in range(oldest)):
         return f"message {oldest} ({roles[oldest]}) starts the kept history after a dropped message, not at a user turn"
     # Which units the walk kept (fits, or dropped only for the start), and which of them the start removes.
-    walked = [row["index"] for row in reversed(history.result["trace"]) if row["reason"] in (FITS, USER_START) and unit[row["index"]] == row["index"]]
+    walked = [
+        row["index"]
+        for row in reversed(history.result["trace"])
+        if row["reason"] in (FITS, USER_START) and unit[row["index"]] == row["index"]
+    ]
     expected, started, before_kept = [], False, True
     walked_set = set(walked)
     for index in range(total):
@@ -310,7 +330,9 @@ def user_start(history: History) -> str | None:
             started = started or roles[index] not in ALWAYS_PINNED
         else:
             before_kept = False
-    marked = [row["index"] for row in reversed(history.result["trace"]) if row["reason"] == USER_START and unit[row["index"]] == row["index"]]
+    marked = [
+        row["index"] for row in reversed(history.result["trace"]) if row["reason"] == USER_START and unit[row["index"]] == row["index"]
+    ]
     if marked != expected:
         return f"units {expected} come before the user start, the trace drops {marked} for it"
     return None
@@ -321,7 +343,9 @@ def live_turn_kept(history: History) -> str | None:
     whole with its reason, or the report fails with the shortfall it causes."""
     result, live_start, total = history.result, history.live_start, history.total
     if result["live_turn"] != list(range(live_start, total)):
-        return f"the live turn is messages {live_start}-{total - 1} (from the newest user message on), the report says {result['live_turn']}"
+        return (
+            f"the live turn is messages {live_start}-{total - 1} (from the newest user message on), the report says {result['live_turn']}"
+        )
     if result["live_tokens"] != history.live_need:
         return f"the live turn re-counts to {history.live_need} tokens beside the pinned messages, the report says {result['live_tokens']}"
     if history.pinned_need + history.live_need > history.limit:

@@ -100,11 +100,11 @@ def _jpeg_size(data: bytes) -> tuple[int, int] | None:
         if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:  # markers without a length
             at += 2
             continue
-        length = int.from_bytes(data[at + 2:at + 4], "big")
+        length = int.from_bytes(data[at + 2 : at + 4], "big")
         if marker in _FRAMES:
             if at + 9 > len(data):
                 return None
-            height, width = struct.unpack(">HH", data[at + 5:at + 9])
+            height, width = struct.unpack(">HH", data[at + 5 : at + 9])
             return width, height
         if marker == 0xDA or length < 2:  # the scan starts: no frame header before it
             return None

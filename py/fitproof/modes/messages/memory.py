@@ -153,9 +153,11 @@ class Bounded(Generic[E]):
             self._known = ()
 
     def _over(self, entries: Sequence[E]) -> bool:
-        return len(entries) > self.max_entries \
-            or (self.max_items is not None and sum(len(entry.snapshot) for entry in entries) > self.max_items) \
+        return (
+            len(entries) > self.max_entries
+            or (self.max_items is not None and sum(len(entry.snapshot) for entry in entries) > self.max_items)
             or (self.max_chars is not None and sum(entry.chars for entry in entries) > self.max_chars)
+        )
 
     def find(self, items: list, key: object = None) -> E | None:
         """The entry with the longest snapshot that ``items`` starts with (its ``key`` equal to ``key``)."""
@@ -180,10 +182,35 @@ class Bounded(Generic[E]):
 class Known:
     """A valid history as it was read: its copy, and what was read of each message."""
 
-    __slots__ = ("tokenizer", "snapshot", "records", "pairing", "call_sites", "costs", "images", "last_user", "roles", "pinned", "flat", "chars")
+    __slots__ = (
+        "tokenizer",
+        "snapshot",
+        "records",
+        "pairing",
+        "call_sites",
+        "costs",
+        "images",
+        "last_user",
+        "roles",
+        "pinned",
+        "flat",
+        "chars",
+    )
 
-    def __init__(self, tokenizer: str, snapshot: list, records: list, pairing: object, call_sites: dict, costs: list[int],
-                 images: list[dict], last_user: int | None, roles: list[str], pinned: list[bool], flat: list[bool]) -> None:
+    def __init__(
+        self,
+        tokenizer: str,
+        snapshot: list,
+        records: list,
+        pairing: object,
+        call_sites: dict,
+        costs: list[int],
+        images: list[dict],
+        last_user: int | None,
+        roles: list[str],
+        pinned: list[bool],
+        flat: list[bool],
+    ) -> None:
         self.tokenizer, self.snapshot, self.records, self.pairing = tokenizer, snapshot, records, pairing
         self.call_sites, self.costs, self.images, self.last_user = call_sites, costs, images, last_user
         self.roles, self.pinned, self.flat = roles, pinned, flat

@@ -60,7 +60,9 @@ def _unknown_keys(message: dict, at: tuple[Key, ...], role: str | None, problems
     allowed = _KEYS_BY_ROLE.get(role, _ALL_KEYS)
     for key in message:
         if key in _ALL_KEYS and key not in allowed and message[key] is not None:
-            problems.append(Problem((*at, key), KEY_NOT_ALLOWED, f"a {role} message cannot have {json_text(key)} (allowed: {', '.join(allowed)})", key))
+            problems.append(
+                Problem((*at, key), KEY_NOT_ALLOWED, f"a {role} message cannot have {json_text(key)} (allowed: {', '.join(allowed)})", key)
+            )
     problems.extend(unknown_keys({key: None for key in message if key not in _ALL_KEYS}, at, allowed))
 
 
@@ -80,7 +82,7 @@ def _read_content(value: object, at: tuple[Key, ...], role: str | None, problems
         part_at = (*at, index)
         count = len(problems)
         if not isinstance(part, dict):
-            problems.append(Problem(part_at, WRONG_TYPE, f"expected a content part {{\"type\": \"text\", \"text\": ...}}, got {got(part)}"))
+            problems.append(Problem(part_at, WRONG_TYPE, f'expected a content part {{"type": "text", "text": ...}}, got {got(part)}'))
             ok = False
             continue
         kind = part.get("type")
@@ -100,13 +102,29 @@ def _read_content(value: object, at: tuple[Key, ...], role: str | None, problems
         elif "type" not in part:
             problems.append(missing_key(part_at, "type"))
         elif isinstance(kind, str) and kind in _NOT_COUNTED_PARTS:
-            problems.append(Problem(type_at, NOT_TEXT, f"a content part of type {json_text(kind)} is {_NOT_COUNTED_PARTS[kind]}, which this mode does not count (text and images only); give it a budget of its own"))
+            problems.append(
+                Problem(
+                    type_at,
+                    NOT_TEXT,
+                    f"a content part of type {json_text(kind)} is {_NOT_COUNTED_PARTS[kind]}, which this mode does not count (text and images only); give it a budget of its own",
+                )
+            )
         elif kind in ("image_url", "refusal", "text"):
-            problems.append(Problem(type_at, NOT_TEXT, f"a {role} message cannot have a part of type {json_text(kind)} (allowed: {', '.join(allowed)})"))
+            problems.append(
+                Problem(type_at, NOT_TEXT, f"a {role} message cannot have a part of type {json_text(kind)} (allowed: {', '.join(allowed)})")
+            )
         elif isinstance(kind, str) and kind.endswith("_text"):  # text by another API's name
-            problems.append(Problem(type_at, INVALID_VALUE, f"expected \"text\", got {json_text(kind)}: the chat format names a text part \"text\""))
+            problems.append(
+                Problem(type_at, INVALID_VALUE, f'expected "text", got {json_text(kind)}: the chat format names a text part "text"')
+            )
         else:
-            problems.append(Problem(type_at, INVALID_VALUE if isinstance(kind, str) else WRONG_TYPE, f"expected one of {', '.join(allowed)}, got {preview(kind)}"))
+            problems.append(
+                Problem(
+                    type_at,
+                    INVALID_VALUE if isinstance(kind, str) else WRONG_TYPE,
+                    f"expected one of {', '.join(allowed)}, got {preview(kind)}",
+                )
+            )
         ok = ok and len(problems) == count
     return (texts, images) if ok else None
 
@@ -146,7 +164,9 @@ def _read_image(part: dict, at: tuple[Key, ...], problems: list[Problem]) -> tup
                 size = None
             else:
                 if 0 in size:
-                    problems.append(Problem((*at, "size"), INVALID_VALUE, f"expected [width, height] in pixels, above 0, got {preview(part['size'])}"))
+                    problems.append(
+                        Problem((*at, "size"), INVALID_VALUE, f"expected [width, height] in pixels, above 0, got {preview(part['size'])}")
+                    )
     return (url, detail, size) if len(problems) == count else None
 
 
@@ -180,7 +200,7 @@ def _read_tool_calls(value: object, at: tuple[Key, ...], problems: list[Problem]
             except Invalid as error:
                 problems.append(problem_from(error, (*call_at, "id")))
         if "type" in call and kind not in ("function", "custom"):
-            problems.append(Problem((*call_at, "type"), INVALID_VALUE, f"expected \"function\" or \"custom\", got {preview(kind)}"))
+            problems.append(Problem((*call_at, "type"), INVALID_VALUE, f'expected "function" or "custom", got {preview(kind)}'))
         if isinstance(call.get(body), dict):
             _string_fields(call[body], (*call_at, body), fields, problems)
         elif body in call:
@@ -203,7 +223,9 @@ def _strict_keys(obj: dict, at: tuple[Key, ...], keys: tuple[str, ...], problems
     problems.extend(unknown_keys(obj, at, keys))
 
 
-def read_role(item: dict, at: tuple[Key, ...], roles: tuple[str, ...], hint: Callable[[object], str], problems: list[Problem]) -> str | None:
+def read_role(
+    item: dict, at: tuple[Key, ...], roles: tuple[str, ...], hint: Callable[[object], str], problems: list[Problem]
+) -> str | None:
     """The item's role, one of ``roles``; else None, and the problem said at its path (``hint``: what
     the format adds for a role it does not take). The chat reader's and Anthropic's."""
     role = item.get("role")
@@ -258,7 +280,11 @@ def read_message(message: object, at: tuple[Key, ...], problems: list[Problem], 
                 _string_fields(message["function_call"], (*at, "function_call"), ("name", "arguments"), problems)
                 json_texts.append(tool_calls_text(message["function_call"]))
             else:
-                problems.append(Problem((*at, "function_call"), WRONG_TYPE, f"expected an object {{name, arguments}}, got {got(message['function_call'])}"))
+                problems.append(
+                    Problem(
+                        (*at, "function_call"), WRONG_TYPE, f"expected an object {{name, arguments}}, got {got(message['function_call'])}"
+                    )
+                )
         if "audio" in given:
             if isinstance(message["audio"], dict):
                 _string_fields(message["audio"], (*at, "audio"), ("id",), problems)
@@ -282,7 +308,9 @@ def read_message(message: object, at: tuple[Key, ...], problems: list[Problem], 
     elif not (assistant and given & {"tool_calls", "function_call", "refusal", "audio"}):
         if message.get("content", 0) is None:
             allowed = "an assistant message with tool_calls, function_call, refusal or audio"
-            problems.append(Problem((*at, "content"), WRONG_TYPE, f"null content is allowed only on {allowed}; expected a string or an array of parts"))
+            problems.append(
+                Problem((*at, "content"), WRONG_TYPE, f"null content is allowed only on {allowed}; expected a string or an array of parts")
+            )
         elif role is not None:
             problems.append(missing_key(at, "content"))
     name = None
@@ -309,14 +337,22 @@ def read_message(message: object, at: tuple[Key, ...], problems: list[Problem], 
     if len(problems) != count:
         return None
     return {
-        "role": role, "texts": texts, "images": images, "name": name,
-        "calls": calls, "answers": [(identity_key(tool_call_id), (*at, "tool_call_id"))] if tool_call_id is not None else (), "closes": False,
-        "tool_call_id": tool_call_id, "json_texts": json_texts, "pinned": pinned,
+        "role": role,
+        "texts": texts,
+        "images": images,
+        "name": name,
+        "calls": calls,
+        "answers": [(identity_key(tool_call_id), (*at, "tool_call_id"))] if tool_call_id is not None else (),
+        "closes": False,
+        "tool_call_id": tool_call_id,
+        "json_texts": json_texts,
+        "pinned": pinned,
         "flat": all(type(value) is str for value in message.values()),  # sent as a plain copy of itself
     }
 
 
 # ---------------------------------------------------------------- what the pairing reads of an invalid message
+
 
 def as_far_as_readable(message: object, index: int) -> dict | None:
     """What the pairing needs of a message that failed validation, when that much can be read:
@@ -331,7 +367,10 @@ def as_far_as_readable(message: object, index: int) -> dict | None:
         return {"calls": (), "answers": [(identity_key(message["tool_call_id"]), (*at, "tool_call_id"))], "closes": False}
     if role == "assistant" and isinstance(message.get("tool_calls"), list):
         # A call without a readable id keeps its place, so paths name the right call.
-        calls = [(identity_key(call["id"]), (*at, "tool_calls", position, "id")) for position, call in enumerate(message["tool_calls"])
-                 if isinstance(call, dict) and isinstance(call.get("id"), str)]
+        calls = [
+            (identity_key(call["id"]), (*at, "tool_calls", position, "id"))
+            for position, call in enumerate(message["tool_calls"])
+            if isinstance(call, dict) and isinstance(call.get("id"), str)
+        ]
         return {"calls": calls, "answers": (), "closes": False} if calls else None
     return None

@@ -14,7 +14,16 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Sequence
 
 from ..._base.ordinal import identity_key
-from ..._base.values import DUPLICATE_ID, TOOL_CALL_UNANSWERED, TOOL_RESULT_MISPLACED, TOOL_RESULT_UNMATCHED, Key, Problem, json_text, path_text
+from ..._base.values import (
+    DUPLICATE_ID,
+    TOOL_CALL_UNANSWERED,
+    TOOL_RESULT_MISPLACED,
+    TOOL_RESULT_UNMATCHED,
+    Key,
+    Problem,
+    json_text,
+    path_text,
+)
 
 Record = Mapping[str, Any]
 
@@ -38,8 +47,14 @@ class ToolPairing:
     reader finds them itself, with ``duplicate_call``, while it reads each message).
     """
 
-    def __init__(self, items_key: str, joins: Callable[[Record, Record], bool] | None = None, *,
-                 stray_ends_unit: bool = True, duplicates: bool = True) -> None:
+    def __init__(
+        self,
+        items_key: str,
+        joins: Callable[[Record, Record], bool] | None = None,
+        *,
+        stray_ends_unit: bool = True,
+        duplicates: bool = True,
+    ) -> None:
         self.items_key, self.joins = items_key, joins
         self.stray_ends_unit, self.duplicates = stray_ends_unit, duplicates
         self.unit_of: list[int] = []
@@ -64,7 +79,13 @@ class ToolPairing:
         if not self.waiting:
             return
         for call_id, call_at in self.waiting.items():
-            problems.append(Problem(call_at, TOOL_CALL_UNANSWERED, f"no tool message answers the call {json_text(call_id)} (its result must directly follow this assistant message)"))
+            problems.append(
+                Problem(
+                    call_at,
+                    TOOL_CALL_UNANSWERED,
+                    f"no tool message answers the call {json_text(call_id)} (its result must directly follow this assistant message)",
+                )
+            )
         self.waiting.clear()
 
     def _end(self, problems: list[Problem]) -> None:
@@ -99,7 +120,11 @@ class ToolPairing:
                 del waiting[key]
                 answered_at[key] = index
             elif key in answered_at:
-                problems.append(Problem(where, TOOL_RESULT_UNMATCHED, f"the call {json_text(call_id)} is already answered at {self._path(answered_at[key])}"))
+                problems.append(
+                    Problem(
+                        where, TOOL_RESULT_UNMATCHED, f"the call {json_text(call_id)} is already answered at {self._path(answered_at[key])}"
+                    )
+                )
             else:  # made earlier, later (the order swapped) or nowhere: known at the end
                 self.orphans.append((len(problems), where, call_id))
                 problems.append(None)  # type: ignore[arg-type]  # a place kept: finish() writes the problem
@@ -137,14 +162,25 @@ class ToolPairing:
         for position, where, call_id in self.orphans:
             key = identity_key(call_id)
             if key in self.made_at:
-                problems[position] = Problem(where, TOOL_RESULT_MISPLACED, f"answers the call {json_text(call_id)} made at {self._path(self.made_at[key])}, but a tool result must directly follow the assistant message that made the call")
+                problems[position] = Problem(
+                    where,
+                    TOOL_RESULT_MISPLACED,
+                    f"answers the call {json_text(call_id)} made at {self._path(self.made_at[key])}, but a tool result must directly follow the assistant message that made the call",
+                )
             else:
-                problems[position] = Problem(where, TOOL_RESULT_UNMATCHED, f"no assistant message made a tool call with id {json_text(call_id)}")
+                problems[position] = Problem(
+                    where, TOOL_RESULT_UNMATCHED, f"no assistant message made a tool call with id {json_text(call_id)}"
+                )
         self.orphans = []
 
 
-def pair(items: Sequence[Record | None], items_key: str, problems: list[Problem], joins: Callable[[Record, Record], bool] | None = None,
-         **options: bool) -> list[int]:
+def pair(
+    items: Sequence[Record | None],
+    items_key: str,
+    problems: list[Problem],
+    joins: Callable[[Record, Record], bool] | None = None,
+    **options: bool,
+) -> list[int]:
     """Each item's unit, every item fed at once."""
     pairing = ToolPairing(items_key, joins, **options)
     pairing.feed(items, 0, problems)

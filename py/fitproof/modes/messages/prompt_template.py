@@ -28,8 +28,13 @@ def read_template(top: dict, tokenizer: object, problems: list[Problem]) -> str 
         return None
     options = top.get("template_options")
     if options is not None and not isinstance(options, dict):
-        problems.append(Problem(("template_options",), INVALID_VALUE,
-                                f"template_options must be an object of the template's options, got {preview(options)}"))
+        problems.append(
+            Problem(
+                ("template_options",),
+                INVALID_VALUE,
+                f"template_options must be an object of the template's options, got {preview(options)}",
+            )
+        )
         return None
     before = len(problems)
     for key, problem in templates.option_problems(value, options or {}):
@@ -37,14 +42,23 @@ def read_template(top: dict, tokenizer: object, problems: list[Problem]) -> str 
     if len(problems) > before:
         return None
     if not isinstance(tokenizer, str) or named_tokenizer(tokenizer) is None:
-        problems.append(Problem(("tokenizer",), INVALID_VALUE,
-                                f"the template {json_text(value)} needs the model's own tokenizer (a name registered with "
-                                f"register_tokenizer or --tokenizer-file NAME=PATH), got {preview(top.get('tokenizer', 'o200k_base'))}"))
+        problems.append(
+            Problem(
+                ("tokenizer",),
+                INVALID_VALUE,
+                f"the template {json_text(value)} needs the model's own tokenizer (a name registered with "
+                f"register_tokenizer or --tokenizer-file NAME=PATH), got {preview(top.get('tokenizer', 'o200k_base'))}",
+            )
+        )
         return None
     if top.get("tools") and value not in TOOLS_TEMPLATES:
-        problems.append(Problem(("tools",), INVALID_VALUE,
-                                f"the template {json_text(value)} does not write tool definitions; only "
-                                f"{', '.join(TOOLS_TEMPLATES)} do (leave tools out)"))
+        problems.append(
+            Problem(
+                ("tools",),
+                INVALID_VALUE,
+                f"the template {json_text(value)} does not write tool definitions; only {', '.join(TOOLS_TEMPLATES)} do (leave tools out)",
+            )
+        )
     return value
 
 
@@ -64,15 +78,31 @@ def check_messages(messages: list, problems: list[Problem], template: object = N
         if isinstance(content, list):
             kinds = [part.get("type") for part in content if isinstance(part, dict)]
             what = "an image" if "image_url" in kinds else "content parts"
-            problems.append(Problem((*at, "content"), NOT_TEXT,
-                                    f"with a template, content must be a string: a chat template renders text, "
-                                    f"and this message has {what} (got {preview(content)})"))
+            problems.append(
+                Problem(
+                    (*at, "content"),
+                    NOT_TEXT,
+                    f"with a template, content must be a string: a chat template renders text, "
+                    f"and this message has {what} (got {preview(content)})",
+                )
+            )
         # (template is the raw input here: a list or an object is no key of FIRST_ROLES, nor text for json_text)
-        if message.get("role") == "developer" and not (index == 0 and isinstance(template, str) and "developer" in FIRST_ROLES.get(template, ())):
-            where = ("; harmony takes it as the first message only" if template == "harmony" else
-                     " (the chat templates other than harmony know system, user, assistant and tool); use \"system\"")
-            problems.append(Problem((*at, "role"), INVALID_VALUE, f"with the template {json_text(template) if isinstance(template, str) else preview(template)} there is no "
-                                                                  f"\"developer\" role here{where}"))
+        if message.get("role") == "developer" and not (
+            index == 0 and isinstance(template, str) and "developer" in FIRST_ROLES.get(template, ())
+        ):
+            where = (
+                "; harmony takes it as the first message only"
+                if template == "harmony"
+                else ' (the chat templates other than harmony know system, user, assistant and tool); use "system"'
+            )
+            problems.append(
+                Problem(
+                    (*at, "role"),
+                    INVALID_VALUE,
+                    f"with the template {json_text(template) if isinstance(template, str) else preview(template)} there is no "
+                    f'"developer" role here{where}',
+                )
+            )
 
 
 OBJECT_ARGUMENTS = ("llama3_1", "harmony")  # templates that write a tool call's arguments as an object (``| tojson``)

@@ -58,7 +58,10 @@ def read_tokenizer(value: object) -> str:
     if uncounted_reason(value):
         raise Invalid(f"{uncounted_reason(value)}; got {preview(value)}")
     guess = closest_name(value, TOKENIZERS) if isinstance(value, str) else None
-    raise Invalid(f"expected one of {', '.join(TOKENIZERS)} or a model name such as gpt-4o, got {preview(value)}" + (f"; did you mean {json_text(guess)}?" if guess else ""))
+    raise Invalid(
+        f"expected one of {', '.join(TOKENIZERS)} or a model name such as gpt-4o, got {preview(value)}"
+        + (f"; did you mean {json_text(guess)}?" if guess else "")
+    )
 
 
 def _loaded(tokenizer: str) -> str:
@@ -90,7 +93,13 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
     live_start = _live_start(top, read, first, known)
     # Beside any other problem (every one at once), unless a message's role could not be read: that one may be the user's.
     if (read or known) and live_start is None and require_user and not any(_is_role_problem(problem) for problem in problems):
-        problems.append(Problem(_MESSAGES, NO_USER_MESSAGE, f"no message has the role \"user\" ({_roles_seen(read)}): a conversation sent to a model needs a user turn to answer"))
+        problems.append(
+            Problem(
+                _MESSAGES,
+                NO_USER_MESSAGE,
+                f'no message has the role "user" ({_roles_seen(read)}): a conversation sent to a model needs a user turn to answer',
+            )
+        )
     if problems:
         raise_problems(problems, "messages", top_problems)
     valid = cast("list[dict]", read)  # no problems: _read_message returns None only after recording one
@@ -99,8 +108,16 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
     pinned = (known.pinned if known else []) + [message["pinned"] for message in valid]
     flat = (known.flat if known else []) + [message["flat"] for message in valid]
     model = top["tokenizer"] if counted_encoding(top.get("tokenizer")) else None
-    base: Read = {"limit": limit, "tokenizer": tokenizer, "model": model, "messages": top["messages"], "roles": roles, "pinned": pinned,
-                  "flat": flat, "unit_of": list(history.pairing.unit_of)}
+    base: Read = {
+        "limit": limit,
+        "tokenizer": tokenizer,
+        "model": model,
+        "messages": top["messages"],
+        "roles": roles,
+        "pinned": pinned,
+        "flat": flat,
+        "unit_of": list(history.pairing.unit_of),
+    }
     if template is not None:
         return _with_template(base, top, template, tools, len(records) if live_start is None else live_start)
     count = cached_counter(tokenizer) if remembered_counts else callers_counter(token_counter or counter(tokenizer))
@@ -112,8 +129,19 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
         images.extend(message_images)
     if remembered_counts:
         appended, chars = frozen(top["messages"][first:])
-        remembered = Known(tokenizer, (known.snapshot if known else []) + appended, records, history.pairing, history.call_sites, costs, images,
-                           live_start, roles, pinned, flat)
+        remembered = Known(
+            tokenizer,
+            (known.snapshot if known else []) + appended,
+            records,
+            history.pairing,
+            history.call_sites,
+            costs,
+            images,
+            live_start,
+            roles,
+            pinned,
+            flat,
+        )
         remembered.chars = (known.chars if known else 0) + chars
         HISTORIES.keep(remembered, known)
     parsed_tool_costs, tools_tokens = tool_costs(tools, count, tokenizer)
@@ -176,14 +204,22 @@ def _read_history(top: dict, tokenizer: str, remembered: bool, problems: list[Pr
         return _History(None, [], 0, pairing, {})
     if not messages:
         problems.append(Problem(_MESSAGES, EMPTY, "expected at least one message, got an empty array"))
-    known = HISTORIES.find(messages, tokenizer) if remembered and not problems else None  # a history read before: only what was appended is read
+    known = (
+        HISTORIES.find(messages, tokenizer) if remembered and not problems else None
+    )  # a history read before: only what was appended is read
     call_sites: dict = dict(known.call_sites) if known else {}
     first = len(known.snapshot) if known else 0
     if known:
         pairing = known.pairing.copy()  # type: ignore[attr-defined]
     read = [_read_message(message, (*_MESSAGES, index), problems, call_sites) for index, message in enumerate(messages[first:], first)]
-    readable = read if None not in read else [as_far_as_readable(given, index) if record is None else record
-                                              for index, (record, given) in enumerate(zip(read, messages[first:]), first)]
+    readable = (
+        read
+        if None not in read
+        else [
+            as_far_as_readable(given, index) if record is None else record
+            for index, (record, given) in enumerate(zip(read, messages[first:]), first)
+        ]
+    )
     pairing.feed(readable, first, problems)
     pairing.finish(problems)
     return _History(known, read, first, pairing, call_sites)
@@ -194,7 +230,10 @@ def _live_start(top: dict, read: Sequence[dict | None], first: int, known: Known
     new_users = [index for index, message in enumerate(read, first) if message is not None and message["role"] == "user"]
     live_start = new_users[-1] if new_users else (known.last_user if known else None)
     if "messages" in top and isinstance(top["messages"], list) and not new_users and live_start is None:
-        live_start = max((index for index, message in enumerate(top["messages"]) if isinstance(message, dict) and message.get("role") == "user"), default=None)
+        live_start = max(
+            (index for index, message in enumerate(top["messages"]) if isinstance(message, dict) and message.get("role") == "user"),
+            default=None,
+        )
     return live_start
 
 
@@ -210,6 +249,7 @@ def _is_role_problem(problem: Problem) -> bool:
 def raise_problems(problems: list[Problem], items_key: str, top_problems: int) -> None:
     """``InvalidInput`` with every problem, each item's together in input order; its kind and summary
     by where they are (``top_problems``: how many are outside the items, found first)."""
+
     def position(problem: Problem) -> float:  # the index of the item the problem is in; -1 outside every item
         at = problem.at
         if problem.code == NO_USER_MESSAGE:  # about the items as a whole: after each item's own
@@ -236,8 +276,13 @@ def _with_template(base: Read, top: dict, template: str, tools: list[dict], live
         **base,
         "costs": list(detail.per_message),
         "live_start": live_start,
-        "images": [], "tools": [tool_name(tool) for tool in tools], "tool_costs": [0] * len(tools), "tools_tokens": 0,
-        "template": template, "priming": detail.overhead, "template_tools": top.get("tools"),
+        "images": [],
+        "tools": [tool_name(tool) for tool in tools],
+        "tool_costs": [0] * len(tools),
+        "tools_tokens": 0,
+        "template": template,
+        "priming": detail.overhead,
+        "template_tools": top.get("tools"),
         "template_options": chat_template.read_options(top),
     }
 
@@ -248,6 +293,7 @@ def _roles_seen(read: Sequence[dict | None]) -> str:
 
 
 # ---------------------------------------------------------------- counting
+
 
 def cached_counter(tokenizer: str) -> Callable[[str], int]:
     """``count_tokens`` through the counts remembered across calls (``_shared/count_memory``): each text

@@ -51,6 +51,7 @@ _DIGEST_PREFIX = "sha256:"
 
 # ---------------------------------------------------------------- digests
 
+
 def _json(value: object) -> bytes:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8", "surrogatepass")
 
@@ -93,12 +94,12 @@ def digests_at(messages: list, sizes: set[int]) -> dict[int, str]:
     known = _DIGESTED.find(messages)
     digests = list(known.digests) if known else [_DIGEST_PREFIX + hashlib.sha256().hexdigest()]
     state = known.state.copy() if known else hashlib.sha256()  # type: ignore[attr-defined]
-    for message in messages[len(digests) - 1:]:
+    for message in messages[len(digests) - 1 :]:
         state.update(_json(message))
         state.update(b"\n")  # (JSON text has no raw newline)
         digests.append(_DIGEST_PREFIX + state.copy().hexdigest())
     if len(messages) <= MAX_DIGESTED_MESSAGES and (known is None or len(messages) > len(known.snapshot)):
-        appended = frozen(messages[len(known.snapshot) if known else 0:])[0]
+        appended = frozen(messages[len(known.snapshot) if known else 0 :])[0]
         _DIGESTED.keep(_Digested((known.snapshot if known else []) + appended, digests, state), known)
     return {size: digests[size] for size in sizes if 0 <= size <= len(messages)}
 
@@ -112,6 +113,7 @@ def head_digest(data: dict) -> str:
 
 
 # ---------------------------------------------------------------- reading
+
 
 def _count(value: object, at: tuple[Key, ...], problems: list[Problem], low: int = 0) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int) and not (isinstance(value, float) and value.is_integer()):
@@ -127,24 +129,45 @@ def read_previous(value: object, problems: list[Problem]) -> dict | None:
     """``previous`` as given (a report's ``as_previous``), or None after recording its problems."""
     at: tuple[Key, ...] = ("previous",)
     if not isinstance(value, dict):
-        problems.append(Problem(at, WRONG_TYPE, f"expected the previous call's as_previous, an object {{messages, cut, history, head}}, got {got(value)}"))
+        problems.append(
+            Problem(
+                at, WRONG_TYPE, f"expected the previous call's as_previous, an object {{messages, cut, history, head}}, got {got(value)}"
+            )
+        )
         return None
     before = len(problems)
     problems.extend(unknown_keys(value, at, PREVIOUS_KEYS))
     for key in PREVIOUS_KEYS:
         if key not in value:
-            problems.append(Problem((*at, key), MISSING_KEY, f"missing key {json_text(key)} (give the previous report's as_previous as it is)", key))
+            problems.append(
+                Problem((*at, key), MISSING_KEY, f"missing key {json_text(key)} (give the previous report's as_previous as it is)", key)
+            )
     size = _count(value["messages"], (*at, "messages"), problems, 1) if "messages" in value else None
     cut = _count(value["cut"], (*at, "cut"), problems) if "cut" in value else None
     # A call keeps at least its live turn, so its cut (the first message after the dropped ones) is one of its messages.
     if size is not None and cut is not None and cut >= size:
-        problems.append(Problem((*at, "cut"), INVALID_VALUE, f"the cut is a message index of the previous history (at most {size - 1}), "
-                                                             f"got {preview(value['cut'])}"))
+        problems.append(
+            Problem(
+                (*at, "cut"),
+                INVALID_VALUE,
+                f"the cut is a message index of the previous history (at most {size - 1}), got {preview(value['cut'])}",
+            )
+        )
     for key in ("history", "head"):
         text = value.get(key)
-        if key in value and not (isinstance(text, str) and text.startswith(_DIGEST_PREFIX) and len(text) == len(_DIGEST_PREFIX) + 64
-                                 and all(char in "0123456789abcdef" for char in text[len(_DIGEST_PREFIX):])):
-            problems.append(Problem((*at, key), INVALID_VALUE, f"expected a digest \"sha256:\" and 64 hex digits, as the previous report gave it, got {preview(text)}"))
+        if key in value and not (
+            isinstance(text, str)
+            and text.startswith(_DIGEST_PREFIX)
+            and len(text) == len(_DIGEST_PREFIX) + 64
+            and all(char in "0123456789abcdef" for char in text[len(_DIGEST_PREFIX) :])
+        ):
+            problems.append(
+                Problem(
+                    (*at, key),
+                    INVALID_VALUE,
+                    f'expected a digest "sha256:" and 64 hex digits, as the previous report gave it, got {preview(text)}',
+                )
+            )
     if len(problems) > before:
         return None
     return {"messages": size, "cut": cut, "history": value["history"], "head": value["head"]}
@@ -154,15 +177,25 @@ def check_previous(previous: dict, messages: list, problems: list[Problem]) -> N
     """A ``previous`` from another history (or an edited one) is an input error, at the key that shows it."""
     size = previous["messages"]
     if size > len(messages):
-        problems.append(Problem(("previous", "messages"), INVALID_VALUE,
-                                f"previous was made from a history of {size} messages and this one has {len(messages)}: "
-                                f"it comes from another history (give the previous report's as_previous of this conversation), got {size}"))
+        problems.append(
+            Problem(
+                ("previous", "messages"),
+                INVALID_VALUE,
+                f"previous was made from a history of {size} messages and this one has {len(messages)}: "
+                f"it comes from another history (give the previous report's as_previous of this conversation), got {size}",
+            )
+        )
         return
     digest = digests_at(messages, {size})[size]
     if digest != previous["history"]:
-        problems.append(Problem(("previous", "history"), INVALID_VALUE,
-                                f"the first {size} messages are not the ones previous was made from (they digest to {digest}): "
-                                f"it comes from another history, or one changed since; got {json_text(previous['history'])}"))
+        problems.append(
+            Problem(
+                ("previous", "history"),
+                INVALID_VALUE,
+                f"the first {size} messages are not the ones previous was made from (they digest to {digest}): "
+                f"it comes from another history, or one changed since; got {json_text(previous['history'])}",
+            )
+        )
 
 
 # The largest price per million tokens read: a prompt of 2^53 tokens (the largest count) then costs
@@ -181,8 +214,14 @@ def _price(value: object, at: tuple[Key, ...], problems: list[Problem]) -> Fract
         problems.append(Problem(at, INVALID_VALUE, f"a price cannot be negative, got {preview(value)}"))
         return None
     if value > MAX_PRICE:
-        problems.append(Problem(at, INVALID_VALUE, f"expected a price per million tokens of at most {MAX_PRICE:.0e} (so that any prompt's "
-                                                   f"cost is a number JSON can hold), got {preview(value)}"))
+        problems.append(
+            Problem(
+                at,
+                INVALID_VALUE,
+                f"expected a price per million tokens of at most {MAX_PRICE:.0e} (so that any prompt's "
+                f"cost is a number JSON can hold), got {preview(value)}",
+            )
+        )
         return None
     return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
 
@@ -196,7 +235,7 @@ def read_caching(value: object, problems: list[Problem]) -> dict | None:
     before = len(problems)
     provider = value.get("provider")
     if "provider" not in value:
-        problems.append(Problem((*at, "provider"), MISSING_KEY, f"missing key \"provider\" ({' or '.join(PROVIDERS)})", "provider"))
+        problems.append(Problem((*at, "provider"), MISSING_KEY, f'missing key "provider" ({" or ".join(PROVIDERS)})', "provider"))
         return None
     if provider not in PROVIDERS:
         problems.append(Problem((*at, "provider"), INVALID_VALUE, f"expected one of {', '.join(PROVIDERS)}, got {preview(provider)}"))
@@ -205,8 +244,14 @@ def read_caching(value: object, problems: list[Problem]) -> dict | None:
     minimum = OPENAI_MINIMUM
     if provider == "anthropic":
         if "min_tokens" not in value:
-            problems.append(Problem((*at, "min_tokens"), MISSING_KEY, "missing key \"min_tokens\": the model's minimum cacheable prompt "
-                                    "(Anthropic documents 1,024 to 4,096 tokens by model)", "min_tokens"))
+            problems.append(
+                Problem(
+                    (*at, "min_tokens"),
+                    MISSING_KEY,
+                    'missing key "min_tokens": the model\'s minimum cacheable prompt (Anthropic documents 1,024 to 4,096 tokens by model)',
+                    "min_tokens",
+                )
+            )
         else:
             minimum = _count(value["min_tokens"], (*at, "min_tokens"), problems, 1) or 0
     prices = None
@@ -214,13 +259,21 @@ def read_caching(value: object, problems: list[Problem]) -> dict | None:
         given = value["prices"]
         prices_at = (*at, "prices")
         if not isinstance(given, dict):
-            problems.append(Problem(prices_at, WRONG_TYPE, f"expected an object of prices per million tokens {{{', '.join(PRICE_KEYS[provider])}}}, got {got(given)}"))
+            problems.append(
+                Problem(
+                    prices_at,
+                    WRONG_TYPE,
+                    f"expected an object of prices per million tokens {{{', '.join(PRICE_KEYS[provider])}}}, got {got(given)}",
+                )
+            )
         else:
             problems.extend(unknown_keys(given, prices_at, PRICE_KEYS[provider]))
             prices = {}
             for key in PRICE_KEYS[provider]:
                 if key not in given:
-                    problems.append(Problem((*prices_at, key), MISSING_KEY, f"missing key {json_text(key)} (a price per million tokens)", key))
+                    problems.append(
+                        Problem((*prices_at, key), MISSING_KEY, f"missing key {json_text(key)} (a price per million tokens)", key)
+                    )
                 else:
                     prices[key] = _price(given[key], (*prices_at, key), problems)
     if len(problems) > before:
@@ -229,6 +282,7 @@ def read_caching(value: object, problems: list[Problem]) -> dict | None:
 
 
 # ---------------------------------------------------------------- the previous prompt and the shared prefix
+
 
 def previous_kept(previous: dict, unit_of: list[int], pinned: list[bool]) -> list[int]:
     """The previous call's kept messages: its pinned units and every message from its cut on."""
@@ -258,8 +312,13 @@ def common_tokens(first: list[bytes], second: list[bytes]) -> int:
 
 def rendered(parsed: Parsed, kept: list[int], generation_prompt: bool = True) -> str:
     messages = parsed["messages"]
-    return templates.render(plain([messages[index] for index in kept], parsed["template"]), parsed["template"],
-                            add_generation_prompt=generation_prompt, tools=parsed["template_tools"] or None, **parsed["template_options"])
+    return templates.render(
+        plain([messages[index] for index in kept], parsed["template"]),
+        parsed["template"],
+        add_generation_prompt=generation_prompt,
+        tools=parsed["template_tools"] or None,
+        **parsed["template_options"],
+    )
 
 
 def prompt_measure(parsed: Parsed, kept: list[int]) -> tuple[int, int, list[bytes] | None]:

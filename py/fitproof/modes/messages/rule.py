@@ -44,7 +44,9 @@ def rule(parsed: Parsed) -> tuple[list[bool], list[str], list[int], list[bool], 
         if pinned[index]:
             pinned_unit[unit_of[index]] = True
     starts = [index for index in range(count) if unit_of[index] == index]
-    pinned_tokens = parsed.get("priming", REPLY_PRIMING) + parsed["tools_tokens"] + sum(unit_cost[start] for start in starts if pinned_unit[start])
+    pinned_tokens = (
+        parsed.get("priming", REPLY_PRIMING) + parsed["tools_tokens"] + sum(unit_cost[start] for start in starts if pinned_unit[start])
+    )
     live_tokens = sum(unit_cost[start] for start in starts if start >= live_start and not pinned_unit[start])
     remaining = limit - pinned_tokens - live_tokens
     unit_pinned = [pinned_unit[start] for start in unit_of]
@@ -112,8 +114,13 @@ def kept_fast(parsed: Parsed) -> list[int] | None:
     for index in fixed:
         if index < live_start:
             masked[index] = 0
-    need = parsed.get("priming", REPLY_PRIMING) + parsed["tools_tokens"] + sum(costs[index] for index in fixed) + sum(costs[live_start:]) \
+    need = (
+        parsed.get("priming", REPLY_PRIMING)
+        + parsed["tools_tokens"]
+        + sum(costs[index] for index in fixed)
+        + sum(costs[live_start:])
         - sum(costs[index] for index in fixed if index >= live_start)
+    )
     remaining = limit - need
     if remaining < 0:
         return None
@@ -158,8 +165,13 @@ def select(parsed: Parsed, with_trace: bool = True) -> Result:
     tokens = REPLY_PRIMING + parsed["tools_tokens"] + sum(map(costs.__getitem__, kept_indices)) if kept_indices else 0
     if parsed.get("template") and kept_indices:  # the kept messages rendered again: the exact prompt
         try:
-            tokens = rendered_tokens([messages[index] for index in kept_indices], parsed["template"], parsed["tokenizer"],
-                                     parsed["template_tools"], parsed["template_options"])
+            tokens = rendered_tokens(
+                [messages[index] for index in kept_indices],
+                parsed["template"],
+                parsed["tokenizer"],
+                parsed["template_tools"],
+                parsed["template_options"],
+            )
         except TemplateError:  # (Mistral's turn order broken by what was dropped: the shares stand, the check says it)
             pass
     flat = parsed["flat"]
@@ -167,9 +179,17 @@ def select(parsed: Parsed, with_trace: bool = True) -> Result:
     for position in [position for position, index in enumerate(kept_indices) if not flat[index]]:
         sent[position] = as_sent(messages[kept_indices[position]])
     if not with_trace:
-        return {"limit": limit, "tokens": tokens, "remaining": limit - tokens, "shortfall": shortfall, "kept": kept_indices,
-                "dropped": dropped, "messages": sent,
-                "images": parsed["images"], "tools_tokens": parsed["tools_tokens"]}
+        return {
+            "limit": limit,
+            "tokens": tokens,
+            "remaining": limit - tokens,
+            "shortfall": shortfall,
+            "kept": kept_indices,
+            "dropped": dropped,
+            "messages": sent,
+            "images": parsed["images"],
+            "tools_tokens": parsed["tools_tokens"],
+        }
     unit_tokens: dict[int, int] = {}
     for index, start in enumerate(parsed["unit_of"]):
         unit_tokens[start] = unit_tokens.get(start, 0) + costs[index]
@@ -222,7 +242,8 @@ def as_sent(message: dict) -> dict:
     image part's ``size``, this tool's own keys; a reply's ``annotations``; a null optional field)
     and as a copy down to its strings, so that changing the result never changes the caller's history."""
     return {
-        key: value if type(value) is str else _copied(value) for key, value in message.items()
+        key: value if type(value) is str else _copied(value)
+        for key, value in message.items()
         if key not in NOT_SENT and (value is not None or (key == "content" and message.get("role") == "assistant"))
     }
 

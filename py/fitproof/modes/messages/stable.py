@@ -61,19 +61,36 @@ def read_options(top: dict, problems: list[Problem]) -> dict | None:
     if watermark is not None:
         at: tuple[Key, ...] = ("low_watermark",)
         if isinstance(watermark, bool) or not isinstance(watermark, (int, float)):
-            problems.append(Problem(at, WRONG_TYPE, f"expected a number in (0, 1], the share of the limit a new cut goes down to, got {preview(watermark)}"))
+            problems.append(
+                Problem(
+                    at, WRONG_TYPE, f"expected a number in (0, 1], the share of the limit a new cut goes down to, got {preview(watermark)}"
+                )
+            )
             watermark = None
         elif not 0 < watermark <= 1:
-            problems.append(Problem(at, INVALID_VALUE, f"expected a number in (0, 1] (above 0, at most 1), the share of the limit a new cut goes down to, got {preview(watermark)}"))
+            problems.append(
+                Problem(
+                    at,
+                    INVALID_VALUE,
+                    f"expected a number in (0, 1] (above 0, at most 1), the share of the limit a new cut goes down to, got {preview(watermark)}",
+                )
+            )
             watermark = None
         elif strategy == "newest":
-            problems.append(Problem(at, INVALID_VALUE, f"low_watermark belongs to strategy \"stable\" (strategy is \"newest\"), got {preview(watermark)}"))
+            problems.append(
+                Problem(at, INVALID_VALUE, f'low_watermark belongs to strategy "stable" (strategy is "newest"), got {preview(watermark)}')
+            )
     elif strategy == "stable":
         watermark = DEFAULT_WATERMARK
     previous = reuse_module.read_previous(top["previous"], problems) if top.get("previous") is not None else None
     caching = reuse_module.read_caching(top["caching"], problems) if top.get("caching") is not None else None
-    return {"strategy": strategy, "low_watermark": watermark if strategy == "stable" else None, "previous": previous,
-            "caching": caching, "head": None}
+    return {
+        "strategy": strategy,
+        "low_watermark": watermark if strategy == "stable" else None,
+        "previous": previous,
+        "caching": caching,
+        "head": None,
+    }
 
 
 def parse(data: object, token_counter: Callable[[str], int] | None = None, require_user: bool = True) -> Parsed:
@@ -92,8 +109,14 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
         raise
     if parsed.get("format", "chat") != "chat":
         given = next(key for key in KEYS if key in data)
-        problems.append(Problem((given,), INVALID_VALUE, f"{given} is read for the chat format only (this input is in the "
-                                f"{parsed['format']} format): the stable strategy and the reuse are not built for it yet"))
+        problems.append(
+            Problem(
+                (given,),
+                INVALID_VALUE,
+                f"{given} is read for the chat format only (this input is in the "
+                f"{parsed['format']} format): the stable strategy and the reuse are not built for it yet",
+            )
+        )
         raise InvalidInput(problems, "input shape", reading.INPUT_SUMMARY)
     if options is not None:
         options["head"] = reuse_module.head_digest({**data, "tokenizer": parsed["tokenizer"]})
@@ -119,8 +142,12 @@ def decide(parsed: Parsed) -> tuple[int | None, int, str]:
     count = len(costs)
     pinned_units = {unit_of[index] for index in compress(range(count), parsed["pinned"])}
     fixed = [unit_of[index] in pinned_units for index in range(count)] if pinned_units else [False] * count
-    need = parsed.get("priming", REPLY_PRIMING) + parsed["tools_tokens"] + sum(compress(costs, fixed)) \
+    need = (
+        parsed.get("priming", REPLY_PRIMING)
+        + parsed["tools_tokens"]
+        + sum(compress(costs, fixed))
         + sum(costs[index] for index in range(live_start, count) if not fixed[index])
+    )
     if need > limit:
         return None, 0, FROM_LIMIT  # what must be kept does not fit: the rule's shortfall
     cut = previous["cut"] if previous is not None else 0
@@ -149,8 +176,16 @@ def select(parsed: Parsed, with_trace: bool = True) -> Result:
     result["walk_limit"] = parsed["limit"] if walk_limit is None else walk_limit
     result["cut"] = cut if kept else None
     result["cut_from"] = cut_from if kept else None
-    result["as_previous"] = {"messages": len(parsed["messages"]), "cut": cut, "history": reuse_module.history_digest(parsed["messages"]),
-                             "head": options["head"]} if kept else None
+    result["as_previous"] = (
+        {
+            "messages": len(parsed["messages"]),
+            "cut": cut,
+            "history": reuse_module.history_digest(parsed["messages"]),
+            "head": options["head"],
+        }
+        if kept
+        else None
+    )
     result["reuse"] = reuse_module.reuse(parsed, kept, result["tokens"])
     return result
 
@@ -189,8 +224,9 @@ def forget() -> None:
 
 def remembered_previous(messages: list) -> dict | None:
     """The remembered call with the longest history that ``messages`` starts with, or None."""
-    candidates = sorted((other.as_previous for other in _REMEMBERED if other.as_previous["messages"] <= len(messages)),
-                        key=lambda other: other["messages"])
+    candidates = sorted(
+        (other.as_previous for other in _REMEMBERED if other.as_previous["messages"] <= len(messages)), key=lambda other: other["messages"]
+    )
     if not candidates:
         return None
     found = None
@@ -202,5 +238,4 @@ def remembered_previous(messages: list) -> dict | None:
     return dict(found) if found else None
 
 
-__all__ = ["STRATEGIES", "DEFAULT_STRATEGY", "DEFAULT_WATERMARK", "KEYS", "parse", "select", "decide", "watermark_limit",
-           "LIVE", "PINNED"]
+__all__ = ["STRATEGIES", "DEFAULT_STRATEGY", "DEFAULT_WATERMARK", "KEYS", "parse", "select", "decide", "watermark_limit", "LIVE", "PINNED"]

@@ -56,8 +56,11 @@ def walk_of(history) -> tuple[int, int, str]:
     need = history.pinned_need + history.live_need
     if need > limit:
         return limit, 0, "limit"
-    rest = sum(history.cost(index) for index in range(history.total)
-               if history.unit[index] >= cut and not history.pinned[index] and not history.live[index])
+    rest = sum(
+        history.cost(index)
+        for index in range(history.total)
+        if history.unit[index] >= cut and not history.pinned[index] and not history.live[index]
+    )
     if need + rest <= limit:
         return limit, cut, "previous" if previous else "limit"
     watermark = data.get("low_watermark")
@@ -69,7 +72,9 @@ def _digest(messages: list) -> str:
 
     hashed = hashlib.sha256()
     for message in messages:
-        hashed.update(json.dumps(message, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8", "surrogatepass") + b"\n")
+        hashed.update(
+            json.dumps(message, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8", "surrogatepass") + b"\n"
+        )
     return "sha256:" + hashed.hexdigest()
 
 
@@ -113,8 +118,13 @@ def _as_sent_text(history, index: int) -> str:
 
 
 def _template_tokens(history, kept: list[int], generation_prompt: bool = True) -> list[bytes]:
-    text = templates.render(plain([history.messages[index] for index in kept], history.template), history.template,
-                            add_generation_prompt=generation_prompt, tools=history.data_tools or None, **(history.template_options or {}))
+    text = templates.render(
+        plain([history.messages[index] for index in kept], history.template),
+        history.template,
+        add_generation_prompt=generation_prompt,
+        tools=history.data_tools or None,
+        **(history.template_options or {}),
+    )
     loaded = named_tokenizer(history.tokenizer)
     assert loaded is not None  # the template was rendered with it to count the history
     return loaded.tokens(text)
@@ -151,8 +161,11 @@ def prefix_reused(history) -> str | None:
             previous_breakpoint = _breakpoint(history, before)
         if same_head and kept and before:
             shared = 0
-            while shared < min(len(before), len(kept)) and _as_sent_text(history, before[shared]) == _as_sent_text(history, kept[shared]) \
-                    and before[shared] == kept[shared]:
+            while (
+                shared < min(len(before), len(kept))
+                and _as_sent_text(history, before[shared]) == _as_sent_text(history, kept[shared])
+                and before[shared] == kept[shared]
+            ):
                 shared += 1
             expected["prefix_messages"] = shared
             if history.template:
@@ -182,18 +195,28 @@ def prefix_reused(history) -> str | None:
         cached = previous_breakpoint if minimum <= previous_breakpoint <= prefix else 0
         written = now - cached if now >= minimum else 0
     plain_input = tokens - cached - written
-    for key, value in (("provider", caching["provider"]), ("min_tokens", minimum), ("cached_tokens", cached), ("written_tokens", written),
-                       ("input_tokens", plain_input)):
+    for key, value in (
+        ("provider", caching["provider"]),
+        ("min_tokens", minimum),
+        ("cached_tokens", cached),
+        ("written_tokens", written),
+        ("input_tokens", plain_input),
+    ):
         if reuse.get(key) != value:
             return f"{key} re-derives to {value} under {caching['provider']}'s rule, the report says {reuse.get(key)}"
     prices = caching.get("prices")
     if prices is not None:
-        cost = (_fraction(prices["input"]) * plain_input + _fraction(prices["cached_input"]) * cached
-                + _fraction(prices.get("cache_write", 0)) * written) / 1_000_000
+        cost = (
+            _fraction(prices["input"]) * plain_input
+            + _fraction(prices["cached_input"]) * cached
+            + _fraction(prices.get("cache_write", 0)) * written
+        ) / 1_000_000
         without = _fraction(prices["input"]) * tokens / 1_000_000
         if reuse.get("cost") != float(cost) or reuse.get("cost_without_caching") != float(without):
-            return (f"the costs re-derive to {float(cost)} ({float(without)} without caching), the report says "
-                    f"{reuse.get('cost')} ({reuse.get('cost_without_caching')})")
+            return (
+                f"the costs re-derive to {float(cost)} ({float(without)} without caching), the report says "
+                f"{reuse.get('cost')} ({reuse.get('cost_without_caching')})"
+            )
     return None
 
 

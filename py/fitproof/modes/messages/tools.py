@@ -35,7 +35,13 @@ def _without_dot(text: str) -> str:
 def read_tools(value: object, at: tuple[Key, ...], problems: list[Problem]) -> list[dict] | None:
     """The function definitions, or None after recording every problem."""
     if not isinstance(value, list):
-        problems.append(Problem(at, WRONG_TYPE, f"expected an array of tool definitions {{\"type\": \"function\", \"function\": {{name, description?, parameters?}}}}, got {got(value)}"))
+        problems.append(
+            Problem(
+                at,
+                WRONG_TYPE,
+                f'expected an array of tool definitions {{"type": "function", "function": {{name, description?, parameters?}}}}, got {got(value)}',
+            )
+        )
         return None
     count = len(problems)
     for index, tool in enumerate(value):
@@ -48,14 +54,22 @@ def read_tools(value: object, at: tuple[Key, ...], problems: list[Problem]) -> l
             if "type" not in tool:
                 problems.append(missing_key(tool_at, "type"))
             else:
-                problems.append(Problem((*tool_at, "type"), INVALID_VALUE, f"expected \"function\", got {preview(tool['type'])}: only function tools are counted"))
+                problems.append(
+                    Problem(
+                        (*tool_at, "type"),
+                        INVALID_VALUE,
+                        f'expected "function", got {preview(tool["type"])}: only function tools are counted',
+                    )
+                )
         function = tool.get("function")
         function_at = (*tool_at, "function")
         if "function" not in tool:
             problems.append(missing_key(tool_at, "function"))
             continue
         if not isinstance(function, dict):
-            problems.append(Problem(function_at, WRONG_TYPE, f"expected an object {{name, description?, parameters?}}, got {got(function)}"))
+            problems.append(
+                Problem(function_at, WRONG_TYPE, f"expected an object {{name, description?, parameters?}}, got {got(function)}")
+            )
             continue
         problems.extend(unknown_keys(function, function_at, ("name", "description", "parameters", "strict")))
         if "name" not in function:
@@ -63,7 +77,9 @@ def read_tools(value: object, at: tuple[Key, ...], problems: list[Problem]) -> l
         elif not isinstance(function["name"], str) or not function["name"]:
             problems.append(Problem((*function_at, "name"), WRONG_TYPE, f"expected a non-empty string, got {preview(function['name'])}"))
         if function.get("description") is not None and not isinstance(function["description"], str):
-            problems.append(Problem((*function_at, "description"), WRONG_TYPE, f"expected a string, got {preview(function['description'])}"))
+            problems.append(
+                Problem((*function_at, "description"), WRONG_TYPE, f"expected a string, got {preview(function['description'])}")
+            )
         if function.get("strict") is not None and not isinstance(function["strict"], bool):
             problems.append(Problem((*function_at, "strict"), WRONG_TYPE, f"expected true or false, got {preview(function['strict'])}"))
         parameters = function.get("parameters")
@@ -71,7 +87,13 @@ def read_tools(value: object, at: tuple[Key, ...], problems: list[Problem]) -> l
             if not isinstance(parameters, dict):
                 problems.append(Problem((*function_at, "parameters"), WRONG_TYPE, f"expected a JSON Schema object, got {got(parameters)}"))
             elif parameters.get("properties") is not None and not isinstance(parameters["properties"], dict):
-                problems.append(Problem((*function_at, "parameters", "properties"), WRONG_TYPE, f"expected an object of properties, got {got(parameters['properties'])}"))
+                problems.append(
+                    Problem(
+                        (*function_at, "parameters", "properties"),
+                        WRONG_TYPE,
+                        f"expected an object of properties, got {got(parameters['properties'])}",
+                    )
+                )
             else:
                 _read_properties(parameters.get("properties") or {}, (*function_at, "parameters", "properties"), problems)
     return value if len(problems) == count else None
@@ -88,23 +110,37 @@ def _read_properties(properties: dict, at: tuple[Key, ...], problems: list[Probl
             continue
         if isinstance(schema, dict):
             kind = schema.get("type")
-            if "type" in schema and not isinstance(kind, str) and not (isinstance(kind, list) and all(isinstance(one, str) for one in kind)):
-                problems.append(Problem((*schema_at, "type"), WRONG_TYPE, f"expected a type name or a list of type names, got {preview(kind)}"))
+            if (
+                "type" in schema
+                and not isinstance(kind, str)
+                and not (isinstance(kind, list) and all(isinstance(one, str) for one in kind))
+            ):
+                problems.append(
+                    Problem((*schema_at, "type"), WRONG_TYPE, f"expected a type name or a list of type names, got {preview(kind)}")
+                )
             if "description" in schema and not isinstance(schema["description"], str):
-                problems.append(Problem((*schema_at, "description"), WRONG_TYPE, f"expected a string, got {preview(schema['description'])}"))
+                problems.append(
+                    Problem((*schema_at, "description"), WRONG_TYPE, f"expected a string, got {preview(schema['description'])}")
+                )
             if "enum" in schema and not isinstance(schema["enum"], list):
-                problems.append(Problem((*schema_at, "enum"), WRONG_TYPE, f"expected an array of the allowed values, got {preview(schema['enum'])}"))
+                problems.append(
+                    Problem((*schema_at, "enum"), WRONG_TYPE, f"expected an array of the allowed values, got {preview(schema['enum'])}")
+                )
         try:
             compact(schema)
         except (TypeError, ValueError, RecursionError) as error:  # from Python: a set, an object, a cycle
-            problems.append(Problem(schema_at, WRONG_TYPE, f"expected a JSON Schema made of JSON values, got {got(schema)} ({error})"[:300]))
+            problems.append(
+                Problem(schema_at, WRONG_TYPE, f"expected a JSON Schema made of JSON values, got {got(schema)} ({error})"[:300])
+            )
 
 
 def _simple(schema: object) -> bool:
     """A property the cookbook's method counts: a type, a description and an enum of strings at most."""
     return (
-        isinstance(schema, dict) and schema.keys() <= _SIMPLE
-        and isinstance(schema.get("type", ""), str) and isinstance(schema.get("description", ""), str)
+        isinstance(schema, dict)
+        and schema.keys() <= _SIMPLE
+        and isinstance(schema.get("type", ""), str)
+        and isinstance(schema.get("description", ""), str)
         and isinstance(schema.get("enum", ()), list | tuple)
         and all(isinstance(item, str) for item in schema.get("enum", ()))
     )

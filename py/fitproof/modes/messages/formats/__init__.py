@@ -87,8 +87,9 @@ def detect(top: dict) -> tuple[str | None, bool]:
 
 def parse(data: object, token_counter: Callable[[str], int] | None = None, require_user: bool = True) -> Parsed:
     """The chat reader's ``parsed`` dict for any of the three formats; raises ``InvalidInput``."""
-    if not isinstance(data, dict) or ("format" not in data and not {"system", "instructions", "input"} & data.keys()
-                                      and not _has_typed_items(data.get("messages"))):
+    if not isinstance(data, dict) or (
+        "format" not in data and not {"system", "instructions", "input"} & data.keys() and not _has_typed_items(data.get("messages"))
+    ):
         return reading.parse(data, token_counter, require_user)  # the chat format, exactly as before
     fmt, detected = detect(data)
     if fmt == "chat":
@@ -97,10 +98,18 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
         return parsed
     if not isinstance(fmt, str) or fmt not in READERS:
         if fmt is None:
-            problem = Problem(("format",), INVALID_VALUE, "the input reads as both the anthropic and the responses format: name it (\"format\": \"anthropic\" or \"responses\")")
+            problem = Problem(
+                ("format",),
+                INVALID_VALUE,
+                'the input reads as both the anthropic and the responses format: name it ("format": "anthropic" or "responses")',
+            )
         else:
             guess = closest_name(fmt, FORMATS) if isinstance(fmt, str) else None
-            problem = Problem(("format",), INVALID_VALUE, f"expected one of {', '.join(FORMATS)}, got {preview(fmt)}" + (f"; did you mean {json_text(guess)}?" if guess else ""))
+            problem = Problem(
+                ("format",),
+                INVALID_VALUE,
+                f"expected one of {', '.join(FORMATS)}, got {preview(fmt)}" + (f"; did you mean {json_text(guess)}?" if guess else ""),
+            )
         raise InvalidInput([problem], "input shape", INPUT_SUMMARY)
     return _parse_format(READERS[fmt], data, token_counter, require_user, detected)
 
@@ -152,7 +161,9 @@ def _parse_format(reader, data: dict, token_counter: Callable[[str], int] | None
     if reader is responses and "input" in top:
         items_key = "input"
         if "messages" in top:
-            problems.append(Problem(("messages",), INVALID_VALUE, "give the items once: as input (the Responses API's name) or as messages"))
+            problems.append(
+                Problem(("messages",), INVALID_VALUE, "give the items once: as input (the Responses API's name) or as messages")
+            )
     system_texts: list[str] = []
     if reader is anthropic:
         system_texts = anthropic.read_system(top.get("system"), ("system",), problems)
@@ -181,9 +192,13 @@ def _parse_format(reader, data: dict, token_counter: Callable[[str], int] | None
                 problems.append(Problem((items_key,), EMPTY, "expected at least one message, got an empty array"))
         known = HISTORIES.find(items, key) if remember and items else None  # a history read before: only what was appended is read
         first = len(known.snapshot) if known else 0
-        records = (list(known.records) if known else []) + [reader.read_item(item, (items_key, index), problems) for index, item in enumerate(items[first:], first)]
-    readable = [item if item is not None else reader.as_far_as_readable(raw, (items_key, index))
-                for index, (item, raw) in enumerate(zip(records[first:], items[first:]), first)]
+        records = (list(known.records) if known else []) + [
+            reader.read_item(item, (items_key, index), problems) for index, item in enumerate(items[first:], first)
+        ]
+    readable = [
+        item if item is not None else reader.as_far_as_readable(raw, (items_key, index))
+        for index, (item, raw) in enumerate(zip(records[first:], items[first:]), first)
+    ]
     grouping = known.grouping.copy() if known else ToolPairing(items_key, responses.joins_previous if reader is responses else None)  # type: ignore[attr-defined]
     grouping.feed(readable, first, problems, records[first - 1] if first else None)
     grouping.finish(problems)
@@ -191,7 +206,13 @@ def _parse_format(reader, data: dict, token_counter: Callable[[str], int] | None
     # Beside any other problem (every one at once), unless an item could not be read: that one may be the user's turn.
     if records and require_user and None not in records and not any(item["user_turn"] for item in records if item is not None):
         roles = sorted({item["role"] for item in records if item is not None})
-        problems.append(Problem((items_key,), NO_USER_MESSAGE, f"no message has the role \"user\" (its roles: {', '.join(roles)}): a conversation sent to a model needs a user turn to answer"))
+        problems.append(
+            Problem(
+                (items_key,),
+                NO_USER_MESSAGE,
+                f'no message has the role "user" (its roles: {", ".join(roles)}): a conversation sent to a model needs a user turn to answer',
+            )
+        )
     if problems:
         raise_problems(problems, items_key, top_problems)
     callers = token_counter is not None or tokenizer not in TOKENIZERS
@@ -200,14 +221,20 @@ def _parse_format(reader, data: dict, token_counter: Callable[[str], int] | None
     costs = (list(known.costs) if known else []) + [cost_of(item, count, word.get(item["role"], item["role"])) for item in records[first:]]  # type: ignore[index, arg-type]  # no record is None once no problem was found
     if remember:
         HISTORIES.keep(remembered(key, items, records, costs, grouping.copy(), known), known)
-    system_tokens = PER_MESSAGE + count("system" if reader is anthropic else "developer") + sum(map(count, system_texts)) if system_texts else 0
+    system_tokens = (
+        PER_MESSAGE + count("system" if reader is anthropic else "developer") + sum(map(count, system_texts)) if system_texts else 0
+    )
     if reader is anthropic:
         tool_costs, tools_tokens = anthropic.tool_costs(tools, count)
         names = [str(tool.get("name", tool.get("type", "tool"))) for tool in tools]
     else:
         chat_tools = [responses.as_chat_tool(tool) for tool in tools]
         function_costs, function_total = chat_tool_costs([tool for tool in chat_tools if tool], count, tokenizer)
-        other = [count(tool_calls_text({key: value for key, value in tool.items() if value is not None})) for tool, chat in zip(tools, chat_tools) if chat is None]
+        other = [
+            count(tool_calls_text({key: value for key, value in tool.items() if value is not None}))
+            for tool, chat in zip(tools, chat_tools)
+            if chat is None
+        ]
         costs_iter, other_iter = iter(function_costs), iter(other)
         tool_costs = [next(costs_iter) if chat else next(other_iter) for chat in chat_tools]
         tools_tokens = function_total + sum(other)
@@ -220,11 +247,28 @@ def _parse_format(reader, data: dict, token_counter: Callable[[str], int] | None
         if rename and "async_" in copied:  # the SDK model's field name for the request's "async"
             copied["async"] = copied.pop("async_")
         if reader is responses and isinstance(copied.get("content"), list):
-            copied["content"] = [{key: value for key, value in part.items() if key != "size"} if isinstance(part, dict) else part for part in copied["content"]]
+            copied["content"] = [
+                {key: value for key, value in part.items() if key != "size"} if isinstance(part, dict) else part
+                for part in copied["content"]
+            ]
         return copied
 
-    parsed = parsed_of(records, unit_of, costs, items, limit=limit, tokenizer=tokenizer, fmt=reader.NAME, detected=detected,  # type: ignore[arg-type]
-                       items_key=items_key, system_tokens=system_tokens, tools=names, tool_costs=tool_costs, tools_tokens=tools_tokens, sent=sent)
+    parsed = parsed_of(
+        records,
+        unit_of,
+        costs,
+        items,
+        limit=limit,
+        tokenizer=tokenizer,
+        fmt=reader.NAME,
+        detected=detected,  # type: ignore[arg-type]
+        items_key=items_key,
+        system_tokens=system_tokens,
+        tools=names,
+        tool_costs=tool_costs,
+        tools_tokens=tools_tokens,
+        sent=sent,
+    )
     parsed["model"] = top["tokenizer"] if counted_encoding(top.get("tokenizer")) else None  # a model name given as the tokenizer
     return parsed
 
@@ -239,7 +283,9 @@ def select(parsed: Parsed, with_trace: bool = True) -> Result:
             result["format"] = fmt
         return result
     blank: dict = {}
-    result = rule.select({**parsed, "messages": [blank] * len(parsed["costs"])}, with_trace)  # (its copies are the chat format's: replaced below)
+    result = rule.select(
+        {**parsed, "messages": [blank] * len(parsed["costs"])}, with_trace
+    )  # (its copies are the chat format's: replaced below)
     result["format"] = fmt
     if parsed.get("format_detected"):
         result["format_detected"] = True
@@ -261,7 +307,9 @@ def verify(data: object, result: Result, parsed: Parsed | None = None) -> list[C
     assert isinstance(data, dict)  # evaluate verifies only an input its parse read as an object
     fmt = detect(data)[0]  # re-read from the input, not the report
     if not isinstance(fmt, str) or fmt not in READERS:
-        return chat_checks.verify({key: value for key, value in data.items() if key != "format"} if "format" in data else data, result, parsed)
+        return chat_checks.verify(
+            {key: value for key, value in data.items() if key != "format"} if "format" in data else data, result, parsed
+        )
     return checks.verify(data, result, fmt)
 
 

@@ -22,8 +22,22 @@ from fractions import Fraction
 from math import ceil
 from typing import Callable
 
-from ...._base.values import (EMPTY, INVALID_VALUE, NOT_TEXT, WRONG_TYPE, Invalid, Key, Problem, got, json_text, json_value_problem,
-                              preview, problem_from, read_id, unknown_keys)
+from ...._base.values import (
+    EMPTY,
+    INVALID_VALUE,
+    NOT_TEXT,
+    WRONG_TYPE,
+    Invalid,
+    Key,
+    Problem,
+    got,
+    json_text,
+    json_value_problem,
+    preview,
+    problem_from,
+    read_id,
+    unknown_keys,
+)
 from ...._shared.shape import missing_key
 from ..images import data_url_size
 from ..message import read_role
@@ -55,9 +69,19 @@ BLOCKS_BY_ROLE = {
     "system": ("text",),
 }
 # Blocks the API has that this mode does not count (server tools, search results, uploads).
-NOT_COUNTED = ("server_tool_use", "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
-               "bash_code_execution_tool_result", "text_editor_code_execution_tool_result", "tool_search_tool_result",
-               "mcp_tool_use", "mcp_tool_result", "search_result", "container_upload")
+NOT_COUNTED = (
+    "server_tool_use",
+    "web_search_tool_result",
+    "web_fetch_tool_result",
+    "code_execution_tool_result",
+    "bash_code_execution_tool_result",
+    "text_editor_code_execution_tool_result",
+    "tool_search_tool_result",
+    "mcp_tool_use",
+    "mcp_tool_result",
+    "search_result",
+    "container_upload",
+)
 RESULT_BLOCKS = ("text", "image", "document")
 
 
@@ -77,7 +101,11 @@ def image_tokens(width: int, height: int) -> tuple[int, tuple[int, int]]:
 def _image(block: dict, at: tuple[Key, ...], problems: list[Problem]) -> dict | None:
     source = block.get("source")
     if not isinstance(source, dict):
-        problems.append(Problem((*at, "source"), WRONG_TYPE, f"expected an object {{type, ...}}, got {got(source)}") if "source" in block else missing_key(at, "source"))
+        problems.append(
+            Problem((*at, "source"), WRONG_TYPE, f"expected an object {{type, ...}}, got {got(source)}")
+            if "source" in block
+            else missing_key(at, "source")
+        )
         return None
     kind = source.get("type")
     size = None
@@ -85,7 +113,7 @@ def _image(block: dict, at: tuple[Key, ...], problems: list[Problem]) -> dict | 
         if not isinstance(source.get("data"), str) or not isinstance(source.get("media_type"), str):
             problems.append(Problem((*at, "source"), WRONG_TYPE, "expected a base64 source {type, media_type, data}, each a string"))
             return None
-        size = data_url_size(f"data:{source['media_type']};base64,{source['data'][:1 << 20]}")
+        size = data_url_size(f"data:{source['media_type']};base64,{source['data'][: 1 << 20]}")
     elif kind not in ("url", "file"):
         problems.append(Problem((*at, "source", "type"), INVALID_VALUE, f"expected one of base64, url, file, got {preview(kind)}"))
         return None
@@ -101,7 +129,11 @@ def _document(block: dict, at: tuple[Key, ...], texts: list[str], images: list, 
             texts.append(block[key])
     source = block.get("source")
     if not isinstance(source, dict):
-        problems.append(Problem((*at, "source"), WRONG_TYPE, f"expected an object {{type, ...}}, got {got(source)}") if "source" in block else missing_key(at, "source"))
+        problems.append(
+            Problem((*at, "source"), WRONG_TYPE, f"expected an object {{type, ...}}, got {got(source)}")
+            if "source" in block
+            else missing_key(at, "source")
+        )
         return
     kind = source.get("type")
     if kind == "text":
@@ -116,31 +148,63 @@ def _document(block: dict, at: tuple[Key, ...], texts: list[str], images: list, 
         else:
             _blocks(content, (*at, "source", "content"), ("text", "image"), texts, images, [], [], problems, "a document's content")
     elif kind in ("base64", "url", "file"):
-        problems.append(Problem((*at, "source", "type"), NOT_TEXT, f"a document of source type {json_text(kind)} is a PDF or a file, which this mode does not count (text and images only); give it a budget of its own"))
+        problems.append(
+            Problem(
+                (*at, "source", "type"),
+                NOT_TEXT,
+                f"a document of source type {json_text(kind)} is a PDF or a file, which this mode does not count (text and images only); give it a budget of its own",
+            )
+        )
     else:
-        problems.append(Problem((*at, "source", "type"), INVALID_VALUE, f"expected one of text, content, base64, url, file, got {preview(kind)}"))
+        problems.append(
+            Problem((*at, "source", "type"), INVALID_VALUE, f"expected one of text, content, base64, url, file, got {preview(kind)}")
+        )
 
 
-def _blocks(value: object, at: tuple[Key, ...], allowed: tuple[str, ...], texts: list[str], images: list, calls: list, answers: list,
-            problems: list[Problem], what: str) -> list[str]:
+def _blocks(
+    value: object,
+    at: tuple[Key, ...],
+    allowed: tuple[str, ...],
+    texts: list[str],
+    images: list,
+    calls: list,
+    answers: list,
+    problems: list[Problem],
+    what: str,
+) -> list[str]:
     """The blocks read (their texts, images, calls, answers appended); the block types seen."""
     kinds = []
-    for index, block_at, block in typed_elements(value, at, problems, f"content blocks ({', '.join(allowed)})",
-                                          'a content block {"type": "text", "text": ...}'):
+    for index, block_at, block in typed_elements(
+        value, at, problems, f"content blocks ({', '.join(allowed)})", 'a content block {"type": "text", "text": ...}'
+    ):
         kind = block["type"]
         type_at = (*block_at, "type")
         if kind not in allowed:
             if isinstance(kind, str) and kind in NOT_COUNTED:
-                problems.append(Problem(type_at, NOT_TEXT, f"a content block of type {json_text(kind)} is not counted by this mode (text, images, text documents, tool use and results, thinking only); give it a budget of its own"))
+                problems.append(
+                    Problem(
+                        type_at,
+                        NOT_TEXT,
+                        f"a content block of type {json_text(kind)} is not counted by this mode (text, images, text documents, tool use and results, thinking only); give it a budget of its own",
+                    )
+                )
             elif isinstance(kind, str) and kind in BLOCK_KEYS:
-                problems.append(Problem(type_at, NOT_TEXT, f"{what} cannot have a block of type {json_text(kind)} (allowed: {', '.join(allowed)})"))
+                problems.append(
+                    Problem(type_at, NOT_TEXT, f"{what} cannot have a block of type {json_text(kind)} (allowed: {', '.join(allowed)})")
+                )
             else:
                 problems.append(unknown_type(type_at, kind, allowed, tuple(BLOCK_KEYS)))
             continue
         kinds.append(kind)
         problems.extend(unknown_keys(block, block_at, BLOCK_KEYS[kind]))
         if block.get("cache_control") is not None and not isinstance(block["cache_control"], dict):
-            problems.append(Problem((*block_at, "cache_control"), WRONG_TYPE, f"expected an object {{type: \"ephemeral\", ttl?}}, got {got(block['cache_control'])}"))
+            problems.append(
+                Problem(
+                    (*block_at, "cache_control"),
+                    WRONG_TYPE,
+                    f'expected an object {{type: "ephemeral", ttl?}}, got {got(block["cache_control"])}',
+                )
+            )
         if kind in ("text", "thinking", "redacted_thinking"):
             key = {"text": "text", "thinking": "thinking", "redacted_thinking": "data"}[kind]
             if key not in block:
@@ -150,7 +214,11 @@ def _blocks(value: object, at: tuple[Key, ...], allowed: tuple[str, ...], texts:
             else:
                 texts.append(block[key])
             if kind == "thinking" and not isinstance(block.get("signature"), str):
-                problems.append(missing_key(block_at, "signature") if "signature" not in block else Problem((*block_at, "signature"), WRONG_TYPE, f"expected a string, got {preview(block['signature'])}"))
+                problems.append(
+                    missing_key(block_at, "signature")
+                    if "signature" not in block
+                    else Problem((*block_at, "signature"), WRONG_TYPE, f"expected a string, got {preview(block['signature'])}")
+                )
         elif kind == "image":
             image = _image(block, block_at, problems)
             if image is not None:
@@ -184,7 +252,11 @@ def _blocks(value: object, at: tuple[Key, ...], allowed: tuple[str, ...], texts:
                 else:
                     calls.append((call_id, (*block_at, "id")))
             if fine:
-                texts.append(json.dumps({"id": block["id"], "name": block["name"], "input": block["input"]}, separators=(",", ":"), ensure_ascii=False))
+                texts.append(
+                    json.dumps(
+                        {"id": block["id"], "name": block["name"], "input": block["input"]}, separators=(",", ":"), ensure_ascii=False
+                    )
+                )
         elif kind == "tool_result":
             if "tool_use_id" not in block:
                 problems.append(missing_key(block_at, "tool_use_id", " (the id of the tool_use this block answers)"))
@@ -228,16 +300,26 @@ def read_item(given: object, at: tuple[Key, ...], problems: list[Problem]) -> di
     elif isinstance(item["content"], str):
         texts.append(item["content"])
     elif role is not None:
-        kinds = _blocks(item["content"], (*at, "content"), BLOCKS_BY_ROLE[role], texts, images, calls, answers, problems, f"a {role} message")
+        kinds = _blocks(
+            item["content"], (*at, "content"), BLOCKS_BY_ROLE[role], texts, images, calls, answers, problems, f"a {role} message"
+        )
         if isinstance(item["content"], list) and not item["content"] and role != "assistant":
             problems.append(Problem((*at, "content"), EMPTY, "expected at least one content block"))
     pinned = read_pinned(item, at, role == "system", problems)
     if len(problems) != count:
         return None
     own = [kind for kind in kinds if kind != "tool_result"]
-    return record("tool" if answers else str(role), pinned, calls=calls, answers=answers, closes=True,
-                  user_turn=role == "user" and (not answers or bool(own)), texts=texts, images=images,
-                  flat=isinstance(item["content"], str) and "pinned" not in item)
+    return record(
+        "tool" if answers else str(role),
+        pinned,
+        calls=calls,
+        answers=answers,
+        closes=True,
+        user_turn=role == "user" and (not answers or bool(own)),
+        texts=texts,
+        images=images,
+        flat=isinstance(item["content"], str) and "pinned" not in item,
+    )
 
 
 def as_far_as_readable(item: object, at: tuple[Key, ...]) -> dict | None:
@@ -272,13 +354,19 @@ def read_tools(value: object, at: tuple[Key, ...], problems: list[Problem]) -> l
 
 def _read_tool(tool: dict, tool_at: tuple[Key, ...], problems: list[Problem]) -> None:
     if not isinstance(tool.get("name"), str):
-        problems.append(missing_key(tool_at, "name") if "name" not in tool else Problem((*tool_at, "name"), WRONG_TYPE, f"expected a string, got {preview(tool['name'])}"))
+        problems.append(
+            missing_key(tool_at, "name")
+            if "name" not in tool
+            else Problem((*tool_at, "name"), WRONG_TYPE, f"expected a string, got {preview(tool['name'])}")
+        )
     kind = tool.get("type")
     if kind in (None, "custom"):
         if "input_schema" not in tool:
             problems.append(missing_key(tool_at, "input_schema"))
         elif not isinstance(tool["input_schema"], dict):
-            problems.append(Problem((*tool_at, "input_schema"), WRONG_TYPE, f"expected a JSON Schema object, got {got(tool['input_schema'])}"))
+            problems.append(
+                Problem((*tool_at, "input_schema"), WRONG_TYPE, f"expected a JSON Schema object, got {got(tool['input_schema'])}")
+            )
         if tool.get("description") is not None and not isinstance(tool["description"], str):
             problems.append(Problem((*tool_at, "description"), WRONG_TYPE, f"expected a string, got {preview(tool['description'])}"))
     elif not isinstance(kind, str):
@@ -288,8 +376,11 @@ def _read_tool(tool: dict, tool_at: tuple[Key, ...], problems: list[Problem]) ->
 def tool_text(tool: dict) -> str:
     """A tool definition as it is counted: the compact JSON of its name, description and input schema
     (a server tool, ``{type, name}``, as given without ``cache_control``)."""
-    shown = {key: tool[key] for key in ("name", "description", "input_schema") if tool.get(key) is not None} \
-        if tool.get("type") in (None, "custom") else {key: value for key, value in tool.items() if key != "cache_control" and value is not None}
+    shown = (
+        {key: tool[key] for key in ("name", "description", "input_schema") if tool.get(key) is not None}
+        if tool.get("type") in (None, "custom")
+        else {key: value for key, value in tool.items() if key != "cache_control" and value is not None}
+    )
     return json.dumps(shown, separators=(",", ":"), ensure_ascii=False)
 
 

@@ -21,21 +21,49 @@ import json
 from typing import Callable, Iterator
 
 from ...._shared.shape import missing_key
-from ...._base.values import (INVALID_VALUE, WRONG_TYPE, Invalid, Key, Problem, closest_name, got, json_text, json_value_problem, preview,
-                              problem_from, read_bool)
+from ...._base.values import (
+    INVALID_VALUE,
+    WRONG_TYPE,
+    Invalid,
+    Key,
+    Problem,
+    closest_name,
+    got,
+    json_text,
+    json_value_problem,
+    preview,
+    problem_from,
+    read_bool,
+)
 from ..accounting import PER_MESSAGE, REPLY_PRIMING
 from ..history import Parsed
 
 
 def record(role: str, pinned: bool = False, **fields: object) -> dict:
-    base = {"role": role, "pinned": pinned or role in ("system", "developer"), "calls": [], "answers": [], "joins": False,
-            "closes": False, "user_turn": role == "user", "texts": [], "json_texts": [], "images": [], "flat": False}
+    base = {
+        "role": role,
+        "pinned": pinned or role in ("system", "developer"),
+        "calls": [],
+        "answers": [],
+        "joins": False,
+        "closes": False,
+        "user_turn": role == "user",
+        "texts": [],
+        "json_texts": [],
+        "images": [],
+        "flat": False,
+    }
     base.update(fields)
     return base
 
 
-def read_tool_list(value: object, at: tuple[Key, ...], problems: list[Problem], shape: str,
-                   read_fields: Callable[[dict, tuple[Key, ...], list[Problem]], None]) -> list[dict]:
+def read_tool_list(
+    value: object,
+    at: tuple[Key, ...],
+    problems: list[Problem],
+    shape: str,
+    read_fields: Callable[[dict, tuple[Key, ...], list[Problem]], None],
+) -> list[dict]:
     """A format's tool definitions: an array of objects made of JSON values (from Python: no date,
     set or cycle, at any depth), each then read by the format's ``read_fields``; ``shape`` says what
     one looks like. The definitions without a problem, in order."""
@@ -58,8 +86,9 @@ def read_tool_list(value: object, at: tuple[Key, ...], problems: list[Problem], 
     return tools
 
 
-def typed_elements(value: object, at: tuple[Key, ...], problems: list[Problem], listed: str,
-                   example: str) -> Iterator[tuple[int, tuple[Key, ...], dict]]:
+def typed_elements(
+    value: object, at: tuple[Key, ...], problems: list[Problem], listed: str, example: str
+) -> Iterator[tuple[int, tuple[Key, ...], dict]]:
     """The objects with a ``type`` of a content array (Anthropic's blocks, a Responses item's parts),
     each with its index and path; the problems of the rest said at theirs. ``listed``: what the array holds,
     in words; ``example``: what one element looks like."""
@@ -80,7 +109,9 @@ def unknown_type(type_at: tuple[Key, ...], kind: object, allowed: tuple[str, ...
     """The problem of a block or part whose type is none the format knows: the closest it knows named."""
     guess = closest_name(kind, known) if isinstance(kind, str) else None
     hint = f"; did you mean {json_text(guess)}?" if guess else ""
-    return Problem(type_at, INVALID_VALUE if isinstance(kind, str) else WRONG_TYPE, f"expected one of {', '.join(allowed)}, got {preview(kind)}{hint}")
+    return Problem(
+        type_at, INVALID_VALUE if isinstance(kind, str) else WRONG_TYPE, f"expected one of {', '.join(allowed)}, got {preview(kind)}{hint}"
+    )
 
 
 def an_object(item: object, at: tuple[Key, ...], problems: list[Problem]) -> dict | None:
@@ -105,13 +136,32 @@ def read_pinned(item: dict, at: tuple[Key, ...], always: bool, problems: list[Pr
 
 def cost_of(item: dict, count: Callable[[str], int], role_word: str) -> int:
     """The chat accounting: 3 an item, its role's count, each text and JSON text counted, its images."""
-    return PER_MESSAGE + count(role_word) + sum(map(count, item["texts"])) + sum(map(count, item["json_texts"])) \
+    return (
+        PER_MESSAGE
+        + count(role_word)
+        + sum(map(count, item["texts"]))
+        + sum(map(count, item["json_texts"]))
         + sum(image["tokens"] for image in item["images"])
+    )
 
 
-def parsed_of(records: list[dict], unit_of: list[int], costs: list[int], items: list, *, limit: int, tokenizer: str, fmt: str,
-              detected: bool, items_key: str, system_tokens: int, tools: list[str], tool_costs: list[int], tools_tokens: int,
-              sent: Callable[[dict], dict]) -> Parsed:
+def parsed_of(
+    records: list[dict],
+    unit_of: list[int],
+    costs: list[int],
+    items: list,
+    *,
+    limit: int,
+    tokenizer: str,
+    fmt: str,
+    detected: bool,
+    items_key: str,
+    system_tokens: int,
+    tools: list[str],
+    tool_costs: list[int],
+    tools_tokens: int,
+    sent: Callable[[dict], dict],
+) -> Parsed:
     """The dict ``rule.py`` reads (the chat reader's keys), with what the format adds."""
     users = [index for index, item in enumerate(records) if item["user_turn"]]
     live_start = unit_of[users[-1]] if users else len(records)
@@ -120,14 +170,27 @@ def parsed_of(records: list[dict], unit_of: list[int], costs: list[int], items: 
         for image in item["images"]:
             images.append({"index": index, **{key: value for key, value in image.items() if key != "index"}})
     return {
-        "limit": limit, "tokenizer": tokenizer, "model": None, "messages": items,
-        "roles": [item["role"] for item in records], "pinned": [item["pinned"] for item in records],
+        "limit": limit,
+        "tokenizer": tokenizer,
+        "model": None,
+        "messages": items,
+        "roles": [item["role"] for item in records],
+        "pinned": [item["pinned"] for item in records],
         "flat": [True] * len(records),  # rule.select copies each item plainly; the format's own copy replaces it
         "format_flat": [item["flat"] for item in records],
-        "unit_of": unit_of, "costs": costs, "live_start": live_start, "images": images,
-        "tools": tools, "tool_costs": tool_costs, "tools_tokens": tools_tokens,
-        "priming": REPLY_PRIMING + system_tokens, "system_tokens": system_tokens,
-        "format": fmt, "format_detected": detected, "items_key": items_key, "sent": sent,
+        "unit_of": unit_of,
+        "costs": costs,
+        "live_start": live_start,
+        "images": images,
+        "tools": tools,
+        "tool_costs": tool_costs,
+        "tools_tokens": tools_tokens,
+        "priming": REPLY_PRIMING + system_tokens,
+        "system_tokens": system_tokens,
+        "format": fmt,
+        "format_detected": detected,
+        "items_key": items_key,
+        "sent": sent,
     }
 
 
@@ -136,8 +199,11 @@ def without_nulls(value: object, keep: frozenset = frozenset()) -> object:
     (the request types do not take them); the values under ``keep`` (a tool's input, a schema)
     copied with their nulls, as given."""
     if type(value) is dict:
-        return {key: item if type(item) is str else (copied(item) if key in keep else without_nulls(item, keep))
-                for key, item in value.items() if item is not None}  # type: ignore[union-attr]
+        return {
+            key: item if type(item) is str else (copied(item) if key in keep else without_nulls(item, keep))
+            for key, item in value.items()
+            if item is not None
+        }  # type: ignore[union-attr]
     if type(value) is list:
         return [item if type(item) is str else without_nulls(item, keep) for item in value]  # type: ignore[union-attr]
     return value

@@ -21,7 +21,7 @@ _KEEP = {"anthropic": ("input", "input_schema"), "responses": ("arguments",)}
 def _anthropic_image(block: dict) -> int:
     """width x height / 750 (rounded up) after the long edge is cut to 1568; 1,600 at most, and for an unknown size."""
     source = block["source"]
-    size = data_url_size(f"data:{source.get('media_type')};base64,{source['data'][:1 << 20]}") if source.get("type") == "base64" else None
+    size = data_url_size(f"data:{source.get('media_type')};base64,{source['data'][: 1 << 20]}") if source.get("type") == "base64" else None
     if not size:
         return 1600
     num, den = size[0] * size[1], 1
@@ -61,7 +61,9 @@ def _anthropic_texts(blocks: object, out: list[str], images: list[int]) -> None:
 
 
 def _responses_image(part: dict) -> int:
-    return chat.image_tokens({"image_url": {"url": part.get("image_url") or "", "detail": part.get("detail") or "auto"}, "size": part.get("size")})
+    return chat.image_tokens(
+        {"image_url": {"url": part.get("image_url") or "", "detail": part.get("detail") or "auto"}, "size": part.get("size")}
+    )
 
 
 def _responses_parts(parts: str | list, out: list[str], images: list[int]) -> None:
@@ -143,7 +145,9 @@ class History(chat.History):
                     answers = [item["call_id"]]
                 previous = messages[index - 1] if index else None
                 previous_kind = previous.get("type", "message") if previous else None
-                previous_assistant = previous_kind in ("function_call", "custom_tool_call", "reasoning") or (previous is not None and previous_kind == "message" and previous["role"] == "assistant")
+                previous_assistant = previous_kind in ("function_call", "custom_tool_call", "reasoning") or (
+                    previous is not None and previous_kind == "message" and previous["role"] == "assistant"
+                )
                 if answers and index and (roles[index - 1] == "tool" or self.calls[index - 1]):
                     unit[index] = unit[index - 1]
                 elif calls and previous_assistant:
@@ -155,7 +159,9 @@ class History(chat.History):
             self.answers.append(answers)
             self.texts.append((texts, images))
         self.roles, self.unit, self.words = roles, unit, words
-        pinned_unit = {unit[index] for index, item in enumerate(messages) if roles[index] in chat.ALWAYS_PINNED or item.get("pinned") is True}
+        pinned_unit = {
+            unit[index] for index, item in enumerate(messages) if roles[index] in chat.ALWAYS_PINNED or item.get("pinned") is True
+        }
         self.pinned = [unit[index] in pinned_unit for index in range(total)]
         users = [index for index in range(total) if own_turn[index]]
         self.live_start = unit[users[-1]] if users else total
@@ -163,7 +169,9 @@ class History(chat.History):
         system = data.get("system") if fmt == "anthropic" else data.get("instructions")
         system_texts: list[str] = []
         _anthropic_texts(system, system_texts, []) if fmt == "anthropic" else system_texts.extend([system] if system else [])
-        self.system_tokens = 3 + self.count("system" if fmt == "anthropic" else "developer") + sum(map(self.count, system_texts)) if system_texts else 0
+        self.system_tokens = (
+            3 + self.count("system" if fmt == "anthropic" else "developer") + sum(map(self.count, system_texts)) if system_texts else 0
+        )
         self.tools_tokens = self._tools(data.get("tools") or [])
         self.priming = chat.REPLY_PRIMING + self.system_tokens
         self.pinned_need = self.priming + self.tools_tokens + sum(self.cost(index) for index in range(total) if self.pinned[index])
@@ -178,13 +186,24 @@ class History(chat.History):
             total = 346
             for tool in tools:
                 if tool.get("type") in (None, "custom"):
-                    total += self.count(chat.compact({key: tool[key] for key in ("name", "description", "input_schema") if tool.get(key) is not None}))
+                    total += self.count(
+                        chat.compact({key: tool[key] for key in ("name", "description", "input_schema") if tool.get(key) is not None})
+                    )
                 else:
-                    total += self.count(chat.compact({key: value for key, value in tool.items() if key != "cache_control" and value is not None}))
+                    total += self.count(
+                        chat.compact({key: value for key, value in tool.items() if key != "cache_control" and value is not None})
+                    )
             return total
-        functions = [{"type": "function", "function": {key: tool[key] for key in ("name", "description", "parameters") if tool.get(key) is not None}}
-                     for tool in tools if tool.get("type") == "function"]
-        others = sum(self.count(chat.compact({key: value for key, value in tool.items() if value is not None})) for tool in tools if tool.get("type") != "function")
+        functions = [
+            {"type": "function", "function": {key: tool[key] for key in ("name", "description", "parameters") if tool.get(key) is not None}}
+            for tool in tools
+            if tool.get("type") == "function"
+        ]
+        others = sum(
+            self.count(chat.compact({key: value for key, value in tool.items() if value is not None}))
+            for tool in tools
+            if tool.get("type") != "function"
+        )
         return chat.tools_recount(functions, self.tokenizer, self.count) + others
 
     def cost(self, index: int) -> int:  # (count: the chat History's)
@@ -196,8 +215,11 @@ class History(chat.History):
 
 def _sent_again(value: object, keep: tuple[str, ...], top: bool = False) -> object:
     if isinstance(value, dict):
-        copied = {key: (item if key in keep else _sent_again(item, keep)) for key, item in value.items()
-                  if item is not None and not (top and key in _NOT_SENT)}
+        copied = {
+            key: (item if key in keep else _sent_again(item, keep))
+            for key, item in value.items()
+            if item is not None and not (top and key in _NOT_SENT)
+        }
         if "async_" in copied:
             copied["async"] = copied.pop("async_")
         if copied.get("type") == "input_image":

@@ -36,7 +36,7 @@ class Known:
 def remembered(key: tuple, items: list, records: list, costs: list, grouping: object, known: Known | None) -> Known:
     """The history as it is now, to keep instead of ``known`` (the one it extends): only the appended items copied."""
     chars = [0]
-    appended = [_freeze(item, chars) for item in items[len(known.snapshot) if known else 0:]]
+    appended = [_freeze(item, chars) for item in items[len(known.snapshot) if known else 0 :]]
     return Known(key, (known.snapshot if known else []) + appended, records, costs, grouping, (known.chars if known else 0) + chars[0])
 
 

@@ -20,8 +20,21 @@ from __future__ import annotations
 
 import json
 
-from ...._base.values import (INVALID_VALUE, NOT_TEXT, WRONG_TYPE, Invalid, Key, Problem, closest_name, got, json_text, preview,
-                              problem_from, read_id, unknown_keys)
+from ...._base.values import (
+    INVALID_VALUE,
+    NOT_TEXT,
+    WRONG_TYPE,
+    Invalid,
+    Key,
+    Problem,
+    closest_name,
+    got,
+    json_text,
+    preview,
+    problem_from,
+    read_id,
+    unknown_keys,
+)
 from ...._shared.shape import missing_key
 from ..images import DETAILS
 from ..accounting import image_cost
@@ -41,35 +54,74 @@ ITEM_KEYS = {
     "reasoning": ("type", "id", "summary", "content", "encrypted_content", "status", "pinned"),
 }
 # Items the API has that this mode does not read (built-in tools, references to stored items).
-NOT_READ = ("item_reference", "file_search_call", "computer_call", "computer_call_output", "web_search_call", "image_generation_call",
-            "code_interpreter_call", "local_shell_call", "local_shell_call_output", "shell_call", "shell_call_output",
-            "apply_patch_call", "apply_patch_call_output", "mcp_list_tools", "mcp_approval_request", "mcp_approval_response",
-            "mcp_call", "compaction", "tool_search_call", "tool_search_output", "program", "program_output")
+NOT_READ = (
+    "item_reference",
+    "file_search_call",
+    "computer_call",
+    "computer_call_output",
+    "web_search_call",
+    "image_generation_call",
+    "code_interpreter_call",
+    "local_shell_call",
+    "local_shell_call_output",
+    "shell_call",
+    "shell_call_output",
+    "apply_patch_call",
+    "apply_patch_call_output",
+    "mcp_list_tools",
+    "mcp_approval_request",
+    "mcp_approval_response",
+    "mcp_call",
+    "compaction",
+    "tool_search_call",
+    "tool_search_output",
+    "program",
+    "program_output",
+)
 PART_KEYS = {
     "input_text": ("type", "text", "prompt_cache_breakpoint"),
     "input_image": ("type", "image_url", "file_id", "detail", "prompt_cache_breakpoint", "size"),
     "output_text": ("type", "text", "annotations", "logprobs"),
     "refusal": ("type", "refusal"),
 }
-PARTS_BY_ROLE = {"user": ("input_text", "input_image"), "system": ("input_text",), "developer": ("input_text",),
-                 "assistant": ("output_text", "refusal", "input_text")}
+PARTS_BY_ROLE = {
+    "user": ("input_text", "input_image"),
+    "system": ("input_text",),
+    "developer": ("input_text",),
+    "assistant": ("output_text", "refusal", "input_text"),
+}
 OUTPUT_PARTS = ("input_text", "input_image")
 # A call's JSON and a part's text; a field the request type takes is sent as given.
 KEEP = frozenset(("arguments",))
 
 
 def _parts(value: object, at: tuple[Key, ...], allowed: tuple[str, ...], texts: list[str], images: list, problems: list[Problem]) -> None:
-    for index, part_at, part in typed_elements(value, at, problems, f"parts ({', '.join(allowed)})",
-                                        'a content part {"type": "input_text", "text": ...}'):
+    for index, part_at, part in typed_elements(
+        value, at, problems, f"parts ({', '.join(allowed)})", 'a content part {"type": "input_text", "text": ...}'
+    ):
         kind = part["type"]
         type_at = (*part_at, "type")
         if kind not in allowed:
             if kind in ("input_file", "input_audio"):
-                problems.append(Problem(type_at, NOT_TEXT, f"a content part of type {json_text(kind)} is a file, which this mode does not count (text and images only); give it a budget of its own"))
+                problems.append(
+                    Problem(
+                        type_at,
+                        NOT_TEXT,
+                        f"a content part of type {json_text(kind)} is a file, which this mode does not count (text and images only); give it a budget of its own",
+                    )
+                )
             elif isinstance(kind, str) and kind in PART_KEYS:
-                problems.append(Problem(type_at, NOT_TEXT, f"this item cannot have a part of type {json_text(kind)} (allowed: {', '.join(allowed)})"))
+                problems.append(
+                    Problem(type_at, NOT_TEXT, f"this item cannot have a part of type {json_text(kind)} (allowed: {', '.join(allowed)})")
+                )
             elif kind in ("text", "image_url"):
-                problems.append(Problem(type_at, INVALID_VALUE, f"expected one of {', '.join(allowed)}, got {json_text(kind)}: the Responses format names a text part \"input_text\" (\"output_text\" in a reply) and an image \"input_image\""))
+                problems.append(
+                    Problem(
+                        type_at,
+                        INVALID_VALUE,
+                        f'expected one of {", ".join(allowed)}, got {json_text(kind)}: the Responses format names a text part "input_text" ("output_text" in a reply) and an image "input_image"',
+                    )
+                )
             else:
                 problems.append(unknown_type(type_at, kind, allowed, tuple(PART_KEYS)))
             continue
@@ -101,12 +153,21 @@ def _image(part: dict, at: tuple[Key, ...], index: int, images: list, problems: 
     size = part.get("size")
     if size is not None:
         if not (isinstance(size, list) and len(size) == 2 and all(type(side) is int and side > 0 for side in size)):
-            problems.append(Problem((*at, "size"), WRONG_TYPE, f"expected [width, height] in pixels, whole numbers above 0, got {preview(size)}"))
+            problems.append(
+                Problem((*at, "size"), WRONG_TYPE, f"expected [width, height] in pixels, whole numbers above 0, got {preview(size)}")
+            )
             return
         size = tuple(size)
     tokens, counted = image_cost(url or "", detail, size)
-    images.append({"part": index, "tokens": tokens, "detail": detail, "size": list(counted) if counted else None,
-                   "at_most": detail != "low" and counted is None})
+    images.append(
+        {
+            "part": index,
+            "tokens": tokens,
+            "detail": detail,
+            "size": list(counted) if counted else None,
+            "at_most": detail != "low" and counted is None,
+        }
+    )
 
 
 def _text_field(item: dict, at: tuple[Key, ...], key: str, problems: list[Problem]) -> str | None:
@@ -146,11 +207,23 @@ def read_item(given: object, at: tuple[Key, ...], problems: list[Problem]) -> di
         return None
     if not isinstance(kind, str) or kind not in ITEM_KEYS:
         if isinstance(kind, str) and kind in NOT_READ:
-            problems.append(Problem((*at, "type"), NOT_TEXT, f"an item of type {json_text(kind)} is not counted by this mode (messages, function and custom tool calls, their outputs and reasoning only); give it a budget of its own"))
+            problems.append(
+                Problem(
+                    (*at, "type"),
+                    NOT_TEXT,
+                    f"an item of type {json_text(kind)} is not counted by this mode (messages, function and custom tool calls, their outputs and reasoning only); give it a budget of its own",
+                )
+            )
         else:
             guess = closest_name(kind, tuple(ITEM_KEYS)) if isinstance(kind, str) else None
             hint = f"; did you mean {json_text(guess)}?" if guess else ""
-            problems.append(Problem((*at, "type"), INVALID_VALUE if isinstance(kind, str) else WRONG_TYPE, f"expected one of {', '.join(ITEM_KEYS)}, got {preview(kind)}{hint}"))
+            problems.append(
+                Problem(
+                    (*at, "type"),
+                    INVALID_VALUE if isinstance(kind, str) else WRONG_TYPE,
+                    f"expected one of {', '.join(ITEM_KEYS)}, got {preview(kind)}{hint}",
+                )
+            )
         return None
     problems.extend(unknown_keys(item, at, ITEM_KEYS[kind]))
     texts: list[str] = []
@@ -209,7 +282,7 @@ def read_item(given: object, at: tuple[Key, ...], problems: list[Problem]) -> di
             for index, part in enumerate(value):
                 part_at = (*at, key, index)
                 if not isinstance(part, dict) or part.get("type") != part_type or not isinstance(part.get("text"), str):
-                    problems.append(Problem(part_at, WRONG_TYPE, f"expected {{\"type\": \"{part_type}\", \"text\": ...}}, got {preview(part)}"))
+                    problems.append(Problem(part_at, WRONG_TYPE, f'expected {{"type": "{part_type}", "text": ...}}, got {preview(part)}'))
                     continue
                 problems.extend(unknown_keys(part, part_at, ("type", "text")))
                 texts.append(part["text"])
@@ -219,8 +292,9 @@ def read_item(given: object, at: tuple[Key, ...], problems: list[Problem]) -> di
     pinned = read_pinned(item, at, role in ("system", "developer"), problems)
     if len(problems) != count:
         return None
-    result = record(str(role), pinned, calls=calls, answers=answers, texts=texts, images=images,
-                    flat=all(type(value) is str for value in item.values()))
+    result = record(
+        str(role), pinned, calls=calls, answers=answers, texts=texts, images=images, flat=all(type(value) is str for value in item.values())
+    )
     result["kind"] = kind
     result["joins"] = joins
     return result
@@ -265,7 +339,11 @@ def read_tools(value: object, at: tuple[Key, ...], problems: list[Problem]) -> l
 
 def _read_tool(tool: dict, tool_at: tuple[Key, ...], problems: list[Problem]) -> None:
     if tool.get("type") in ("function", "custom") and not isinstance(tool.get("name"), str):
-        problems.append(missing_key(tool_at, "name") if "name" not in tool else Problem((*tool_at, "name"), WRONG_TYPE, f"expected a string, got {preview(tool['name'])}"))
+        problems.append(
+            missing_key(tool_at, "name")
+            if "name" not in tool
+            else Problem((*tool_at, "name"), WRONG_TYPE, f"expected a string, got {preview(tool['name'])}")
+        )
     if "type" not in tool:
         problems.append(missing_key(tool_at, "type"))
     if tool.get("type") == "function" and tool.get("parameters") is not None and not isinstance(tool["parameters"], dict):
@@ -287,4 +365,3 @@ def as_chat_tool(tool: dict) -> dict | None:
 def tool_name(tool: dict) -> str:
     name, kind = tool.get("name"), tool.get("type", "tool")
     return name if isinstance(name, str) else str(kind)
-
