@@ -140,8 +140,9 @@ class FakeModel(http.server.BaseHTTPRequestHandler):
         import html
 
         key = self._key()
-        self._reply(500, (json.dumps({"error": "bad key " + key}).replace("/", "\\/") + " <p>" + html.escape(key) + "</p> "
-                          + key.lower()).encode())
+        self._reply(
+            500, (json.dumps({"error": "bad key " + key}).replace("/", "\\/") + " <p>" + html.escape(key) + "</p> " + key.lower()).encode()
+        )
 
     def _echo_garbage(self, body: bytes) -> None:
         self._reply(200, b"debug: Authorization: " + self.headers.get("Authorization", "").encode() + b"\n" + str(self.headers).encode())
@@ -183,8 +184,9 @@ class FakeModels:
 
     def start(self, behaviour: str, redirect_to: str = "") -> tuple[str, list]:
         received: list = []
-        handler = type("Handler", (FakeModel,), {"behaviour": behaviour, "redirect_to": redirect_to, "received": received,
-                                                 "stopped": self.stopped})
+        handler = type(
+            "Handler", (FakeModel,), {"behaviour": behaviour, "redirect_to": redirect_to, "received": received, "stopped": self.stopped}
+        )
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         server.daemon_threads = True
         # A short poll, so that stopping a dozen servers takes a moment, not 0.5 s each.

@@ -7,7 +7,6 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 
 
-
 def generated_table_is_current(script: str) -> None:
     """``scripts/<script> --check`` passes: the committed tables are what the generator writes now."""
     import subprocess
@@ -39,8 +38,13 @@ import threading  # noqa: E402
 import pytest  # noqa: E402
 
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--no-first-run", "--disable-quic",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
 ]
 
 

@@ -10,9 +10,15 @@ import jsonschema
 # Rules a JSON Schema cannot state: ids unique by a property of array elements, and
 # arithmetic across fields (the window's three numbers must leave a positive budget).
 BEYOND_SCHEMA = (
-    "duplicate id", "no context budget", "the prompt without passages",
+    "duplicate id",
+    "no context budget",
+    "the prompt without passages",
     # messages: how tool calls and results pair up across the array
-    "no assistant message made", "no tool message answers", "duplicate tool call id", "answers the call", "the call ",
+    "no assistant message made",
+    "no tool message answers",
+    "duplicate tool call id",
+    "answers the call",
+    "the call ",
 )
 
 

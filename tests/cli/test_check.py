@@ -34,7 +34,10 @@ def test_check_invalid_input_prints_error_envelope_and_exits_1():
     assert code == 1
     assert envelope["ok"] is False
     # The general summary, then the first located problem, so the one line says what to fix.
-    assert envelope["error"] == "Input needs a non-negative integer budget and items array. $.budget: expected an integer from 0 to 2^53-1, got -1"
+    assert (
+        envelope["error"]
+        == "Input needs a non-negative integer budget and items array. $.budget: expected an integer from 0 to 2^53-1, got -1"
+    )
     assert envelope["result"]["errors"][0]["path"] == "$.budget"
 
 
@@ -49,7 +52,10 @@ def test_check_invalid_input_prints_error_envelope_and_exits_1():
         ('{"budget": 1,,}', "invalid JSON: expected an object key in double quotes at line 1 column 14"),
         ("", "invalid JSON: the input holds no JSON value (it is empty or only whitespace) at line 1 column 1"),
         ("[" * 100_000, "JSON nests arrays and objects more than 512 levels deep at line 1 column 513"),
-        ('{"s": "[[\\"[",\n "x": ' + "[" * 600, "JSON nests arrays and objects more than 512 levels deep at line 2 column 518"),  # the object is level 1
+        (
+            '{"s": "[[\\"[",\n "x": ' + "[" * 600,
+            "JSON nests arrays and objects more than 512 levels deep at line 2 column 518",
+        ),  # the object is level 1
         ("[" * 512 + "]" * 512, None),
         ('{"budget": ' + "9" * 5000 + "}", "integer with more than 4300 digits at line 1 column 12"),
     ],
@@ -70,8 +76,15 @@ def test_check_rejects_unacceptable_json_with_position(text, message):
 def test_check_rejects_bytes_that_are_not_utf8():
     code, out, _ = call(["check"], b'{"budget": 1, "items": [{"id": "\xff"}]}')
     assert code == 1
-    assert json.loads(out) == {"ok": False, "error": "input is not valid UTF-8 (byte 0xff at offset 32) at line 1 column 33", "line": 1, "column": 33}
-    code, out, _ = call(["check"], '{"budget": 1,\n "items": [{"id": "é\xff"}]}'.encode("utf-8", "surrogateescape").replace(b"\xc3\xbf", b"\xff"))
+    assert json.loads(out) == {
+        "ok": False,
+        "error": "input is not valid UTF-8 (byte 0xff at offset 32) at line 1 column 33",
+        "line": 1,
+        "column": 33,
+    }
+    code, out, _ = call(
+        ["check"], '{"budget": 1,\n "items": [{"id": "é\xff"}]}'.encode("utf-8", "surrogateescape").replace(b"\xc3\xbf", b"\xff")
+    )
     assert json.loads(out)["line"] == 2 and json.loads(out)["column"] == 21  # characters, not bytes: "é" is one
     code, out, _ = call(["check"], b'\xef\xbb\xbf{"a": \xff}')
     assert json.loads(out)["column"] == 7  # a byte order mark is dropped, as for any other error: not a column
@@ -171,22 +184,30 @@ def test_an_endless_input_is_refused_at_the_size_limit(monkeypatch, tmp_path):
 
     monkeypatch.setattr(_input, "MAX_INPUT_BYTES", 1000)
     endless = Path("/dev/zero")
-    for argv, stdin in ((["check", str(endless)], b""), (["check", "-"], b"[" * 5000), (["count", str(endless)], b""),
-                        (["check", "--jsonl", str(endless)], b""), (["check", "--jsonl", "-"], b"1\n" + b" " * 5000),
-                        (["compose", str(tmp_path / "in.json"), "--config", str(endless)], b"")):
+    for argv, stdin in (
+        (["check", str(endless)], b""),
+        (["check", "-"], b"[" * 5000),
+        (["count", str(endless)], b""),
+        (["check", "--jsonl", str(endless)], b""),
+        (["check", "--jsonl", "-"], b"1\n" + b" " * 5000),
+        (["compose", str(tmp_path / "in.json"), "--config", str(endless)], b""),
+    ):
         (tmp_path / "in.json").write_text("{}")
         code, _, err = call_jsonl(argv, stdin)
         assert code == 2 and one_line_error(err) and "larger than" in err, (argv, err)
         # the advice fits the command: only check's input is split into JSONL lines
-        advice = "count a smaller file" if argv[0] == "count" else "a config holds a few settings" if "--config" in argv else "check --jsonl"
+        advice = (
+            "count a smaller file" if argv[0] == "count" else "a config holds a few settings" if "--config" in argv else "check --jsonl"
+        )
         assert advice in err or "each input must be smaller" in err, (argv, err)
 
 
 def test_nesting_depth_is_measured_in_one_pass():
     # A million levels in one pass: one pass per level would be quadratic, in `check` and in the page.
     deep = "[" * 1_000_000 + "]" * 1_000_000
-    result = subprocess.run([sys.executable, "-m", "fitproof", "check", "-"], input=deep.encode(), capture_output=True,
-                            cwd=ROOT, timeout=20)
+    result = subprocess.run(
+        [sys.executable, "-m", "fitproof", "check", "-"], input=deep.encode(), capture_output=True, cwd=ROOT, timeout=20
+    )
     assert result.returncode == 1 and b"more than 512 levels deep" in result.stdout
 
 
@@ -263,9 +284,14 @@ def test_text_shortens_a_summary_that_names_thousands_of_ids_as_the_page_does():
     kept = evaluate({"budget": 100_000, "items": items})["selected"]
     assert code == 0 and len(first) < 330, len(first)
     shown = first.count("item-")
-    assert first.startswith(f"PASS  Selected {kept[0]}, {kept[1]}, ") and f", … {len(kept) - shown:,} more …, {kept[-1]} within 100000 tokens." in first
-    assert evaluate({"budget": 7, "items": [{"id": "A", "relevance": 1, "tokens": 2}]})["summary"] in call_manners(
-        ["check", "--format", "text"], b'{"budget": 7, "items": [{"id": "A", "relevance": 1, "tokens": 2}]}')[1]  # short ones whole
+    assert (
+        first.startswith(f"PASS  Selected {kept[0]}, {kept[1]}, ")
+        and f", … {len(kept) - shown:,} more …, {kept[-1]} within 100000 tokens." in first
+    )
+    assert (
+        evaluate({"budget": 7, "items": [{"id": "A", "relevance": 1, "tokens": 2}]})["summary"]
+        in call_manners(["check", "--format", "text"], b'{"budget": 7, "items": [{"id": "A", "relevance": 1, "tokens": 2}]}')[1]
+    )  # short ones whole
 
 
 def test_a_jsonl_file_given_to_check_without_jsonl_says_so():
@@ -280,16 +306,22 @@ def test_text_says_why_sums_past_the_float_range_are_missing():
     """It printed Python's None: "at most None; this selection: None"."""
     items = [{"id": name, "relevance": 1e308, "tokens": 1} for name in "abc"]
     _, out, _ = call_manners(["check", "--format", "text"], json.dumps({"budget": 2, "items": items}))
-    assert out.splitlines()[-1] == ("best possible relevance: past the 64-bit float range (a, b); "
-                                    "this selection: past the 64-bit float range")
+    assert out.splitlines()[-1] == (
+        "best possible relevance: past the 64-bit float range (a, b); this selection: past the 64-bit float range"
+    )
     assert "None" not in out
 
 
 def test_text_of_a_failed_selection_gives_the_reason_for_each_item():
-    document = {"mode": "required", "budget": 5, "items": [
-        {"id": "contract", "cost": 3, "priority": 0, "required": True},
-        {"id": "policy", "cost": 4, "priority": 9, "required": True},
-        {"id": "extra", "cost": 1, "priority": 1}]}
+    document = {
+        "mode": "required",
+        "budget": 5,
+        "items": [
+            {"id": "contract", "cost": 3, "priority": 0, "required": True},
+            {"id": "policy", "cost": 4, "priority": 9, "required": True},
+            {"id": "extra", "cost": 1, "priority": 1},
+        ],
+    }
     code, out, _ = call_manners(["check", "--format", "text"], json.dumps(document))
     assert code == 1
     assert out.startswith("FAIL  Required items policy, contract need 7 tokens but the budget is 5: 2 tokens short.\n")
@@ -317,9 +349,16 @@ def test_text_of_unreadable_json_is_one_line():
 
 
 def test_text_of_passages_shows_the_prompt_count_each_decision_was_made_on():
-    document = {"mode": "passages", "question": "Why was the refund late?", "limit": 20, "counter": "words", "passages": [
-        {"id": "a", "text": "The carrier lost the parcel for two days before it was found."},
-        {"id": "b", "text": "Refunds post after the warehouse scans the return."}]}
+    document = {
+        "mode": "passages",
+        "question": "Why was the refund late?",
+        "limit": 20,
+        "counter": "words",
+        "passages": [
+            {"id": "a", "text": "The carrier lost the parcel for two days before it was found."},
+            {"id": "b", "text": "Refunds post after the warehouse scans the return."},
+        ],
+    }
     _, out, _ = call_manners(["check", "--format", "text"], json.dumps(document))
     assert "mode passages: the prompt counts 17 of 20 words" in out
     assert "a  13 words, prompt with it 21 of 20  exceeds_remaining_budget" in out
@@ -332,7 +371,10 @@ def test_text_of_blocks_names_the_required_block_that_stops_the_run(monkeypatch)
     assert code == 1
     # 1200 - 300 - 850 leaves 50: CUSTOMER_MESSAGE (44) fits, REFUND_POLICY (60) meets 6.
     assert out.startswith("FAIL  Cannot proceed: required block REFUND_POLICY needs 60 tokens but only 6 remain.\n")
-    assert "REFUND_POLICY        60 tokens, 6 left before  required_block_too_large_for_budget (required, needs 60, 6 left: the run cannot proceed)" in out
+    assert (
+        "REFUND_POLICY        60 tokens, 6 left before  required_block_too_large_for_budget (required, needs 60, 6 left: the run cannot proceed)"
+        in out
+    )
 
 
 def test_long_lists_are_cut_with_a_pointer_to_the_json():
@@ -386,7 +428,10 @@ def test_a_real_terminal_gets_text(tmp_path):
 def test_a_pipe_gets_json():
     process = subprocess.run(
         [sys.executable, "-m", "fitproof", "check", "examples/refund-case.json"],
-        capture_output=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT / "py"), "PATH": "/usr/bin:/bin"}, timeout=60,
+        capture_output=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT / "py"), "PATH": "/usr/bin:/bin"},
+        timeout=60,
     )
     assert process.returncode == 0 and json.loads(process.stdout)["ok"] is True
 
@@ -395,16 +440,25 @@ def test_a_failed_check_puts_its_detail_in_the_envelope_error():
     from fitproof._envelope import failure_text
 
     report = {
-        "pass": False, "summary": "Selected A within 7 tokens. But a check failed: token budget.",
+        "pass": False,
+        "summary": "Selected A within 7 tokens. But a check failed: token budget.",
         "checks": [{"name": "token budget", "pass": False, "detail": "selected costs add up to 9, over the budget of 7"}],
     }
-    assert failure_text(report) == "Selected A within 7 tokens. But a check failed: token budget. token budget: selected costs add up to 9, over the budget of 7"
+    assert (
+        failure_text(report)
+        == "Selected A within 7 tokens. But a check failed: token budget. token budget: selected costs add up to 9, over the budget of 7"
+    )
 
 
 @pytest.mark.parametrize(
     "key, hint",
-    [("tokns", '(did you mean "tokens"? '), ("Tokens", '(did you mean "tokens"? '), ("ID", '(did you mean "id"? '),
-     ("colour", "(expected "), ("t" * 100, "(expected ")],
+    [
+        ("tokns", '(did you mean "tokens"? '),
+        ("Tokens", '(did you mean "tokens"? '),
+        ("ID", '(did you mean "id"? '),
+        ("colour", "(expected "),
+        ("t" * 100, "(expected "),
+    ],
 )
 def test_unknown_keys_suggest_only_a_close_name(key, hint):
     from fitproof import evaluate
@@ -422,7 +476,10 @@ def test_no_mode_hint_when_no_other_mode_accepts_the_input():
 
 
 def test_line_breaks_in_ids_cannot_forge_lines_of_the_text_report():
-    data = {"budget": 5, "items": [{"id": "A\r\nok    FAKE LINE", "relevance": 1, "tokens": 2}, {"id": "B\nC", "relevance": 0, "tokens": 9}]}
+    data = {
+        "budget": 5,
+        "items": [{"id": "A\r\nok    FAKE LINE", "relevance": 1, "tokens": 2}, {"id": "B\nC", "relevance": 0, "tokens": 9}],
+    }
     out = io.StringIO()
     run(["check", "--format", "text"], io.BytesIO(json.dumps(data).encode()), out, io.StringIO())
     assert not any(line.startswith(("ok    FAKE", "C ")) for line in out.getvalue().splitlines())

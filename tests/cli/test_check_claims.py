@@ -7,10 +7,10 @@ import pytest
 
 from fitproof.cli import run
 
-INPUT = {"budget": 7, "items": [
-    {"id": "A", "relevance": 9, "tokens": 4},
-    {"id": "B", "relevance": 8, "tokens": 5},
-    {"id": "C", "relevance": 7, "tokens": 3}]}
+INPUT = {
+    "budget": 7,
+    "items": [{"id": "A", "relevance": 9, "tokens": 4}, {"id": "B", "relevance": 8, "tokens": 5}, {"id": "C", "relevance": 7, "tokens": 3}],
+}
 
 
 class TerminalBytes(io.BytesIO):
@@ -30,6 +30,7 @@ def files(tmp_path):
         path = tmp_path / name
         path.write_text(value if isinstance(value, str) else json.dumps(value))
         return str(path)
+
     return write
 
 
@@ -54,7 +55,11 @@ def test_claim_file_replaces_the_claim_in_the_input(files):
     given = files("in.json", {**INPUT, "claim": {"selected": ["A", "C"]}})
     code, out, _ = call(["check", given, "--claim", files("claim.json", {"selected": ["B"]})])
     failures = json.loads(out)["result"]["claim"]["failures"]
-    assert code == 1 and failures[0] == {"check": "follows the rule", "detail": "A fits the 7 tokens that remain (it needs 4) but is not claimed", "id": "A"}
+    assert code == 1 and failures[0] == {
+        "check": "follows the rule",
+        "detail": "A fits the 7 tokens that remain (it needs 4) but is not claimed",
+        "id": "A",
+    }
 
 
 def test_claim_from_standard_input_when_the_input_is_a_file(files):
@@ -92,11 +97,14 @@ def test_an_empty_claim_name_is_exit_2(files):
     assert err == "fitproof: check --claim needs a file name (or - for standard input), got an empty one\n"
 
 
-@pytest.mark.parametrize("text, message", [
-    ('{"selected": ["A"', "claim {name}: invalid JSON: unexpected end of input at line 1 column 18"),
-    ('The answer is A and C.', "claim {name}: invalid JSON: "),
-    ('{"selected": ["A"], "selected": ["C"]}', "claim {name}: "),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('{"selected": ["A"', "claim {name}: invalid JSON: unexpected end of input at line 1 column 18"),
+        ("The answer is A and C.", "claim {name}: invalid JSON: "),
+        ('{"selected": ["A"], "selected": ["C"]}', "claim {name}: "),
+    ],
+)
 def test_a_claim_file_that_is_not_json_is_one_line_and_exit_1(files, text, message):
     name = files("claim.json", text)
     code, out, err = call(["check", files("in.json", INPUT), "--claim", name])

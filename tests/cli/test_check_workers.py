@@ -55,15 +55,20 @@ def _still_running(pid, wait=60):
     return _alive(pid)
 
 
-@pytest.mark.skipif(not Path("/proc/self/task").exists() or not Path(f"/proc/self/task/{os.getpid()}/children").exists(),
-                    reason="needs Linux's /proc to find the workers")
+@pytest.mark.skipif(
+    not Path("/proc/self/task").exists() or not Path(f"/proc/self/task/{os.getpid()}/children").exists(),
+    reason="needs Linux's /proc to find the workers",
+)
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM, signal.SIGHUP])
 def test_workers_end_when_the_parent_is_killed(tmp_path, how):
     big = tmp_path / "big.jsonl"
     big.write_text((LINE + "\n") * 50_000)
-    parent = subprocess.Popen([sys.executable, "-m", "fitproof", "check", "--jsonl", "--jobs", "2", str(big)],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                              preexec_fn=signals_as_from_a_terminal)  # SIGHUP arrives under nohup too
+    parent = subprocess.Popen(
+        [sys.executable, "-m", "fitproof", "check", "--jsonl", "--jobs", "2", str(big)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=signals_as_from_a_terminal,
+    )  # SIGHUP arrives under nohup too
     workers = []
     try:
         assert parent.stdout.readline()  # the workers are running (the first chunk came back)

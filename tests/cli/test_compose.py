@@ -26,7 +26,10 @@ def test_compose_prints_prompt_and_report():
     assert "optional priority: greedy 220, best possible 220" in out
     assert "if the estimates are off by 15%: nothing would flip; required slack 576" in out
     # The composer keeps the included (packing) order.
-    positions = [out.index(f"### Block {name}") for name in ("CUSTOMER_MESSAGE", "REFUND_POLICY", "ORDER_DATA", "CUSTOMER_HISTORY", "OPERATIONS_PLAYBOOK")]
+    positions = [
+        out.index(f"### Block {name}")
+        for name in ("CUSTOMER_MESSAGE", "REFUND_POLICY", "ORDER_DATA", "CUSTOMER_HISTORY", "OPERATIONS_PLAYBOOK")
+    ]
     assert positions == sorted(positions)
 
 
@@ -43,7 +46,9 @@ def test_required_overflow_exits_1_with_the_advice():
     assert "shorten the required blocks by 24 tokens" in err
 
 
-@pytest.mark.parametrize("key, fixed, broken", [("context_tokens", 874, 873), ("reserved_output_tokens", 276, 277), ("fixed_prompt_tokens", 446, 447)])
+@pytest.mark.parametrize(
+    "key, fixed, broken", [("context_tokens", 874, 873), ("reserved_output_tokens", 276, 277), ("fixed_prompt_tokens", 446, 447)]
+)
 def test_each_advised_window_number_is_exactly_enough(key, fixed, broken):
     from fitproof import evaluate
 
@@ -54,7 +59,10 @@ def test_each_advised_window_number_is_exactly_enough(key, fixed, broken):
 
 
 def test_advice_says_when_one_number_alone_cannot_free_enough():
-    code, _, err = call(["compose", EXAMPLE], {"FITPROOF_CONTEXT_TOKENS": "500", "FITPROOF_RESERVED_OUTPUT_TOKENS": "10", "FITPROOF_FIXED_PROMPT_TOKENS": "460"})
+    code, _, err = call(
+        ["compose", EXAMPLE],
+        {"FITPROOF_CONTEXT_TOKENS": "500", "FITPROOF_RESERVED_OUTPUT_TOKENS": "10", "FITPROOF_FIXED_PROMPT_TOKENS": "460"},
+    )
     # 500 - 10 - 460 = 30 for 104 tokens of required blocks: 74 short, more than the 10 reserved.
     assert code == 1
     assert "lower reserved_output_tokens (now 10; it alone cannot free 74)" in err
@@ -64,8 +72,10 @@ def test_advice_says_when_one_number_alone_cannot_free_enough():
 def test_advice_never_names_a_context_past_the_largest_setting():
     """At context_tokens 2^53-1 the advice once said to raise it to 2^53+3, which is refused."""
     top = 2**53 - 1
-    code, _, err = call(["compose", EXAMPLE], {"FITPROOF_CONTEXT_TOKENS": str(top), "FITPROOF_RESERVED_OUTPUT_TOKENS": str(top - 600),
-                                               "FITPROOF_FIXED_PROMPT_TOKENS": "500"})
+    code, _, err = call(
+        ["compose", EXAMPLE],
+        {"FITPROOF_CONTEXT_TOKENS": str(top), "FITPROOF_RESERVED_OUTPUT_TOKENS": str(top - 600), "FITPROOF_FIXED_PROMPT_TOKENS": "500"},
+    )
     assert code == 1
     assert f"raise context_tokens (now {top}; it alone cannot free 4 within 2^53-1)" in err
     assert f"lower reserved_output_tokens from {top - 600} to at most {top - 604}" in err
@@ -78,12 +88,18 @@ def test_an_empty_config_name_is_refused_not_skipped():
     assert code == 2 and json.loads(out) == {"ok": False, "error": "compose --config needs a file name, got an empty one"}
 
 
-@pytest.mark.parametrize("argv, error", [
-    (["compose", "--json", "nope.json"], "cannot read nope.json: No such file or directory"),
-    (["compose", "--json", EXAMPLE, "--config", "nope.json"], "cannot read nope.json: No such file or directory"),
-    (["compose", "--json", EXAMPLE, "--config", str(ROOT / "examples")], f"cannot read {ROOT / 'examples'}: Is a directory"),
-    (["compose", "--json", "-", "--config", "-"], "compose cannot read both the input and --config from standard input: give one of them as a file"),
-])
+@pytest.mark.parametrize(
+    "argv, error",
+    [
+        (["compose", "--json", "nope.json"], "cannot read nope.json: No such file or directory"),
+        (["compose", "--json", EXAMPLE, "--config", "nope.json"], "cannot read nope.json: No such file or directory"),
+        (["compose", "--json", EXAMPLE, "--config", str(ROOT / "examples")], f"cannot read {ROOT / 'examples'}: Is a directory"),
+        (
+            ["compose", "--json", "-", "--config", "-"],
+            "compose cannot read both the input and --config from standard input: give one of them as a file",
+        ),
+    ],
+)
 def test_compose_json_writes_an_envelope_when_a_file_cannot_be_read(argv, error):
     """A file that could not be read left standard output empty, against "one envelope however the run ends"."""
     code, out, err = call(argv)
@@ -93,8 +109,10 @@ def test_compose_json_writes_an_envelope_when_a_file_cannot_be_read(argv, error)
 
 def test_another_modes_input_is_named_for_what_it_is():
     """A relevance input got three lines of unknown and missing keys in mode blocks."""
-    message = ("compose needs an input in mode blocks; this is a valid relevance input "
-               "(check it with `fitproof check`; see examples/refund-case.json for compose)")
+    message = (
+        "compose needs an input in mode blocks; this is a valid relevance input "
+        "(check it with `fitproof check`; see examples/refund-case.json for compose)"
+    )
     code, out, err = call(["compose", str(ROOT / "examples" / "relevance.json")])
     assert (code, out, err) == (1, "", f"fitproof: {message}\n")
     code, out, _ = call(["compose", str(ROOT / "examples" / "relevance.json"), "--json"])
@@ -128,7 +146,11 @@ def test_compose_json_always_writes_an_envelope_whose_error_names_the_first_prob
     """--json gave the bare summary for invalid blocks, and nothing at all on stdout for
     text that is not JSON or not a blocks object."""
     cases = [
-        ('{"blocks": [{"id": "a"}]}', 'Each block needs id, source, content, priority 0..100 and observed_at with an offset. $.blocks[0]: missing required key "source"', None),
+        (
+            '{"blocks": [{"id": "a"}]}',
+            'Each block needs id, source, content, priority 0..100 and observed_at with an offset. $.blocks[0]: missing required key "source"',
+            None,
+        ),
         ('{"blocks": [', "input ", (1, 13)),
         ("[1]", "compose needs a JSON object in mode blocks (see examples/refund-case.json)", None),
     ]
@@ -138,7 +160,7 @@ def test_compose_json_always_writes_an_envelope_whose_error_names_the_first_prob
         code, out, err = call(["compose", str(path), "--json"])
         envelope = json.loads(out)
         assert code == 1 and envelope["ok"] is False and envelope["error"].startswith(error), envelope
-        assert err == ("" if text.startswith("{\"blocks\": [{") else f"fitproof: {envelope['error']}\n")
+        assert err == ("" if text.startswith('{"blocks": [{') else f"fitproof: {envelope['error']}\n")
         if position:
             assert (envelope["line"], envelope["column"]) == position
 
@@ -147,8 +169,11 @@ def test_compose_json_settles_every_ending_in_one_envelope(tmp_path, chat_server
     """Bad settings and a --config that is not JSON left stdout empty, and --call-model
     appended the answer as text after the JSON."""
     code, out, err = call(["compose", EXAMPLE, "--json"], {"FITPROOF_TEMPERATURE": "hot", "FITPROOF_TIMEOUT_SECONDS": "0"})
-    assert code == 2 and json.loads(out) == {"ok": False, "error": 'settings: FITPROOF_TEMPERATURE: expected a number from 0 to 2, got "hot"; '
-                                             'FITPROOF_TIMEOUT_SECONDS: expected a number from 0.001 to 3600, got "0"'}
+    assert code == 2 and json.loads(out) == {
+        "ok": False,
+        "error": 'settings: FITPROOF_TEMPERATURE: expected a number from 0 to 2, got "hot"; '
+        'FITPROOF_TIMEOUT_SECONDS: expected a number from 0.001 to 3600, got "0"',
+    }
     assert err.count("\n") == 2
     config = tmp_path / "settings.json"
     config.write_text("{nope")
@@ -171,11 +196,14 @@ def test_compose_prints_a_report_whose_costs_were_counted_exactly(tmp_path):
     assert code in (0, 1) and "Traceback" not in err and "costs counted exactly (o200k_base)" in out
 
 
-@pytest.mark.parametrize("content, said", [
-    (b"{bad", "invalid JSON: expected an object key in double quotes at line 1 column 2"),
-    (b"", "invalid JSON"),
-    (b"\xff{}", "input is not valid UTF-8"),
-])
+@pytest.mark.parametrize(
+    "content, said",
+    [
+        (b"{bad", "invalid JSON: expected an object key in double quotes at line 1 column 2"),
+        (b"", "invalid JSON"),
+        (b"\xff{}", "input is not valid UTF-8"),
+    ],
+)
 def test_compose_input_that_is_not_acceptable_json_exits_1_like_check(tmp_path, content, said):
     """Input that is not acceptable JSON is exit 1 for compose, as the exit-code table says, not 2 (bad usage)."""
     source = tmp_path / "input.json"

@@ -37,7 +37,9 @@ def test_the_model_is_not_called_when_required_blocks_overflow(chat_server):
     code, _, err = call(["compose", EXAMPLE, "--call-model"], model_env(chat_server("answer"), FITPROOF_FIXED_PROMPT_TOKENS="820"))
     assert code == 1 and ChatServer.received == []
     first, *details = err.splitlines()
-    assert first.startswith("fitproof: budgeting failed: ") and first.endswith(" short (the model was not called: the prompt did not pass its checks).")
+    assert first.startswith("fitproof: budgeting failed: ") and first.endswith(
+        " short (the model was not called: the prompt did not pass its checks)."
+    )
     assert all(line.startswith("  ") for line in details)  # one message: the rest are its details
 
 
@@ -45,7 +47,9 @@ def test_the_model_is_not_called_when_a_check_fails_and_says_so(chat_server):
     """The README's 850-token window: the rendered prompt does not fit, so no call, and stderr says so."""
     code, _, err = call(["compose", EXAMPLE, "--call-model"], model_env(chat_server("answer"), FITPROOF_CONTEXT_TOKENS="850"))
     assert code == 1 and ChatServer.received == []
-    assert err.count("\n") == 1 and err.endswith("But a check failed: rendered prompt fits window. (the model was not called: the prompt did not pass its checks)\n")
+    assert err.count("\n") == 1 and err.endswith(
+        "But a check failed: rendered prompt fits window. (the model was not called: the prompt did not pass its checks)\n"
+    )
     code, _, err = call(["compose", EXAMPLE, "--call-model"], model_env(chat_server("answer")))
     assert code == 0 and "not called" not in err
 
@@ -70,7 +74,11 @@ def test_a_failing_claim_with_call_model_is_one_message(chat_server, tmp_path):
     (tmp_path / "input.json").write_text(json.dumps(document))
     code, _, err = call(["compose", str(tmp_path / "input.json"), "--call-model"], model_env(chat_server("answer")))
     assert code == 1 and ChatServer.received == []
-    assert err.count("\n") == 1 and err.startswith("fitproof: The claim fails: ") and err.endswith("(the model was not called: the prompt did not pass its checks)\n")
+    assert (
+        err.count("\n") == 1
+        and err.startswith("fitproof: The claim fails: ")
+        and err.endswith("(the model was not called: the prompt did not pass its checks)\n")
+    )
 
 
 @pytest.mark.parametrize(
@@ -153,23 +161,26 @@ def test_control_characters_from_the_server_never_reach_the_terminal(models):
     assert code == 1 and one_line_error(err) and "\x1b" not in err and "\r" not in err and "overloaded" in err
 
 
-@pytest.mark.parametrize("behaviour, code, words", [
-    ("answer", 0, "Full refund."),
-    ("redirect", 1, "not followed"),
-    ("drip", 1, "did not answer within 1 s"),
-    ("garbage", 1, "OpenAI-style"),
-    ("huge", 1, "10,485,760"),
-    ("huge-undeclared", 1, "10,485,760"),
-    ("echo-500", 1, "HTTP 500"),
-    ("echo-garbage", 1, "[redacted]"),
-    ("echo-answer", 0, "[redacted]"),
-    ("nested", 1, "nested too deeply"),
-    ("escapes", 0, "Full refund."),
-    ("silent", 1, "did not answer within 1 s"),
-    ("header-drip", 1, "did not answer within 1 s"),
-    ("bad-chunks", 1, "failed"),
-    ("error-escapes", 1, "HTTP 503"),
-])
+@pytest.mark.parametrize(
+    "behaviour, code, words",
+    [
+        ("answer", 0, "Full refund."),
+        ("redirect", 1, "not followed"),
+        ("drip", 1, "did not answer within 1 s"),
+        ("garbage", 1, "OpenAI-style"),
+        ("huge", 1, "10,485,760"),
+        ("huge-undeclared", 1, "10,485,760"),
+        ("echo-500", 1, "HTTP 500"),
+        ("echo-garbage", 1, "[redacted]"),
+        ("echo-answer", 0, "[redacted]"),
+        ("nested", 1, "nested too deeply"),
+        ("escapes", 0, "Full refund."),
+        ("silent", 1, "did not answer within 1 s"),
+        ("header-drip", 1, "did not answer within 1 s"),
+        ("bad-chunks", 1, "failed"),
+        ("error-escapes", 1, "HTTP 503"),
+    ],
+)
 def test_every_model_server_misbehaviour_is_one_line_and_bounded(models, tmp_path, behaviour, code, words):
     target, target_received = models.start("answer")
     url, received = models.start(behaviour, redirect_to=target + "/chat/completions")

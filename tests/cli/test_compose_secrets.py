@@ -54,7 +54,7 @@ ODD_KEY = "sk-proj-AbC/+=Xy9_8765&<zQ-" + "Ab1_" * 20 + "TAIL"
 def leaked(key: str, text: str) -> list[str]:
     """Every run of 8 characters of the key (in any case) found in ``text``."""
     text = text.lower()
-    return [key[start:start + 8] for start in range(len(key) - 7) if key[start:start + 8].lower() in text]
+    return [key[start : start + 8] for start in range(len(key) - 7) if key[start : start + 8].lower() in text]
 
 
 @pytest.mark.parametrize("behaviour", ["echo-cut", "echo-cut-lines", "echo-escaped"])
@@ -91,17 +91,20 @@ def test_redaction_keeps_its_place_in_any_text():
     assert _redact("ab" * 100 + "!", ["ab" * 12]) == "[redacted]!"  # a periodic key: covered end to end
 
 
-@pytest.mark.parametrize("setting, value", [
-    ("FITPROOF_BASE_URL", "https://x.openai.azure.com/v1?api-key={key}"),
-    ("FITPROOF_BASE_URL", "http://admin:{key}?x@host/v1"),
-    ("FITPROOF_TEMPERATURE", "Bearer {key}"),
-    ("FITPROOF_TEMPERATURE", "{key}"),
-    ("FITPROOF_CONTEXT_TOKENS", "{key}"),
-    # a key pasted into the URL itself (with api_key unset, a plain key is described: the test below)
-    ("FITPROOF_BASE_URL", "http://127.0.0.1:99999/{key}"),
-    ("FITPROOF_BASE_URL", "{key}.example.com"),
-    ("FITPROOF_BASE_URL", "http://[{key}]/v1"),
-])
+@pytest.mark.parametrize(
+    "setting, value",
+    [
+        ("FITPROOF_BASE_URL", "https://x.openai.azure.com/v1?api-key={key}"),
+        ("FITPROOF_BASE_URL", "http://admin:{key}?x@host/v1"),
+        ("FITPROOF_TEMPERATURE", "Bearer {key}"),
+        ("FITPROOF_TEMPERATURE", "{key}"),
+        ("FITPROOF_CONTEXT_TOKENS", "{key}"),
+        # a key pasted into the URL itself (with api_key unset, a plain key is described: the test below)
+        ("FITPROOF_BASE_URL", "http://127.0.0.1:99999/{key}"),
+        ("FITPROOF_BASE_URL", "{key}.example.com"),
+        ("FITPROOF_BASE_URL", "http://[{key}]/v1"),
+    ],
+)
 def test_a_key_cut_short_in_a_settings_message_is_still_redacted(setting, value):
     """Values are cut to 60 characters before they are shown: the cut key must still be
     redacted; a key in a URL's query is hidden even with api_key unset."""
@@ -124,10 +127,18 @@ def test_a_key_like_run_in_a_url_is_described_but_a_long_host_name_is_shown():
 
 def test_a_key_like_run_in_the_url_stays_hidden_in_model_call_errors_and_a_placeholder_key_hides_nothing():
     run_in_path = "AbCdEfGhIjKlMnOpQrStUvWx0123"
-    code, out, err = call(["compose", EXAMPLE, "--call-model", "--json"], environ={"FITPROOF_BASE_URL": f"http://127.0.0.1:9/v1/{run_in_path}"})
-    assert code == 1 and run_in_path not in out + err and "cannot reach http://127.0.0.1:9/v1/<28 characters: may be a key>/chat/completions" in err, err
+    code, out, err = call(
+        ["compose", EXAMPLE, "--call-model", "--json"], environ={"FITPROOF_BASE_URL": f"http://127.0.0.1:9/v1/{run_in_path}"}
+    )
+    assert (
+        code == 1
+        and run_in_path not in out + err
+        and "cannot reach http://127.0.0.1:9/v1/<28 characters: may be a key>/chat/completions" in err
+    ), err
     # "ollama" or "local" as api_key is a placeholder: it once cut words out of the address ("[redacted]host")
-    code, _, err = call(["compose", EXAMPLE, "--call-model"], environ={"FITPROOF_BASE_URL": "http://localhost:9/v1", "FITPROOF_API_KEY": "local"})
+    code, _, err = call(
+        ["compose", EXAMPLE, "--call-model"], environ={"FITPROOF_BASE_URL": "http://localhost:9/v1", "FITPROOF_API_KEY": "local"}
+    )
     assert code == 1 and "cannot reach http://localhost:9/v1/chat/completions" in err and "[redacted]" not in err, err
 
 

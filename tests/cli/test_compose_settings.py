@@ -42,13 +42,21 @@ def test_settings_are_validated_before_anything_runs(tmp_path):
     assert any('FITPROOF_TEMPERATURE: expected a number from 0 to 2, got "hot"' in line for line in lines)
 
 
-@pytest.mark.parametrize("window, expected", [
-    ({"context_tokns": 1200, "reserved_output_tokens": 300, "fixed_prompt_tokens": 220},
-     '$.window.context_tokns: unknown key "context_tokns" (did you mean "context_tokens"?'),
-    ({"context_tokens": 1200, "reserved_output_tokens": 300, "fixed_prompt_tokens": 220, "extra": 1}, '$.window.extra: unknown key "extra"'),
-    (5, "$.window: expected an object, got a number: 5"),
-    (None, "$.window: expected an object, got null"),
-])
+@pytest.mark.parametrize(
+    "window, expected",
+    [
+        (
+            {"context_tokns": 1200, "reserved_output_tokens": 300, "fixed_prompt_tokens": 220},
+            '$.window.context_tokns: unknown key "context_tokns" (did you mean "context_tokens"?',
+        ),
+        (
+            {"context_tokens": 1200, "reserved_output_tokens": 300, "fixed_prompt_tokens": 220, "extra": 1},
+            '$.window.extra: unknown key "extra"',
+        ),
+        (5, "$.window: expected an object, got a number: 5"),
+        (None, "$.window: expected an object, got null"),
+    ],
+)
 def test_the_inputs_window_is_validated_like_any_setting(tmp_path, window, expected):
     """A misspelt window key once left the default (850) in its place without a word."""
     data = json.loads((ROOT / "examples" / "refund-case.json").read_text())
@@ -60,14 +68,21 @@ def test_the_inputs_window_is_validated_like_any_setting(tmp_path, window, expec
     assert err.startswith(f"fitproof: settings: {expected}"), err
 
 
-@pytest.mark.parametrize("window, config, expected", [
-    ({"context_tokens": "1000"}, None, '$.window.context_tokens: expected an integer from 0 to 2^53-1, got "1000" (a JSON text: write the number without quotes)'),
-    ({"context_tokens": " 1000 "}, None, '$.window.context_tokens: expected an integer'),
-    ({}, {"call_model": "yes"}, 'config: call_model: expected true or false, got "yes" (a JSON text: write true, without quotes)'),
-    ({}, {"temperature": "0.5"}, 'config: temperature: expected a number from 0 to 2, got "0.5" (a JSON'),
-    ({}, {"fixed_prompt_tokens": "  200\n"}, 'config: fixed_prompt_tokens: expected an integer'),
-    ({}, {"timeout_seconds": "hot"}, 'config: timeout_seconds: expected a number from 0.001 to 3600, got "hot"'),
-])
+@pytest.mark.parametrize(
+    "window, config, expected",
+    [
+        (
+            {"context_tokens": "1000"},
+            None,
+            '$.window.context_tokens: expected an integer from 0 to 2^53-1, got "1000" (a JSON text: write the number without quotes)',
+        ),
+        ({"context_tokens": " 1000 "}, None, "$.window.context_tokens: expected an integer"),
+        ({}, {"call_model": "yes"}, 'config: call_model: expected true or false, got "yes" (a JSON text: write true, without quotes)'),
+        ({}, {"temperature": "0.5"}, 'config: temperature: expected a number from 0 to 2, got "0.5" (a JSON'),
+        ({}, {"fixed_prompt_tokens": "  200\n"}, "config: fixed_prompt_tokens: expected an integer"),
+        ({}, {"timeout_seconds": "hot"}, 'config: timeout_seconds: expected a number from 0.001 to 3600, got "hot"'),
+    ],
+)
 def test_json_settings_take_json_numbers_and_flags_not_texts(tmp_path, window, config, expected):
     """The input's window and a config file are JSON, held to the input's rules: "1000" is a
     text there (``check`` refuses the same window). Only environment variables are text."""
@@ -85,21 +100,33 @@ def test_json_settings_take_json_numbers_and_flags_not_texts(tmp_path, window, c
 
 
 def test_environment_variables_are_read_as_the_numbers_and_flags_they_spell(tmp_path):
-    environ = {"FITPROOF_CONTEXT_TOKENS": " 1200 ", "FITPROOF_TEMPERATURE": "0.5", "FITPROOF_CALL_MODEL": "No",
-               "FITPROOF_TIMEOUT_SECONDS": "1e1"}
+    environ = {
+        "FITPROOF_CONTEXT_TOKENS": " 1200 ",
+        "FITPROOF_TEMPERATURE": "0.5",
+        "FITPROOF_CALL_MODEL": "No",
+        "FITPROOF_TIMEOUT_SECONDS": "1e1",
+    }
     settings = _settings.effective_settings({}, None, environ)
-    assert (settings["context_tokens"], settings["temperature"], settings["call_model"], settings["timeout_seconds"]) == (1200, 0.5, False, 10.0)
+    assert (settings["context_tokens"], settings["temperature"], settings["call_model"], settings["timeout_seconds"]) == (
+        1200,
+        0.5,
+        False,
+        10.0,
+    )
     code, out, err = call(["compose", EXAMPLE], {"FITPROOF_TEMPERATURE": "1e400", "FITPROOF_CONTEXT_TOKENS": "1_000"})
     assert code == 2
     assert 'FITPROOF_TEMPERATURE: expected a number from 0 to 2, got "1e400"' in err  # as written, not as inf
     assert 'FITPROOF_CONTEXT_TOKENS: expected an integer from 0 to 2^53-1, got "1_000"' in err
 
 
-@pytest.mark.parametrize("name, expected", [
-    ("FITPROOF_CONTEXT_TOKEN", "FITPROOF_CONTEXT_TOKEN: no such setting (did you mean FITPROOF_CONTEXT_TOKENS?)"),
-    ("FITPROOF_context_tokens", "FITPROOF_context_tokens: no such setting (did you mean FITPROOF_CONTEXT_TOKENS?)"),
-    ("FITPROOF_FOO", "FITPROOF_FOO: no such setting (known: FITPROOF_<CONTEXT_TOKENS|RESERVED_OUTPUT_TOKENS|"),
-])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("FITPROOF_CONTEXT_TOKEN", "FITPROOF_CONTEXT_TOKEN: no such setting (did you mean FITPROOF_CONTEXT_TOKENS?)"),
+        ("FITPROOF_context_tokens", "FITPROOF_context_tokens: no such setting (did you mean FITPROOF_CONTEXT_TOKENS?)"),
+        ("FITPROOF_FOO", "FITPROOF_FOO: no such setting (known: FITPROOF_<CONTEXT_TOKENS|RESERVED_OUTPUT_TOKENS|"),
+    ],
+)
 def test_a_misspelt_environment_variable_is_a_settings_error(name, expected):
     """It once left the setting at its default without a word; the project's other variables are no error."""
     code, out, err = call(["compose", EXAMPLE], {name: "2000", "FITPROOF_TOKENIZER_DATA": "/nowhere", "FITPROOF_CHROMIUM": "x"})
@@ -125,11 +152,23 @@ def test_a_window_without_budget_is_a_settings_error():
 @pytest.mark.parametrize(
     "name, value",
     [
-        ("CONTEXT_TOKENS", "²"), ("CONTEXT_TOKENS", "①"), ("CONTEXT_TOKENS", "٣٠٠٠"), ("CONTEXT_TOKENS", "1_000"),
-        ("CONTEXT_TOKENS", "３０００"), ("CONTEXT_TOKENS", "9" * 5000), ("TEMPERATURE", "٠.٥"), ("TEMPERATURE", "0_1"),
-        ("TIMEOUT_SECONDS", "１"), ("BASE_URL", "http://[::1"), ("BASE_URL", "http://例え.jp/v1"),
-        ("BASE_URL", "http://localhost:99999/v1"), ("BASE_URL", "http://localhost:port/v1"), ("BASE_URL", "http:///v1"),
-        ("BASE_URL", "http://localhost/v1?x=1"), ("BASE_URL", "http://local host/v1"), ("BASE_URL", "http://localhost:0/v1"),
+        ("CONTEXT_TOKENS", "²"),
+        ("CONTEXT_TOKENS", "①"),
+        ("CONTEXT_TOKENS", "٣٠٠٠"),
+        ("CONTEXT_TOKENS", "1_000"),
+        ("CONTEXT_TOKENS", "３０００"),
+        ("CONTEXT_TOKENS", "9" * 5000),
+        ("TEMPERATURE", "٠.٥"),
+        ("TEMPERATURE", "0_1"),
+        ("TIMEOUT_SECONDS", "１"),
+        ("BASE_URL", "http://[::1"),
+        ("BASE_URL", "http://例え.jp/v1"),
+        ("BASE_URL", "http://localhost:99999/v1"),
+        ("BASE_URL", "http://localhost:port/v1"),
+        ("BASE_URL", "http:///v1"),
+        ("BASE_URL", "http://localhost/v1?x=1"),
+        ("BASE_URL", "http://local host/v1"),
+        ("BASE_URL", "http://localhost:0/v1"),
     ],
 )
 def test_settings_take_ascii_numbers_and_whole_urls_only(name, value):
@@ -138,9 +177,15 @@ def test_settings_take_ascii_numbers_and_whole_urls_only(name, value):
 
 
 def test_ascii_numbers_and_ipv6_urls_still_work():
-    settings = _settings.effective_settings(_settings.NO_WINDOW, None, {
-        "FITPROOF_CONTEXT_TOKENS": " 1200 ", "FITPROOF_TEMPERATURE": "0.5", "FITPROOF_BASE_URL": "http://[::1]:1234/v1/",
-    })
+    settings = _settings.effective_settings(
+        _settings.NO_WINDOW,
+        None,
+        {
+            "FITPROOF_CONTEXT_TOKENS": " 1200 ",
+            "FITPROOF_TEMPERATURE": "0.5",
+            "FITPROOF_BASE_URL": "http://[::1]:1234/v1/",
+        },
+    )
     assert settings["context_tokens"] == 1200 and settings["temperature"] == 0.5 and settings["base_url"] == "http://[::1]:1234/v1"
 
 
@@ -158,20 +203,57 @@ RUN_EXIT_CODES = DOCUMENTED_EXIT_CODES - {130}
 CLOSED_PORT_URL = "http://127.0.0.1:9/v1"
 
 
-FUZZ = settings(max_examples=int(os.environ.get("ROBUSTNESS_EXAMPLES", "150")), deadline=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=int(os.environ.get("ROBUSTNESS_EXAMPLES", "150")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 
 SETTING_VALUES = st.one_of(
-    st.sampled_from(["", "0", "850", "²", "①", "٣٠٠٠", "1_000", "1e3", "nan", "-1", "0.5", "true", "yes", "maybe", "9" * 5000,
-                     "http://[::1", "http://例え.jp/v1", "http://u:pw@127.0.0.1:9/v1", "ftp://x", "http://", CLOSED_PORT_URL,
-                     SECRET + "\r\nX: 1", "ключ", "\x1b[2J"]),
+    st.sampled_from(
+        [
+            "",
+            "0",
+            "850",
+            "²",
+            "①",
+            "٣٠٠٠",
+            "1_000",
+            "1e3",
+            "nan",
+            "-1",
+            "0.5",
+            "true",
+            "yes",
+            "maybe",
+            "9" * 5000,
+            "http://[::1",
+            "http://例え.jp/v1",
+            "http://u:pw@127.0.0.1:9/v1",
+            "ftp://x",
+            "http://",
+            CLOSED_PORT_URL,
+            SECRET + "\r\nX: 1",
+            "ключ",
+            "\x1b[2J",
+        ]
+    ),
     st.text(max_size=20).filter(lambda text: "\x00" not in text),
 )
 
 
-SETTING_NAMES = ["CONTEXT_TOKENS", "RESERVED_OUTPUT_TOKENS", "FIXED_PROMPT_TOKENS", "BASE_URL", "API_KEY", "MODEL",
-                 "TEMPERATURE", "CALL_MODEL", "TIMEOUT_SECONDS"]
+SETTING_NAMES = [
+    "CONTEXT_TOKENS",
+    "RESERVED_OUTPUT_TOKENS",
+    "FIXED_PROMPT_TOKENS",
+    "BASE_URL",
+    "API_KEY",
+    "MODEL",
+    "TEMPERATURE",
+    "CALL_MODEL",
+    "TIMEOUT_SECONDS",
+]
 
 
 COUNT_SETTINGS = ("CONTEXT_TOKENS", "RESERVED_OUTPUT_TOKENS", "FIXED_PROMPT_TOKENS")

@@ -35,13 +35,16 @@ def test_compose_counts_the_refund_prompt_with_the_models_tokenizer(qwen):
     config = json.loads(QWEN_CONFIG.read_bytes())
     environment = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
     text = environment.from_string(config["chat_template"]).render(
-        messages=[{"role": "user", "content": report["prompt"]}], add_generation_prompt=True)
+        messages=[{"role": "user", "content": report["prompt"]}], add_generation_prompt=True
+    )
     assert said["chat_prompt"] == {"template": "qwen3", "tokens": len(qwen.encode(text, add_special_tokens=False).ids)}
 
     code, text_out, err = call_cli(["compose", EXAMPLE, "--tokenizer-file", f"qwen3={QWEN}"])
     assert code == 0 and err == ""
-    assert (f"counted by qwen3 (tokenizer.json (byte-level BPE), sha256 {report['tokenizer_file']['sha256'][:12]}), exactly; "
-            f"sent as one user message, the qwen3 chat template makes it {said['chat_prompt']['tokens']} tokens") in text_out
+    assert (
+        f"counted by qwen3 (tokenizer.json (byte-level BPE), sha256 {report['tokenizer_file']['sha256'][:12]}), exactly; "
+        f"sent as one user message, the qwen3 chat template makes it {said['chat_prompt']['tokens']} tokens"
+    ) in text_out
     # without the option: the input's own tokenizer, no such line
     code, plain, _ = call_cli(["compose", EXAMPLE])
     assert code == 0 and "counted by" not in plain

@@ -44,7 +44,12 @@ def test_a_large_foreign_manifest_is_not_read_whole(tmp_path):
 def test_an_oversized_rank_file_is_one_line(tmp_path):
     sparse(tmp_path / "o200k_base.tiktoken", HUGE)
     environ = {**os.environ, "FITPROOF_TOKENIZER_DATA": str(tmp_path), "PYTHONPATH": str(ROOT / "py")}
-    done = subprocess.run([sys.executable, "-m", "fitproof", "count", "-", "--tokenizer", "o200k_base"],
-                          input=b"hello", capture_output=True, env=environ, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "fitproof", "count", "-", "--tokenizer", "o200k_base"],
+        input=b"hello",
+        capture_output=True,
+        env=environ,
+        timeout=120,
+    )
     err = done.stderr.decode()
     assert done.returncode == 1 and err.count("\n") == 1 and "larger than 64 MiB" in err, err

@@ -44,7 +44,10 @@ def test_fixtures_command_runs_one_case_file_and_names_wrong_keys(tmp_path):
     code, out, _ = call(["fixtures", str(tmp_path)])
     assert code == 1
     assert 'FAIL extra.json: cannot load: $["$schema"]: unknown key (a case has description, input, and expected or expect)' in out
-    assert 'FAIL short.json: cannot load: $: missing key "description"; $: missing "expected" (the whole report) or "expect" (the keys it states)' in out
+    assert (
+        'FAIL short.json: cannot load: $: missing key "description"; $: missing "expected" (the whole report) or "expect" (the keys it states)'
+        in out
+    )
     assert "FAIL number.json: cannot load: $.description: expected a string, got 5" in out
 
 

@@ -142,8 +142,15 @@ def test_ctrl_c_while_the_command_imports_ends_quietly():
 
     ready, ready_end = os.pipe()
     try:
-        process = subprocess.Popen([sys.executable, "-c", _INTERRUPTED_IMPORT, str(ready_end)], stdin=subprocess.PIPE,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, pass_fds=(ready_end,))
+        process = subprocess.Popen(
+            [sys.executable, "-c", _INTERRUPTED_IMPORT, str(ready_end)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            pass_fds=(ready_end,),
+        )
         os.close(ready_end)
         try:
             assert os.read(ready, 1) == b"!", process.communicate(timeout=60)  # b"": it ended before the import
@@ -168,39 +175,58 @@ def test_the_package_exports_each_public_name_and_no_other():
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.stdout.splitlines() == [
-        "True True", "True []", "module 'fitproof' has no attribute 'no_such_name'",
+        "True True",
+        "True []",
+        "module 'fitproof' has no attribute 'no_such_name'",
     ], done.stderr
 
 
 @pytest.mark.skipif(not __import__("os").path.exists("/dev/full"), reason="needs /dev/full (Linux)")
-@pytest.mark.parametrize("argv", [
-    ["check", "examples/refund-case.json"], ["check", "--jsonl", "LINES"], ["check", "--jsonl", "--jobs", "2", "LINES"],
-    ["compose", "examples/refund-case.json"], ["count", "README.md"], ["fixtures", "fixtures/required"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", "examples/refund-case.json"],
+        ["check", "--jsonl", "LINES"],
+        ["check", "--jsonl", "--jobs", "2", "LINES"],
+        ["compose", "examples/refund-case.json"],
+        ["count", "README.md"],
+        ["fixtures", "fixtures/required"],
+    ],
+)
 def test_a_full_disk_is_one_line_and_exit_2(argv, tmp_path):
     """Every command printed a traceback ending in OSError: No space left on device."""
     lines = tmp_path / "lines.jsonl"
     lines.write_text((json.dumps(SEED_000) + "\n") * 600)
     argv = [str(lines) if part == "LINES" else part for part in argv]
     with open("/dev/full", "w") as full:
-        done = subprocess.run([sys.executable, "-m", "fitproof", *argv], stdout=full, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-m", "fitproof", *argv], stdout=full, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=120
+        )
     assert (done.returncode, done.stderr) == (2, "fitproof: cannot write standard output: No space left on device\n")
 
 
 @pytest.mark.skipif(not __import__("os").path.exists("/dev/full"), reason="needs /dev/full (Linux)")
-@pytest.mark.parametrize("argv, code", [
-    (["check", "nope.json"], 2), (["chek"], 2), (["compose", "examples/refund-case.json", "--config", "nope.json"], 2),
-    (["check", "-"], 1), (["check", "examples/refund-case.json"], 0),
-])
+@pytest.mark.parametrize(
+    "argv, code",
+    [
+        (["check", "nope.json"], 2),
+        (["chek"], 2),
+        (["compose", "examples/refund-case.json", "--config", "nope.json"], 2),
+        (["check", "-"], 1),
+        (["check", "examples/refund-case.json"], 0),
+    ],
+)
 def test_a_standard_error_that_cannot_be_written_keeps_the_exit_code(argv, code):
     """A failed write of the error line raised out of the command: exit 1 (Python's) for every failure."""
     with open("/dev/full", "w") as full:
-        done = subprocess.run([sys.executable, "-m", "fitproof", *argv], input="{", stdout=subprocess.PIPE, stderr=full,
-                              text=True, cwd=ROOT, timeout=60)
+        done = subprocess.run(
+            [sys.executable, "-m", "fitproof", *argv], input="{", stdout=subprocess.PIPE, stderr=full, text=True, cwd=ROOT, timeout=60
+        )
     assert done.returncode == code
 
 
 # ---------------------------------------------------------------- slow work is never silent
+
 
 class Terminal(io.StringIO):
     def isatty(self):
@@ -223,12 +249,19 @@ class TickedTerminal(Terminal):
         return written
 
 
-@pytest.mark.parametrize("argv, slow, what", [
-    (["compose", "examples/refund-case.json", "--call-model"], "fitproof.cli._chat.call_model", "waiting for the model at http://localhost:12"),
-    (["count", "README.md"], "fitproof.tokenizers.count_tokens", "counting the tokens of"),
-    (["check", "examples/refund-case.json"], "fitproof.cli.check.evaluate_with_problems", "checking"),
-    (["check", "examples/refund-case.json"], "fitproof.cli.check.envelope_text", "writing the report"),
-])
+@pytest.mark.parametrize(
+    "argv, slow, what",
+    [
+        (
+            ["compose", "examples/refund-case.json", "--call-model"],
+            "fitproof.cli._chat.call_model",
+            "waiting for the model at http://localhost:12",
+        ),
+        (["count", "README.md"], "fitproof.tokenizers.count_tokens", "counting the tokens of"),
+        (["check", "examples/refund-case.json"], "fitproof.cli.check.evaluate_with_problems", "checking"),
+        (["check", "examples/refund-case.json"], "fitproof.cli.check.envelope_text", "writing the report"),
+    ],
+)
 def test_a_slow_step_shows_its_seconds_on_a_terminal_and_wipes_them(monkeypatch, argv, slow, what):
     """A large check or count, or a model that keeps compose waiting up to its timeout, takes
     seconds: a terminal sees them counted, and the line wiped when the step ends. The step lasts
@@ -267,8 +300,16 @@ def test_a_slow_step_shows_its_seconds_on_a_terminal_and_wipes_them(monkeypatch,
             assert said == ""
 
 
-@pytest.mark.parametrize("argv", [["serve", "--port", "70000"], ["serve", "--port", "-1"], ["serve", "--port", "٨٠"],
-                                  ["check", "--indent", "-1"], ["check", "--indent", "100000000"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["serve", "--port", "70000"],
+        ["serve", "--port", "-1"],
+        ["serve", "--port", "٨٠"],
+        ["check", "--indent", "-1"],
+        ["check", "--indent", "100000000"],
+    ],
+)
 def test_out_of_range_options_are_usage_errors(argv):
     code, out, err = call_streams(argv, b"{}")
     assert code == 2 and out == "" and "Traceback" not in err and "must be an integer from" in err
@@ -286,7 +327,9 @@ def test_closed_stdin_is_a_usage_error(args):
     # Closed after start-up: reading fails with EBADF, said in one line, not an OSError traceback.
     result = subprocess.run(
         [sys.executable, "-c", "import os, sys; os.close(0); from fitproof.cli import main; sys.argv[1:] = " + repr(args) + "; main()"],
-        capture_output=True, cwd=ROOT, timeout=60,
+        capture_output=True,
+        cwd=ROOT,
+        timeout=60,
     )
     assert result.returncode == 2 and result.stderr.startswith(b"fitproof: cannot read standard input: "), result.stderr
     assert result.stderr.count(b"\n") == 1
@@ -296,8 +339,9 @@ def test_a_closed_stdout_ends_quietly(tmp_path):
     # `check --jsonl big | head -1` ends without a BrokenPipeError traceback.
     big = tmp_path / "big.jsonl"
     big.write_text((json.dumps({"budget": 5, "items": [{"id": "A", "relevance": 1, "tokens": 1}]}) + "\n") * 20_000)
-    process = subprocess.Popen([sys.executable, "-m", "fitproof", "check", "--jsonl", str(big)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fitproof", "check", "--jsonl", str(big)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT
+    )
     assert json.loads(process.stdout.readline())["ok"] is True
     process.stdout.close()
     assert process.wait(timeout=60) == 1
@@ -310,8 +354,9 @@ def test_a_reader_that_goes_away_during_one_large_report_exits_1(tmp_path):
     and CPython's buffered writer drops the rest without an error: exit 0 would say all was read."""
     big = tmp_path / "big.json"
     big.write_text(json.dumps({"budget": 10**6, "items": [{"id": f"item-{i}", "relevance": i % 97, "tokens": 3} for i in range(30_000)]}))
-    process = subprocess.Popen([sys.executable, "-m", "fitproof", "check", "--indent", "2", str(big)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fitproof", "check", "--indent", "2", str(big)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT
+    )
     assert process.stdout.readline() == b"{\n"
     process.stdout.close()
     assert process.wait(timeout=60) == 1
@@ -326,8 +371,11 @@ def test_an_output_that_cannot_carry_utf8_gets_escapes_not_a_traceback(tmp_path,
     (tmp_path / "in.json").write_text(json.dumps(document))
     (tmp_path / "in.jsonl").write_text(json.dumps(document) + "\n")
     environ = {**os.environ, "PYTHONIOENCODING": encoding}
-    for args in (["check", str(tmp_path / "in.json")], ["check", "--jsonl", str(tmp_path / "in.jsonl")],
-                 ["check", "--jsonl", "--jobs", "2", str(tmp_path / "in.jsonl")]):
+    for args in (
+        ["check", str(tmp_path / "in.json")],
+        ["check", "--jsonl", str(tmp_path / "in.jsonl")],
+        ["check", "--jsonl", "--jobs", "2", str(tmp_path / "in.jsonl")],
+    ):
         result = cli_process(args, env=environ)
         assert result.returncode == 0 and result.stderr == b"", result.stderr
         assert json.loads(result.stdout)["result"]["selected"] == ["é😀"]
@@ -339,27 +387,39 @@ def _process(args, **options):
     return subprocess.run([sys.executable, "-m", "fitproof", *args], capture_output=True, cwd=ROOT, timeout=60, **options)
 
 
-@pytest.mark.parametrize("closing, args, code, message", [
-    (0, ["check", "-"], 2, b"fitproof: cannot read standard input: it is closed\n"),
-    (0, ["count", "-"], 2, b"fitproof: cannot read standard input: it is closed\n"),
-    (1, ["check", "examples/refund-case.json"], 2, b"fitproof: cannot write standard output: it is closed\n"),
-    (2, ["check", "missing.json"], 2, b""),
-])
+@pytest.mark.parametrize(
+    "closing, args, code, message",
+    [
+        (0, ["check", "-"], 2, b"fitproof: cannot read standard input: it is closed\n"),
+        (0, ["count", "-"], 2, b"fitproof: cannot read standard input: it is closed\n"),
+        (1, ["check", "examples/refund-case.json"], 2, b"fitproof: cannot write standard output: it is closed\n"),
+        (2, ["check", "missing.json"], 2, b""),
+    ],
+)
 def test_closed_standard_streams(closing, args, code, message):
     result = _process(args, stdin=subprocess.DEVNULL, preexec_fn=lambda: os.close(closing))
     assert result.returncode == code and result.stderr == message, result.stderr
 
 
-@pytest.mark.parametrize("argv, said", [
-    (["build-site", ""], "build-site needs a directory name, got an empty one"),
-    (["build-site", "", "--force"], "build-site needs a directory name, got an empty one"),
-    (["fixtures", ""], "fixtures needs a directory name, got an empty one"),
-    (["fixtures", "/dev/null"], "/dev/null is neither a directory nor a file: fixtures runs every *.json case under a directory, or one case file"),
-    (["fixtures"], "fixtures needs a directory of cases or one case file (there is no ./fixtures here): give one, or run the package's own cases with --shipped"),
-    (["check", ""], "check needs a file name (or - for standard input), got an empty one"),
-    (["compose", ""], "compose needs a file name (or - for standard input), got an empty one"),
-    (["count", ""], "count needs a file name (or - for standard input), got an empty one"),
-])
+@pytest.mark.parametrize(
+    "argv, said",
+    [
+        (["build-site", ""], "build-site needs a directory name, got an empty one"),
+        (["build-site", "", "--force"], "build-site needs a directory name, got an empty one"),
+        (["fixtures", ""], "fixtures needs a directory name, got an empty one"),
+        (
+            ["fixtures", "/dev/null"],
+            "/dev/null is neither a directory nor a file: fixtures runs every *.json case under a directory, or one case file",
+        ),
+        (
+            ["fixtures"],
+            "fixtures needs a directory of cases or one case file (there is no ./fixtures here): give one, or run the package's own cases with --shipped",
+        ),
+        (["check", ""], "check needs a file name (or - for standard input), got an empty one"),
+        (["compose", ""], "compose needs a file name (or - for standard input), got an empty one"),
+        (["count", ""], "count needs a file name (or - for standard input), got an empty one"),
+    ],
+)
 def test_empty_or_wrong_path_arguments_are_never_guessed(tmp_path, monkeypatch, argv, said):
     """`build-site "$OUT" --force` with OUT unset must not write into the current directory
     (Path("") is "."): an empty DIR is refused, and nothing is written."""

@@ -23,12 +23,22 @@ from fitproof.mcp_server.protocol import MAX_MESSAGE_BYTES
 
 SCRIPT = Path(sys.executable).parent / "fitproof"
 SERVER = [str(SCRIPT), "mcp"] if SCRIPT.exists() else [sys.executable, "-m", "fitproof", "mcp"]
-RELEVANCE = {"budget": 7, "items": [{"id": "A", "relevance": 9, "tokens": 4}, {"id": "B", "relevance": 8, "tokens": 5},
-                                    {"id": "C", "relevance": 7, "tokens": 3}]}
-HISTORY = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Where is my order?"},
-           {"role": "assistant", "content": "It shipped on Friday."}, {"role": "user", "content": "And the invoice?"}]
-INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-              "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}}
+RELEVANCE = {
+    "budget": 7,
+    "items": [{"id": "A", "relevance": 9, "tokens": 4}, {"id": "B", "relevance": 8, "tokens": 5}, {"id": "C", "relevance": 7, "tokens": 3}],
+}
+HISTORY = [
+    {"role": "system", "content": "Be brief."},
+    {"role": "user", "content": "Where is my order?"},
+    {"role": "assistant", "content": "It shipped on Friday."},
+    {"role": "user", "content": "And the invoice?"},
+]
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}},
+}
 
 
 def rpc(message):
@@ -63,6 +73,7 @@ def sdk_session(body):
 
 
 # -- with the SDK ---------------------------------------------------------------------------------
+
 
 def test_the_sdk_lists_the_tools_and_calls_each():
     async def body(session, initialized):
@@ -138,6 +149,7 @@ def test_the_sdk_high_level_client_falls_back_from_its_probe():
 
 # -- raw lines ------------------------------------------------------------------------------------
 
+
 def serve_lines(data, **options):
     """(exit code, answers, stderr) of the server given ``data`` on standard input, then its end."""
     done = subprocess.run(SERVER, input=data, capture_output=True, timeout=120, **options)
@@ -145,30 +157,47 @@ def serve_lines(data, **options):
 
 
 def test_raw_lines_get_their_json_rpc_errors_and_the_server_goes_on():
-    data = b"".join([
-        rpc(INITIALIZE),
-        rpc({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        b"this is not json\n",
-        b'{"jsonrpc": "2.0", "id": 1, "method": "ping"\n',
-        rpc([1, 2]),
-        rpc({"jsonrpc": "2.0", "id": 2}),
-        rpc({"jsonrpc": "2.0", "id": 3, "method": "prompts/list"}),
-        rpc({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "trim"}}),
-        rpc({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "count_tokens", "arguments": {"text": 5}}}),
-        b"\xff\xfe\n",
-        rpc({"jsonrpc": "2.0", "id": 6, "method": "ping"}),
-    ])
+    data = b"".join(
+        [
+            rpc(INITIALIZE),
+            rpc({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            b"this is not json\n",
+            b'{"jsonrpc": "2.0", "id": 1, "method": "ping"\n',
+            rpc([1, 2]),
+            rpc({"jsonrpc": "2.0", "id": 2}),
+            rpc({"jsonrpc": "2.0", "id": 3, "method": "prompts/list"}),
+            rpc({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "trim"}}),
+            rpc({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "count_tokens", "arguments": {"text": 5}}}),
+            b"\xff\xfe\n",
+            rpc({"jsonrpc": "2.0", "id": 6, "method": "ping"}),
+        ]
+    )
     code, answers, stderr = serve_lines(data)
     assert code == 0 and stderr == b""
     assert [(answer["id"], answer.get("error", {}).get("code")) for answer in answers] == [
-        (0, None), (None, -32700), (None, -32700), (None, -32600), (2, -32600), (3, -32601), (4, -32602), (5, None),
-        (None, -32700), (6, None)]
+        (0, None),
+        (None, -32700),
+        (None, -32700),
+        (None, -32600),
+        (2, -32600),
+        (3, -32601),
+        (4, -32602),
+        (5, None),
+        (None, -32700),
+        (6, None),
+    ]
     assert answers[7]["result"]["isError"] is True and "$.text: expected a string, got 5" in answers[7]["result"]["content"][0]["text"]
 
 
 def test_a_line_over_the_limit_is_answered_and_the_next_one_too():
-    big = rpc({"jsonrpc": "2.0", "id": "big", "method": "tools/call",
-               "params": {"name": "count_tokens", "arguments": {"text": "x" * MAX_MESSAGE_BYTES}}})
+    big = rpc(
+        {
+            "jsonrpc": "2.0",
+            "id": "big",
+            "method": "tools/call",
+            "params": {"name": "count_tokens", "arguments": {"text": "x" * MAX_MESSAGE_BYTES}},
+        }
+    )
     code, answers, stderr = serve_lines(rpc(INITIALIZE) + big + rpc({"jsonrpc": "2.0", "id": 7, "method": "ping"}))
     assert code == 0 and stderr == b""
     assert answers[1]["id"] == "big" and answers[1]["error"]["code"] == -32600
@@ -189,7 +218,9 @@ def test_nothing_but_protocol_messages_on_standard_output():
         from fitproof._launch import main
         main()
     """)
-    data = rpc(INITIALIZE) + rpc({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "count_tokens", "arguments": {"text": "a b"}}})
+    data = rpc(INITIALIZE) + rpc(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "count_tokens", "arguments": {"text": "a b"}}}
+    )
     done = subprocess.run([sys.executable, "-c", noisy], input=data, capture_output=True, timeout=120)
     assert done.returncode == 0
     assert [json.loads(line)["id"] for line in done.stdout.splitlines()] == [0, 1]
@@ -217,8 +248,10 @@ def test_with_standard_error_on_standard_output_still_nothing_but_messages():
 
 
 def test_the_end_of_input_ends_it_after_the_answers():
-    requests = b"".join(rpc({"jsonrpc": "2.0", "id": index, "method": "tools/call",
-                             "params": {"name": "check", "arguments": {"input": RELEVANCE}}}) for index in range(50))
+    requests = b"".join(
+        rpc({"jsonrpc": "2.0", "id": index, "method": "tools/call", "params": {"name": "check", "arguments": {"input": RELEVANCE}}})
+        for index in range(50)
+    )
     code, answers, stderr = serve_lines(rpc(INITIALIZE) + requests[:-1])  # the last line without its newline
     assert code == 0 and stderr == b""
     assert [answer["id"] for answer in answers] == [0, *range(50)]
@@ -226,8 +259,9 @@ def test_the_end_of_input_ends_it_after_the_answers():
 
 def started():
     """A server past its first answer (it is in its loop), and that answer."""
-    server = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              preexec_fn=signals_as_from_a_terminal)  # the Ctrl+C test's signal arrives
+    server = subprocess.Popen(
+        SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=signals_as_from_a_terminal
+    )  # the Ctrl+C test's signal arrives
     server.stdin.write(rpc(INITIALIZE))
     server.stdin.flush()
     answer = json.loads(server.stdout.readline())
@@ -253,8 +287,9 @@ def test_a_client_that_stops_reading_ends_it_quietly():
     server = started()
     try:
         server.stdout.close()  # gone: the next answer cannot be written
-        server.stdin.write(rpc({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                                "params": {"name": "check", "arguments": {"input": RELEVANCE}}}))
+        server.stdin.write(
+            rpc({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "check", "arguments": {"input": RELEVANCE}}})
+        )
         server.stdin.close()
         assert server.wait(timeout=60) == 0
         assert b"Traceback" not in server.stderr.read()
@@ -289,8 +324,10 @@ def _children(pid):
     return found
 
 
-@pytest.mark.skipif(not Path(f"/proc/self/task/{os.getpid()}/children").exists() or not hasattr(os, "pidfd_open"),
-                    reason="needs Linux's /proc and pidfd_open to follow the server")
+@pytest.mark.skipif(
+    not Path(f"/proc/self/task/{os.getpid()}/children").exists() or not hasattr(os, "pidfd_open"),
+    reason="needs Linux's /proc and pidfd_open to follow the server",
+)
 def test_a_killed_client_leaves_no_server_behind():
     client = subprocess.Popen([sys.executable, "-c", CLIENT, *SERVER], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     servers = []
@@ -345,16 +382,24 @@ def test_the_server_loads_only_the_standard_library():
             assert opened.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}})["result"]
         print(json.dumps(sorted(sys.modules)))
     """)
-    calls = {"check": {"input": RELEVANCE}, "count_tokens": {"text": "x", "tokenizer": "nope"}, "trim_messages": {"messages": HISTORY, "limit": 5},
-             "verify_claim": {"input": RELEVANCE, "claim": {"selected": ["A"]}}}
+    calls = {
+        "check": {"input": RELEVANCE},
+        "count_tokens": {"text": "x", "tokenizer": "nope"},
+        "trim_messages": {"messages": HISTORY, "limit": 5},
+        "verify_claim": {"input": RELEVANCE, "claim": {"selected": ["A"]}},
+    }
     source = str(Path(__file__).resolve().parent.parent.parent / "py")
     done = subprocess.run([sys.executable, "-I", "-c", probe, source, json.dumps(calls)], capture_output=True, timeout=120, check=True)
-    outside = [name for name in json.loads(done.stdout) if name.split(".")[0] not in sys.stdlib_module_names
-               and name.split(".")[0] not in ("fitproof", "__main__", "_distutils_hack")]  # (setuptools' .pth hook)
+    outside = [
+        name
+        for name in json.loads(done.stdout)
+        if name.split(".")[0] not in sys.stdlib_module_names and name.split(".")[0] not in ("fitproof", "__main__", "_distutils_hack")
+    ]  # (setuptools' .pth hook)
     assert outside == []
 
 
 # -- the command line -----------------------------------------------------------------------------
+
 
 def test_mcp_is_a_command():
     code, out, err = call_cli(["mcp"], rpc(INITIALIZE) + rpc({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
@@ -376,9 +421,21 @@ def test_a_models_own_tokenizer_by_name():
 
     text = "Order ORD-884120 shipped 2026-03-09 and arrived four days late."
     calls = [
-        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "count_tokens", "arguments": {"text": text, "tokenizer": "qwen3"}}},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "trim_messages", "arguments": {
-            "messages": HISTORY, "limit": 1000, "tokenizer": "qwen3", "template": "qwen3"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "count_tokens", "arguments": {"text": text, "tokenizer": "qwen3"}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {
+                "name": "trim_messages",
+                "arguments": {"messages": HISTORY, "limit": 1000, "tokenizer": "qwen3", "template": "qwen3"},
+            },
+        },
     ]
     code, out, err = call_cli(["mcp", "--tokenizer-file", f"qwen3={QWEN}"], rpc(INITIALIZE) + b"".join(map(rpc, calls)))
     assert code == 0 and err == ""

@@ -12,10 +12,16 @@ from fitproof.mcp_server import protocol, stdio, tools
 from fitproof.mcp_server.protocol import MAX_MESSAGE_BYTES, PROTOCOL_VERSIONS, Session
 
 LATEST = PROTOCOL_VERSIONS[0]
-RELEVANCE = {"budget": 7, "items": [{"id": "A", "relevance": 9, "tokens": 4}, {"id": "B", "relevance": 8, "tokens": 5},
-                                    {"id": "C", "relevance": 7, "tokens": 3}]}
-HISTORY = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Where is my order?"},
-           {"role": "assistant", "content": "It shipped on Friday."}, {"role": "user", "content": "And the invoice?"}]
+RELEVANCE = {
+    "budget": 7,
+    "items": [{"id": "A", "relevance": 9, "tokens": 4}, {"id": "B", "relevance": 8, "tokens": 5}, {"id": "C", "relevance": 7, "tokens": 3}],
+}
+HISTORY = [
+    {"role": "system", "content": "Be brief."},
+    {"role": "user", "content": "Where is my order?"},
+    {"role": "assistant", "content": "It shipped on Friday."},
+    {"role": "user", "content": "And the invoice?"},
+]
 
 
 def request(method, params=None, id=1):
@@ -27,7 +33,9 @@ def request(method, params=None, id=1):
 
 def session(version=LATEST):
     opened = Session(log=lambda text: None)
-    answer = opened.handle(request("initialize", {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}))
+    answer = opened.handle(
+        request("initialize", {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}})
+    )
     assert answer["result"]["protocolVersion"] == version
     assert opened.handle({"jsonrpc": "2.0", "method": "notifications/initialized"}) is None
     return opened
@@ -45,6 +53,7 @@ def line(opened, text):
 
 
 # -- lifecycle ----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("version", PROTOCOL_VERSIONS)
 def test_initialize_echoes_a_version_it_speaks(version):
@@ -76,31 +85,39 @@ def test_ping_and_notifications():
 
 # -- JSON-RPC errors ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, code, says", [
-    ("nope", -32700, "Parse error"),
-    ('{"jsonrpc": "2.0", "id": 1, "method": "ping"', -32700, "Parse error"),
-    (b'{"jsonrpc": "2.0", "id": 1, "method": "\xff"}', -32700, "not UTF-8"),
-    ('{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"x": NaN}}', -32700, "NaN is not JSON"),
-    ('{"jsonrpc": "2.0", "id": 1, "id": 2, "method": "ping"}', -32700, 'duplicate key "id"'),
-    ("[" * 100_000, -32700, "nested too deeply"),
-    ("5", -32600, "got 5"),
-    ('"ping"', -32600, "an object"),
-    ('{"jsonrpc": "2.0", "id": 1}', -32600, "no method"),
-    ('{"jsonrpc": "1.0", "id": 1, "method": "ping"}', -32600, 'jsonrpc must be "2.0", got "1.0"'),
-    ('{"id": 1, "method": "ping"}', -32600, "jsonrpc"),
-    ('{"jsonrpc": "2.0", "id": 1, "method": 5}', -32600, "method must be a string, got 5"),
-    ('{"jsonrpc": "2.0", "id": null, "method": "ping"}', -32600, "id must be a string or an integer, got null"),
-    ('{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}', -32600, "got 1.5"),
-    ('{"jsonrpc": "2.0", "id": true, "method": "ping"}', -32600, "got true"),
-    ('[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]', -32600, "batch"),
-    ('{"jsonrpc": "2.0", "id": 1, "method": "resources/list"}', -32601, "Method not found: resources/list"),
-    ('{"jsonrpc": "2.0", "id": 1, "method": "tools/lst"}', -32601, "did you mean tools/list?"),
-    ('{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": [1]}', -32602, "params must be an object, got [1]"),
-    ('{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "chek", "arguments": {}}}', -32602, "did you mean check?"),
-    ('{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"arguments": {}}}', -32602, "params.name"),
-    ('{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "check", "arguments": [1]}}', -32602, "params.arguments must be an object"),
-    ('{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"cursor": "2"}}', -32602, "cursor"),
-])
+
+@pytest.mark.parametrize(
+    "text, code, says",
+    [
+        ("nope", -32700, "Parse error"),
+        ('{"jsonrpc": "2.0", "id": 1, "method": "ping"', -32700, "Parse error"),
+        (b'{"jsonrpc": "2.0", "id": 1, "method": "\xff"}', -32700, "not UTF-8"),
+        ('{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"x": NaN}}', -32700, "NaN is not JSON"),
+        ('{"jsonrpc": "2.0", "id": 1, "id": 2, "method": "ping"}', -32700, 'duplicate key "id"'),
+        ("[" * 100_000, -32700, "nested too deeply"),
+        ("5", -32600, "got 5"),
+        ('"ping"', -32600, "an object"),
+        ('{"jsonrpc": "2.0", "id": 1}', -32600, "no method"),
+        ('{"jsonrpc": "1.0", "id": 1, "method": "ping"}', -32600, 'jsonrpc must be "2.0", got "1.0"'),
+        ('{"id": 1, "method": "ping"}', -32600, "jsonrpc"),
+        ('{"jsonrpc": "2.0", "id": 1, "method": 5}', -32600, "method must be a string, got 5"),
+        ('{"jsonrpc": "2.0", "id": null, "method": "ping"}', -32600, "id must be a string or an integer, got null"),
+        ('{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}', -32600, "got 1.5"),
+        ('{"jsonrpc": "2.0", "id": true, "method": "ping"}', -32600, "got true"),
+        ('[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]', -32600, "batch"),
+        ('{"jsonrpc": "2.0", "id": 1, "method": "resources/list"}', -32601, "Method not found: resources/list"),
+        ('{"jsonrpc": "2.0", "id": 1, "method": "tools/lst"}', -32601, "did you mean tools/list?"),
+        ('{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": [1]}', -32602, "params must be an object, got [1]"),
+        ('{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "chek", "arguments": {}}}', -32602, "did you mean check?"),
+        ('{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"arguments": {}}}', -32602, "params.name"),
+        (
+            '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "check", "arguments": [1]}}',
+            -32602,
+            "params.arguments must be an object",
+        ),
+        ('{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"cursor": "2"}}', -32602, "cursor"),
+    ],
+)
 def test_a_bad_message_gets_its_error_and_the_session_goes_on(text, code, says):
     opened = session()
     answer = line(opened, text)
@@ -125,16 +142,19 @@ def test_a_line_over_the_limit_is_refused_with_its_id():
     assert f"{MAX_MESSAGE_BYTES:,} bytes" in answer["error"]["message"] and answer["error"]["data"] == {"limit_bytes": MAX_MESSAGE_BYTES}
 
 
-@pytest.mark.parametrize("head, found", [
-    ('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{"text":"xxxx', 7),
-    ('{"jsonrpc":"2.0","method":"tools/call","params":{"arguments":{"id":"inner","items":[{"id":3}]}},"id":"outer"}', "outer"),
-    ('{"method":"tools/call","params":{"arguments":{"id":"inner","text":"cut here', None),
-    ('{"params": {"text": "a \\" quote \\\\", "id": 1}, "id" : "x\\"y"', 'x"y'),
-    ('{"id": null, "method": "ping"}', None),
-    ('[{"id": 1}]', None),
-    ('{"id": 1.5}', None),
-    ("", None),
-])
+@pytest.mark.parametrize(
+    "head, found",
+    [
+        ('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{"text":"xxxx', 7),
+        ('{"jsonrpc":"2.0","method":"tools/call","params":{"arguments":{"id":"inner","items":[{"id":3}]}},"id":"outer"}', "outer"),
+        ('{"method":"tools/call","params":{"arguments":{"id":"inner","text":"cut here', None),
+        ('{"params": {"text": "a \\" quote \\\\", "id": 1}, "id" : "x\\"y"', 'x"y'),
+        ('{"id": null, "method": "ping"}', None),
+        ('[{"id": 1}]', None),
+        ('{"id": 1.5}', None),
+        ("", None),
+    ],
+)
 def test_the_id_of_a_cut_line(head, found):
     assert protocol.top_level_id(head) == found
 
@@ -186,6 +206,7 @@ def test_a_lone_surrogate_is_written_as_an_escape():
 
 # -- tools/list ---------------------------------------------------------------------------------
 
+
 def test_the_tools_and_their_schemas():
     listed = session().handle(request("tools/list"))["result"]["tools"]
     assert [tool["name"] for tool in listed] == ["check", "count_tokens", "trim_messages", "verify_claim"]
@@ -225,6 +246,7 @@ def test_older_versions_get_what_they_know(version):
 
 # -- tools/call ---------------------------------------------------------------------------------
 
+
 def checked(opened, name, arguments):
     """The call's result, its structured content checked against the tool's output schema."""
     result = call(opened, name, arguments)
@@ -256,7 +278,9 @@ def test_check_a_selection_that_fails_by_the_rule_is_a_result_not_an_error():
 
 
 def test_count_tokens():
-    text, structured = checked(session(), "count_tokens", {"text": "Order ORD-884120 shipped 2026-03-09 and arrived four days late.", "tokenizer": "gpt-4o"})
+    text, structured = checked(
+        session(), "count_tokens", {"text": "Order ORD-884120 shipped 2026-03-09 and arrived four days late.", "tokenizer": "gpt-4o"}
+    )
     assert structured == {"tokens": 19, "tokenizer": "gpt-4o", "encoding": "o200k_base"}
     assert text == "19 tokens by gpt-4o (o200k_base), exact"
     assert checked(session(), "count_tokens", {"text": "", "tokenizer": "estimate"})[1]["tokens"] == 0
@@ -274,29 +298,51 @@ def test_verify_claim():
     assert structured == {"holds": True, "failures": []} and text.startswith("CLAIM HOLDS")
     text, structured = checked(session(), "verify_claim", {"input": RELEVANCE, "claim": {"selected": ["A"]}})
     assert structured["holds"] is False and structured["failures"][0] == {
-        "check": "follows the rule", "detail": "C fits the 3 tokens that remain (it needs 3) but is not claimed", "id": "C"}
+        "check": "follows the rule",
+        "detail": "C fits the 3 tokens that remain (it needs 3) but is not claimed",
+        "id": "C",
+    }
     assert text.startswith("CLAIM FAILS: 1 failure\n  follows the rule: C fits")
 
 
-@pytest.mark.parametrize("name, arguments, says", [
-    ("check", {"input": {"budget": 7, "items": [{"id": "A", "relevance": 9, "tokens": "x"}]}}, '$.input.items[0].tokens: expected an integer from 0 to 2^53-1, got "x"'),
-    ("check", {"input": [1, 2]}, "$.input: "),
-    ("check", {"input": RELEVANCE, "claim": {"selected": "A"}}, '$.claim.selected: '),
-    ("check", {"input": {**RELEVANCE, "claim": 5}}, "$.input.claim: expected an object"),
-    ("check", {"inptu": RELEVANCE}, "$.inptu: unknown argument (did you mean input?)"),
-    ("check", {}, "$.input: missing"),
-    ("count_tokens", {"text": 5}, "$.text: expected a string, got 5"),
-    ("count_tokens", {"text": "x", "tokenizer": "gpt-9"}, "$.tokenizer: unknown tokenizer 'gpt-9'"),
-    ("count_tokens", {"text": "x", "tokenizer": ["o200k_base"]}, '$.tokenizer: expected a tokenizer\'s or a model\'s name (a string), got ["o200k_base"]'),
-    ("trim_messages", {"messages": [{"role": "usr", "content": "x"}], "limit": 10}, '$.messages[0].role: expected one of system, developer, user, assistant, tool, got "usr"'),
-    ("trim_messages", {"messages": HISTORY, "limit": -1}, "$.limit: "),
-    ("trim_messages", {"messages": {"role": "user"}, "limit": 10}, '$.messages: expected a list of messages (objects with role and content), got {"role": "user"}'),
-    ("trim_messages", {"messages": HISTORY, "limit": 10, "tokenizer": "gpt-4o"}, "Nothing to send: $.limit: "),
-    ("verify_claim", {"input": RELEVANCE, "claim": {"selected": [1]}}, "$.claim.selected[0]: expected a non-empty string id, got 1"),
-    ("verify_claim", {"input": {"budget": "7", "items": []}, "claim": {"selected": []}}, '$.input.budget: '),
-    ("verify_claim", {"input": "x", "claim": {}}, '$.input: expected an object (an input of any mode), got "x"'),
-    ("verify_claim", {"input": RELEVANCE}, "$.claim: missing"),
-])
+@pytest.mark.parametrize(
+    "name, arguments, says",
+    [
+        (
+            "check",
+            {"input": {"budget": 7, "items": [{"id": "A", "relevance": 9, "tokens": "x"}]}},
+            '$.input.items[0].tokens: expected an integer from 0 to 2^53-1, got "x"',
+        ),
+        ("check", {"input": [1, 2]}, "$.input: "),
+        ("check", {"input": RELEVANCE, "claim": {"selected": "A"}}, "$.claim.selected: "),
+        ("check", {"input": {**RELEVANCE, "claim": 5}}, "$.input.claim: expected an object"),
+        ("check", {"inptu": RELEVANCE}, "$.inptu: unknown argument (did you mean input?)"),
+        ("check", {}, "$.input: missing"),
+        ("count_tokens", {"text": 5}, "$.text: expected a string, got 5"),
+        ("count_tokens", {"text": "x", "tokenizer": "gpt-9"}, "$.tokenizer: unknown tokenizer 'gpt-9'"),
+        (
+            "count_tokens",
+            {"text": "x", "tokenizer": ["o200k_base"]},
+            "$.tokenizer: expected a tokenizer's or a model's name (a string), got [\"o200k_base\"]",
+        ),
+        (
+            "trim_messages",
+            {"messages": [{"role": "usr", "content": "x"}], "limit": 10},
+            '$.messages[0].role: expected one of system, developer, user, assistant, tool, got "usr"',
+        ),
+        ("trim_messages", {"messages": HISTORY, "limit": -1}, "$.limit: "),
+        (
+            "trim_messages",
+            {"messages": {"role": "user"}, "limit": 10},
+            '$.messages: expected a list of messages (objects with role and content), got {"role": "user"}',
+        ),
+        ("trim_messages", {"messages": HISTORY, "limit": 10, "tokenizer": "gpt-4o"}, "Nothing to send: $.limit: "),
+        ("verify_claim", {"input": RELEVANCE, "claim": {"selected": [1]}}, "$.claim.selected[0]: expected a non-empty string id, got 1"),
+        ("verify_claim", {"input": {"budget": "7", "items": []}, "claim": {"selected": []}}, "$.input.budget: "),
+        ("verify_claim", {"input": "x", "claim": {}}, '$.input: expected an object (an input of any mode), got "x"'),
+        ("verify_claim", {"input": RELEVANCE}, "$.claim: missing"),
+    ],
+)
 def test_bad_arguments_are_a_tool_error_naming_the_path(name, arguments, says):
     opened = session()
     result = call(opened, name, arguments)
@@ -316,6 +362,7 @@ def test_invalid_input_to_check_carries_the_report():
 
 
 # -- the stdio loop, in-process -----------------------------------------------------------------
+
 
 def run_loop(chunks):
     """What ``stdio.serve`` writes for these chunks of input (``chunks`` may be callables, run at their read)."""
@@ -362,8 +409,13 @@ def test_a_request_cancelled_while_it_runs_gets_no_answer():
         return b""
 
     written = []
-    pieces = iter([rpc(request("tools/call", {"name": "check", "arguments": {"input": RELEVANCE}}, id=1)),
-                   cancel + rpc(request("ping", id=2)), then_let_go])
+    pieces = iter(
+        [
+            rpc(request("tools/call", {"name": "check", "arguments": {"input": RELEVANCE}}, id=1)),
+            cancel + rpc(request("ping", id=2)),
+            then_let_go,
+        ]
+    )
     stdio.serve(lambda: (lambda piece: piece() if callable(piece) else piece)(next(pieces)), written.append, opened)
     assert [json.loads(line) for line in written] == [{"jsonrpc": "2.0", "id": 2, "result": {}}]
 
@@ -387,8 +439,12 @@ def test_a_request_cancelled_before_its_turn_gets_no_answer():
 
 def test_ids_no_cancellation_could_name():
     cancel = rpc({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 99}})  # one is pending
-    answers = run_loop([cancel + b'{"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}\n{"jsonrpc": "2.0", "id": [1], "method": "ping"}\n'
-                        b'{"jsonrpc": "2.0", "id": true, "method": "ping"}\n' + rpc(request("ping", id=4))])
+    answers = run_loop(
+        [
+            cancel + b'{"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}\n{"jsonrpc": "2.0", "id": [1], "method": "ping"}\n'
+            b'{"jsonrpc": "2.0", "id": true, "method": "ping"}\n' + rpc(request("ping", id=4))
+        ]
+    )
     assert [(answer["id"], answer.get("error", {}).get("code")) for answer in answers] == [(None, -32600)] * 3 + [(4, None)]
 
 
@@ -402,12 +458,15 @@ def test_a_full_disk_ends_it_with_one_line():
     assert logged == ["cannot write standard output: No space left on device"]
 
 
-@pytest.mark.parametrize("head", [
-    b'{"jsonrpc":"2.0","id":' + b"[" * 70_000,  # an id that nests past the parser's recursion limit
-    b'{"jsonrpc":"2.0","id":' + b'{"a":' * 20_000,
-    b'{"jsonrpc":"2.0","params":' + b"[" * 70_000,
-    b"[" * 70_000,
-])
+@pytest.mark.parametrize(
+    "head",
+    [
+        b'{"jsonrpc":"2.0","id":' + b"[" * 70_000,  # an id that nests past the parser's recursion limit
+        b'{"jsonrpc":"2.0","id":' + b'{"a":' * 20_000,
+        b'{"jsonrpc":"2.0","params":' + b"[" * 70_000,
+        b"[" * 70_000,
+    ],
+)
 def test_an_oversized_line_that_nests_deeply_at_its_start_is_answered(head):
     # docs/cli.md: every line over the limit is answered -32600; its first 64 KiB, searched for an
     # id, may nest as deep as they like.
@@ -420,7 +479,12 @@ def test_an_oversized_line_that_nests_deeply_at_its_start_is_answered(head):
 def test_an_oversized_lines_id_is_found_only_when_it_is_whole():
     from fitproof.mcp_server.protocol import top_level_id
 
-    assert [top_level_id(text) for text in ['{"id": 12, "x"', '{"id": -3}', '{"id": "a\\"b"}', '{"a": {"id": 3}, "id": 4}']] == [12, -3, 'a"b', 4]
+    assert [top_level_id(text) for text in ['{"id": 12, "x"', '{"id": -3}', '{"id": "a\\"b"}', '{"a": {"id": 3}, "id": 4}']] == [
+        12,
+        -3,
+        'a"b',
+        4,
+    ]
     assert [top_level_id(text) for text in ['{"id": 12', '{"id": 1.5}', '{"id": true}', '{"id": "cut', '{"id": [1]}']] == [None] * 5
 
 
@@ -438,7 +502,7 @@ def test_a_line_the_loop_cannot_answer_still_gets_an_answer(monkeypatch):
 
 def test_lines_cut_anywhere_and_crlf():
     message = rpc(request("ping", id=1)).replace(b"\n", b"\r\n") + b"\n\n  \n" + rpc(request("ping", id=2))[:-1]
-    answers = run_loop([message[i:i + 3] for i in range(0, len(message), 3)])
+    answers = run_loop([message[i : i + 3] for i in range(0, len(message), 3)])
     assert answers == [{"jsonrpc": "2.0", "id": 1, "result": {}}, {"jsonrpc": "2.0", "id": 2, "result": {}}]
 
 

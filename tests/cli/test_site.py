@@ -69,8 +69,11 @@ def test_the_bundle_is_the_sources_and_named_by_their_hash(site_url):
     assert package["bytes"] == len(body)
     bundle = json.loads(body)
     root = _site.PACKAGE_DIR.parent
-    on_disk = {path.relative_to(root).as_posix(): path.read_text(encoding="utf-8")
-               for path in _site.PACKAGE_DIR.rglob("*") if path.suffix in (".py", ".json") and "__pycache__" not in path.parts}
+    on_disk = {
+        path.relative_to(root).as_posix(): path.read_text(encoding="utf-8")
+        for path in _site.PACKAGE_DIR.rglob("*")
+        if path.suffix in (".py", ".json") and "__pycache__" not in path.parts
+    }
     assert bundle["files"] == on_disk
     assert "fitproof/modes/passages.py" in bundle["files"] and "fitproof/schemas/blocks.schema.json" in bundle["files"]
     assert bundle["sources_sha256"] == package["sources_sha256"] and package["url"] == f"py/fitproof-{package['sources_sha256'][:16]}.json"
@@ -191,6 +194,7 @@ def test_the_prebuilt_snapshot_is_served_long_lived_with_the_probe_to_check_it(s
     assert headers["Cache-Control"] == "public, max-age=31536000, immutable"
     assert gzip.decompress(body)[:4] == (1886286592).to_bytes(4, "little")  # Pyodide's snapshot magic number
     from fitproof._envelope import check_text
+
     assert config["probe"]["envelope"] == check_text(config["probe"]["input"])
     assert json.loads(config["probe"]["envelope"])["result"]["summary"] == "Selected A, C within 7 tokens."
 
@@ -504,6 +508,7 @@ def test_serve_cuts_a_client_that_sends_its_request_a_byte_at_a_time(monkeypatch
     stop = threading.Event()
     try:
         with socket.create_connection(("127.0.0.1", port)) as trickler:
+
             def trickle():
                 for byte in b"GET /index.html HTTP/1.1\r\nHost: x\r\n" + b"X-Pad: " + b"a" * 10_000:
                     if stop.wait(0.1):
@@ -549,8 +554,11 @@ def test_a_request_head_read_in_pieces_is_the_same_request(quick_server):
 WASM_PATH = f"pyodide/{pyodide_version(ROOT / 'node_modules' / 'pyodide')}/pyodide.asm.wasm"  # a versioned path
 
 
-FUZZ = settings(max_examples=int(os.environ.get("ROBUSTNESS_EXAMPLES", "150")), deadline=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=int(os.environ.get("ROBUSTNESS_EXAMPLES", "150")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 
 @pytest.fixture(scope="module")
@@ -566,11 +574,37 @@ def page_server():
     server.server_close()
 
 
-REQUEST_PARTS = st.sampled_from([
-    b"GET", b"HEAD", b"POST", b"PUT", b"DELETE", b"OPTIONS", b"G\x00T", b" ", b"/", b"/index.html", b"/../../etc/passwd",
-    b"/%2e%2e/README.md", b"/py/fitproof/cli.py", b"/" + WASM_PATH.encode(), b"?x=1", b"#frag", b"//",
-    b"HTTP/1.0", b"HTTP/1.1", b"HTTP/9.9", b"\r\n", b"\n", b"Host: x", b"Range: bytes=0-10", b"A" * 70000, b"\xff\xfe", b"\x1b[2J",
-])
+REQUEST_PARTS = st.sampled_from(
+    [
+        b"GET",
+        b"HEAD",
+        b"POST",
+        b"PUT",
+        b"DELETE",
+        b"OPTIONS",
+        b"G\x00T",
+        b" ",
+        b"/",
+        b"/index.html",
+        b"/../../etc/passwd",
+        b"/%2e%2e/README.md",
+        b"/py/fitproof/cli.py",
+        b"/" + WASM_PATH.encode(),
+        b"?x=1",
+        b"#frag",
+        b"//",
+        b"HTTP/1.0",
+        b"HTTP/1.1",
+        b"HTTP/9.9",
+        b"\r\n",
+        b"\n",
+        b"Host: x",
+        b"Range: bytes=0-10",
+        b"A" * 70000,
+        b"\xff\xfe",
+        b"\x1b[2J",
+    ]
+)
 
 
 @FUZZ
@@ -617,8 +651,13 @@ def _status(pid: int, field: str) -> int:
 def served(tmp_path):
     """The server in its own process (its memory and threads are read from /proc); stderr kept in a file."""
     with open(tmp_path / "stderr.txt", "wb") as stderr:
-        process = subprocess.Popen([sys.executable, "-c", SERVER_SCRIPT, "1.0", "64"], stdout=subprocess.PIPE, stderr=stderr,
-                                   cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT / "py")})
+        process = subprocess.Popen(
+            [sys.executable, "-c", SERVER_SCRIPT, "1.0", "64"],
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT / "py")},
+        )
     port = int(process.stdout.readline())
     process.stderr_path = tmp_path / "stderr.txt"
     yield process, port

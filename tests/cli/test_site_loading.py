@@ -69,17 +69,33 @@ def test_serve_sends_plain_bytes_when_gzip_is_not_accepted(site_url, accept):
 
 
 def test_already_compressed_files_are_sent_as_they_are(site_url):
-    for path in (f"pyodide/{VERSION}/python_stdlib.zip", *([json.loads(ask(site_url, "boot.json")[2])["snapshot"]["url"]]
-                                                          if json.loads(ask(site_url, "boot.json")[2])["snapshot"] else [])):
+    for path in (
+        f"pyodide/{VERSION}/python_stdlib.zip",
+        *([json.loads(ask(site_url, "boot.json")[2])["snapshot"]["url"]] if json.loads(ask(site_url, "boot.json")[2])["snapshot"] else []),
+    ):
         status, headers, body = ask(site_url, path, **{"Accept-Encoding": "gzip"})
         assert status == 200 and "Content-Encoding" not in headers and "Vary" not in headers, path
 
 
-@pytest.mark.parametrize("header, expected", [
-    ("gzip", True), ("GZIP", True), ("deflate, gzip;q=0.5", True), ("*", True), ("x-gzip", True), ("br, *", True),
-    (None, False), ("", False), ("identity", False), ("gzip;q=0", False), ("gzip; q=0.000", False),
-    ("*, gzip;q=0", False), ("br;q=1, zstd", False), ("gzip;q=oops", False),
-])
+@pytest.mark.parametrize(
+    "header, expected",
+    [
+        ("gzip", True),
+        ("GZIP", True),
+        ("deflate, gzip;q=0.5", True),
+        ("*", True),
+        ("x-gzip", True),
+        ("br, *", True),
+        (None, False),
+        ("", False),
+        ("identity", False),
+        ("gzip;q=0", False),
+        ("gzip; q=0.000", False),
+        ("*, gzip;q=0", False),
+        ("br;q=1, zstd", False),
+        ("gzip;q=oops", False),
+    ],
+)
 def test_accept_encoding_is_read_as_rfc_9110_says(header, expected):
     assert compress.accepts_gzip(header) is expected
 
@@ -118,6 +134,7 @@ def test_a_file_edited_while_serving_is_compressed_again(tmp_path):
 
 
 # ---------------------------------------------------------------- build-site's .gz siblings
+
 
 def test_build_site_writes_gz_siblings_the_manifest_tracks(tmp_path, small_root):
     (small_root / "web" / "big.js").write_text("// a comment\n" * 1000)
@@ -230,7 +247,9 @@ def test_the_page_preloads_its_module_graph(small_root):
     (web / "page").mkdir()
     (web / "common").mkdir()
     (web / "app.js").write_text('import { a } from "./page/a.js";\nimport "./page/c.js";\nconst later = import("./page/lazy.js");\n')
-    (web / "page" / "a.js").write_text('import {\n  b,\n  c,\n} from "../common/b.js";\nexport { d } from "./d.js";\n// import "./not-a-module.js"\n')
+    (web / "page" / "a.js").write_text(
+        'import {\n  b,\n  c,\n} from "../common/b.js";\nexport { d } from "./d.js";\n// import "./not-a-module.js"\n'
+    )
     (web / "page" / "c.js").write_text('import { a } from "./a.js";  // already listed\n')
     for name in ("common/b.js", "page/d.js", "page/lazy.js"):
         (web / name).write_text("export const x = 1;\n")
@@ -254,9 +273,15 @@ def test_the_compiled_standard_library_is_bytecode_and_the_packages_is_checked_a
     files = bundle.site_map()
     config = json.loads(files["boot.json"])
     name = config["pyodide"]["stdlib"]
-    assert re.fullmatch(r"stdlib-[0-9a-f]{16}\.zip", name) and name[7:23] == hashlib.sha256(files[f"pyodide/{VERSION}/{name}"]).hexdigest()[:16]
+    assert (
+        re.fullmatch(r"stdlib-[0-9a-f]{16}\.zip", name)
+        and name[7:23] == hashlib.sha256(files[f"pyodide/{VERSION}/{name}"]).hexdigest()[:16]
+    )
     assert bundle.cache_control(f"pyodide/{VERSION}/{name}") == bundle.LONG_LIVED  # named by its content
-    assert config["pyodide"]["bytes"][name] == len(files[f"pyodide/{VERSION}/{name}"]) and "python_stdlib.zip" not in config["pyodide"]["bytes"]
+    assert (
+        config["pyodide"]["bytes"][name] == len(files[f"pyodide/{VERSION}/{name}"])
+        and "python_stdlib.zip" not in config["pyodide"]["bytes"]
+    )
     assert f"pyodide/{VERSION}/python_stdlib.zip" in files  # the whole one stays, for a module missing here
     archive = zipfile.ZipFile(io.BytesIO(files[f"pyodide/{VERSION}/{name}"]))
     standard = [entry for entry in archive.namelist() if not entry.startswith("fitproof-bytecode/")]

@@ -10,7 +10,9 @@ from fitproof.cli import run
 
 
 def _status():
-    return subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=ROOT, capture_output=True, text=True, timeout=60).stdout
+    return subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    ).stdout
 
 
 def test_the_checkout_itself_is_refused_even_with_force():

@@ -17,8 +17,11 @@ def test_compose_escapes_block_ids_in_its_summary_on_stderr(tmp_path):
     document = json.loads((ROOT / "examples" / "refund-case.json").read_text())
     document["blocks"][0]["id"] = ESCAPES
     failing = {**document, "claim": {"included": [ESCAPES], "used": 1}}  # the check fails: the summary names the ids
-    for environ, sent in (({"FITPROOF_CONTEXT_TOKENS": "850", "FITPROOF_FIXED_PROMPT_TOKENS": "470"}, document),
-                          ({}, document), ({}, failing)):
+    for environ, sent in (
+        ({"FITPROOF_CONTEXT_TOKENS": "850", "FITPROOF_FIXED_PROMPT_TOKENS": "470"}, document),
+        ({}, document),
+        ({}, failing),
+    ):
         path = tmp_path / "input.json"
         path.write_text(json.dumps(sent))
         stdout, stderr = io.StringIO(), io.StringIO()

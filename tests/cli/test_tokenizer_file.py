@@ -29,28 +29,34 @@ def test_count_counts_with_the_files_tokenizer(tmp_path, qwen):
     expected = len(qwen.encode(text, add_special_tokens=False).ids)
     assert call_cli(["count", str(path), "--tokenizer-file", f"qwen3={QWEN}"]) == (0, f"{expected}\n", "")
     # with several files, --tokenizer picks one; the built-in names stay available
-    code, out, _ = call_cli(["count", str(path), "--tokenizer-file", f"m={TEKKEN}", "--tokenizer-file", f"q={QWEN}",
-                             "--tokenizer", "q"])
+    code, out, _ = call_cli(["count", str(path), "--tokenizer-file", f"m={TEKKEN}", "--tokenizer-file", f"q={QWEN}", "--tokenizer", "q"])
     assert (code, out) == (0, f"{expected}\n")
     code, out, _ = call_cli(["count", str(path), "--tokenizer-file", f"q={QWEN}", "--tokenizer", "o200k_base"])
     assert code == 0 and out != f"{expected}\n"
 
 
-@pytest.mark.parametrize("spec, message", [
-    ("qwen3", "expected NAME=PATH, got 'qwen3'"),
-    ("=x", "expected NAME=PATH"),
-    ("estimate=" + str(QWEN), "'estimate' is a built-in tokenizer name"),
-    ("q=/no/such/tokenizer.json", "/no/such/tokenizer.json: cannot read it"),
-    ("q=" + str(ROOT / "README.md"), "README.md: not JSON"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("qwen3", "expected NAME=PATH, got 'qwen3'"),
+        ("=x", "expected NAME=PATH"),
+        ("estimate=" + str(QWEN), "'estimate' is a built-in tokenizer name"),
+        ("q=/no/such/tokenizer.json", "/no/such/tokenizer.json: cannot read it"),
+        ("q=" + str(ROOT / "README.md"), "README.md: not JSON"),
+    ],
+)
 def test_a_bad_tokenizer_file_is_a_one_line_usage_error(spec, message):
     code, out, err = call_cli(["count", "--tokenizer-file", spec], stdin=b"hello")
     assert code == 2 and out == "" and one_line_error(err) and message in err, err
 
 
 def test_check_names_the_file_in_the_input_and_the_report_records_its_digest(qwen):
-    data = {"mode": "required", "budget": 100, "tokenizer": "qwen3",
-            "items": [{"id": "a", "content": "Where is my refund?", "required": True, "priority": 1}]}
+    data = {
+        "mode": "required",
+        "budget": 100,
+        "tokenizer": "qwen3",
+        "items": [{"id": "a", "content": "Where is my refund?", "required": True, "priority": 1}],
+    }
     code, out, err = call_cli(["check", "-", "--format", "json", "--tokenizer-file", f"qwen3={QWEN}"], stdin=json.dumps(data).encode())
     envelope = json.loads(out)
     report = envelope["result"]

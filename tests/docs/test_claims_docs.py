@@ -58,7 +58,9 @@ def test_the_audit_command_is_shown_with_its_output_and_exits_1():
 
 def port_examples():
     """(arguments after the script, the output shown) of each ```sh / ```text pair in "Verifying a port"."""
-    pairs = re.findall(r"```sh\n\.venv/bin/python examples/verify_port\.py (.*?)\n```\n\n```text\n(.*?)```", section("Verifying a port"), re.S)
+    pairs = re.findall(
+        r"```sh\n\.venv/bin/python examples/verify_port\.py (.*?)\n```\n\n```text\n(.*?)```", section("Verifying a port"), re.S
+    )
     assert len(pairs) == 3
     return pairs
 
@@ -66,7 +68,10 @@ def port_examples():
 def run_script(arguments):
     return subprocess.run(
         [sys.executable, str(ROOT / "examples" / "verify_port.py"), *arguments],
-        cwd=ROOT, capture_output=True, text=True, check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
     )
 
 

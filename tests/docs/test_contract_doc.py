@@ -56,7 +56,7 @@ def _commands(block):
     for index, line in enumerate(lines):
         if line.startswith("$ "):
             output = []
-            for following in lines[index + 1:]:
+            for following in lines[index + 1 :]:
                 if following.startswith("$ "):
                     break
                 output.append(following)
@@ -156,7 +156,7 @@ def test_the_readme_try_it_commands_work():
     from fitproof.cli import run
 
     text = (ROOT / "README.md").read_text()
-    section = text[text.index("## Try it"):text.index("\n## ", text.index("## Try it") + 1)]
+    section = text[text.index("## Try it") : text.index("\n## ", text.index("## Try it") + 1)]
     commands = re.findall(r"(?m)^\.venv/bin/fitproof(.*?)(?:\s+#.*)?$", section)
     assert len(commands) >= 4
     here = os.getcwd()
@@ -174,6 +174,7 @@ def test_the_readme_try_it_commands_work():
 
 def test_the_exit_codes_are_in_the_contract_once():
     """The table of exit codes is the contract's (`--help` points there); no other page copies it."""
+
     def table(path):
         return re.findall(r"(?m)^\| [0-9]+ \|.*$", path.read_text())
 
@@ -185,6 +186,6 @@ def test_the_exit_codes_are_in_the_contract_once():
 def test_every_failure_in_the_cli_page_ends_with_a_code_of_the_contract():
     codes = {int(code) for code in re.findall(r"(?m)^\| ([0-9]+) \|", CONTRACT.read_text())}
     cli = (ROOT / "docs" / "cli.md").read_text()
-    failures = cli[cli.index("## What happens when"):]
+    failures = cli[cli.index("## What happens when") :]
     said = {int(code) for code in re.findall(r"[Ee]xit ([0-9]+)", failures)}
     assert said and said <= codes, said - codes

@@ -25,7 +25,7 @@ NAME = re.compile(r"^[\w.]+(\.py|/)$")
 def _section(title: str) -> str:
     start = DESIGN.index(f"## {title}\n")
     end = DESIGN.find("\n## ", start + 1)
-    return DESIGN[start:end if end != -1 else None]
+    return DESIGN[start : end if end != -1 else None]
 
 
 def package_files() -> set[str]:
@@ -182,9 +182,12 @@ def test_imports_run_only_downwards():
     plan = layers()
     assert len(plan) >= 5, plan
     graph = import_graph()
-    upward = [f"{module} (layer {layer_of(module, plan)}) imports {target} (layer {layer_of(target, plan)})"
-              for module, targets in sorted(graph.items()) for target in sorted(targets)
-              if layer_of(target, plan) > layer_of(module, plan)]
+    upward = [
+        f"{module} (layer {layer_of(module, plan)}) imports {target} (layer {layer_of(target, plan)})"
+        for module, targets in sorted(graph.items())
+        for target in sorted(targets)
+        if layer_of(target, plan) > layer_of(module, plan)
+    ]
     assert upward == []
 
 
@@ -202,11 +205,14 @@ def test_no_module_reaches_itself_through_its_imports():
     assert cycles(import_graph()) == []
 
 
-@pytest.mark.parametrize("graph, expected", [
-    ({"a": {"b"}, "b": {"c"}, "c": set()}, []),
-    ({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}, [["a", "b", "c"]]),
-    ({"a": {"b"}, "b": {"a"}, "c": {"d"}, "d": {"c"}}, [["a", "b"], ["c", "d"]]),
-])
+@pytest.mark.parametrize(
+    "graph, expected",
+    [
+        ({"a": {"b"}, "b": {"c"}, "c": set()}, []),
+        ({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}, [["a", "b", "c"]]),
+        ({"a": {"b"}, "b": {"a"}, "c": {"d"}, "d": {"c"}}, [["a", "b"], ["c", "d"]]),
+    ],
+)
 def test_the_cycle_finder_finds_a_planted_cycle(graph, expected):
     assert sorted(cycles(graph)) == expected
 
@@ -220,8 +226,10 @@ def test_the_import_reader_sees_imports_inside_functions(tmp_path):
 
 def command_line_importers(graph: dict[str, set[str]]) -> list[str]:
     """The modules outside ``cli/`` that import a module of it."""
+
     def in_cli(module: str) -> bool:
         return module == "fitproof.cli" or module.startswith("fitproof.cli.")
+
     return sorted(module for module, targets in graph.items() if not in_cli(module) and any(map(in_cli, targets)))
 
 
@@ -236,8 +244,13 @@ def test_only_the_modules_the_plan_names_import_the_command_line():
 
 
 def test_the_command_line_rule_sees_a_planted_import():
-    graph = {"fitproof.cli": {"fitproof.cli._arguments"}, "fitproof.cli._arguments": set(), "fitproof._launch": {"fitproof.cli"},
-             "fitproof.mcp_server.stdio": {"fitproof.cli._arguments", "fitproof.tokenizers"}, "fitproof.client": set()}
+    graph = {
+        "fitproof.cli": {"fitproof.cli._arguments"},
+        "fitproof.cli._arguments": set(),
+        "fitproof._launch": {"fitproof.cli"},
+        "fitproof.mcp_server.stdio": {"fitproof.cli._arguments", "fitproof.tokenizers"},
+        "fitproof.client": set(),
+    }
     assert command_line_importers(graph) == ["fitproof._launch", "fitproof.mcp_server.stdio"]
 
 
@@ -246,11 +259,29 @@ def test_the_package_tests_mirror_the_packages_folders():
     tests, without the leading underscore (tests/package/modes/messages/ tests modes/messages/);
     what tests the package as a whole stays at the top."""
     tests = ROOT / "tests" / "package"
-    folders = sorted(path.relative_to(tests).as_posix() for path in tests.rglob("*")
-                     if path.is_dir() and "__pycache__" not in path.parts and any(path.glob("test_*.py")))
+    folders = sorted(
+        path.relative_to(tests).as_posix()
+        for path in tests.rglob("*")
+        if path.is_dir() and "__pycache__" not in path.parts and any(path.glob("test_*.py"))
+    )
     assert folders, "no folder of tests"
     for folder in folders:
         parts = folder.split("/")
         candidates = [PACKAGE.joinpath(*parts), PACKAGE.joinpath("_" + parts[0], *parts[1:])]
         assert any(candidate.is_dir() for candidate in candidates), f"tests/package/{folder}/ names no folder of the package"
     assert "## The tests" in DESIGN and all(f"tests/package/{folder}/" in _section("The tests") for folder in folders)
+
+
+def test_a_test_module_imports_no_test_module_of_another_folder():
+    """docs/design.md, "The tests": what tests of two folders share lives in a module of tests/."""
+    pattern = re.compile(r"^\s*(?:from\s+(test_\w+)\s+import|import\s+(test_\w+))", re.M)
+    crossing = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        if "data" in path.relative_to(ROOT / "tests").parts:
+            continue
+        for match in pattern.finditer(path.read_text(encoding="utf-8")):
+            name = (match.group(1) or match.group(2)) + ".py"
+            if not (path.parent / name).is_file():
+                crossing.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert not crossing, crossing
+    assert pattern.search("    from test_page import open_page\n"), "the pattern must see an indented import"

@@ -77,8 +77,11 @@ def test_the_step_s_input_is_valid_and_its_facts_are_the_report_s(key, number, s
         assert {name: newest[name] for name in step["newest"]} == step["newest"]
 
 
-@pytest.mark.parametrize("key, number, step", [s for s in STEPS if "predict" in s[2] or "answer" in s[2]],
-                         ids=[i for i, s in zip(IDS, STEPS) if "predict" in s[2] or "answer" in s[2]])
+@pytest.mark.parametrize(
+    "key, number, step",
+    [s for s in STEPS if "predict" in s[2] or "answer" in s[2]],
+    ids=[i for i, s in zip(IDS, STEPS) if "predict" in s[2] or "answer" in s[2]],
+)
 def test_the_intended_prediction_holds_and_is_the_rule_s_choice(key, number, step):
     predict = step.get("predict", {})
     field = predict.get("field", "selected")

@@ -25,7 +25,10 @@ def installed(tmp_path_factory):
     clean = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
     process = subprocess.run(
         [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-cache-dir", str(source)],
-        capture_output=True, text=True, env=clean, timeout=300,
+        capture_output=True,
+        text=True,
+        env=clean,
+        timeout=300,
     )
     assert process.returncode == 0, process.stderr[-2000:]
     return environment, clean
@@ -35,7 +38,11 @@ def test_the_installed_command_checks_the_example(installed):
     environment, clean = installed
     process = subprocess.run(
         [str(environment / "bin" / "fitproof"), "check", str(ROOT / "examples" / "relevance.json")],
-        capture_output=True, text=True, env=clean, cwd=environment, timeout=60,
+        capture_output=True,
+        text=True,
+        env=clean,
+        cwd=environment,
+        timeout=60,
     )
     assert process.returncode == 0, process.stderr
     assert json.loads(process.stdout)["result"]["selected"] == ["A", "C"]
@@ -59,7 +66,9 @@ print(json.dumps({
     "script": [e.value for e in metadata.entry_points(group="console_scripts") if e.name == "fitproof"],
 }))
 """
-    out = subprocess.run([str(environment / "bin" / "python"), "-c", probe], capture_output=True, text=True, env=clean, cwd=environment, timeout=60)
+    out = subprocess.run(
+        [str(environment / "bin" / "python"), "-c", probe], capture_output=True, text=True, env=clean, cwd=environment, timeout=60
+    )
     assert out.returncode == 0, out.stderr
     facts = json.loads(out.stdout)
     assert facts["file"].startswith(str(environment)), "imported from the checkout, not the installed copy"

@@ -21,7 +21,7 @@ from conftest import ROOT
 from fitproof import evaluate, pytest_plugin
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-SECTION = README[README.index("## Fixtures"):README.index("\n## ", README.index("## Fixtures") + 1)]
+SECTION = README[README.index("## Fixtures") : README.index("\n## ", README.index("## Fixtures") + 1)]
 CONFIGURATION = re.search(r"```toml\n(.*?)```", SECTION, re.S).group(1)
 PARTIAL_CASE = json.loads(re.search(r"```json\n(.*?)```", SECTION, re.S).group(1))
 WRONG_CASE = {**PARTIAL_CASE, "description": "B is kept, says this case (wrongly)", "expect": {"pass": True, "selected": ["A", "B"]}}
@@ -36,13 +36,29 @@ def python(tmp_path_factory):
     environment = base / "venv"
     venv.EnvBuilder(with_pip=False).create(environment)
     python = environment / "bin" / "python"
-    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True, check=True).stdout.strip()
+    site = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     # After the venv's own site-packages: its fitproof (and its entry point) come first.
     Path(site, "zz-project-environment.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     env = clean_environment()
     install = subprocess.run(
-        [python, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", "--no-build-isolation", "--disable-pip-version-check", source],
-        capture_output=True, text=True, env={**env, "PIP_CONFIG_FILE": os.devnull}, timeout=300,
+        [
+            python,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-index",
+            "--no-build-isolation",
+            "--disable-pip-version-check",
+            source,
+        ],
+        capture_output=True,
+        text=True,
+        env={**env, "PIP_CONFIG_FILE": os.devnull},
+        timeout=300,
     )
     assert install.returncode == 0, install.stderr[-3000:]
     where = subprocess.run([python, "-c", "import fitproof; print(fitproof.__file__)"], capture_output=True, text=True, env=env, check=True)
@@ -51,8 +67,11 @@ def python(tmp_path_factory):
 
 
 def clean_environment():
-    return {key: value for key, value in os.environ.items()
-            if key not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "FITPROOF_TOKENIZER_DATA") and not key.startswith("PYTEST")}
+    return {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "FITPROOF_TOKENIZER_DATA") and not key.startswith("PYTEST")
+    }
 
 
 def project(base: Path, cases: dict, configuration: str | None = CONFIGURATION, folder: str = "my-cases") -> Path:
@@ -113,8 +132,11 @@ def test_update_rewrites_the_stale_snapshot_and_leaves_the_partial_case(python, 
 
 
 def test_cases_named_on_the_command_line_and_the_missing_tokenizer_data_named(python, tmp_path):
-    counted = {"description": "counted by o200k_base", "expect": {"pass": True, "selected": ["A"]},
-               "input": {"budget": 9, "tokenizer": "o200k_base", "items": [{"id": "A", "relevance": 1, "content": "hello"}]}}
+    counted = {
+        "description": "counted by o200k_base",
+        "expect": {"pass": True, "selected": ["A"]},
+        "input": {"budget": 9, "tokenizer": "o200k_base", "items": [{"id": "A", "relevance": 1, "content": "hello"}]},
+    }
     here = project(tmp_path / "p", {"counted.json": counted}, configuration=None, folder="cases")
     code, out = pytest_run(python, here, "--fitproof-cases", "cases")
     assert code == 0 and "1 passed" in out, out
@@ -158,6 +180,8 @@ def test_the_plugin_is_loaded_in_this_run_and_does_nothing(request):
 
 def test_the_plugin_loads_no_fixture_code_until_a_case_runs():
     probe = "import sys, fitproof.pytest_plugin; print(sorted(m for m in sys.modules if m.startswith('fitproof.')))"
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=clean_environment(), timeout=60).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=clean_environment(), timeout=60
+    ).stdout
     loaded = set(eval(out))
     assert "fitproof.pytest_plugin" in loaded and "fitproof._fixtures.case" not in loaded and "fitproof._fixtures.snapshots" not in loaded

@@ -33,8 +33,13 @@ def install_block() -> list[str]:
 
 def fresh_clone(target):
     """The files a clone of this tree holds, copied (git ls-files: tracked and new, never ignored)."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                            cwd=ROOT, capture_output=True, check=True, timeout=60).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT, capture_output=True, check=True, timeout=60
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for name in filter(None, listed):
         source = ROOT / name
         if source.is_file():  # a file deleted but not yet staged is listed and absent

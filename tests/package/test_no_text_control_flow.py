@@ -56,8 +56,7 @@ def _message_like(node: ast.AST, error_names: set[str]) -> bool:
 def _key_in_record(left: ast.AST, right: ast.AST) -> bool:
     """``"tool_calls" in message``: a key looked up in a chat or JSON-RPC message (an object), not
     words searched in a text; a message's words are no identifier."""
-    return (isinstance(right, ast.Name) and isinstance(left, ast.Constant) and isinstance(left.value, str)
-            and left.value.isidentifier())
+    return isinstance(right, ast.Name) and isinstance(left, ast.Constant) and isinstance(left.value, str) and left.value.isidentifier()
 
 
 def text_decisions(source: str) -> list[tuple[int, str]]:
@@ -72,8 +71,10 @@ def text_decisions(source: str) -> list[tuple[int, str]]:
         hit = False
         if isinstance(node, ast.Compare):
             lefts = [node.left, *node.comparators]
-            hit = any(isinstance(op, (ast.In, ast.NotIn)) and _message_like(right, error_names) and not _key_in_record(left, right)
-                      for op, left, right in zip(node.ops, lefts, node.comparators))
+            hit = any(
+                isinstance(op, (ast.In, ast.NotIn)) and _message_like(right, error_names) and not _key_in_record(left, right)
+                for op, left, right in zip(node.ops, lefts, node.comparators)
+            )
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             if node.func.attr in TEXT_METHODS:
                 hit = _message_like(node.func.value, error_names)
@@ -96,41 +97,50 @@ def test_no_module_decides_on_a_message_s_words():
 
 def test_every_known_exception_is_still_there():
     """A place fixed leaves the list too, so that the list never hides a new one."""
-    seen = {(path.relative_to(PACKAGE).as_posix(), code)
-            for path in PACKAGE.rglob("*.py") for _, code in text_decisions(path.read_text(encoding="utf-8"))}
+    seen = {
+        (path.relative_to(PACKAGE).as_posix(), code)
+        for path in PACKAGE.rglob("*.py")
+        for _, code in text_decisions(path.read_text(encoding="utf-8"))
+    }
     assert KNOWN <= seen
 
 
-@pytest.mark.parametrize("code", [
-    'at = ("tokenizer",) if "does not have" in str(error) else ("template",)',
-    'if "listed in errors" not in str(invalid): pass',
-    'name = str(error).replace(preview(value), described)',
-    'ok = str(problem).startswith("expected")',
-    'problem = problem._replace(message=problem.message.replace("an integer", "an index", 1))',
-    'if detail and detail.endswith(" listed in errors)"): pass',
-    'end = "" if message.endswith("?") else "."',
-    'if "fails" in report["summary"]: pass',
-    'if "x" in check["detail"]: pass',
-    'text = re.sub("an integer", "an index", str(error))',
-    'first = PATTERN.search(problem.message)',
-    'try:\n    pass\nexcept ValueError as oops:\n    wanted = "missing" in str(oops)',
-    'try:\n    pass\nexcept ValueError as oops:\n    wanted = oops.args[0].startswith("missing")',
-    'said = f"{path}: {value}"\nif "…, got " in said: pass',
-])
+@pytest.mark.parametrize(
+    "code",
+    [
+        'at = ("tokenizer",) if "does not have" in str(error) else ("template",)',
+        'if "listed in errors" not in str(invalid): pass',
+        "name = str(error).replace(preview(value), described)",
+        'ok = str(problem).startswith("expected")',
+        'problem = problem._replace(message=problem.message.replace("an integer", "an index", 1))',
+        'if detail and detail.endswith(" listed in errors)"): pass',
+        'end = "" if message.endswith("?") else "."',
+        'if "fails" in report["summary"]: pass',
+        'if "x" in check["detail"]: pass',
+        'text = re.sub("an integer", "an index", str(error))',
+        "first = PATTERN.search(problem.message)",
+        'try:\n    pass\nexcept ValueError as oops:\n    wanted = "missing" in str(oops)',
+        'try:\n    pass\nexcept ValueError as oops:\n    wanted = oops.args[0].startswith("missing")',
+        'said = f"{path}: {value}"\nif "…, got " in said: pass',
+    ],
+)
 def test_the_checker_flags_a_planted_decision_on_text(code):
     assert len(text_decisions(code)) == 1, code
 
 
-@pytest.mark.parametrize("code", [
-    'text = text.replace("\\r\\n", "\\n")',  # a tokenizer's or a terminal's text, not a message
-    'if piece.text.startswith("<|"): pass',
-    'if "tool_calls" in message: pass',  # a key of a chat message
-    'if "id" not in message and "method" in message: pass',
-    'head = summary.rfind(", ", 0, 202)',  # where a long summary is cut for the screen
-    'if error.at[:1] == ("claim",) or error.code == "missing_key": pass',
-    'if message in seen: pass',  # the message as a value, not searched
-    'line = f"{problem.path}: {problem.message}"',
-    'if url.startswith("data:"): pass',
-])
+@pytest.mark.parametrize(
+    "code",
+    [
+        'text = text.replace("\\r\\n", "\\n")',  # a tokenizer's or a terminal's text, not a message
+        'if piece.text.startswith("<|"): pass',
+        'if "tool_calls" in message: pass',  # a key of a chat message
+        'if "id" not in message and "method" in message: pass',
+        'head = summary.rfind(", ", 0, 202)',  # where a long summary is cut for the screen
+        'if error.at[:1] == ("claim",) or error.code == "missing_key": pass',
+        "if message in seen: pass",  # the message as a value, not searched
+        'line = f"{problem.path}: {problem.message}"',
+        'if url.startswith("data:"): pass',
+    ],
+)
 def test_the_checker_leaves_other_text_alone(code):
     assert text_decisions(code) == [], code

@@ -10,17 +10,35 @@ import pytest
 from fitproof import _page, evaluate
 from fitproof.fixtures import check_case
 
-RELEVANCE = {"budget": 7, "items": [{"id": "A", "relevance": 9, "tokens": 4}, {"id": "B", "relevance": 8, "tokens": 5},
-                                    {"id": "C", "relevance": 7, "tokens": 3, "content": 'say """hi""" \\ back'}]}
-MESSAGES = {"mode": "messages", "limit": 60, "messages": [
-    {"role": "system", "content": "You are terse."},
-    {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{\"a\":\"\\\\\"}"}}]},
-    {"role": "tool", "tool_call_id": "c1", "content": "done\r\n"},
-    {"role": "user", "content": "And now?"}]}
+RELEVANCE = {
+    "budget": 7,
+    "items": [
+        {"id": "A", "relevance": 9, "tokens": 4},
+        {"id": "B", "relevance": 8, "tokens": 5},
+        {"id": "C", "relevance": 7, "tokens": 3, "content": 'say """hi""" \\ back'},
+    ],
+}
+MESSAGES = {
+    "mode": "messages",
+    "limit": 60,
+    "messages": [
+        {"role": "system", "content": "You are terse."},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"a":"\\\\"}'}}],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "done\r\n"},
+        {"role": "user", "content": "And now?"},
+    ],
+}
 
 
-@pytest.mark.parametrize("data", [RELEVANCE, MESSAGES, {**RELEVANCE, "claim": {"selected": ["A", "B"]}}, {"budget": -1, "items": []}],
-                         ids=["triple-quotes", "escapes", "claim", "invalid"])
+@pytest.mark.parametrize(
+    "data",
+    [RELEVANCE, MESSAGES, {**RELEVANCE, "claim": {"selected": ["A", "B"]}}, {"budget": -1, "items": []}],
+    ids=["triple-quotes", "escapes", "claim", "invalid"],
+)
 def test_the_case_passes_and_the_program_prints_the_same_summary(data, tmp_path):
     answer = json.loads(_page.take_away(json.dumps(data), "from a test"))
     assert answer["ok"] is True

@@ -92,7 +92,7 @@ def test_evaluate_still_never_raises_on_the_same_input():
     assert evaluate({"budget": -1, "items": []})["pass"] is False
 
 
-TYPED_USE = '''
+TYPED_USE = """
 from typing import TypedDict
 
 from fitproof import Decision, InvalidInputError, Selection, count_messages, select, trim_messages
@@ -118,7 +118,7 @@ try:
 except InvalidInputError as error:
     paths: list[str] = [problem.path for problem in error.problems]
 wrong: str = selection.used  # the one line mypy must reject: the types are known, not Any
-'''
+"""
 WRONG_LINE = next(line for line in TYPED_USE.splitlines() if line.startswith("wrong: str"))
 
 
@@ -133,12 +133,17 @@ def test_a_type_checker_knows_the_types(tmp_path):
     source = tmp_path / "use.py"
     source.write_text(TYPED_USE)
     process = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent", "--no-incremental",
-         "--cache-dir", os.devnull, "use.py"],
-        capture_output=True, text=True, cwd=tmp_path, timeout=300, env={**os.environ, "MYPYPATH": str(ROOT / "py")},
+        [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent", "--no-incremental", "--cache-dir", os.devnull, "use.py"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+        env={**os.environ, "MYPYPATH": str(ROOT / "py")},
     )
     errors = [line for line in process.stdout.splitlines() if ": error:" in line]
-    assert len(errors) == 1 and errors[0].startswith(f"use.py:{TYPED_USE.splitlines().index(WRONG_LINE) + 1}:") and "[assignment]" in errors[0], process.stdout + process.stderr
+    assert (
+        len(errors) == 1 and errors[0].startswith(f"use.py:{TYPED_USE.splitlines().index(WRONG_LINE) + 1}:") and "[assignment]" in errors[0]
+    ), process.stdout + process.stderr
 
 
 def test_the_errors_survive_pickling_so_a_process_pool_hands_them_back():
@@ -151,7 +156,12 @@ def test_the_errors_survive_pickling_so_a_process_pool_hands_them_back():
     with pytest.raises(InvalidInputError) as raised:
         select({"budget": "x", "items": []})
     copy = pickle.loads(pickle.dumps(raised.value))
-    assert (str(copy), copy.summary, copy.problems, copy.report) == (str(raised.value), raised.value.summary, raised.value.problems, raised.value.report)
+    assert (str(copy), copy.summary, copy.problems, copy.report) == (
+        str(raised.value),
+        raised.value.summary,
+        raised.value.problems,
+        raised.value.report,
+    )
     with ProcessPoolExecutor(1) as pool:
         with pytest.raises(MessagesError, match=r"\$\.messages\[0\]\.role") as raised_there:
             pool.submit(trim_messages, [{"role": "usr", "content": "x"}], 10).result()
@@ -160,14 +170,23 @@ def test_the_errors_survive_pickling_so_a_process_pool_hands_them_back():
 
 def test_a_messages_decision_says_the_unit_cost_it_weighed():
     """A tool result's row said cost 19, 34 remaining, left out for exceeding: its unit cost 54."""
-    history = [{"role": "user", "content": "Where is my order?"},
-               {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}]},
-               {"role": "tool", "tool_call_id": "c1", "content": "shipped"}, {"role": "user", "content": "Thanks"}]
+    history = [
+        {"role": "user", "content": "Where is my order?"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "shipped"},
+        {"role": "user", "content": "Thanks"},
+    ]
     selection = select({"mode": "messages", "limit": 30, "tokenizer": "estimate", "messages": history})
     for decision, row in zip(selection.decisions, selection.report["trace"]):
         assert decision.unit_cost == row["unit_tokens"] >= decision.cost
         if not decision.kept and decision.reason == "exceeds_remaining_budget":
             assert decision.unit_cost > decision.remaining_before
     assert any(decision.unit_cost > decision.cost for decision in selection.decisions)
-    assert select({"budget": 1, "items": []}).decisions == () and select(
-        {"budget": 1, "items": [{"id": "a", "relevance": 1, "tokens": 1}]}).decisions[0].unit_cost is None
+    assert (
+        select({"budget": 1, "items": []}).decisions == ()
+        and select({"budget": 1, "items": [{"id": "a", "relevance": 1, "tokens": 1}]}).decisions[0].unit_cost is None
+    )

@@ -29,7 +29,10 @@ print(json.dumps(sorted(sys.modules)))
 def test_import_loads_only_the_standard_library():
     out = subprocess.run(
         [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(ROOT / 'py')!r})\n{PROBE}"],
-        capture_output=True, text=True, check=True, timeout=60,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
     ).stdout
     loaded = json.loads(out)
     assert "fitproof" in loaded
@@ -47,7 +50,10 @@ def test_pyproject_declares_no_dependencies():
 def test_start_up_leaves_out_what_check_does_not_need():
     out = subprocess.run(
         [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(ROOT / 'py')!r})\n{START_UP}"],
-        capture_output=True, text=True, check=True, timeout=60,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
     ).stdout
     loaded = set(json.loads(out))
     assert loaded.isdisjoint({"http.server", "socketserver", "fitproof._site"})
@@ -78,7 +84,10 @@ print(json.dumps(sorted(sys.modules)))
 def modules_after(more: str = "") -> set:
     out = subprocess.run(
         [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(ROOT / 'py')!r})\n{PAGE_START_UP.format(more=more)}"],
-        capture_output=True, text=True, check=True, timeout=60,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
     ).stdout
     return set(json.loads(out))
 
@@ -112,8 +121,15 @@ def test_importing_the_package_as_the_page_does_imports_no_hashlib():
     """hashlib asks for _hashlib, which the page's compiled standard library lacks: the page then
     fetched Pyodide's whole python_stdlib.zip (2.5 MB more on every first visit) when strategy
     stable's digests imported it at the top. Only code that hashes imports it, when it runs."""
-    probe = ("import sys\nimport fitproof\nfrom fitproof._envelope import check_text, format_json\n"
-             "from fitproof import _page\nprint(sorted({'hashlib', '_hashlib'} & set(sys.modules)))")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
-                          env={"PYTHONPATH": str(ROOT / "py"), "PATH": "/usr/bin:/bin"})
+    probe = (
+        "import sys\nimport fitproof\nfrom fitproof._envelope import check_text, format_json\n"
+        "from fitproof import _page\nprint(sorted({'hashlib', '_hashlib'} & set(sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PYTHONPATH": str(ROOT / "py"), "PATH": "/usr/bin:/bin"},
+    )
     assert done.stdout.strip() == "[]", done.stderr

@@ -220,9 +220,17 @@ def test_a_share_link_cut_short_says_so(page, loaded):
     page.evaluate("history.replaceState(null, '', location.pathname)")
     _, guard, _ = loaded
     for link, shown, note in (
-        (f"{base}&input={encoded[:encoded.index('%', 30)]}", None, "The link was cut short (copied or sent only in part): it holds "),
-        (f"{base}&input={encoded[:encoded.index('%C3') + 2]}", "", "The link was cut short (copied or sent only in part), so its input is incomplete; showing an example instead."),
-        (f"{base}&input={encoded[:encoded.index('%C3') + 3]}", "", "The link was cut short (copied or sent only in part), so its input is incomplete"),  # between the escapes of "ü"
+        (f"{base}&input={encoded[: encoded.index('%', 30)]}", None, "The link was cut short (copied or sent only in part): it holds "),
+        (
+            f"{base}&input={encoded[: encoded.index('%C3') + 2]}",
+            "",
+            "The link was cut short (copied or sent only in part), so its input is incomplete; showing an example instead.",
+        ),
+        (
+            f"{base}&input={encoded[: encoded.index('%C3') + 3]}",
+            "",
+            "The link was cut short (copied or sent only in part), so its input is incomplete",
+        ),  # between the escapes of "ü"
         (f"{base.split('#')[0]}#input={quote(text, safe='')}", text, ""),
     ):
         other, problems = open_in(page.context, link)
@@ -251,7 +259,8 @@ def test_a_cut_link_opened_in_the_same_tab_leaves_the_editor_as_it_was(page):
         page.evaluate("window.location.hash = 'length=30&input=%7B%22budget%2'")
         expect(page.locator("#share-note")).to_have_text(
             "The link was cut short (copied or sent only in part), so its input is incomplete; the editor keeps what it holds. "
-            "Ask for the whole link, or for the input as a file.")
+            "Ask for the whole link, or for the input as a file."
+        )
         assert page.input_value("[data-testid=input]") == text
     finally:
         page.evaluate("history.replaceState(null, '', location.pathname)")
@@ -315,7 +324,9 @@ def test_built_site_works_from_a_plain_static_server(browser, tmp_path):
         assert hashlib.sha256((site / name).read_bytes()).hexdigest() == digest, name
     server = subprocess.Popen(
         [sys.executable, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", str(site)],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
     )
     try:
         port = re.search(r"port (\d+)", server.stdout.readline()).group(1)
@@ -359,7 +370,7 @@ def test_awkward_inputs_give_the_cpython_envelope(page):
         "[" * 5000,
         '"just a string"',
         '{"budget": 1, "items": [],}',
-        '[1, 2,]',
+        "[1, 2,]",
         '{"budget" 1}',
         '{"items": ["\\x"]}',
         '{"mode": "passages", "question": "\\u3000", "limit": 20, "counter": "estimate", "passages": [{"id": "p", "text": "\\u0085 a\\u2028b"}]}',
@@ -374,26 +385,51 @@ def random_inputs(count, seed=2026):
     import random
 
     rng = random.Random(seed)
-    ids = ["a", "b", "B", "\uff5e", "\U0001F600", "\ud800", " ", "\u0085", "x y", "<b>"]
+    ids = ["a", "b", "B", "\uff5e", "\U0001f600", "\ud800", " ", "\u0085", "x y", "<b>"]
     numbers = [0, 1, 2, 3, 5, 8, -1, 2.5, 4.0, -0.0, 1e300, 9007199254740993, True, None, "3"]
-    texts = ["", "one two", " \u3000 ", "line\nbreak", "\U0001F600" * 3, "a\u0085b", "[x] {y}"]
+    texts = ["", "one two", " \u3000 ", "line\nbreak", "\U0001f600" * 3, "a\u0085b", "[x] {y}"]
     inputs = []
     for _ in range(count):
         mode = rng.choice(["relevance", "required", "blocks", "passages"])
         n = rng.randint(0, 6)
         pick = lambda values: values[rng.randrange(len(values))]  # noqa: E731
         if mode == "relevance":
-            data = {"budget": pick(numbers), "items": [{"id": pick(ids), "relevance": pick(numbers), "tokens": pick(numbers)} for _ in range(n)]}
+            data = {
+                "budget": pick(numbers),
+                "items": [{"id": pick(ids), "relevance": pick(numbers), "tokens": pick(numbers)} for _ in range(n)],
+            }
         elif mode == "required":
-            data = {"mode": mode, "budget": pick(numbers), "items": [{"id": pick(ids), "cost": pick(numbers), "priority": pick(numbers), "required": rng.random() < 0.3} for _ in range(n)]}
+            data = {
+                "mode": mode,
+                "budget": pick(numbers),
+                "items": [
+                    {"id": pick(ids), "cost": pick(numbers), "priority": pick(numbers), "required": rng.random() < 0.3} for _ in range(n)
+                ],
+            }
         elif mode == "blocks":
-            data = {"mode": mode, "window": {"context_tokens": rng.randint(0, 900), "reserved_output_tokens": 50, "fixed_prompt_tokens": 50},
-                    "blocks": [{"id": pick(ids), "source": "s", "content": pick(texts), "priority": rng.randint(0, 100),
-                                "observed_at": pick(["2026-03-13T12:00:00Z", "2026-03-13T15:00:00+05:00", "2026-02-30T00:00:00Z"]),
-                                "required": rng.random() < 0.2} for _ in range(n)]}
+            data = {
+                "mode": mode,
+                "window": {"context_tokens": rng.randint(0, 900), "reserved_output_tokens": 50, "fixed_prompt_tokens": 50},
+                "blocks": [
+                    {
+                        "id": pick(ids),
+                        "source": "s",
+                        "content": pick(texts),
+                        "priority": rng.randint(0, 100),
+                        "observed_at": pick(["2026-03-13T12:00:00Z", "2026-03-13T15:00:00+05:00", "2026-02-30T00:00:00Z"]),
+                        "required": rng.random() < 0.2,
+                    }
+                    for _ in range(n)
+                ],
+            }
         else:
-            data = {"mode": mode, "question": pick(texts), "limit": rng.randint(0, 60), "counter": pick(["words", "estimate"]),
-                    "passages": [{"id": pick(ids), "text": pick(texts)} for _ in range(n)]}
+            data = {
+                "mode": mode,
+                "question": pick(texts),
+                "limit": rng.randint(0, 60),
+                "counter": pick(["words", "estimate"]),
+                "passages": [{"id": pick(ids), "text": pick(texts)} for _ in range(n)],
+            }
         inputs.append(json.dumps(data))
     return inputs
 
@@ -407,7 +443,9 @@ def test_random_inputs_give_the_same_envelope_in_the_page_and_in_cpython(page):
 
 
 def test_format_and_download_keep_every_number_as_written(page, tmp_path):
-    text = '{"budget": 4, "items": [{"id": "a", "relevance": 9007199254740993, "tokens": 4.0}, {"id": "b", "relevance": -0.0, "tokens": 0}]}'
+    text = (
+        '{"budget": 4, "items": [{"id": "a", "relevance": 9007199254740993, "tokens": 4.0}, {"id": "b", "relevance": -0.0, "tokens": 0}]}'
+    )
     # Typing schedules a check a moment later; a check running disables the download button, and
     # one that started just as the test clicked it swallowed the click (seen under load). So the
     # typed text is checked at once (Ctrl+Enter: nothing left scheduled), then Format's own check

@@ -21,8 +21,10 @@ def page(loaded, request):
 
 def width_share(page, testid):
     """A lane part's width as a share of its lane's."""
-    return page.eval_on_selector(f"[data-testid=chat-cache-lane] [data-testid={testid}]",
-                                 "node => node.getBoundingClientRect().width / node.parentElement.getBoundingClientRect().width")
+    return page.eval_on_selector(
+        f"[data-testid=chat-cache-lane] [data-testid={testid}]",
+        "node => node.getBoundingClientRect().width / node.parentElement.getBoundingClientRect().width",
+    )
 
 
 @pytest.mark.parametrize("call", [5, 6])

@@ -141,7 +141,7 @@ def test_focus_stays_in_the_step_buttons_at_either_end(page):
 
 
 def test_a_failed_check_is_announced(page):
-    """"No result: ..." was shown but never announced: the last words stayed an earlier "Pass"."""
+    """ "No result: ..." was shown but never announced: the last words stayed an earlier "Pass"."""
     check(page, OWN)
     page.evaluate("""() => {
       const worker = window.pythonWorker.worker;
@@ -187,20 +187,36 @@ def test_a_long_message_is_cut_in_its_bubble_and_an_empty_result_says_nothing_is
     bubble = page.locator("[data-testid=chat-view] [data-testid=chat-message]").nth(1)
     assert len(bubble.locator(".bubble-text").inner_text()) < 2100
     expect(bubble.locator(".cut-note")).to_have_text(" … 3,000 more characters not shown")
-    check(page, json.dumps({"mode": "messages", "limit": 3, "tokenizer": "estimate",
-                            "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}))
+    check(
+        page,
+        json.dumps(
+            {
+                "mode": "messages",
+                "limit": 3,
+                "tokenizer": "estimate",
+                "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}],
+            }
+        ),
+    )
     # The live turn does not fit: the run fails and says nothing is sent (it once passed, keeping nothing).
     expect(page.locator("[data-testid=chat-view] .legend")).to_contain_text("over the limit of 3. Nothing is sent.")
 
 
 def test_a_turn_dropped_for_the_user_start_never_takes_a_kept_turns_colour(page):
     """A CSS rule for every second part outranked the user-start one: a dropped turn looked kept."""
+
     def message(role, content, **more):
         return {"role": role, "content": content, **more}
 
-    messages = [message("system", "sys"), message("user", "first task, long long long long long long long long", pinned=True),
-                message("assistant", "a1 long long long long long long"), message("user", "u2" + " long" * 15),
-                message("assistant", "a2"), message("assistant", "a2b"), message("user", "u3")]  # 4 and 5 fit, but follow the dropped 3
+    messages = [
+        message("system", "sys"),
+        message("user", "first task, long long long long long long long long", pinned=True),
+        message("assistant", "a1 long long long long long long"),
+        message("user", "u2" + " long" * 15),
+        message("assistant", "a2"),
+        message("assistant", "a2b"),
+        message("user", "u3"),
+    ]  # 4 and 5 fit, but follow the dropped 3
     check(page, json.dumps({"mode": "messages", "limit": 60, "tokenizer": "estimate", "messages": messages}))
     colours = page.locator(".chat-part.user-start").evaluate_all("nodes => nodes.map(n => getComputedStyle(n).backgroundColor)")
     kept = page.locator(".chat-part.walked:not(.user-start)").evaluate_all("nodes => nodes.map(n => getComputedStyle(n).backgroundColor)")
@@ -213,7 +229,8 @@ def test_a_long_history_shows_the_whole_walk_and_the_slider_reaches_everything(p
     from fitproof._envelope import check_text
 
     messages = [{"role": "system", "content": "Be brief."}] + [
-        {"role": "user" if turn % 2 == 0 else "assistant", "content": f"turn {turn} " + "word " * (turn % 9)} for turn in range(1999)]
+        {"role": "user" if turn % 2 == 0 else "assistant", "content": f"turn {turn} " + "word " * (turn % 9)} for turn in range(1999)
+    ]
     data = {"mode": "messages", "limit": 3000, "tokenizer": "estimate", "messages": messages}
     report = json.loads(check_text(json.dumps(data)))["result"]
     stop = next(row for row in report["trace"] if row["reason"] == "exceeds_remaining_budget")
@@ -223,7 +240,9 @@ def test_a_long_history_shows_the_whole_walk_and_the_slider_reaches_everything(p
     expect(view).to_contain_text(f"{len(report['kept'])} of 2000 messages sent, oldest first.")
     expect(view.locator(".legend")).to_contain_text(f"#{stop['index']} needed {stop['unit_tokens']} with {stop['remaining_before']} left")
     assert view.locator(".chat-part.walked.rest").count() == 1 and view.locator(".chat-part.stop").count() == 1
-    right = view.locator(".chat-part.walked").evaluate_all("nodes => Math.max(...nodes.map(n => parseFloat(n.style.left) + parseFloat(n.style.width)))")
+    right = view.locator(".chat-part.walked").evaluate_all(
+        "nodes => Math.max(...nodes.map(n => parseFloat(n.style.left) + parseFloat(n.style.width)))"
+    )
     assert right > 95  # the kept turns reach the limit (they stopped at 88 % of it)
     needed = sum(row["tokens"] for row in report["trace"]) + 3
     assert float(page.get_attribute("#budget-slider", "max")) >= needed
@@ -243,7 +262,9 @@ def test_quick_choices_end_on_the_last_one_and_the_slider_keeps_what_can_be_put_
     expect(page.locator("#example-description")).not_to_be_empty()
     examples = json.loads((FIXTURES.parent / "web" / "examples.json").read_text())
     # examples.json's own description, in plain words, where it gives one; else the fixture's.
-    wanted = examples[int(chosen)].get("description") or json.loads((FIXTURES / examples[int(chosen)]["fixture"]).read_text())["description"]
+    wanted = (
+        examples[int(chosen)].get("description") or json.loads((FIXTURES / examples[int(chosen)]["fixture"]).read_text())["description"]
+    )
     expect(page.locator("#example-description")).to_have_text(wanted)
     page.locator("[data-testid=budget-slider]").press("ArrowRight")  # the page edits the example: not the user's typing
     page.select_option("[data-testid=example]", "0")

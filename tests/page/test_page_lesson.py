@@ -88,9 +88,15 @@ def test_the_lesson_is_the_first_screen_and_its_step_1_input_is_the_pages_defaul
     assert default == json.dumps(LESSON[0]["input"], indent=2) == editor_text(page)
     expect(page.locator("[data-testid=summary]")).to_have_text("Selected A, C within 7 tokens.")
     # The rule as one predicate, on A/B/C with a budget of 7; the editor is one click away.
-    assert "keep an item exactly when its tokens fit what is left of the budget" in page.inner_text("[data-testid=lesson-step][data-step='1']")
+    assert "keep an item exactly when its tokens fit what is left of the budget" in page.inner_text(
+        "[data-testid=lesson-step][data-step='1']"
+    )
     expect(page.locator("main > .editor")).to_be_hidden()
-    assert [step["title"] for step in LESSON][1:4] == ["Predict, then check", "The independent check", "The counterexample: greedy is not the best"]
+    assert [step["title"] for step in LESSON][1:4] == [
+        "Predict, then check",
+        "The independent check",
+        "The counterexample: greedy is not the best",
+    ]
 
 
 def test_stepping_through_says_where_the_budget_stands_not_the_final_legend(page):
@@ -182,13 +188,17 @@ def test_every_check_opens_to_what_it_re_derived_with_the_numbers(page):
     details = page.locator("[data-testid=check-detail]")
     expect(details).to_have_count(2)
     expect(details.nth(0)).to_be_visible()  # open on this step
-    assert details.nth(0).inner_text() == "Re-added the kept items' costs from the input: 4 + 3 = 7 ≤ 7 (the budget), leaving 0, as reported."
+    assert (
+        details.nth(0).inner_text() == "Re-added the kept items' costs from the input: 4 + 3 = 7 ≤ 7 (the budget), leaving 0, as reported."
+    )
     assert "A 4 ≤ 7 left: kept; B 5 > 3 left: left out; C 3 ≤ 3 left: kept" in details.nth(1).inner_text()
     assert "A (relevance 9), B (relevance 8), C (relevance 7)" in details.nth(1).inner_text()
     # A claim that breaks one: over the budget.
     press(page, {"A", "B"})
     page.click("[data-testid=claim-check]")
-    expect(page.locator("[data-testid=claim-failure]").first).to_have_text("within budget: the claimed items cost 9 tokens (A 4 + B 5), over the budget of 7 by 2")
+    expect(page.locator("[data-testid=claim-failure]").first).to_have_text(
+        "within budget: the claimed items cost 9 tokens (A 4 + B 5), over the budget of 7 by 2"
+    )
 
 
 def test_every_example_s_checks_have_a_detail_in_the_tool(page):
@@ -219,9 +229,15 @@ def test_greedy_and_the_best_combination_on_one_scale(page):
     costs = {row["id"]: row["tokens"] for row in report["trace"]}
     scores = {row["id"]: row["relevance"] for row in report["trace"]}
     assert greedy.locator(".compare-part").evaluate_all("ns => ns.map(n => n.dataset.id)") == report["selected"] == ["A"]
-    assert sorted(best.locator(".compare-part").evaluate_all("ns => ns.map(n => n.dataset.id)")) == sorted(report["optimal"]["selected"]) == ["B", "C"]
+    assert (
+        sorted(best.locator(".compare-part").evaluate_all("ns => ns.map(n => n.dataset.id)"))
+        == sorted(report["optimal"]["selected"])
+        == ["B", "C"]
+    )
     assert greedy.get_attribute("data-cost") == "6" and greedy.get_attribute("data-score") == str(report["optimal"]["greedy_value"])
-    assert best.get_attribute("data-cost") == str(report["optimal"]["cost"]) and best.get_attribute("data-score") == str(report["optimal"]["value"])
+    assert best.get_attribute("data-cost") == str(report["optimal"]["cost"]) and best.get_attribute("data-score") == str(
+        report["optimal"]["value"]
+    )
     assert "Greedy kept: A, 6 of 10 tokens, score 10" in page.inner_text("#compare-bars")
     assert "The best combination: B + C, 10 of 10 tokens, score 18" in page.inner_text("#compare-bars")
     assert "score is the sum of its items' relevance" in page.inner_text("#compare-bars")
@@ -455,7 +471,8 @@ def axe_serious(page, where, rules=None):
     results = page.evaluate("(options) => axe.run(document, options)", options)
     found = [
         (where, violation["id"], violation["impact"], [node["target"] for node in violation["nodes"]][:3])
-        for violation in results["violations"] if violation["impact"] in ("serious", "critical")
+        for violation in results["violations"]
+        if violation["impact"] in ("serious", "critical")
     ]
     return found, results["violations"]
 
@@ -485,7 +502,9 @@ def test_axe_finds_nothing_serious_on_any_step_or_example_at_both_sizes_and_in_b
                 fresh(page)
                 page.eval_on_selector("[data-testid=example]", CHOOSE, str(index))
                 page.wait_for_selector(DONE)
-                serious, all_found = axe_serious(page, f"{size_name} {scheme} {example['label']}", COLOUR_RULES if scheme == "dark" else None)
+                serious, all_found = axe_serious(
+                    page, f"{size_name} {scheme} {example['label']}", COLOUR_RULES if scheme == "dark" else None
+                )
                 found += serious
                 for violation in all_found:
                     seen[violation["impact"]] = seen.get(violation["impact"], 0) + 1

@@ -59,7 +59,9 @@ def axe_violations(page):
     if not page.evaluate("typeof window.axe !== 'undefined'"):
         page.add_script_tag(url=page.url.split("?")[0].split("#")[0] + "test-only/axe.min.js")
     results = page.evaluate("() => axe.run(document, {resultTypes: ['violations']})")
-    return [(violation["id"], violation["impact"], [node["target"] for node in violation["nodes"]][:3]) for violation in results["violations"]]
+    return [
+        (violation["id"], violation["impact"], [node["target"] for node in violation["nodes"]][:3]) for violation in results["violations"]
+    ]
 
 
 def choose_lesson(page, key):
@@ -165,7 +167,9 @@ def test_a_wrong_why_is_explained_with_the_packages_own_failure_and_can_be_answe
         expect(result).to_have_attribute("data-pass", "false")
         expect(result).to_have_attribute("data-answered", "done")
         report = json.loads(check_text(json.dumps({**step["input"], "claim": step["why"]["options"][wrong]["claim"]})))["result"]
-        expect(result.locator("[data-testid=claim-failure]")).to_have_text([f"{f['check']}: {f['detail']}" for f in report["claim"]["failures"]])
+        expect(result.locator("[data-testid=claim-failure]")).to_have_text(
+            [f"{f['check']}: {f['detail']}" for f in report["claim"]["failures"]]
+        )
         # Not done until the right answer is given.
         expect(page.locator("[data-testid=lesson-progress]")).to_have_attribute("data-step-done", "false")
         assert problems == [] and guard.foreign == []

@@ -36,8 +36,14 @@ def shown(page):
     """What the result column shows: the summary, each check with its mark, each item's decision."""
     return {
         "summary": page.inner_text("[data-testid=summary]"),
-        "checks": [(row.query_selector("strong").inner_text(), row.get_attribute("data-pass")) for row in page.query_selector_all("[data-testid=check]")],
-        "rows": [(row.get_attribute("data-id"), "kept" in (row.get_attribute("class") or "").split()) for row in page.query_selector_all("#items tbody tr")],
+        "checks": [
+            (row.query_selector("strong").inner_text(), row.get_attribute("data-pass"))
+            for row in page.query_selector_all("[data-testid=check]")
+        ],
+        "rows": [
+            (row.get_attribute("data-id"), "kept" in (row.get_attribute("class") or "").split())
+            for row in page.query_selector_all("#items tbody tr")
+        ],
     }
 
 
@@ -81,14 +87,18 @@ def test_the_default_inputs_report_is_on_screen_before_python_and_is_evaluates(h
 def test_the_comparison_fails_on_a_corrupted_first_report(browser, site_url):
     """The check above can fail: a page whose carried report was changed shows what it carries,
     which is no longer evaluate's."""
+
     def corrupted(route):
         html = route.fetch().text()
         data = json.loads(FIRST.search(html).group(1))
         data["envelope"]["result"]["summary"] = "Selected nothing."
         data["envelope"]["result"]["trace"][0]["kept"] = not data["envelope"]["result"]["trace"][0]["kept"]
         block = json.dumps(data).replace("<", "\\u003c")
-        route.fulfill(status=200, body=FIRST.sub(lambda _: f'<script type="application/json" id="first-report">{block}</script>', html),
-                      content_type="text/html; charset=utf-8")
+        route.fulfill(
+            status=200,
+            body=FIRST.sub(lambda _: f'<script type="application/json" id="first-report">{block}</script>', html),
+            content_type="text/html; charset=utf-8",
+        )
 
     context = browser.new_context()
     context.route("**/boot.json", lambda route: None)  # held for ever: Python never loads here
@@ -152,11 +162,15 @@ def test_the_runtime_reaches_the_browser_gzipped(browser, site_url):
         page.wait_for_selector(READY, timeout=LOAD_TIMEOUT)
         sizes = page.workers[0].evaluate("""() => Object.fromEntries(performance.getEntriesByType('resource')
             .filter((e) => e.name.endsWith('/pyodide.asm.wasm')).map((e) => [e.name, [e.encodedBodySize, e.decodedBodySize]]))""")
-        (encoded, decoded), = sizes.values()
+        ((encoded, decoded),) = sizes.values()
         assert decoded > 9_000_000 and encoded < decoded / 2  # 9.6 MB sent as 3.5
         # The page preloads exactly the modules its scripts import (the browser's own graph).
         preloaded = set(re.findall(r'<link rel="modulepreload" href="([^"]+)">', page.content()))
-        loaded = {name[len(site_url):] for name in page.evaluate("performance.getEntriesByType('resource').map((e) => e.name)") if name.endswith(".js")}
+        loaded = {
+            name[len(site_url) :]
+            for name in page.evaluate("performance.getEntriesByType('resource').map((e) => e.name)")
+            if name.endswith(".js")
+        }
         # The workers' own modules (worker/…) show in this timeline too; the page imports only report-head.js of them.
         # CodeMirror (codemirror/…) is imported by page/code-editor.js only after the first paint, so it is not preloaded.
         of_the_page = {name for name in loaded if not name.startswith(("worker", "codemirror/"))} | (loaded & {"worker/report-head.js"})
@@ -167,6 +181,7 @@ def test_the_runtime_reaches_the_browser_gzipped(browser, site_url):
 
 
 # ---------------------------------------------------------------- the runtime's copy
+
 
 def counting(names):
     """A route that counts the network requests for URLs ending in ``names`` and lets them through."""
@@ -251,12 +266,14 @@ def test_after_a_prebuilt_start_keep_a_copy_keeps_the_runtime_and_that_snapshot(
 def test_a_prebuilt_snapshot_that_arrives_slowly_is_dropped_for_a_normal_start(browser, site_url):
     held = []
     # A fast link (else the snapshot is not asked for); the page's own time for an answer.
-    context, page, guard, problems = open_page(browser, site_url, routes=[("**/*.snapshot.gz", lambda route: held.append(route))], link=FAST_LINK)
+    context, page, guard, problems = open_page(
+        browser, site_url, routes=[("**/*.snapshot.gz", lambda route: held.append(route))], link=FAST_LINK
+    )
     try:
         assert held  # asked for, never answered
         assert startup(page)["snapshot"] == "normal"
         assert "prebuilt dropped" in startup(page)["steps"]
-        assert page.evaluate("window.fitproof.checkText('{\"budget\": 1, \"items\": []}')") == check_text('{"budget": 1, "items": []}')
+        assert page.evaluate('window.fitproof.checkText(\'{"budget": 1, "items": []}\')') == check_text('{"budget": 1, "items": []}')
         assert guard.foreign == [] and problems == []
     finally:
         context.close()
@@ -297,7 +314,9 @@ def serve_link(files, times):
 
 
 @NEEDS_NODE
-def test_a_snapshot_dropped_over_a_fast_link_is_fetched_once_live_for_the_next_visit(browser_type, browser_type_launch_args, counted_site, tmp_path):
+def test_a_snapshot_dropped_over_a_fast_link_is_fetched_once_live_for_the_next_visit(
+    browser_type, browser_type_launch_args, counted_site, tmp_path
+):
     """A first visit over a fast link whose prebuilt snapshot did not come (here: the first answer
     is a 404) starts normally, and once live fetches the snapshot in the background; the reload
     starts from that copy, which the HTTP cache gives, asking the network for neither it nor the
@@ -326,7 +345,7 @@ def test_a_snapshot_dropped_over_a_fast_link_is_fetched_once_live_for_the_next_v
         page.wait_for_selector(READY, timeout=LOAD_TIMEOUT)
         assert startup(page)["snapshot"] == "prebuilt" and "prebuilt cached" in startup(page)["steps"], startup(page)
         assert hits[snapshot] == 2 and hits[wasm] == 1  # both from the HTTP cache
-        answer = page.evaluate("window.fitproof.checkText('{\"budget\": 1, \"items\": []}')")
+        answer = page.evaluate('window.fitproof.checkText(\'{"budget": 1, "items": []}\')')
         assert answer == check_text('{"budget": 1, "items": []}')
     finally:
         MISSING_ONCE.clear()
@@ -340,8 +359,11 @@ def past_the_fetch_for_later(page, url):
     request the worker makes after it has reached the server, as one made before would have."""
     page.wait_for_selector("[data-testid=summary][data-state=done]", timeout=LOAD_TIMEOUT)
     python = next(worker for worker in page.workers if worker.url.endswith("/worker.js"))
-    python.evaluate("""async (probe) => { await new Promise((resolve) => setTimeout(resolve, 1500));
-        await (await fetch(probe, { cache: "no-store", priority: "low" })).arrayBuffer(); }""", url + "index.html?after-the-fetch-for-later")
+    python.evaluate(
+        """async (probe) => { await new Promise((resolve) => setTimeout(resolve, 1500));
+        await (await fetch(probe, { cache: "no-store", priority: "low" })).arrayBuffer(); }""",
+        url + "index.html?after-the-fetch-for-later",
+    )
 
 
 @NEEDS_NODE
@@ -410,7 +432,9 @@ def test_the_compiled_standard_library_holds_what_the_page_imports_and_a_missing
     missing = without(compiled, "difflib.pyc")
     serve = lambda route: route.fulfill(status=200, body=missing, content_type="application/zip")  # noqa: E731
     counts, count = counting(["python_stdlib.zip"])
-    context, page, guard, problems = open_page(browser, site_url, prebuilt="block", routes=[("**/pyodide/**", count), (f"**/{stdlib}", serve)])
+    context, page, guard, problems = open_page(
+        browser, site_url, prebuilt="block", routes=[("**/pyodide/**", count), (f"**/{stdlib}", serve)]
+    )
     messages = []
     page.on("console", lambda message: messages.append(message.text))
     try:
@@ -418,7 +442,9 @@ def test_the_compiled_standard_library_holds_what_the_page_imports_and_a_missing
         assert page.evaluate("t => window.fitproof.checkText(t)", TYPO) == check_text(TYPO)
         assert counts["python_stdlib.zip"] == 1
         assert any("the whole one is loaded" in text for text in messages)
-        assert page.evaluate("t => window.fitproof.checkText(t)", TYPO.replace("tokenz", "tokenss")) == check_text(TYPO.replace("tokenz", "tokenss"))
+        assert page.evaluate("t => window.fitproof.checkText(t)", TYPO.replace("tokenz", "tokenss")) == check_text(
+            TYPO.replace("tokenz", "tokenss")
+        )
         assert counts["python_stdlib.zip"] == 1  # once
         assert guard.foreign == [] and problems == []
     finally:

@@ -56,8 +56,14 @@ def test_the_chat_is_a_conversation_with_dropped_turns_struck_through(page):
             assert reason.startswith("✗ dropped")
         else:
             assert bubble.locator("del").count() == 0 and reason.startswith("✓ kept")
-        words = {"older_than_a_dropped_message": "older than a turn", "history_must_start_with_user": "must start with a user",
-                 "exceeds_remaining_budget": "does not fit", "pinned": "pinned", "fits_remaining_budget": "fits", "live_turn": "live turn"}[rows[index]["reason"]]
+        words = {
+            "older_than_a_dropped_message": "older than a turn",
+            "history_must_start_with_user": "must start with a user",
+            "exceeds_remaining_budget": "does not fit",
+            "pinned": "pinned",
+            "fits_remaining_budget": "fits",
+            "live_turn": "live turn",
+        }[rows[index]["reason"]]
         assert words in reason, reason
     # The tool call and its result sit in one frame, kept together.
     unit = page.locator("[data-testid=chat-unit]")
@@ -110,7 +116,8 @@ def test_stepping_through_marks_each_turn_newest_first(page):
 
 def test_a_long_history_shows_its_newest_turns_and_says_so(page):
     messages = [{"role": "system", "content": "Be brief."}] + [
-        {"role": "user" if index % 2 == 0 else "assistant", "content": f"turn {index} " + "word " * (index % 7)} for index in range(499)]
+        {"role": "user" if index % 2 == 0 else "assistant", "content": f"turn {index} " + "word " * (index % 7)} for index in range(499)
+    ]
     data = {"mode": "messages", "limit": 2000, "tokenizer": "estimate", "messages": messages}
     report = json.loads(check_text(json.dumps(data)))["result"]
     page.fill("[data-testid=input]", json.dumps(data))
@@ -129,10 +136,13 @@ def test_a_long_history_shows_its_newest_turns_and_says_so(page):
     assert all(flag == (index in kept) for index, flag in flags)
 
 
-@pytest.mark.parametrize("fixture, system, call", [
-    ("messages/anthropic-tool-use-with-its-result.json", "system prompt", "→ lookup("),
-    ("messages/responses-reasoning-with-its-call.json", "instructions", "→ lookup("),
-])
+@pytest.mark.parametrize(
+    "fixture, system, call",
+    [
+        ("messages/anthropic-tool-use-with-its-result.json", "system prompt", "→ lookup("),
+        ("messages/responses-reasoning-with-its-call.json", "instructions", "→ lookup("),
+    ],
+)
 def test_anthropic_and_responses_histories_show_their_calls_results_and_system_prompt(page, fixture, system, call):
     report = choose(page, fixture)
     case = _fixtures.load(FIXTURES / fixture)["input"]

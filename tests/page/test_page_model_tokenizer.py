@@ -46,8 +46,7 @@ def test_a_chosen_tokenizer_json_counts_as_the_package_does(model_page):
     assert page.input_value("[data-testid=tokens-tokenizer]") == "model"
     page.fill("[data-testid=tokens-input]", TEXT)
     # Wait for the count and the name together: the tokenizer shown before may give the same count.
-    count = page.locator(f"[data-testid=tokens-count][data-count='{model.count(TEXT)}']",
-                         has_text="(model, your file, SHA-256 ")
+    count = page.locator(f"[data-testid=tokens-count][data-count='{model.count(TEXT)}']", has_text="(model, your file, SHA-256 ")
     count.wait_for()
     spans = page.locator("[data-testid=tokens-view] .token")
     assert "".join(spans.all_text_contents()) == TEXT
@@ -55,8 +54,13 @@ def test_a_chosen_tokenizer_json_counts_as_the_package_does(model_page):
     # An input naming it is checked with it: the report equals CPython's with the same file registered.
     registry = TokenizerRegistry()
     registry.register("model", model)
-    text = json.dumps({"budget": 40, "tokenizer": "model", "items": [
-        {"id": "a", "content": TEXT, "relevance": 3}, {"id": "b", "content": "short note", "relevance": 2}]})
+    text = json.dumps(
+        {
+            "budget": 40,
+            "tokenizer": "model",
+            "items": [{"id": "a", "content": TEXT, "relevance": 3}, {"id": "b", "content": "short note", "relevance": 2}],
+        }
+    )
     with using_tokenizers(registry):
         expected = json.loads(check_text(text))
     assert expected["ok"] and expected["result"]["tokenizer_file"]["sha256"] == model.sha256
@@ -76,14 +80,17 @@ def test_a_name_nothing_registered_is_refused_in_words(model_page):
     assert problems == []
 
 
-@pytest.mark.parametrize("name, data, words", [
-    ("notes.json", b'{"title": "not a tokenizer"}', "neither a Hugging Face tokenizer.json"),
-    ("wordpiece.json", b'{"model": {"type": "WordPiece", "vocab": {}}}', "is not supported"),
-    ("unigram.json", b'{"model": {"type": "Unigram", "vocab": []}}', "$.model.unk_id is None"),
-    ("tokenizer.model", b"\x0a\x05ab", "protobuf byte 0: field 1 says 5 bytes"),
-    ("model.gguf", b"GGUF\x03\x00\x00\x00\x02\x00", "truncated"),
-    ("picture.json", b"\x89PNG\r\n\x1a\n", "not JSON"),
-])
+@pytest.mark.parametrize(
+    "name, data, words",
+    [
+        ("notes.json", b'{"title": "not a tokenizer"}', "neither a Hugging Face tokenizer.json"),
+        ("wordpiece.json", b'{"model": {"type": "WordPiece", "vocab": {}}}', "is not supported"),
+        ("unigram.json", b'{"model": {"type": "Unigram", "vocab": []}}', "$.model.unk_id is None"),
+        ("tokenizer.model", b"\x0a\x05ab", "protobuf byte 0: field 1 says 5 bytes"),
+        ("model.gguf", b"GGUF\x03\x00\x00\x00\x02\x00", "truncated"),
+        ("picture.json", b"\x89PNG\r\n\x1a\n", "not JSON"),
+    ],
+)
 def test_a_bad_file_gets_one_line_in_words(model_page, name, data, words):
     page, guard, problems = model_page
     status = choose(page, {"name": name, "mimeType": "application/octet-stream", "buffer": data})
@@ -99,7 +106,7 @@ def test_a_chosen_gguf_file_counts_as_its_header_says(model_page, tmp_path):
     import sys
 
     sys.path.insert(0, str(ROOT / "tests" / "package"))
-    from test_gguf_tokenizer import write_gguf
+    from model_files import write_gguf
 
     from fitproof.tokenizers import load_tokenizer
 
@@ -111,8 +118,9 @@ def test_a_chosen_gguf_file_counts_as_its_header_says(model_page, tmp_path):
     assert status.get_attribute("data-state") == "done", status.text_content()
     assert '"tokenizer": "qwen3-test"' in status.text_content() and model.sha256 in status.text_content()
     page.fill("[data-testid=tokens-input]", TEXT)
-    page.locator(f"[data-testid=tokens-count][data-count='{model.count(TEXT)}']",
-                 has_text="(qwen3-test, your file").wait_for()  # the count and the name together
+    page.locator(
+        f"[data-testid=tokens-count][data-count='{model.count(TEXT)}']", has_text="(qwen3-test, your file"
+    ).wait_for()  # the count and the name together
     assert guard.foreign == [] and problems == []
 
 
@@ -122,7 +130,7 @@ def test_a_chosen_sentencepiece_model_file_counts_as_the_package_does(model_page
     import sys
 
     sys.path.insert(0, str(ROOT / "tests" / "package"))
-    from test_sentencepiece_model_files import trained
+    from model_files import trained
 
     from fitproof.tokenizers import load_tokenizer
 
@@ -134,8 +142,7 @@ def test_a_chosen_sentencepiece_model_file_counts_as_the_package_does(model_page
     assert status.get_attribute("data-state") == "done", status.text_content()
     assert '"tokenizer": "spm-test"' in status.text_content() and model.sha256 in status.text_content()
     page.fill("[data-testid=tokens-input]", TEXT)
-    page.locator(f"[data-testid=tokens-count][data-count='{model.count(TEXT)}']",
-                 has_text="(spm-test, your file").wait_for()
+    page.locator(f"[data-testid=tokens-count][data-count='{model.count(TEXT)}']", has_text="(spm-test, your file").wait_for()
     assert guard.foreign == [] and problems == []
 
 
@@ -174,15 +181,22 @@ def t5_file(path):
 
     lines = [line for line in _text.mixed_text(300_000).splitlines() if line.strip()]
     writer = io.BytesIO()
-    sentencepiece.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_writer=writer, model_type="unigram",
-                                             vocab_size=300, minloglevel=2, num_threads=1)
+    sentencepiece.SentencePieceTrainer.train(
+        sentence_iterator=iter(lines), model_writer=writer, model_type="unigram", vocab_size=300, minloglevel=2, num_threads=1
+    )
     spm = sentencepiece.SentencePieceProcessor(model_proto=writer.getvalue())
     pieces = [(spm.id_to_piece(i), spm.get_score(i)) for i in range(spm.get_piece_size())]
     reference = Tokenizer(models.Unigram(pieces, unk_id=spm.unk_id()))
-    reference.normalizer = normalizers.Sequence([normalizers.Precompiled(_read(writer.getvalue(), "trained")["charsmap"]),
-                                                 normalizers.Strip(left=False, right=True), normalizers.Replace(" {2,}", "\u2581")])
-    reference.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(),
-                                                       pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always")])
+    reference.normalizer = normalizers.Sequence(
+        [
+            normalizers.Precompiled(_read(writer.getvalue(), "trained")["charsmap"]),
+            normalizers.Strip(left=False, right=True),
+            normalizers.Replace(" {2,}", "\u2581"),
+        ]
+    )
+    reference.pre_tokenizer = pre_tokenizers.Sequence(
+        [pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always")]
+    )
     reference.save(str(path))
     return reference
 
@@ -240,8 +254,7 @@ def test_images_and_tool_definitions_are_parts_of_the_conversation_and_its_lane(
     view = page.locator("[data-testid=chat-view]")
     # Each image part as a chip in its message: its size, or counted at the most without one.
     chips = view.locator("[data-testid=chat-message][data-index='3'] [data-testid=chat-image]")
-    assert chips.all_text_contents() == ["image 16×8, detail auto: 255 tokens",
-                                         "image, size unknown: counted at the most, 1,445 tokens"]
+    assert chips.all_text_contents() == ["image 16×8, detail auto: 255 tokens", "image, size unknown: counted at the most, 1,445 tokens"]
     assert [image["tokens"] for image in report["images"]] == [255, 1445]
     assert view.locator("[data-testid=chat-image]").count() == len(report["images"])
     # The tool definitions: a pinned block at the top of the conversation, with their tokens.

@@ -71,12 +71,19 @@ NEEDS_NODE = pytest.mark.skipif(shutil.which("node") is None, reason="the prebui
 # fast the .wasm and the prebuilt snapshot arrive, and a busy machine serves them from 127.0.0.1
 # slower than the defaults allow (the .wasm over 1.2 s after it was asked for).
 FAST_LINK = {"fast_ms": 60_000}  # every first visit's link is fast (the .wasm is whole within LOAD_TIMEOUT)
-IN_TIME = {**FAST_LINK, "cached_ms": 60_000, "decide_ms": 60_000, "saves_ms": 60_000, "no_answer_ms": 60_000}  # and the prebuilt snapshot always arrives in time
+IN_TIME = {
+    **FAST_LINK,
+    "cached_ms": 60_000,
+    "decide_ms": 60_000,
+    "saves_ms": 60_000,
+    "no_answer_ms": 60_000,
+}  # and the prebuilt snapshot always arrives in time
 SLOW_LINK = {"fast_ms": 0}  # every first visit's link is slow: no .wasm is whole 0 ms after it was asked for
 
 
 def with_link(times):
     """A route serving boot.json with ``times`` as its `link`."""
+
     def route(route):
         response = route.fetch()
         route.fulfill(response=response, json={**response.json(), "link": times})
@@ -92,7 +99,11 @@ def open_page(browser, url, prebuilt="allow", routes=(), link=None):
         "block": [lambda route: route.abort()],
         "garbage": [lambda route: route.fulfill(status=200, body=b"\x1f\x8b" + bytes(4096), content_type="application/gzip")],
     }[prebuilt]
-    routes = [("**/*.snapshot.gz", handler) for handler in handlers] + ([("**/boot.json", with_link(link))] if link is not None else []) + list(routes)
+    routes = (
+        [("**/*.snapshot.gz", handler) for handler in handlers]
+        + ([("**/boot.json", with_link(link))] if link is not None else [])
+        + list(routes)
+    )
     return open_shared_page(browser, url, routes=routes, init_script=STATE_RECORDER)
 
 
@@ -145,7 +156,12 @@ def test_first_visit_boots_normally_and_keeps_one_snapshot_under_the_sources_has
     assert startup(page)["snapshot"] == "normal"
     # Ready first; only then was the snapshot started (so it cannot have delayed the start).
     states = page.evaluate("window.__states")
-    assert states.index("status:ready") < states.index("snapshot-note:offer") < states.index("snapshot-note:saving") < states.index("snapshot-note:saved")
+    assert (
+        states.index("status:ready")
+        < states.index("snapshot-note:offer")
+        < states.index("snapshot-note:saving")
+        < states.index("snapshot-note:saved")
+    )
     config = boot_config(site_url)
     stdlib = "" if config["pyodide"]["stdlib"] == "python_stdlib.zip" else "-" + config["pyodide"]["stdlib"].removesuffix(".zip")
     key = f"{site_url}snapshot/pyodide-{config['pyodide']['version']}{stdlib}/{config['package']['sources_sha256']}.bin"
@@ -165,11 +181,14 @@ def test_the_next_visit_starts_from_the_snapshot_with_the_same_results(visited):
     assert problems == []
 
 
-@pytest.mark.parametrize("corruption", [
-    "truncated",  # cut short: gunzip's length and CRC-32 checks refuse it
-    "bit flipped",  # one flipped bit in the compressed data: the CRC-32
-    "not a snapshot",  # well-formed gzip of something else: Pyodide's magic-number check
-])
+@pytest.mark.parametrize(
+    "corruption",
+    [
+        "truncated",  # cut short: gunzip's length and CRC-32 checks refuse it
+        "bit flipped",  # one flipped bit in the compressed data: the CRC-32
+        "not a snapshot",  # well-formed gzip of something else: Pyodide's magic-number check
+    ],
+)
 def test_a_damaged_snapshot_means_a_normal_boot_and_the_same_results(visited, corruption):
     page, problems = visited
     page.evaluate(
@@ -321,6 +340,7 @@ def test_remove_it_while_the_snapshot_is_made_stops_it_and_keeps_nothing(browser
 
 # ---------------------------------------------------------------- the prebuilt snapshot
 
+
 @NEEDS_NODE
 def test_a_first_visit_starts_from_the_prebuilt_snapshot_and_keeps_nothing(browser, site_url):
     context, page, guard, problems = open_page(browser, site_url, link=IN_TIME)
@@ -353,7 +373,11 @@ def test_a_damaged_prebuilt_snapshot_means_a_normal_boot_the_same_results_and_a_
 
 LINK_DEFAULTS = {"fast_ms": 1200, "cached_ms": 300, "decide_ms": 400, "saves_ms": 2000, "no_answer_ms": 3000}
 LINK_CASES = [
-    (None, {}), ("fast", {}), ([60_000], {}), (5, {}), ({}, {}),  # no `link`, or not an object: the defaults
+    (None, {}),
+    ("fast", {}),
+    ([60_000], {}),
+    (5, {}),
+    ({}, {}),  # no `link`, or not an object: the defaults
     ({"fast_ms": 0}, {"fast_ms": 0}),
     ({"fast_ms": 60_000, "cached_ms": 2.5, "other_ms": 7}, {"fast_ms": 60_000, "cached_ms": 2.5}),
     ({"fast_ms": -1, "cached_ms": "300", "decide_ms": None, "saves_ms": [1], "no_answer_ms": True}, {}),  # each ignored
@@ -369,9 +393,12 @@ def test_boot_jsons_link_times_are_milliseconds_else_the_defaults(browser, site_
     page = context.new_page()
     try:
         page.goto(as_tool(site_url))
-        defaults, results = page.evaluate("""async (cases) => {
+        defaults, results = page.evaluate(
+            """async (cases) => {
             const { LINK_DEFAULTS, linkTimes } = await import('./worker/link-times.js');
-            return [LINK_DEFAULTS, cases.map((given) => linkTimes(given))]; }""", [given for given, _ in LINK_CASES])
+            return [LINK_DEFAULTS, cases.map((given) => linkTimes(given))]; }""",
+            [given for given, _ in LINK_CASES],
+        )
         assert defaults == LINK_DEFAULTS
         assert results == [{**LINK_DEFAULTS, **changed} for _, changed in LINK_CASES]
     finally:
@@ -384,7 +411,7 @@ def test_a_link_in_boot_json_that_is_not_times_changes_nothing(browser, site_url
     context, page, guard, problems = open_page(browser, site_url, prebuilt="block", link=link)
     try:
         assert startup(page)["snapshot"] == "normal"
-        assert page.evaluate("window.fitproof.checkText('{\"budget\": 1, \"items\": []}')") == check_text('{"budget": 1, "items": []}')
+        assert page.evaluate('window.fitproof.checkText(\'{"budget": 1, "items": []}\')') == check_text('{"budget": 1, "items": []}')
         assert guard.foreign == [] and problems == []
     finally:
         context.close()
@@ -392,6 +419,7 @@ def test_a_link_in_boot_json_that_is_not_times_changes_nothing(browser, site_url
 
 def test_the_prebuilt_snapshot_imports_the_package_as_the_page_does():
     """scripts/make_snapshot.mjs (run by Node) cannot import web/worker/python-package.js: same Python text."""
+
     def python(path):
         text = (ROOT / path).read_text()
         block = re.search(r"runPython\(`(.*?)`\)", text, re.DOTALL).group(1)
@@ -417,6 +445,7 @@ def open_held(browser, site_url, names):
     context = browser.new_context()
     context.add_init_script(PROGRESS_RECORDER)
     routes = {name: [] for name in names}
+
     def holder(held):
         return lambda route: held.append(route)  # one argument: Playwright passes the request too to two
 
@@ -514,8 +543,10 @@ def test_the_progress_bar_counts_the_bytes_then_the_start_up_steps(browser, site
         release(ready=False)
         # Not a count of updates (how many come depends on the machine's speed): while one file
         # is held, the bar shows some bytes but not all of them.
-        page.wait_for_function("() => window.__progress.some(([phase, value, maximum]) => "
-                               "phase === 'download' && value > 0 && value < maximum)", timeout=LOAD_TIMEOUT)
+        page.wait_for_function(
+            "() => window.__progress.some(([phase, value, maximum]) => phase === 'download' && value > 0 && value < maximum)",
+            timeout=LOAD_TIMEOUT,
+        )
         deadline = time.monotonic() + LOAD_TIMEOUT / 1000
         while not package and time.monotonic() < deadline:  # (handed over only while the test waits in Playwright)
             page.wait_for_timeout(20)
@@ -555,7 +586,9 @@ def test_pyodides_files_are_requested_before_boot_json_arrives(held_boot_json):
 
 def test_a_wasm_served_with_the_wrong_type_is_a_clear_error(browser, site_url):
     mistyped = lambda route: route.fulfill(status=200, body=b"\0asm", content_type="text/plain")  # noqa: E731
-    assert 'served as "text/plain"; it must be served as application/wasm' in loading_error(browser, site_url, "**/pyodide.asm.wasm", mistyped)
+    assert 'served as "text/plain"; it must be served as application/wasm' in loading_error(
+        browser, site_url, "**/pyodide.asm.wasm", mistyped
+    )
 
 
 # ---------------------------------------------------------------- Pyodide's loader
@@ -585,7 +618,7 @@ def test_the_worker_imports_the_unversioned_loader_only_when_it_is_boot_jsons_ve
         url = route.request.url
         if url.endswith(".snapshot.gz"):
             return route.fallback()  # to open_page's route, which blocks the prebuilt snapshot
-        requested.append(url[len(site_url):])
+        requested.append(url[len(site_url) :])
         if url.endswith("/pyodide/pyodide.mjs") and loader == "missing":
             route.fulfill(status=404, body="not here")
         elif url.endswith("/pyodide/pyodide.mjs") and loader == "another version":

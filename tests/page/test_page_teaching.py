@@ -28,7 +28,11 @@ def report_of(example):
 # Every example and template that has decisions to show, named by its label. Chat histories
 # (mode messages) have turns, not ids, and their own conversation view and budget lane:
 # tests/test_page_messages.py.
-TRACED = [(index, example) for index, example in enumerate(EXAMPLES) if report_of(example).get("trace") and report_of(example)["mode"] != "messages"]
+TRACED = [
+    (index, example)
+    for index, example in enumerate(EXAMPLES)
+    if report_of(example).get("trace") and report_of(example)["mode"] != "messages"
+]
 MODES_SEEN = {report_of(example)["mode"] for _, example in TRACED}
 
 
@@ -315,9 +319,11 @@ def test_error_paths_select_their_place_in_the_editor(page):
     for node in paths.all():
         path = node.inner_text()
         node.click()
-        selected = page.evaluate("() => { const t = document.getElementById('input'); return [t.selectionStart, t.selectionEnd, document.activeElement === t]; }")
+        selected = page.evaluate(
+            "() => { const t = document.getElementById('input'); return [t.selectionStart, t.selectionEnd, document.activeElement === t]; }"
+        )
         assert selected[2], path
-        chosen = text[selected[0]:selected[1]]
+        chosen = text[selected[0] : selected[1]]
         expected = {"$.budget": "-1", "$.items[1].id": '""'}.get(path)
         if expected is not None:
             assert chosen == expected, (path, chosen)
@@ -356,6 +362,7 @@ def contrast(a, b):
         channels = [value / 255 for value in rgb]
         channels = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
         return 0.2126 * channels[0] + 0.7152 * channels[1] + 0.0722 * channels[2]
+
     high, low = sorted([luminance(a), luminance(b)], reverse=True)
     return (high + 0.05) / (low + 0.05)
 
@@ -465,7 +472,9 @@ def test_the_dimmed_report_of_an_invalid_input_still_turns_pages_and_steps(loade
     check(page, text.replace('"budget": 1500', '"budget": 1400'))
     expect(page.locator("#stale-note")).to_be_hidden()
     page.click("[data-testid=page-next]")
-    expect(rows.first).to_have_attribute("data-id", json.loads(check_text(text.replace('"budget": 1500', '"budget": 1400')))["result"]["trace"][200]["id"])
+    expect(rows.first).to_have_attribute(
+        "data-id", json.loads(check_text(text.replace('"budget": 1500', '"budget": 1400')))["result"]["trace"][200]["id"]
+    )
     check(page, '{"budget": 0, "items": []}')
     assert problems == []
 
@@ -500,8 +509,19 @@ def test_a_long_id_is_shortened_in_the_step_sentence_and_the_row_stays_in_view(l
     page, _, problems = loaded
     page.set_viewport_size(SIZES["phone"])
     long_a, long_b = "B" * 2000 + "1", "B" * 2000 + "2"
-    check(page, json.dumps({"budget": 10, "items": [{"id": long_a, "relevance": 3, "tokens": 4}, {"id": long_b, "relevance": 2, "tokens": 8},
-                                                    {"id": "short", "relevance": 1, "tokens": 3}]}))
+    check(
+        page,
+        json.dumps(
+            {
+                "budget": 10,
+                "items": [
+                    {"id": long_a, "relevance": 3, "tokens": 4},
+                    {"id": long_b, "relevance": 2, "tokens": 8},
+                    {"id": "short", "relevance": 1, "tokens": 3},
+                ],
+            }
+        ),
+    )
     # Where the row ends up is the question, not the motion: with reduced motion each step
     # scrolls at once (open_page's), so the place is read when it is final, not after a guessed 800 ms.
     for step in range(2):
@@ -535,6 +555,7 @@ def test_share_link_over_the_limit_is_refused(loaded):
 
 # ---------------------------------------------------------------- what a first walk through the page meets
 
+
 def test_the_slider_stays_live_while_the_input_is_invalid(page):
     """An invalid budget once hid the slider, so there was no sliding back; it stays, with the
     number as written, and moves the budget back. (`.slider { display: flex }` once overrode the
@@ -550,7 +571,12 @@ def test_the_slider_stays_live_while_the_input_is_invalid(page):
     page.locator("[data-testid=budget-slider]").fill("3")
     page.wait_for_selector(DONE)
     assert page.input_value("[data-testid=input]") == '{"budget": 3, "items": [}'
-    assert page.eval_on_selector("#slider-block", "n => { n.hidden = true; const d = getComputedStyle(n).display; n.hidden = false; return d; }") == "none"
+    assert (
+        page.eval_on_selector(
+            "#slider-block", "n => { n.hidden = true; const d = getComputedStyle(n).display; n.hidden = false; return d; }"
+        )
+        == "none"
+    )
 
 
 def test_exact_counts_say_so_instead_of_a_margin(page):
@@ -562,7 +588,10 @@ def test_exact_counts_say_so_instead_of_a_margin(page):
 
 
 def test_sums_of_scores_read_as_a_person_writes_them(page):
-    check(page, '{"budget": 10, "items": [{"id": "a", "relevance": 0.9, "tokens": 1}, {"id": "b", "relevance": 0.8, "tokens": 1}, {"id": "c", "relevance": 0.62, "tokens": 1}]}')
+    check(
+        page,
+        '{"budget": 10, "items": [{"id": "a", "relevance": 0.9, "tokens": 1}, {"id": "b", "relevance": 0.8, "tokens": 1}, {"id": "c", "relevance": 0.62, "tokens": 1}]}',
+    )
     assert "Greedy scores 2.32," in page.inner_text("#optimal-text")  # 2.3200000000000003 in doubles
 
 

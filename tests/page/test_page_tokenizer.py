@@ -57,7 +57,9 @@ def test_page_token_view_cuts_text_at_token_boundaries(tokenizer_page):
     view = json.loads(answer["envelope"])
     assert view["count"] == 7 and view["estimate"] == 5
     assert "".join(segment["text"] for segment in view["segments"]) == "Hello 日本語 👍🏽 world"
-    assert any(segment["text"] == "🏽" and segment["tokens"] == 2 == len(segment["ids"]) for segment in view["segments"])  # two tokens inside one character, shown as one
+    assert any(
+        segment["text"] == "🏽" and segment["tokens"] == 2 == len(segment["ids"]) for segment in view["segments"]
+    )  # two tokens inside one character, shown as one
 
 
 def test_page_checks_the_refund_case_counted_exactly(tokenizer_page):
@@ -87,8 +89,7 @@ def test_a_pasted_text_counts_as_the_cli_counts(tokenizer_page):
         page.select_option("[data-testid=tokens-tokenizer]", name)
         page.fill("[data-testid=tokens-input]", text)
         # The count and the name together: both tokenizers may give this text the same count.
-        count = page.locator(f"[data-testid=tokens-count][data-count='{out.getvalue().strip()}']",
-                             has_text=f"({name}, exact)")
+        count = page.locator(f"[data-testid=tokens-count][data-count='{out.getvalue().strip()}']", has_text=f"({name}, exact)")
         count.wait_for()
         spans = page.locator("[data-testid=tokens-view] .token")
         assert "".join(spans.all_text_contents()) == text

@@ -66,7 +66,10 @@ def test_a_word_renamed_in_the_words_is_the_one_the_page_reads(browser, site_url
         page.goto(site_url + "?view=tool")
         shown = page.evaluate(READ_MODES)
         assert shown["words"]["blocks"]["limit"] == "room" and shown["capacity"]["blocks"] == 42
-        assert page.evaluate("""() => import(new URL("common/modes.js", location.href))
-          .then((modes) => modes.MODES.blocks.capacity({ mode: "blocks", available: 7 }))""") is None
+        assert (
+            page.evaluate("""() => import(new URL("common/modes.js", location.href))
+          .then((modes) => modes.MODES.blocks.capacity({ mode: "blocks", available: 7 }))""")
+            is None
+        )
     finally:
         context.close()

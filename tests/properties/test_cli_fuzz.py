@@ -27,8 +27,11 @@ EXAMPLE = (ROOT / "examples" / "refund-case.json").read_bytes()
 SECRET = "sk-fuzz-3b8e0c7d1a9f"
 # A port nothing listens on (discard): a model call there is refused at once, on loopback.
 CLOSED_PORT_URL = "http://127.0.0.1:9/v1"
-FUZZ = settings(max_examples=int(os.environ.get("ROBUSTNESS_EXAMPLES", "150")), deadline=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=int(os.environ.get("ROBUSTNESS_EXAMPLES", "150")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 
 def test_the_contract_table_has_the_exit_codes():
@@ -38,30 +41,53 @@ def test_the_contract_table_has_the_exit_codes():
 
 # ---------------------------------------------------------------- the CLI fuzz
 
+
 def _mutations(document: bytes) -> st.SearchStrategy[bytes]:
     """A valid input broken in one place: cut short, a byte changed, a byte inserted."""
     return st.one_of(
         st.integers(0, len(document)).map(lambda cut: document[:cut]),
         st.tuples(st.integers(0, len(document) - 1), st.integers(0, 255)).map(
-            lambda change: document[: change[0]] + bytes([change[1]]) + document[change[0] + 1 :]),
-        st.tuples(st.integers(0, len(document)), st.sampled_from([b"\x00", b"\xff", b"\x1b[2J", b"\\", b'"', b"{", b"]", b"\xed\xa0\x80"])).map(
-            lambda insert: document[: insert[0]] + insert[1] + document[insert[0] :]),
+            lambda change: document[: change[0]] + bytes([change[1]]) + document[change[0] + 1 :]
+        ),
+        st.tuples(
+            st.integers(0, len(document)), st.sampled_from([b"\x00", b"\xff", b"\x1b[2J", b"\\", b'"', b"{", b"]", b"\xed\xa0\x80"])
+        ).map(lambda insert: document[: insert[0]] + insert[1] + document[insert[0] :]),
     )
 
 
-JSON_TEXTS = st.sampled_from([
-    "", " ", "{}", "[]", "null", "1", '"x"', "{", "[1,", '{"a": 1,}', '{"a": 1, "a": 2}', "NaN", "[Infinity]",
-    "1" * 5000, "[" * 100_000, "[" * 513 + "]" * 513, '{"budget": 5, "items": [{"id": "\\ud800", "relevance": 1, "tokens": 1}]}',
-    '{"budget": 5, "items": [{"id": "\\ud83d\\ude00", "relevance": 1, "tokens": 1}, {"id": "😀", "relevance": 2, "tokens": 1}]}',
-    '{"mode": "blocks", "blocks": [{"id": "\\u001b[31mred", "source": "s", "content": "\\u001b]0;t\\u0007", "priority": 1, '
-    '"observed_at": "２０２６-03-13T13:18:00Z"}], "window": {"context_tokens": "٣٠٠٠"}}',
-    '{"budget": 1e400, "items": []}', '{"mode": "passages"}', '{"mode": 1}', "\ufeff{}", "\ufeff\ufeff{}",
-])
+JSON_TEXTS = st.sampled_from(
+    [
+        "",
+        " ",
+        "{}",
+        "[]",
+        "null",
+        "1",
+        '"x"',
+        "{",
+        "[1,",
+        '{"a": 1,}',
+        '{"a": 1, "a": 2}',
+        "NaN",
+        "[Infinity]",
+        "1" * 5000,
+        "[" * 100_000,
+        "[" * 513 + "]" * 513,
+        '{"budget": 5, "items": [{"id": "\\ud800", "relevance": 1, "tokens": 1}]}',
+        '{"budget": 5, "items": [{"id": "\\ud83d\\ude00", "relevance": 1, "tokens": 1}, {"id": "😀", "relevance": 2, "tokens": 1}]}',
+        '{"mode": "blocks", "blocks": [{"id": "\\u001b[31mred", "source": "s", "content": "\\u001b]0;t\\u0007", "priority": 1, '
+        '"observed_at": "２０２６-03-13T13:18:00Z"}], "window": {"context_tokens": "٣٠٠٠"}}',
+        '{"budget": 1e400, "items": []}',
+        '{"mode": "passages"}',
+        '{"mode": 1}',
+        "\ufeff{}",
+        "\ufeff\ufeff{}",
+    ]
+)
 ENCODINGS = st.sampled_from(["utf-8", "utf-8-sig", "utf-16", "utf-16-be", "utf-32", "latin-1", "cp1252"])
 # Fixture inputs: valid documents of every mode, some failing their checks on purpose.
 FIXTURE_INPUTS = [
-    json.dumps(json.loads(path.read_text(encoding="utf-8"))["input"]).encode()
-    for path in sorted((ROOT / "fixtures").rglob("*.json"))
+    json.dumps(json.loads(path.read_text(encoding="utf-8"))["input"]).encode() for path in sorted((ROOT / "fixtures").rglob("*.json"))
 ]
 BLOCKS_INPUTS = [document for document in FIXTURE_INPUTS if b'"blocks"' in document]
 FILE_CONTENTS = st.one_of(
@@ -75,13 +101,47 @@ FILE_CONTENTS = st.one_of(
 )
 OPTION_VALUES = st.sampled_from(["-1", "0", "2", "16", "17", "70000", "99999999999999999999", "٣", "１", "x", "", " 2", "1_0", "--"])
 SETTING_VALUES = st.one_of(
-    st.sampled_from(["", "0", "850", "²", "①", "٣٠٠٠", "1_000", "1e3", "nan", "-1", "0.5", "true", "yes", "maybe", "9" * 5000,
-                     "http://[::1", "http://例え.jp/v1", "http://u:pw@127.0.0.1:9/v1", "ftp://x", "http://", CLOSED_PORT_URL,
-                     SECRET + "\r\nX: 1", "ключ", "\x1b[2J"]),
+    st.sampled_from(
+        [
+            "",
+            "0",
+            "850",
+            "²",
+            "①",
+            "٣٠٠٠",
+            "1_000",
+            "1e3",
+            "nan",
+            "-1",
+            "0.5",
+            "true",
+            "yes",
+            "maybe",
+            "9" * 5000,
+            "http://[::1",
+            "http://例え.jp/v1",
+            "http://u:pw@127.0.0.1:9/v1",
+            "ftp://x",
+            "http://",
+            CLOSED_PORT_URL,
+            SECRET + "\r\nX: 1",
+            "ключ",
+            "\x1b[2J",
+        ]
+    ),
     st.text(max_size=20).filter(lambda text: "\x00" not in text),
 )
-SETTING_NAMES = ["CONTEXT_TOKENS", "RESERVED_OUTPUT_TOKENS", "FIXED_PROMPT_TOKENS", "BASE_URL", "API_KEY", "MODEL",
-                 "TEMPERATURE", "CALL_MODEL", "TIMEOUT_SECONDS"]
+SETTING_NAMES = [
+    "CONTEXT_TOKENS",
+    "RESERVED_OUTPUT_TOKENS",
+    "FIXED_PROMPT_TOKENS",
+    "BASE_URL",
+    "API_KEY",
+    "MODEL",
+    "TEMPERATURE",
+    "CALL_MODEL",
+    "TIMEOUT_SECONDS",
+]
 
 
 @st.composite
@@ -109,14 +169,23 @@ def invocations(draw):
     elif command == "compose":
         argv = ["compose", source]
         if draw(st.booleans()):
-            files["config.json"] = draw(st.one_of(FILE_CONTENTS, st.dictionaries(
-                st.sampled_from([name.lower() for name in SETTING_NAMES] + ["nope"]), SETTING_VALUES, max_size=3,
-            ).map(lambda config: json.dumps(config).encode())))
+            files["config.json"] = draw(
+                st.one_of(
+                    FILE_CONTENTS,
+                    st.dictionaries(
+                        st.sampled_from([name.lower() for name in SETTING_NAMES] + ["nope"]),
+                        SETTING_VALUES,
+                        max_size=3,
+                    ).map(lambda config: json.dumps(config).encode()),
+                )
+            )
             argv += ["--config", "config.json"]
         argv += draw(st.sampled_from([[], ["--json"], ["--call-model"]]))
         environ = draw(st.dictionaries(st.sampled_from(SETTING_NAMES).map(lambda name: "FITPROOF_" + name), SETTING_VALUES, max_size=2))
         # The fuzz never reaches another host: a model call, if one is made, goes to a closed loopback port.
-        environ["FITPROOF_BASE_URL"] = draw(st.sampled_from([CLOSED_PORT_URL] * 3 + ["http://[::1", "ftp://x", "http://u:pw@127.0.0.1:9/v1"]))
+        environ["FITPROOF_BASE_URL"] = draw(
+            st.sampled_from([CLOSED_PORT_URL] * 3 + ["http://[::1", "ftp://x", "http://u:pw@127.0.0.1:9/v1"])
+        )
         environ.setdefault("FITPROOF_API_KEY", SECRET)
     elif command == "count":
         argv = ["count", source, "--tokenizer", draw(st.sampled_from(["o200k_base", "cl100k_base", "estimate", "gpt2", ""]))]
@@ -131,8 +200,21 @@ def invocations(draw):
     elif command == "serve":
         argv = ["serve", "--port", draw(OPTION_VALUES.filter(lambda value: value not in ("0", "2", "16", "17")))]
     else:
-        argv = draw(st.sampled_from([["nonsense"], ["chek"], ["--port"], ["-"], [""], ["\x1b[2J"], ["check", "--\x1b[2J"],
-                                     ["check", "--format", "\x1b[2J"], ["fixtures", "\x1b]0;title\x07"]]))
+        argv = draw(
+            st.sampled_from(
+                [
+                    ["nonsense"],
+                    ["chek"],
+                    ["--port"],
+                    ["-"],
+                    [""],
+                    ["\x1b[2J"],
+                    ["check", "--\x1b[2J"],
+                    ["check", "--format", "\x1b[2J"],
+                    ["fixtures", "\x1b]0;title\x07"],
+                ]
+            )
+        )
     return argv, stdin, environ, files, target_state
 
 

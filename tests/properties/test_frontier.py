@@ -37,7 +37,7 @@ def problems(draw):
                 savings.append(size - draw(st.integers(5, 15)))
             calls.append(len(costs))
         costs.append(draw(st.integers(10, 700)))
-    problem = _frontier.Problem(costs, starts, tools, savings, calls, 10 ** 9)
+    problem = _frontier.Problem(costs, starts, tools, savings, calls, 10**9)
     need = max(problem.tokens(call, problem.live(call), problem.most_cleared(call)) for call in range(count))
     whole = max(problem.tokens(call, starts[0], 0) for call in range(count))
     problem.limit = need + int(draw(st.floats(0.25, 1.0)) * (max(need, whole) - need))
@@ -49,13 +49,20 @@ def plan_count(problem, monotone=False):
     ways = None
     for call in range(len(problem.calls)):
         most = problem.most_cleared(call)
-        states = [(cut, k) for cut in problem.starts if cut <= problem.live(call) for k in range(most + 1)
-                  if problem.tokens(call, cut, k) <= problem.limit]
+        states = [
+            (cut, k)
+            for cut in problem.starts
+            if cut <= problem.live(call)
+            for k in range(most + 1)
+            if problem.tokens(call, cut, k) <= problem.limit
+        ]
         if ways is None:
             ways = dict.fromkeys(states, 1)
         else:
-            ways = {(cut, k): sum(n for (old_cut, old_k), n in ways.items() if old_k <= k and (not monotone or old_cut <= cut))
-                    for cut, k in states}
+            ways = {
+                (cut, k): sum(n for (old_cut, old_k), n in ways.items() if old_k <= k and (not monotone or old_cut <= cut))
+                for cut, k in states
+            }
     return sum(ways.values())
 
 
@@ -130,7 +137,7 @@ def test_bill_is_cache_costs_billed(tokens, prefix, breakpoint_now, previous_bre
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(["chatty", "agent", "documents"]), st.integers(3, 6), st.integers(0, 10 ** 6), st.floats(0, 1))
+@given(st.sampled_from(["chatty", "agent", "documents"]), st.integers(3, 6), st.integers(0, 10**6), st.floats(0, 1))
 def test_every_strategy_is_above_the_frontier(shape, calls, seed, where):
     """bench/clearing.py's strategies on small recorded conversations: each sends plans of the plan
     space, billed alike by the bench and the program, and costs at least the frontier at its context."""
@@ -140,8 +147,10 @@ def test_every_strategy_is_above_the_frontier(shape, calls, seed, where):
 
     recorded = _shapes.SHAPES[shape](calls, seed)
     whole = max(clearing.PRIMING + sum(recorded.costs[:length]) for length in recorded.calls)
-    need = max(clearing.PRIMING + recorded.costs[0] + sum(recorded.costs[recorded.live_start(call):length])
-               for call, length in enumerate(recorded.calls))
+    need = max(
+        clearing.PRIMING + recorded.costs[0] + sum(recorded.costs[recorded.live_start(call) : length])
+        for call, length in enumerate(recorded.calls)
+    )
     limit = need + int(where * (max(whole, need) - need))
     runs = clearing.run_strategies(recorded, limit, check_every=1)
     for run in runs.values():
@@ -165,12 +174,15 @@ def test_transcribed_clear_tool_uses_is_langchains():
     recorded = _shapes.agent(60, 3)
     lc = clearing._LangChain(recorded)
     rng = random.Random(5)
-    for options in ({"trigger": 6000, "keep": 3}, {"trigger": 9000, "keep": 1, "clear_at_least": 2000},
-                    {"trigger": 4000, "keep": 0, "exclude_tools": ("grep",)}):
+    for options in (
+        {"trigger": 6000, "keep": 3},
+        {"trigger": 9000, "keep": 1, "clear_at_least": 2000},
+        {"trigger": 4000, "keep": 0, "exclude_tools": ("grep",)},
+    ):
         theirs = context_editing.ClearToolUsesEdit(**options)
         ours = clearing.TranscribedClearToolUses(**options)
         for call in sorted(rng.sample(range(len(recorded.calls)), 15)):
-            messages = lc.messages[:recorded.calls[call]]
+            messages = lc.messages[: recorded.calls[call]]
             edited_theirs, edited_ours = list(messages), list(messages)
             theirs.apply(edited_theirs, count_tokens=lc.counter)
             ours.apply(edited_ours, count_tokens=lc.counter)

@@ -20,8 +20,20 @@ def turns(draw, start):
         messages[0]["pinned"] = draw(st.sampled_from([True, False]))
     if draw(st.integers(0, 3)) == 0:
         ids = [f"c{start}_{k}" for k in range(draw(st.integers(1, 2)))]
-        messages.append({"role": "assistant", "content": None, "tool_calls": [
-            {"id": call_id, "type": draw(st.sampled_from(["function", "custom"])), "function": {"name": "f", "arguments": draw(TEXT)}} for call_id in ids]})
+        messages.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": call_id,
+                        "type": draw(st.sampled_from(["function", "custom"])),
+                        "function": {"name": "f", "arguments": draw(TEXT)},
+                    }
+                    for call_id in ids
+                ],
+            }
+        )
         for call in messages[-1]["tool_calls"]:
             if call["type"] == "custom":
                 call["custom"] = {"name": "g", "input": call.pop("function")["arguments"]}

@@ -12,7 +12,7 @@ from fitproof._fixtures.case import first_difference
 
 # Ids drawn from characters whose UTF-16 order differs from code point order, plus
 # whitespace that JavaScript's trim does or does not remove.
-ID_CHARS = st.sampled_from(["a", "b", "B", "\uff5e", "\U0001F600", "\U00010000", "\u00e9", "\u0085", " ", "\ud800"])
+ID_CHARS = st.sampled_from(["a", "b", "B", "\uff5e", "\U0001f600", "\U00010000", "\u00e9", "\u0085", " ", "\ud800"])
 IDS = st.text(ID_CHARS, min_size=1, max_size=3).filter(lambda text: text.strip(" ") != "")
 SCORES = st.one_of(st.integers(-3, 3), st.sampled_from([0.5, -0.0, 2.5, 1e300, 9007199254740993]))
 COUNTS = st.one_of(st.integers(0, 12), st.sampled_from([0.0, 4.0]))
@@ -36,14 +36,33 @@ VALID_INPUTS = st.one_of(RELEVANCE_INPUTS, REQUIRED_INPUTS)
 # Any JSON value a Python caller could pass, with the awkward parts over-represented.
 STRINGS = st.one_of(st.text(), st.sampled_from(["\ud800", "a\udfffb", "", " \u3000", "mode", "relevance", "required"]))
 SCALARS = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.integers(min_value=2**60), st.floats(allow_nan=False), STRINGS,
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.integers(min_value=2**60),
+    st.floats(allow_nan=False),
+    STRINGS,
     st.sampled_from([10**400, 2**53, 2**53 - 1, 4.0, -0.0]),
     st.just(5000).map(lambda digits: -(10**digits)),  # past CPython's int-to-text limit
 )
-JSON_VALUES = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(STRINGS, inner, max_size=4)), max_leaves=20)
+JSON_VALUES = st.recursive(
+    SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(STRINGS, inner, max_size=4)), max_leaves=20
+)
 NEAR_VALID = st.one_of(
     VALID_INPUTS,
-    st.fixed_dictionaries({"budget": JSON_VALUES, "items": st.lists(st.one_of(JSON_VALUES, st.dictionaries(st.sampled_from(["id", "relevance", "tokens", "cost", "priority", "required", "content"]), JSON_VALUES)), max_size=5)}, optional={"mode": st.one_of(STRINGS, JSON_VALUES)}),
+    st.fixed_dictionaries(
+        {
+            "budget": JSON_VALUES,
+            "items": st.lists(
+                st.one_of(
+                    JSON_VALUES,
+                    st.dictionaries(st.sampled_from(["id", "relevance", "tokens", "cost", "priority", "required", "content"]), JSON_VALUES),
+                ),
+                max_size=5,
+            ),
+        },
+        optional={"mode": st.one_of(STRINGS, JSON_VALUES)},
+    ),
     JSON_VALUES,
 )
 
@@ -97,9 +116,10 @@ def test_never_exceeds_budget_and_left_out_items_did_not_fit(data):
 
 def js_compare_ids(a, b):
     """JavaScript's `<` on strings: UTF-16 code units, written out one unit at a time."""
+
     def units(text):
         encoded = text.encode("utf-16-be", "surrogatepass")
-        return [int.from_bytes(encoded[i:i + 2], "big") for i in range(0, len(encoded), 2)]
+        return [int.from_bytes(encoded[i : i + 2], "big") for i in range(0, len(encoded), 2)]
 
     return -1 if units(a) < units(b) else 1 if units(a) > units(b) else 0
 
@@ -107,9 +127,11 @@ def js_compare_ids(a, b):
 def seed_000_reference(data):
     """The JavaScript loop of seed 000, the teaching note mode relevance adapts, transcribed: sort with
     its comparator, take what fits."""
+
     def compare(a, b):
         difference = float(b["relevance"]) - float(a["relevance"]) if math.isfinite(float(a["relevance"])) else 0
         return (1 if difference > 0 else -1) if difference else js_compare_ids(a["id"], b["id"])
+
     remaining, selected = data["budget"], []
     for item in sorted(data["items"], key=functools.cmp_to_key(compare)):
         if item["tokens"] <= remaining:
@@ -125,8 +147,16 @@ def test_relevance_matches_the_seed_reference(data):
 
 
 # ---------------------------------------------------------------- blocks
-INSTANTS = st.sampled_from(["2026-03-13T12:00:00Z", "2026-03-13T15:00:00+03:00", "2026-03-13T09:00:00-03:00", "2026-03-13T12:00:00.5Z", "2025-12-31T23:59:59+00:00"])
-CONTENT = st.text(st.sampled_from(["a", "b", " ", "\n", "\u3000", "\U0001F600", "\u0085", "."]), max_size=30)
+INSTANTS = st.sampled_from(
+    [
+        "2026-03-13T12:00:00Z",
+        "2026-03-13T15:00:00+03:00",
+        "2026-03-13T09:00:00-03:00",
+        "2026-03-13T12:00:00.5Z",
+        "2025-12-31T23:59:59+00:00",
+    ]
+)
+CONTENT = st.text(st.sampled_from(["a", "b", " ", "\n", "\u3000", "\U0001f600", "\u0085", "."]), max_size=30)
 BLOCKS = st.lists(
     st.fixed_dictionaries(
         {"id": IDS, "source": st.just("s"), "content": CONTENT, "priority": st.integers(0, 3), "observed_at": INSTANTS},
@@ -135,7 +165,13 @@ BLOCKS = st.lists(
     max_size=10,
 ).map(unique_by_id)
 BLOCKS_INPUTS = st.fixed_dictionaries(
-    {"mode": st.just("blocks"), "window": st.fixed_dictionaries({"context_tokens": st.integers(1, 60), "reserved_output_tokens": st.just(0), "fixed_prompt_tokens": st.just(0)}), "blocks": BLOCKS},
+    {
+        "mode": st.just("blocks"),
+        "window": st.fixed_dictionaries(
+            {"context_tokens": st.integers(1, 60), "reserved_output_tokens": st.just(0), "fixed_prompt_tokens": st.just(0)}
+        ),
+        "blocks": BLOCKS,
+    },
     optional={"system": st.text(max_size=5), "task": st.text(max_size=5)},
 )
 
@@ -168,7 +204,9 @@ def test_blocks_accounting_and_proceeding(data):
 def seed_estimate(text):
     """EstimateTokens of seed 001, the C# pipeline mode blocks adapts, with JavaScript's whitespace,
     written character by character."""
-    whitespace = set("\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff")
+    whitespace = set(
+        "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+    )
     start, end = 0, len(text)
     while start < end and text[start] in whitespace:
         start += 1
@@ -196,9 +234,13 @@ def test_estimate_matches_the_seed(text):
 
 
 PASSAGES_INPUTS = st.fixed_dictionaries(
-    {"mode": st.just("passages"), "question": st.text(max_size=5), "limit": st.integers(0, 40),
-     "counter": st.sampled_from(["words", "estimate"]),
-     "passages": st.lists(st.fixed_dictionaries({"id": IDS, "text": CONTENT}), max_size=6).map(unique_by_id)},
+    {
+        "mode": st.just("passages"),
+        "question": st.text(max_size=5),
+        "limit": st.integers(0, 40),
+        "counter": st.sampled_from(["words", "estimate"]),
+        "passages": st.lists(st.fixed_dictionaries({"id": IDS, "text": CONTENT}), max_size=6).map(unique_by_id),
+    },
     optional={"margin": st.sampled_from([0, 0.15, 0.5])},
 )
 
@@ -210,7 +252,7 @@ def spoil(value, data):
         return {**value, key: data.draw(st.one_of(JSON_VALUES, st.just(spoil(value[key], data))))}
     if isinstance(value, list) and value:
         index = data.draw(st.integers(0, len(value) - 1))
-        return value[:index] + [spoil(value[index], data)] + value[index + 1:]
+        return value[:index] + [spoil(value[index], data)] + value[index + 1 :]
     return data.draw(JSON_VALUES)
 
 

@@ -12,22 +12,36 @@ from hypothesis import given, settings, strategies as st
 
 from fitproof import MessagesError, evaluate, trim_messages
 
-SCALARS = st.none() | st.booleans() | st.integers(-10**20, 10**20) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8)
-JSON = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=12)
+SCALARS = (
+    st.none() | st.booleans() | st.integers(-(10**20), 10**20) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8)
+)
+JSON = st.recursive(
+    SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=12
+)
 SCHEMA_KEYS = st.sampled_from(["type", "description", "enum", "items", "properties", "minimum", "required", "anyOf"])
 SCHEMA = JSON | st.dictionaries(SCHEMA_KEYS, JSON | st.lists(st.text(max_size=5), max_size=3), max_size=4)
-PARAMETERS = JSON | st.fixed_dictionaries({"type": st.just("object")}, optional={
-    "properties": JSON | st.dictionaries(st.text(min_size=1, max_size=6), SCHEMA, max_size=4),
-    "required": JSON,
-})
-FUNCTION = JSON | st.fixed_dictionaries({"name": st.text(min_size=1, max_size=8) | JSON}, optional={
-    "description": st.text(max_size=20) | JSON, "parameters": PARAMETERS, "strict": JSON})
+PARAMETERS = JSON | st.fixed_dictionaries(
+    {"type": st.just("object")},
+    optional={
+        "properties": JSON | st.dictionaries(st.text(min_size=1, max_size=6), SCHEMA, max_size=4),
+        "required": JSON,
+    },
+)
+FUNCTION = JSON | st.fixed_dictionaries(
+    {"name": st.text(min_size=1, max_size=8) | JSON},
+    optional={"description": st.text(max_size=20) | JSON, "parameters": PARAMETERS, "strict": JSON},
+)
 TOOL = JSON | st.fixed_dictionaries({"type": st.just("function") | JSON, "function": FUNCTION})
 # A well-formed tool whose properties' schemas are anything: where the counting method walks by type.
 PROPERTY_SCHEMA = SCHEMA | st.dictionaries(st.sampled_from(["type", "description", "enum"]), JSON, min_size=1, max_size=3)
-SCHEMA_TOOL = st.builds(lambda name, properties: {"type": "function", "function": {
-    "name": name, "description": "A tool.", "parameters": {"type": "object", "properties": properties}}},
-    st.text(min_size=1, max_size=6), st.dictionaries(st.text(min_size=1, max_size=6), PROPERTY_SCHEMA, min_size=1, max_size=4))
+SCHEMA_TOOL = st.builds(
+    lambda name, properties: {
+        "type": "function",
+        "function": {"name": name, "description": "A tool.", "parameters": {"type": "object", "properties": properties}},
+    },
+    st.text(min_size=1, max_size=6),
+    st.dictionaries(st.text(min_size=1, max_size=6), PROPERTY_SCHEMA, min_size=1, max_size=4),
+)
 MESSAGES = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "What is the weather in Paris?"}]
 
 
@@ -60,7 +74,13 @@ def test_trim_messages_refuses_bad_tools_as_messages_error_never_another_excepti
 
 
 def test_a_number_for_enum_is_an_input_error_at_its_path():
-    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"unit": {"type": "string", "enum": 3}}}}}]
+    tools = [
+        {
+            "type": "function",
+            "function": {"name": "f", "parameters": {"type": "object", "properties": {"unit": {"type": "string", "enum": 3}}}},
+        }
+    ]
     report = evaluate({"mode": "messages", "limit": 1000, "messages": MESSAGES, "tools": tools})
-    assert report["errors"] == [{"path": "$.tools[0].function.parameters.properties.unit.enum",
-                                 "message": "expected an array of the allowed values, got 3"}]
+    assert report["errors"] == [
+        {"path": "$.tools[0].function.parameters.properties.unit.enum", "message": "expected an array of the allowed values, got 3"}
+    ]

@@ -28,8 +28,12 @@ def exception_classes():
 def test_every_exception_the_package_defines_derives_from_the_root():
     found = dict(exception_classes())
     assert len(found) >= 20, sorted(found)  # the walk reached every layer (tokenizers, templates, cli, _site...)
-    for expected in ("fitproof.tokenizers.regex.PatternUnsupported", "fitproof.templates._common.TemplateError",
-                     "fitproof.batch.WorkerLost", "fitproof.pytest_plugin.CaseFailed"):
+    for expected in (
+        "fitproof.tokenizers.regex.PatternUnsupported",
+        "fitproof.templates._common.TemplateError",
+        "fitproof.batch.WorkerLost",
+        "fitproof.pytest_plugin.CaseFailed",
+    ):
         assert expected in found
     outside = sorted(name for name, kind in found.items() if not issubclass(kind, FitproofError))
     assert outside == []
@@ -40,8 +44,14 @@ def test_bad_input_errors_are_value_errors_too():
     from fitproof.templates import TemplateError
     from fitproof.tokenizers.regex import PatternUnsupported
 
-    for kind in (fitproof.InvalidInputError, fitproof.MessagesError, fitproof.PackError,
-                 fitproof.TokenizerUnavailable, TemplateError, PatternUnsupported):
+    for kind in (
+        fitproof.InvalidInputError,
+        fitproof.MessagesError,
+        fitproof.PackError,
+        fitproof.TokenizerUnavailable,
+        TemplateError,
+        PatternUnsupported,
+    ):
         assert issubclass(kind, ValueError) and issubclass(kind, FitproofError), kind
 
 
@@ -88,8 +98,12 @@ def test_a_name_registered_in_the_registry_in_use_is_known_and_suggested():
 
 
 def test_a_text_or_tokenizer_of_the_wrong_type_is_a_type_error_and_still_a_value_error():
-    for call, argument in ((lambda: count_tokens(5), "text"), (lambda: count_tokens(b"x", "estimate"), "text"),
-                           (lambda: count_tokens("hi", None), "tokenizer"), (lambda: count_tokens("hi", 3), "tokenizer")):
+    for call, argument in (
+        (lambda: count_tokens(5), "text"),
+        (lambda: count_tokens(b"x", "estimate"), "text"),
+        (lambda: count_tokens("hi", None), "tokenizer"),
+        (lambda: count_tokens("hi", 3), "tokenizer"),
+    ):
         with pytest.raises(ArgumentTypeError) as raised:
             call()
         error = raised.value
@@ -215,8 +229,14 @@ def test_every_name_the_package_exports_imports_from_the_top():
 
 def test_importing_the_package_reads_no_tokenizer_file_code_until_load_tokenizer_is_asked_for():
     """``load_tokenizer`` and ``Tokenizer`` are exported lazily: importing the package is the page's start-up."""
-    probe = ("import sys\nimport fitproof\nbefore = sorted({'fitproof.tokenizers.base', 'fitproof.tokenizers.files'} & set(sys.modules))\n"
-             "from fitproof import load_tokenizer\nprint(before, 'fitproof.tokenizers.files' in sys.modules)")
-    done = subprocess.run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(ROOT / 'py')!r})\n{probe}"],
-                          capture_output=True, text=True, timeout=60)
+    probe = (
+        "import sys\nimport fitproof\nbefore = sorted({'fitproof.tokenizers.base', 'fitproof.tokenizers.files'} & set(sys.modules))\n"
+        "from fitproof import load_tokenizer\nprint(before, 'fitproof.tokenizers.files' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(ROOT / 'py')!r})\n{probe}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.stdout.strip() == "[] True", done.stderr

@@ -15,8 +15,12 @@ EPOCH = datetime(1, 1, 1, tzinfo=timezone.utc)
 @settings(max_examples=2000, deadline=None)
 @given(
     st.sampled_from([1, 4, 100, 400, 1900, 2000, 2023, 2024, 9999]) | st.integers(1, 9999),
-    st.integers(0, 13), st.integers(0, 32), st.integers(0, 25), st.integers(0, 61),
-    st.none() | st.integers(0, 61), st.none() | st.text("0123456789", min_size=1, max_size=9),
+    st.integers(0, 13),
+    st.integers(0, 32),
+    st.integers(0, 25),
+    st.integers(0, 61),
+    st.none() | st.integers(0, 61),
+    st.none() | st.text("0123456789", min_size=1, max_size=9),
     st.none() | st.tuples(st.sampled_from("+-"), st.integers(0, 25), st.integers(0, 61)),
 )
 @example(2000, 2, 29, 12, 0, 0, None, None)  # leap: divisible by 400
@@ -76,8 +80,12 @@ def test_the_estimate_is_seed_001s_formula(text):
 
 
 @given(
-    st.lists(st.tuples(st.text("ab\U0001f600\uff61", min_size=1, max_size=3), st.integers(0, 40)), max_size=60, unique_by=lambda pair: pair[0]),
-    st.sampled_from([2, 5, 41]), st.booleans(), st.lists(st.booleans(), max_size=60),
+    st.lists(
+        st.tuples(st.text("ab\U0001f600\uff61", min_size=1, max_size=3), st.integers(0, 40)), max_size=60, unique_by=lambda pair: pair[0]
+    ),
+    st.sampled_from([2, 5, 41]),
+    st.booleans(),
+    st.lists(st.booleans(), max_size=60),
 )
 def test_ranked_order_is_rank_then_ordinal_id(pairs, spread, descending, leave_out):
     """One sort by rank, then runs of equal ranks by ordinal id: the same as sorting by
@@ -103,7 +111,10 @@ def test_long_integer_columns_share_equal_values():
         # A new object per value, as JSON gives.
         return [{"id": f"i{index}", "relevance": relevance(index), "tokens": int(str(1000 + index % 300))} for index in range(5000)]
 
-    for relevance, scores_shared in ((lambda index: int(str(500 + index % 7)), 7), (lambda index: 0.5 if index == 9 else int(str(500 + index % 7)), 5000)):
+    for relevance, scores_shared in (
+        (lambda index: int(str(500 + index % 7)), 7),
+        (lambda index: 0.5 if index == 9 else int(str(500 + index % 7)), 5000),
+    ):
         elements = items(relevance)
         ids, scores, tokens, _ = fast_columns(elements, SHAPE.item)
         assert tokens == [element["tokens"] for element in elements] and all(type(value) is int for value in tokens)
@@ -116,7 +127,9 @@ def test_mostly_distinct_integer_columns_are_left_as_given():
     from fitproof._shared.shape import SHARE_DISTINCT, fast_columns
     from fitproof.modes.relevance import SHAPE
 
-    elements = [{"id": f"i{index}", "relevance": int(str(index)), "tokens": int(str(index % (SHARE_DISTINCT + 1)))} for index in range(5000)]
+    elements = [
+        {"id": f"i{index}", "relevance": int(str(index)), "tokens": int(str(index % (SHARE_DISTINCT + 1)))} for index in range(5000)
+    ]
     ids, scores, tokens, _ = fast_columns(elements, SHAPE.item)
     assert scores == [element["relevance"] for element in elements]
     assert tokens == [element["tokens"] for element in elements]

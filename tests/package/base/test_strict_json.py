@@ -10,7 +10,7 @@ from fitproof._base import strict_json as _strict_json
 from fitproof._envelope import check_document
 
 # Strings full of the characters the depth scan has to see through.
-TRICKY = st.text(st.sampled_from(['[', ']', '{', '}', '"', '\\', 'a', '\n', 'é']), max_size=6)
+TRICKY = st.text(st.sampled_from(["[", "]", "{", "}", '"', "\\", "a", "\n", "é"]), max_size=6)
 VALUES = st.recursive(
     st.one_of(st.integers(), TRICKY, st.none()),
     lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(TRICKY, inner, max_size=3)),
@@ -34,7 +34,12 @@ def test_nesting_scan_matches_the_real_depth(value, limit, ascii_only):
 
 def test_too_deep_input_is_refused_the_same_way_everywhere():
     envelope = check_document("[" * 600 + "]" * 600)
-    assert envelope == {"ok": False, "error": "JSON nests arrays and objects more than 512 levels deep at line 1 column 513", "line": 1, "column": 513}
+    assert envelope == {
+        "ok": False,
+        "error": "JSON nests arrays and objects more than 512 levels deep at line 1 column 513",
+        "line": 1,
+        "column": 513,
+    }
     assert check_document("[" * 512 + "]" * 512)["result"]["errors"][0]["path"] == "$"
 
 
@@ -53,7 +58,7 @@ BROKEN = [
     ('{"a":1}}', "extra data after the JSON value", 7),
     ("[1,-]", "invalid number", 3),
     ("{1:2}", "expected an object key in double quotes", 1),
-    ('[NaN, -Infinity, 1,]', "trailing comma before ']'", 19),
+    ("[NaN, -Infinity, 1,]", "trailing comma before ']'", 19),
     ('{"a":[1,{"b":"\\u12"}]}', "invalid \\u escape in a string", 14),
 ]
 
@@ -78,7 +83,7 @@ def test_the_scan_finds_nothing_wrong_in_valid_json(value):
 def test_the_scan_agrees_with_the_parser_about_what_is_json(value, data):
     text = json.dumps(value)
     cut = data.draw(st.integers(0, len(text)))
-    broken = text[:cut] + data.draw(st.sampled_from(["", ",", "]", "}", ":", '"', "x", "\\"])) + text[cut + 1:]
+    broken = text[:cut] + data.draw(st.sampled_from(["", ",", "]", "}", ":", '"', "x", "\\"])) + text[cut + 1 :]
     try:
         json.loads(broken)
         parses = True
@@ -100,6 +105,6 @@ def test_over_long_integers_are_refused_whatever_the_interpreters_limit(limit):
         with pytest.raises(_strict_json.JSONInputError, match="integer with more than 4300 digits at line 2 column 12"):
             _strict_json.loads('{"a": [1, 2],\n "budget": ' + "9" * 4301 + "}")
         assert _strict_json.loads('{"budget": ' + "9" * 4300 + "}")["budget"] == int("9" * 4300)
-        assert _strict_json.loads('[1, -0, 25, 1.5e3]') == [1, 0, 25, 1500.0]
+        assert _strict_json.loads("[1, -0, 25, 1.5e3]") == [1, 0, 25, 1500.0]
     finally:
         sys.set_int_max_str_digits(saved)

@@ -46,14 +46,20 @@ def test_the_four_keys_of_every_report_are_required():
 
 
 def test_a_misspelt_report_key_is_a_type_error(tmp_path):
-    source = ('from fitproof import evaluate\n\n'
-              'report = evaluate({"budget": 1, "items": []})\n'
-              'print(report["selected"], report["pass"])\n'
-              'print(report["selectd"])\n')
+    source = (
+        "from fitproof import evaluate\n\n"
+        'report = evaluate({"budget": 1, "items": []})\n'
+        'print(report["selected"], report["pass"])\n'
+        'print(report["selectd"])\n'
+    )
     (tmp_path / "reads.py").write_text(source)
     process = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent", "--no-incremental", "--cache-dir", os.devnull, "reads.py"],
-        capture_output=True, text=True, cwd=tmp_path, timeout=300, env={**os.environ, "MYPYPATH": str(ROOT / "py")},
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+        env={**os.environ, "MYPYPATH": str(ROOT / "py")},
     )
     errors = [line for line in process.stdout.splitlines() if ": error:" in line]
     assert len(errors) == 1 and errors[0].startswith("reads.py:5:") and '"selectd"' in errors[0], process.stdout + process.stderr

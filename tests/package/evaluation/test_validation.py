@@ -19,7 +19,14 @@ def deeply_nested(depth):
 @pytest.mark.parametrize(
     "data",
     [
-        None, True, 0, 1.5, "text", [], {}, {"budget": None},
+        None,
+        True,
+        0,
+        1.5,
+        "text",
+        [],
+        {},
+        {"budget": None},
         {"budget": 10**5000, "items": []},
         {"budget": 1, "items": [{"id": "\ud800", "relevance": -(10**400), "tokens": 2**53}]},
         {"mode": ["required"], "budget": 1, "items": []},
@@ -80,7 +87,10 @@ def test_messages_say_what_was_received_once_and_plainly():
     report = evaluate(loads('{"budget": 1e400, "items": [{"id": "a", "relevance": -1e400, "tokens": 1}]}'))
     assert report["errors"] == [
         {"path": "$.budget", "message": "expected an integer from 0 to 2^53-1, got Infinity (past the 64-bit float range)"},
-        {"path": "$.items[0].relevance", "message": "expected a number that is finite as a 64-bit float, got -Infinity (past the 64-bit float range)"},
+        {
+            "path": "$.items[0].relevance",
+            "message": "expected a number that is finite as a 64-bit float, got -Infinity (past the 64-bit float range)",
+        },
     ]
 
 
@@ -105,7 +115,9 @@ def test_every_message_about_many_problems_gives_the_same_total():
 
 def test_unknown_mode_lists_every_mode():
     report = evaluate({"mode": "knapsack"})
-    assert report["errors"] == [{"path": "$.mode", "message": 'expected one of relevance, required, blocks, passages, messages, got "knapsack"'}]
+    assert report["errors"] == [
+        {"path": "$.mode", "message": 'expected one of relevance, required, blocks, passages, messages, got "knapsack"'}
+    ]
     assert report["mode"] is None
 
 
@@ -138,8 +150,16 @@ def test_integral_floats_count_as_integers_and_are_reported_as_integers():
 
 def test_messages_show_other_scripts_as_written_and_what_cannot_be_seen_as_escapes():
     """Every non-ASCII character was a JSON escape: "\\u00e9lev\\u00e9", a CJK id unreadable."""
-    report = evaluate({"budget": 7, "items": [{"id": "東京", "relevance": "élevé", "tokens": 1}, {"id": "東京", "relevance": 1, "tokens": 1},
-                                              {"id": "c", "relevance": "\ud800", "tokens": "a\u00a0b\u202e\u200b\u3000"}]})
+    report = evaluate(
+        {
+            "budget": 7,
+            "items": [
+                {"id": "東京", "relevance": "élevé", "tokens": 1},
+                {"id": "東京", "relevance": 1, "tokens": 1},
+                {"id": "c", "relevance": "\ud800", "tokens": "a\u00a0b\u202e\u200b\u3000"},
+            ],
+        }
+    )
     messages = {error["path"]: error["message"] for error in report["errors"]}
     assert messages["$.items[0].relevance"] == 'expected a number, got "élevé"'
     assert messages["$.items[1].id"] == 'duplicate id "東京" (first used at $.items[0])'
@@ -149,7 +169,10 @@ def test_messages_show_other_scripts_as_written_and_what_cannot_be_seen_as_escap
     # a Cyrillic letter among ASCII ones passes for one: escaped, or "іtems" reads as "items"
     lookalike = evaluate({"budget": 7, "\u0456tems": []})["errors"][0]["message"]
     assert lookalike.startswith('unknown key "\\u0456tems" (did you mean "items"?'), lookalike
-    assert evaluate({"budget": 7, "items": [{"id": "a", "relevance": "Москва", "tokens": 1}]})["errors"][0]["message"] == 'expected a number, got "Москва"'
+    assert (
+        evaluate({"budget": 7, "items": [{"id": "a", "relevance": "Москва", "tokens": 1}]})["errors"][0]["message"]
+        == 'expected a number, got "Москва"'
+    )
 
 
 def test_a_problem_carries_its_path_as_data_and_a_code():
@@ -169,12 +192,13 @@ def test_a_problem_carries_its_path_as_data_and_a_code():
 
 
 def test_every_bad_input_is_one_shape_under_one_base():
-    from fitproof import (FitproofError, InvalidInputError, MessagesError, PackError, TokenizerUnavailable,
-                                pack_passages, trim_messages)
+    from fitproof import FitproofError, InvalidInputError, MessagesError, PackError, TokenizerUnavailable, pack_passages, trim_messages
 
     assert issubclass(MessagesError, InvalidInputError) and issubclass(PackError, InvalidInputError)
-    assert all(issubclass(cls, FitproofError) and issubclass(cls, ValueError)
-               for cls in (InvalidInputError, MessagesError, PackError, TokenizerUnavailable))
+    assert all(
+        issubclass(cls, FitproofError) and issubclass(cls, ValueError)
+        for cls in (InvalidInputError, MessagesError, PackError, TokenizerUnavailable)
+    )
     with pytest.raises(MessagesError) as raised:
         trim_messages([{"role": "usr", "content": "x"}], 10, "estimate")
     problem = raised.value.problems[0]
@@ -187,10 +211,13 @@ def test_every_bad_input_is_one_shape_under_one_base():
 
 @pytest.mark.parametrize("observed_at", ["２０２６-03-13T13:18:00Z", "2026-03-13T13:18:٠٠Z", "2026-03-13T13:18:00+０1:00"])
 def test_observed_at_takes_ascii_digits_only(observed_at):
-    report = evaluate({
-        "mode": "blocks", "window": {"context_tokens": 900, "reserved_output_tokens": 100, "fixed_prompt_tokens": 0},
-        "blocks": [{"id": "a", "source": "s", "content": "c", "priority": 1, "observed_at": observed_at}],
-    })
+    report = evaluate(
+        {
+            "mode": "blocks",
+            "window": {"context_tokens": 900, "reserved_output_tokens": 100, "fixed_prompt_tokens": 0},
+            "blocks": [{"id": "a", "source": "s", "content": "c", "priority": 1, "observed_at": observed_at}],
+        }
+    )
     assert report["pass"] is False and report["errors"][0]["path"] == "$.blocks[0].observed_at"
 
 
@@ -206,8 +233,13 @@ def test_ids_equal_as_utf16_are_duplicates(mode):
         document = {"budget": 9, "items": [{"id": split, "relevance": 1, "tokens": 1}, {"id": joined, "relevance": 2, "tokens": 1}]}
         path = "$.items[1].id"
     else:
-        document = {"mode": "passages", "question": "q", "limit": 99, "counter": "words",
-                    "passages": [{"id": split, "text": "a"}, {"id": joined, "text": "b"}]}
+        document = {
+            "mode": "passages",
+            "question": "q",
+            "limit": 99,
+            "counter": "words",
+            "passages": [{"id": split, "text": "a"}, {"id": joined, "text": "b"}],
+        }
         path = "$.passages[1].id"
     report = evaluate(document)
     assert report["pass"] is False and [error["path"] for error in report["errors"]] == [path]

@@ -7,7 +7,7 @@ import sys
 
 from conftest import ROOT
 
-CONFORMANCE = '''
+CONFORMANCE = """
 from typing import Any
 
 from fitproof._base import values as _values
@@ -22,10 +22,10 @@ checked_messages: Mode[messages.Parsed, messages.Result] = messages
 registry: dict[str, Mode[Any, Any]] = MODES
 not_a_mode: Mode[Any, Any] = _values  # mypy must reject: a module without the members
 wrong_types: Mode[relevance.Parsed, relevance.Result] = required  # mypy must reject: another mode's types
-'''
+"""
 
 # Reads another module would make of a mode's parse output and result: each misspelt one is an error.
-MISSPELT = '''
+MISSPELT = """
 from fitproof.modes import blocks, passages, relevance, required
 
 
@@ -38,15 +38,18 @@ def reads(r: relevance.Parsed, q: required.Parsed, b: blocks.Parsed, p: passages
             p.lines,  # error
             result["selectd"],  # error
             result["trace"][0]["remaining"])  # error: the row's key is "remaining_before"
-'''
+"""
 
 
 def _mypy(source, tmp_path):
     (tmp_path / "checked.py").write_text(source)
     process = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent", "--no-incremental",
-         "--cache-dir", os.devnull, "checked.py"],
-        capture_output=True, text=True, cwd=tmp_path, timeout=300, env={**os.environ, "MYPYPATH": str(ROOT / "py")},
+        [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent", "--no-incremental", "--cache-dir", os.devnull, "checked.py"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+        env={**os.environ, "MYPYPATH": str(ROOT / "py")},
     )
     return [line for line in process.stdout.splitlines() if ": error:" in line], process.stdout + process.stderr
 

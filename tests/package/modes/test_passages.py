@@ -11,6 +11,7 @@ from fitproof.modes import passages as passages_mode
 
 def naive_pack(question, passages, limit, count):
     """The retrieval example's method, written out: render and count every complete candidate prompt."""
+
     def render(parts):
         return "Question: " + question + "\nSources:\n" + "".join(f"[{key}] {text}\n" for key, text in parts) + "Answer:"
 
@@ -33,22 +34,59 @@ def _reference(name):
     return lambda text: len(encoding.encode_ordinary(text))
 
 
-COUNTERS = {"words": lambda text: len(text.split()), "estimate": estimate_tokens,
-            "o200k_base": _reference("o200k_base"), "cl100k_base": _reference("cl100k_base")}
+COUNTERS = {
+    "words": lambda text: len(text.split()),
+    "estimate": estimate_tokens,
+    "o200k_base": _reference("o200k_base"),
+    "cl100k_base": _reference("cl100k_base"),
+}
 # Texts mixing ASCII, Python-only and JavaScript-only whitespace, astral characters and newlines,
 # and what the tokenizers' patterns treat specially (contractions, digits, slashes, CR, trailing space).
-TEXT = st.lists(st.sampled_from(["a", "b", " ", "\n", "\t", "\u3000", "\u0085", "\u200b", "\ufeff", "\x1c", "\U0001F600", "é", "[",
-                                "'s", "A", "1", "/", ".", "\r", "  \n\n", "\u0301"]), max_size=25).map("".join)
-PASSAGES = st.lists(st.tuples(st.text(st.sampled_from("abcxyz \u3000"), min_size=1, max_size=3).filter(lambda key: key.strip()), TEXT), max_size=10).map(
-    lambda pairs: list({key: (key, text) for key, text in pairs}.values())
-)
+TEXT = st.lists(
+    st.sampled_from(
+        [
+            "a",
+            "b",
+            " ",
+            "\n",
+            "\t",
+            "\u3000",
+            "\u0085",
+            "\u200b",
+            "\ufeff",
+            "\x1c",
+            "\U0001f600",
+            "é",
+            "[",
+            "'s",
+            "A",
+            "1",
+            "/",
+            ".",
+            "\r",
+            "  \n\n",
+            "\u0301",
+        ]
+    ),
+    max_size=25,
+).map("".join)
+PASSAGES = st.lists(
+    st.tuples(st.text(st.sampled_from("abcxyz \u3000"), min_size=1, max_size=3).filter(lambda key: key.strip()), TEXT), max_size=10
+).map(lambda pairs: list({key: (key, text) for key, text in pairs}.values()))
 
 
 @given(question=TEXT, passages=PASSAGES, limit=st.integers(0, 80), counter=st.sampled_from(sorted(COUNTERS)))
 def test_linear_mode_equals_recounting_every_candidate(question, passages, limit, counter):
     """Counting each passage once gives exactly what re-counting every complete candidate prompt gives."""
-    report = evaluate({"mode": "passages", "question": question, "limit": limit, "counter": counter,
-                       "passages": [{"id": key, "text": text} for key, text in passages]})
+    report = evaluate(
+        {
+            "mode": "passages",
+            "question": question,
+            "limit": limit,
+            "counter": counter,
+            "passages": [{"id": key, "text": text} for key, text in passages],
+        }
+    )
     expected = naive_pack(question, passages, limit, COUNTERS[counter])
     if expected is None:
         assert report["pass"] is False and report["errors"][0]["path"] == "$.limit"
@@ -112,8 +150,13 @@ def test_a_count_that_is_not_a_function_is_a_pack_error(count):
         pack_passages("q", [("a", "x")], 99, count)
 
 
-SEED = {"mode": "passages", "question": "why", "limit": 9, "counter": "words",
-        "passages": [{"id": "a", "text": "one two"}, {"id": "b", "text": "one two three four five"}, {"id": "c", "text": "six"}]}
+SEED = {
+    "mode": "passages",
+    "question": "why",
+    "limit": 9,
+    "counter": "words",
+    "passages": [{"id": "a", "text": "one two"}, {"id": "b", "text": "one two three four five"}, {"id": "c", "text": "six"}],
+}
 
 
 @pytest.mark.parametrize(
@@ -142,8 +185,12 @@ def test_pack_passages_refuses_shapes_it_would_misread():
     words = lambda text: len(text.split())  # noqa: E731
     packed = pack_passages("Why?", [{"id": "a", "text": "hello"}], 100, words)  # the passages mode's own shape
     assert packed.chosen == [("a", "hello")] and "[a] hello" in packed.prompt
-    for passages, said in ((["ab"], 'passage 0 must be an \\(id, text\\) pair, got "ab"'), (None, "passages must be a list of \\(id, text\\) pairs"),
-                           ("ab", "passages must be a list"), ([{"id": "a", "text": "x", "score": 1}], "passage 0 must be an \\(id, text\\) pair"),
-                           ([("a", "x"), ("b", "y"), ("a", "z")], 'passage ids must be unique: passage 2 repeats the id "a"')):
+    for passages, said in (
+        (["ab"], 'passage 0 must be an \\(id, text\\) pair, got "ab"'),
+        (None, "passages must be a list of \\(id, text\\) pairs"),
+        ("ab", "passages must be a list"),
+        ([{"id": "a", "text": "x", "score": 1}], "passage 0 must be an \\(id, text\\) pair"),
+        ([("a", "x"), ("b", "y"), ("a", "z")], 'passage ids must be unique: passage 2 repeats the id "a"'),
+    ):
         with pytest.raises(PackError, match=said):
             pack_passages("Why?", passages, 100, words)

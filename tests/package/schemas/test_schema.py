@@ -9,8 +9,7 @@ from json_schemas import BEYOND_SCHEMA, schema_for
 
 
 CASES = [
-    path for path in _fixtures.fixture_files(FIXTURES)
-    if path.parent.name in MODES and _fixtures.load(path)["expected"]["mode"] is not None
+    path for path in _fixtures.fixture_files(FIXTURES) if path.parent.name in MODES and _fixtures.load(path)["expected"]["mode"] is not None
 ]
 
 
@@ -29,6 +28,4 @@ def test_schema_agrees_with_evaluate(path):
 
 def test_there_are_shape_invalid_cases_for_each_mode():
     for mode in MODES:
-        assert any(
-            path.parent.name == mode and "errors" in _fixtures.load(path)["expected"] for path in CASES
-        )
+        assert any(path.parent.name == mode and "errors" in _fixtures.load(path)["expected"] for path in CASES)

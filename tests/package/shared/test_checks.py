@@ -66,19 +66,39 @@ def test_order_check_rereads_scores_from_the_input():
     def tamper(result):
         result["trace"].insert(1, result["trace"].pop(2))
         result["trace"][1]["relevance"] = 8.5
+
     assert checks_for(relevance, SEED_000, tamper)["deterministic relevance order"]["pass"] is False
 
 
-@pytest.mark.parametrize("mode, data, check", [
-    (relevance, {"budget": 1, "items": [{"id": "b", "relevance": 1, "tokens": 1}, {"id": "a", "relevance": 1, "tokens": 1}]},
-     "deterministic relevance order"),
-    (required, {"mode": "required", "budget": 1, "items": [{"id": "b", "priority": 1, "cost": 1}, {"id": "a", "priority": 1, "cost": 1}]},
-     "deterministic priority order"),
-    # The wrong tie after a right one: the message names the pair where it is.
-    (relevance, {"budget": 1, "items": [{"id": "x", "relevance": 2, "tokens": 1}, {"id": "y", "relevance": 2, "tokens": 1},
-                                        {"id": "b", "relevance": 1, "tokens": 1}, {"id": "a", "relevance": 1, "tokens": 1}]},
-     "deterministic relevance order"),
-])
+@pytest.mark.parametrize(
+    "mode, data, check",
+    [
+        (
+            relevance,
+            {"budget": 1, "items": [{"id": "b", "relevance": 1, "tokens": 1}, {"id": "a", "relevance": 1, "tokens": 1}]},
+            "deterministic relevance order",
+        ),
+        (
+            required,
+            {"mode": "required", "budget": 1, "items": [{"id": "b", "priority": 1, "cost": 1}, {"id": "a", "priority": 1, "cost": 1}]},
+            "deterministic priority order",
+        ),
+        # The wrong tie after a right one: the message names the pair where it is.
+        (
+            relevance,
+            {
+                "budget": 1,
+                "items": [
+                    {"id": "x", "relevance": 2, "tokens": 1},
+                    {"id": "y", "relevance": 2, "tokens": 1},
+                    {"id": "b", "relevance": 1, "tokens": 1},
+                    {"id": "a", "relevance": 1, "tokens": 1},
+                ],
+            },
+            "deterministic relevance order",
+        ),
+    ],
+)
 def test_order_check_catches_ties_broken_by_input_order(monkeypatch, mode, data, check):
     """A rule whose sort ignores the id on ties keeps input order for them; the linear order
     check (adjacent pairs strictly ordered, ties by ordinal id) fails without any re-run."""
@@ -110,24 +130,33 @@ def test_blocks_order_check_catches_ties_broken_by_input_order(monkeypatch):
     assert "ranks before it" in verdicts["deterministic packing order"]["detail"]
 
 
-@pytest.mark.parametrize("first, second", [
-    ({"required": True}, {"required": False, "priority": 100}),          # required first, whatever the priority
-    ({"priority": 90}, {"priority": 89, "observed_at": "2099-01-01T00:00:00Z"}),  # then priority, whatever the time
-    ({"observed_at": "2026-03-01T00:00:01Z"}, {"observed_at": "2026-03-01T00:00:00Z"}),  # then the newest
-    ({"observed_at": "0001-01-01T00:00:00.000000002Z"}, {"observed_at": "0001-01-01T00:00:00.000000001Z"}),
-])
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ({"required": True}, {"required": False, "priority": 100}),  # required first, whatever the priority
+        ({"priority": 90}, {"priority": 89, "observed_at": "2099-01-01T00:00:00Z"}),  # then priority, whatever the time
+        ({"observed_at": "2026-03-01T00:00:01Z"}, {"observed_at": "2026-03-01T00:00:00Z"}),  # then the newest
+        ({"observed_at": "0001-01-01T00:00:00.000000002Z"}, {"observed_at": "0001-01-01T00:00:00.000000001Z"}),
+    ],
+)
 def test_blocks_order_check_catches_each_part_of_the_rank_out_of_order(monkeypatch, first, second):
     """Two blocks that differ in one part of the rank, packed the wrong way round (the one that
     ranks first has the later id, so a check that missed that part would take them for a tie
     rightly broken by id)."""
     base = {"source": "s", "content": "x", "priority": 50, "observed_at": "2026-03-01T00:00:00Z", "required": False}
-    data = {"mode": "blocks", "window": {"context_tokens": 1000, "reserved_output_tokens": 0, "fixed_prompt_tokens": 0},
-            "blocks": [dict(base, id="a", **second), dict(base, id="z", **first)]}
+    data = {
+        "mode": "blocks",
+        "window": {"context_tokens": 1000, "reserved_output_tokens": 0, "fixed_prompt_tokens": 0},
+        "blocks": [dict(base, id="a", **second), dict(base, id="z", **first)],
+    }
     assert [row["id"] for row in blocks.run(data)["trace"]] == ["z", "a"]
     monkeypatch.setattr(blocks, "_packing_order", lambda records: list(range(len(records))))  # input order
     verdicts = {verdict["name"]: verdict for verdict in blocks.verify(data, blocks.run(data))}
-    assert verdicts["deterministic packing order"] == {"name": "deterministic packing order", "pass": False,
-                                                       "detail": "'z' was considered after 'a' but ranks before it"}
+    assert verdicts["deterministic packing order"] == {
+        "name": "deterministic packing order",
+        "pass": False,
+        "detail": "'z' was considered after 'a' but ranks before it",
+    }
 
 
 def test_a_failed_check_fails_the_report(monkeypatch):
@@ -165,11 +194,19 @@ def test_refund_case_passes_every_check():
         (lambda r: r["included"][0].update(tokens=1), "context budget", "reported at 1 tokens"),
         (lambda r: r.update(available=151), "context budget", "reported available 151"),
         (lambda r: r.update(rendered_tokens=1), "rendered prompt fits window", "re-counts to"),
-        (lambda r: (r["included"].pop(1), r.update(used=r["used"] - 60, remaining=r["remaining"] + 60)), "required blocks included", "REFUND_POLICY"),
+        (
+            lambda r: (r["included"].pop(1), r.update(used=r["used"] - 60, remaining=r["remaining"] + 60)),
+            "required blocks included",
+            "REFUND_POLICY",
+        ),
         (lambda r: r.update(can_proceed=False), "required blocks included", "can_proceed"),
         (lambda r: r["trace"].reverse(), "deterministic packing order", "ranks before"),
         (lambda r: r["trace"][2].update(kept=True), "deterministic packing order", "was kept"),
-        (lambda r: r.update(prompt=r["prompt"].replace("### Block CUSTOMER_HISTORY", "### Block ORDER_DATA")), "prompt lists included blocks in order", "line"),
+        (
+            lambda r: r.update(prompt=r["prompt"].replace("### Block CUSTOMER_HISTORY", "### Block ORDER_DATA")),
+            "prompt lists included blocks in order",
+            "line",
+        ),
         (lambda r: r.update(prompt=r["prompt"] + "extra"), "prompt lists included blocks in order", "fresh render"),
     ],
 )
@@ -198,8 +235,11 @@ def test_blocks_check_recounts_estimates_independently(monkeypatch):
 def test_required_order_check_catches_an_optional_item_ranked_before_a_required_one():
     """The order check ranks required rows first as a group (then each group by priority):
     a trace that lists a higher-priority optional item first fails it."""
-    data = {"mode": "required", "budget": 10, "items": [
-        {"id": "opt", "priority": 9, "cost": 1}, {"id": "req", "priority": 1, "cost": 1, "required": True}]}
+    data = {
+        "mode": "required",
+        "budget": 10,
+        "items": [{"id": "opt", "priority": 9, "cost": 1}, {"id": "req", "priority": 1, "cost": 1, "required": True}],
+    }
     result = required.run(data)
     assert [row["id"] for row in result["trace"]] == ["req", "opt"]
     result["trace"].reverse()
@@ -210,13 +250,25 @@ def test_required_order_check_catches_an_optional_item_ranked_before_a_required_
 
 def test_blocks_names_missing_required_blocks_in_the_rules_order():
     """Like the summary: priority first, then newest, then ordinal id (here the reverse of id order)."""
-    def block(block_id, priority, day):
-        return {"id": block_id, "source": "crm", "content": "x", "priority": priority,
-                "observed_at": f"2026-01-{day:02d}T00:00:00Z", "tokens": 50, "required": True}
 
-    data = {"mode": "blocks", "system": "s", "task": "t",
-            "window": {"context_tokens": 60, "reserved_output_tokens": 0, "fixed_prompt_tokens": 0},
-            "blocks": [block("a", 1, 1), block("b", 5, 1), block("c", 5, 2), block("d", 9, 1)]}
+    def block(block_id, priority, day):
+        return {
+            "id": block_id,
+            "source": "crm",
+            "content": "x",
+            "priority": priority,
+            "observed_at": f"2026-01-{day:02d}T00:00:00Z",
+            "tokens": 50,
+            "required": True,
+        }
+
+    data = {
+        "mode": "blocks",
+        "system": "s",
+        "task": "t",
+        "window": {"context_tokens": 60, "reserved_output_tokens": 0, "fixed_prompt_tokens": 0},
+        "blocks": [block("a", 1, 1), block("b", 5, 1), block("c", 5, 2), block("d", 9, 1)],
+    }
     report = evaluate(data)
     assert report["summary"].startswith("Cannot proceed: required block c needs 50 tokens but only 10 remain")
     check = next(check for check in report["checks"] if check["name"] == "required blocks included")

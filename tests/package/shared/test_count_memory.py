@@ -41,8 +41,10 @@ def test_counts_are_remembered_by_tokenizer_and_text():
 def history(turns):
     messages = [{"role": "system", "content": "You are terse."}]
     for turn in range(turns):
-        messages += [{"role": "user", "content": f"question {turn} " + "about the parcel " * (turn % 7)},
-                     {"role": "assistant", "content": f"answer {turn} " + "it shipped " * (turn % 5)}]
+        messages += [
+            {"role": "user", "content": f"question {turn} " + "about the parcel " * (turn % 7)},
+            {"role": "assistant", "content": f"answer {turn} " + "it shipped " * (turn % 5)},
+        ]
     return messages + [{"role": "user", "content": "and now?"}]
 
 
@@ -122,6 +124,7 @@ def _fresh_memory():
 
 # ---------------------------------------------------------------- histories remembered
 
+
 def test_a_corrupted_history_memory_fails_the_checks():
     messages = history(10)
     data = {"mode": "messages", "limit": 1000, "messages": messages}
@@ -152,8 +155,12 @@ CHANGES = {
     "pinned added": lambda messages: messages[5].update(pinned=True),
     "message removed": lambda messages: messages.pop(3),
     "message replaced": lambda messages: messages.__setitem__(4, {"role": "user", "content": "a new one"}),
-    "tool call keys reordered": lambda messages: messages[2]["tool_calls"].__setitem__(0, dict(reversed(list(messages[2]["tool_calls"][0].items())))),
-    "tool call arguments edited": lambda messages: messages[2]["tool_calls"][0]["function"].update(arguments='{"q":"a much longer argument"}'),
+    "tool call keys reordered": lambda messages: messages[2]["tool_calls"].__setitem__(
+        0, dict(reversed(list(messages[2]["tool_calls"][0].items())))
+    ),
+    "tool call arguments edited": lambda messages: messages[2]["tool_calls"][0]["function"].update(
+        arguments='{"q":"a much longer argument"}'
+    ),
     "image size int -> float": lambda messages: messages[1]["content"][1].update(size=[1024.0, 1024]),
     "image size -> bool": lambda messages: messages[1]["content"][1].update(size=[True, 1024]),
 }
@@ -161,9 +168,18 @@ CHANGES = {
 
 def tool_history():
     messages = history(6)
-    messages[1]["content"] = [{"type": "text", "text": "look"}, {"type": "image_url", "image_url": {"url": "https://example.invalid/a.png"}, "size": [1024, 1024]}]
-    messages[2:2] = [{"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"q":"x"}'}}]},
-                     {"role": "tool", "tool_call_id": "c1", "content": "result"}]
+    messages[1]["content"] = [
+        {"type": "text", "text": "look"},
+        {"type": "image_url", "image_url": {"url": "https://example.invalid/a.png"}, "size": [1024, 1024]},
+    ]
+    messages[2:2] = [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"q":"x"}'}}],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "result"},
+    ]
     return messages
 
 

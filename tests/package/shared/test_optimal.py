@@ -179,20 +179,41 @@ def test_the_verification_inside_optimal_can_fail(monkeypatch):
         return {"exact": True, "value": 99.0, "selected": ["B", "C"], "cost": 3}
 
     monkeypatch.setattr(_optimal, "best_subset", lying_search)
-    optimal = evaluate({"budget": 10, "items": [{"id": "A", "relevance": 10, "tokens": 6}, {"id": "B", "relevance": 9, "tokens": 5},
-                                                {"id": "C", "relevance": 9, "tokens": 5}]})["optimal"]
+    optimal = evaluate(
+        {
+            "budget": 10,
+            "items": [
+                {"id": "A", "relevance": 10, "tokens": 6},
+                {"id": "B", "relevance": 9, "tokens": 5},
+                {"id": "C", "relevance": 9, "tokens": 5},
+            ],
+        }
+    )["optimal"]
     assert optimal["verified"] is False
     assert "costs 10 (reported 3" in optimal["detail"] and "worth 18.0, reported 99.0" in optimal["detail"]
 
 
 @pytest.mark.parametrize("selected", [["B", "B"], ["B", "Z"], ["b"]])
-@pytest.mark.parametrize("data", [
-    {"budget": 10, "items": [{"id": "A", "relevance": 10, "tokens": 6}, {"id": "B", "relevance": 9, "tokens": 5}]},
-    {"mode": "required", "budget": 10, "items": [{"id": "A", "priority": 1, "cost": 6, "required": True}, {"id": "B", "priority": 9, "cost": 4}]},
-    {"mode": "blocks", "window": {"context_tokens": 100, "reserved_output_tokens": 0, "fixed_prompt_tokens": 0}, "blocks": [
-        {"id": "A", "source": "t", "content": "a", "priority": 90, "required": True, "observed_at": "2026-03-13T12:00:00Z"},
-        {"id": "B", "source": "t", "content": "b", "priority": 10, "observed_at": "2026-03-13T12:00:00Z"}]},
-], ids=["relevance", "required", "blocks"])
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"budget": 10, "items": [{"id": "A", "relevance": 10, "tokens": 6}, {"id": "B", "relevance": 9, "tokens": 5}]},
+        {
+            "mode": "required",
+            "budget": 10,
+            "items": [{"id": "A", "priority": 1, "cost": 6, "required": True}, {"id": "B", "priority": 9, "cost": 4}],
+        },
+        {
+            "mode": "blocks",
+            "window": {"context_tokens": 100, "reserved_output_tokens": 0, "fixed_prompt_tokens": 0},
+            "blocks": [
+                {"id": "A", "source": "t", "content": "a", "priority": 90, "required": True, "observed_at": "2026-03-13T12:00:00Z"},
+                {"id": "B", "source": "t", "content": "b", "priority": 10, "observed_at": "2026-03-13T12:00:00Z"},
+            ],
+        },
+    ],
+    ids=["relevance", "required", "blocks"],
+)
 def test_the_verification_names_an_unknown_or_repeated_id(monkeypatch, data, selected):
     from fitproof._shared import optimal as _optimal
 
@@ -241,7 +262,16 @@ def test_the_reduction_keeps_the_best_subset(entries, capacity):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.integers(1, 50), st.one_of(st.sampled_from([0.25, 1.0, 3.0]), st.integers(1, 999).map(lambda k: k / 37))), min_size=1, max_size=120), st.integers(0, 3000), st.integers(1, 8), st.integers(0, 3))
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 50), st.one_of(st.sampled_from([0.25, 1.0, 3.0]), st.integers(1, 999).map(lambda k: k / 37))),
+        min_size=1,
+        max_size=120,
+    ),
+    st.integers(0, 3000),
+    st.integers(1, 8),
+    st.integers(0, 3),
+)
 def test_the_fractional_fill_takes_the_best_ratios_that_fit(pairs, capacity, sample, margin):
     """Large inputs locate the break item from a sample instead of sorting everything (a small
     SAMPLE and MARGIN here make small inputs take that path, and miss the bracket now and then): the

@@ -6,7 +6,8 @@ from fitproof._shared.shape import fast_columns, read_records
 from fitproof.modes import passages, relevance, required
 
 VALUES = st.one_of(
-    st.integers(-2, 5), st.sampled_from([4.0, 2.5, True, None, 2**53, 10**400, float("inf"), "", " ", "a", "b", "\u3000", [], {}]),
+    st.integers(-2, 5),
+    st.sampled_from([4.0, 2.5, True, None, 2**53, 10**400, float("inf"), "", " ", "a", "b", "\u3000", [], {}]),
 )
 KEYS = st.sampled_from(["id", "relevance", "tokens", "content", "cost", "priority", "required", "text", "other"])
 NEAR_ITEMS = st.fixed_dictionaries(
@@ -48,12 +49,19 @@ def test_the_property_above_exercised_the_fast_path():
 
 
 BLOCK_VALUES = st.one_of(
-    st.integers(-1, 101), st.sampled_from([4.0, True, False, None, "", "x", "2026-03-01T10:00:00Z", "2026-02-30T10:00:00Z",
-                                           "2026-03-01T10:00:00+02:00", "2026-03-01 10:00"]),
+    st.integers(-1, 101),
+    st.sampled_from(
+        [4.0, True, False, None, "", "x", "2026-03-01T10:00:00Z", "2026-02-30T10:00:00Z", "2026-03-01T10:00:00+02:00", "2026-03-01 10:00"]
+    ),
 )
 NEAR_BLOCKS = st.fixed_dictionaries(
-    {"id": st.sampled_from(["a", "b", "c", " "]), "source": st.sampled_from(["crm", "", 3]), "content": st.sampled_from(["text", "", None]),
-     "priority": BLOCK_VALUES, "observed_at": BLOCK_VALUES},
+    {
+        "id": st.sampled_from(["a", "b", "c", " "]),
+        "source": st.sampled_from(["crm", "", 3]),
+        "content": st.sampled_from(["text", "", None]),
+        "priority": BLOCK_VALUES,
+        "observed_at": BLOCK_VALUES,
+    },
     optional={"required": BLOCK_VALUES, "tokens": BLOCK_VALUES, "other": BLOCK_VALUES},
 )
 blocks_taken = []

@@ -8,67 +8,26 @@ the text equals ``jinja2`` rendering the model's ``chat_template`` from its toke
 
 import json
 import random
-from datetime import datetime
 
 import pytest
 
-from test_model_tokenizers import corpus, model_file, ours, reference
+from model_files import CONFIG_TEMPLATES, content, corpus, jinja_template, model_file, ours, reference
 
 from fitproof import templates
 from fitproof.tokenizers import TokenizerRegistry, using_tokenizers
 
-FOLDER = {"llama3": "llama3_1", "qwen3": "qwen3", "deepseek_v3": "deepseek_v3"}
 CONVERSATIONS = 2_000
-
-
-def hf_environment(today: datetime | None = None):
-    """Hugging Face's Jinja environment for chat templates (transformers' chat template rendering):
-    its tojson, raise_exception and strftime_now (reading ``today`` when given, else the clock)."""
-    from jinja2.ext import loopcontrols
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
-
-    def raise_exception(message):
-        raise ValueError(message)
-
-    def tojson(value, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
-        return json.dumps(value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
-
-    environment = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols])
-    environment.filters["tojson"] = tojson
-    environment.globals["raise_exception"] = raise_exception
-    environment.globals["strftime_now"] = lambda fmt: (today or datetime.now()).strftime(fmt)
-    return environment
-
-
-def jinja_template(folder: str):
-    """The model's chat_template from its tokenizer_config.json in Hugging Face's Jinja environment."""
-    config = json.loads(model_file(folder, "tokenizer_config.json").read_bytes())
-    environment = hf_environment()
-
-    def token(value):
-        return value.get("content") if isinstance(value, dict) else value
-
-    specials = {key: token(config.get(key)) for key in ("bos_token", "eos_token", "unk_token", "pad_token")}
-    compiled = environment.from_string(config["chat_template"])
-    return lambda **kwargs: compiled.render(**specials, **kwargs)
-
-
-def content(rng: random.Random, pool: list[str]) -> str:
-    text = rng.choice(pool)
-    kind = rng.random()
-    if kind < 0.1:
-        text = "\n" + text
-    elif kind < 0.15:
-        text = "  " + text + " \n"
-    elif kind < 0.18:
-        text = text + rng.choice(["<|im_start|>", "<|eot_id|>", "<｜User｜>", "</think>"])
-    return text
 
 
 def tool_call(rng: random.Random, as_string: bool) -> dict:
     arguments = {"order": rng.randint(1, 999), "reason": rng.choice(["damaged", "late", "wrong item"])}
-    return {"type": "function", "function": {"name": rng.choice(["refund", "lookup_order", "escalate"]),
-                                             "arguments": json.dumps(arguments) if as_string else arguments}}
+    return {
+        "type": "function",
+        "function": {
+            "name": rng.choice(["refund", "lookup_order", "escalate"]),
+            "arguments": json.dumps(arguments) if as_string else arguments,
+        },
+    }
 
 
 def conversation(rng: random.Random, template: str, pool: list[str]):
@@ -77,8 +36,16 @@ def conversation(rng: random.Random, template: str, pool: list[str]):
         messages.append({"role": "system", "content": content(rng, pool)})
     tools = None
     if template == "qwen3" and rng.random() < 0.3:
-        tools = [{"type": "function", "function": {"name": "refund", "description": "Refund an order: <b>&'</b>",
-                                                   "parameters": {"type": "object", "properties": {"order": {"type": "integer"}}}}}]
+        tools = [
+            {
+                "type": "function",
+                "function": {
+                    "name": "refund",
+                    "description": "Refund an order: <b>&'</b>",
+                    "parameters": {"type": "object", "properties": {"order": {"type": "integer"}}},
+                },
+            }
+        ]
     for _ in range(rng.randint(1, 5)):
         user = {"role": "user", "content": content(rng, pool)}
         if rng.random() < 0.2:
@@ -86,8 +53,13 @@ def conversation(rng: random.Random, template: str, pool: list[str]):
         messages.append(user)
         if template != "llama3" and rng.random() < 0.3:  # a tool round
             calls = [tool_call(rng, template == "deepseek_v3" or rng.random() < 0.5) for _ in range(rng.randint(1, 2))]
-            messages.append({"role": "assistant", "content": None if template == "deepseek_v3" else rng.choice(["", content(rng, pool)]),
-                             "tool_calls": calls})
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": None if template == "deepseek_v3" else rng.choice(["", content(rng, pool)]),
+                    "tool_calls": calls,
+                }
+            )
             for _ in calls:
                 messages.append({"role": "tool", "content": content(rng, pool)})
         if rng.random() < 0.7:
@@ -100,9 +72,9 @@ def conversation(rng: random.Random, template: str, pool: list[str]):
     return messages, tools
 
 
-@pytest.mark.parametrize("template", list(FOLDER))
+@pytest.mark.parametrize("template", list(CONFIG_TEMPLATES))
 def test_rendering_and_counts_equal_jinja_and_tokenizers(template):
-    folder = FOLDER[template]
+    folder = CONFIG_TEMPLATES[template]
     reference_render = jinja_template(folder)
     tokenizer = ours(folder)
     rng = random.Random(template)
@@ -170,8 +142,12 @@ def test_a_leading_newline_changes_the_overhead_as_the_model_sees_it():
 
 
 def test_qwen3_thinks_only_after_the_last_user_turn():
-    messages = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"},
-                {"role": "user", "content": "c"}, {"role": "assistant", "content": "d"}]
+    messages = [
+        {"role": "user", "content": "a"},
+        {"role": "assistant", "content": "b"},
+        {"role": "user", "content": "c"},
+        {"role": "assistant", "content": "d"},
+    ]
     text = templates.render(messages, "qwen3", add_generation_prompt=False)
     assert text.count("<think>\n\n</think>\n\n") == 1 and text.endswith("<think>\n\n</think>\n\nd<|im_end|>\n")
 

@@ -7,8 +7,7 @@ import random
 
 import pytest
 
-from test_sentencepiece_tokenizers import corpus, model_file, ours, reference
-from test_templates import hf_environment
+from model_files import corpus, hf_environment, model_file, ours, reference
 
 from fitproof import templates
 
@@ -72,13 +71,16 @@ def test_rendering_and_counts_equal_jinja_and_tokenizers():
         assert sum(result.per_message) + result.overhead == result.total
 
 
-@pytest.mark.parametrize("messages, fragment", [
-    ([], "needs at least one message"),
-    ([{"role": "assistant", "content": "hi"}], "needs user and other turns in turn"),
-    ([{"role": "user", "content": "a"}, {"role": "user", "content": "b"}], "messages[1]"),
-    ([{"role": "user", "content": 7}], "messages[0].content must be a string or a list of parts"),
-    ([{"role": "system", "content": 7}, {"role": "user", "content": "x"}], "messages[0].content must be a string"),
-])
+@pytest.mark.parametrize(
+    "messages, fragment",
+    [
+        ([], "needs at least one message"),
+        ([{"role": "assistant", "content": "hi"}], "needs user and other turns in turn"),
+        ([{"role": "user", "content": "a"}, {"role": "user", "content": "b"}], "messages[1]"),
+        ([{"role": "user", "content": 7}], "messages[0].content must be a string or a list of parts"),
+        ([{"role": "system", "content": 7}, {"role": "user", "content": "x"}], "messages[0].content must be a string"),
+    ],
+)
 def test_what_the_template_refuses_is_refused_as_jinja_refuses_it(messages, fragment):
     reference_render = gemma_template()
     with pytest.raises(templates.TemplateError, match=fragment.replace("[", r"\[").replace("]", r"\]").replace(".", r"\.")):

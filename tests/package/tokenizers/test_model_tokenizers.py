@@ -13,48 +13,28 @@ import unicodedata
 
 import pytest
 
-from conftest import ROOT
 
 import _text
 from fitproof import count_tokens, evaluate
-from fitproof.tokenizers import (TokenizerFileError, TokenizerRegistry, exact, from_bytes, load_tokenizer,
-                                       named_tokenizer, register_tokenizer, using_tokenizers)
+from fitproof.tokenizers import (
+    TokenizerFileError,
+    TokenizerRegistry,
+    exact,
+    from_bytes,
+    load_tokenizer,
+    named_tokenizer,
+    register_tokenizer,
+    using_tokenizers,
+)
 from fitproof.tokenizers import byte_level_json, files as files_module, merges as merges_module, tekken as tekken_module
 from fitproof.tokenizers.normalize import nfc
+from model_files import corpus, model_file, ours, reference
 
-MODELS = ROOT / "tests" / "data" / "models"
 HF = ("llama3_1", "qwen3", "deepseek_v3", "gptoss")
 STRINGS = 50_000
 
 
-def model_file(*parts: str):
-    path = MODELS.joinpath(*parts)
-    if not path.is_file():
-        pytest.fail(f"{path} is missing: run python3 scripts/fetch_model_tokenizers (scripts/test runs it)")
-    return path
-
-
 _LOADED: dict = {}
-
-
-def ours(name: str):
-    if name not in _LOADED:
-        path = model_file("mistral", "tekken_240911.json") if name == "tekken" else model_file(name, "tokenizer.json")
-        _LOADED[name] = load_tokenizer(path)
-    return _LOADED[name]
-
-
-@functools.lru_cache(maxsize=None)  # one load per reference for the whole run (the template tests share them)
-def reference(name: str):
-    from tokenizers import Tokenizer
-
-    return Tokenizer.from_file(str(model_file(name, "tokenizer.json")))
-
-
-def corpus(count: int, seed: int) -> list[str]:
-    """The generated strings of the o200k/cl100k tests, lone surrogates made U+FFFD (``tokenizers``
-    cannot take them; ours count them so)."""
-    return [exact.without_lone_surrogates(text) for text in _text.strings(count, seed=seed)]
 
 
 @pytest.fixture(scope="module")
@@ -82,10 +62,12 @@ def test_tokens_and_long_pieces_equal_tokenizers(name):
 
 
 def test_special_token_text_is_the_special_token_as_in_tokenizers():
-    texts = {"llama3_1": "<|start_header_id|>user<|end_header_id|>\n\nhi<|eot_id|>",
-             "qwen3": "<|im_start|>user\nhi<|im_end|>\n<think>\n\n</think>",
-             "deepseek_v3": "<｜begin▁of▁sentence｜><｜User｜>hi<｜Assistant｜>",
-             "gptoss": "<|start|>user<|message|>hi<|end|>"}
+    texts = {
+        "llama3_1": "<|start_header_id|>user<|end_header_id|>\n\nhi<|eot_id|>",
+        "qwen3": "<|im_start|>user\nhi<|im_end|>\n<think>\n\n</think>",
+        "deepseek_v3": "<｜begin▁of▁sentence｜><｜User｜>hi<｜Assistant｜>",
+        "gptoss": "<|start|>user<|message|>hi<|end|>",
+    }
     for name, text in texts.items():
         expected = len(reference(name).encode(text, add_special_tokens=False).ids)
         assert ours(name).count(text) == expected < len(text) // 3, name
@@ -122,8 +104,12 @@ def test_o200k_harmony_equals_tiktoken(strings):
     texts = strings + ["<|start|>user<|message|>hi<|end|>", "<|reserved_200500|>x<|call|>", "<|endofprompt|>"]
     # encode_ordinary where no "<|" can start a special token: the same tokens, without handing
     # tiktoken the 1,085 special tokens on each of 50,000 calls
-    mismatches = [text for text in texts if count_tokens(text, "o200k_harmony")
-                  != len(ref.encode(text, allowed_special="all") if "<|" in text else ref.encode_ordinary(text))]
+    mismatches = [
+        text
+        for text in texts
+        if count_tokens(text, "o200k_harmony")
+        != len(ref.encode(text, allowed_special="all") if "<|" in text else ref.encode_ordinary(text))
+    ]
     assert mismatches == []
     assert count_tokens("<|start|>", "o200k_harmony") == 1 != count_tokens("<|start|>", "o200k_base")
 
@@ -189,7 +175,7 @@ def plain_merge(ids, table):
         if not found:
             return ids
         (_, merged), i = min(found)
-        ids[i:i + 2] = [merged]
+        ids[i : i + 2] = [merged]
 
 
 @pytest.mark.parametrize("name", ["qwen3", "gptoss"])
@@ -273,8 +259,9 @@ def test_merges_out_of_merged_id_order_a_pair_listed_twice_and_shared_ids_count_
         assert tokenizer.count(text) == len(encoding.ids), case
         assert tokenizer.tokens(text) == [byte_level_json._level_bytes(token) for token in encoding.tokens], case
         _, table = whole_map(data["model"])
-        assert all(tokenizer.pair_ranks.get(a * tokenizer.size + b) == rank * tokenizer.size + merged
-                   for (a, b), (rank, merged) in table.items()), case
+        assert all(
+            tokenizer.pair_ranks.get(a * tokenizer.size + b) == rank * tokenizer.size + merged for (a, b), (rank, merged) in table.items()
+        ), case
     data["model"]["merges"] = merges
     first_merged = data["model"]["vocab"]["".join(merges[0])]
     data["model"]["vocab"]["\u0100shared"] = first_merged  # a second text for the first merge's token
@@ -315,8 +302,12 @@ def test_from_bytes_equals_the_file_and_records_its_digest():
 def test_registry_names_a_tokenizer_in_every_mode_and_the_report_records_the_file():
     registry = TokenizerRegistry()
     registry.register("qwen3", ours("qwen3"))
-    data = {"mode": "required", "budget": 100, "tokenizer": "qwen3",
-            "items": [{"id": "a", "content": "hello there, world", "required": True, "priority": 1}]}
+    data = {
+        "mode": "required",
+        "budget": 100,
+        "tokenizer": "qwen3",
+        "items": [{"id": "a", "content": "hello there, world", "required": True, "priority": 1}],
+    }
     with using_tokenizers(registry):
         report = evaluate(data)
         assert count_tokens("hello there, world", "qwen3") == ours("qwen3").count("hello there, world")
@@ -346,26 +337,45 @@ def test_register_tokenizer_refuses_built_in_and_malformed_names():
             register_tokenizer(bad, ours("qwen3"), TokenizerRegistry())
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"not json", "not JSON"),
-    (b"[1, 2]", "a JSON list, not a tokenizer file"),
-    (b'{"model": {"type": "Unigram", "vocab": []}}', "$.model.unk_id is None, not an index into $.model.vocab"),  # sentencepiece_json.py
-    (b'{"model": {"type": "WordPiece", "vocab": {}}}', "model type 'WordPiece' is not supported"),
-    (b'{"model": {"type": "BPE", "vocab": {}, "merges": []}, "pre_tokenizer": {"type": "Metaspace"}}',
-     "$.pre_tokenizer is the pre-tokenizer 'Metaspace', which is not supported (Split, ByteLevel and Sequence are)"),
-    (b'{"model": {"type": "BPE", "vocab": {}, "merges": []}, "pre_tokenizer": {"type": "Sequence", "pretokenizers": ['
-     b'{"type": "Split", "behavior": "Isolated", "pattern": {"Regex": "\\\\p{Greek}"}}, {"type": "ByteLevel"}]}}',
-     "unsupported property \\p{Greek}"),
-    (b'{"model": {"type": "BPE", "vocab": {}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}, '
-     b'"normalizer": {"type": "Lowercase"}}', "$.normalizer is the normalizer 'Lowercase', which is not supported (NFC and Sequence are)"),
-    (b'{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}}',
-     "has no token: not a byte-level BPE vocabulary"),
-    (b'{"model": {"type": "BPE", "vocab": {"a": 0, "b": "1"}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}}',
-     "model.vocab['b'] is '1', not a token id"),
-    (b'{"model": {"type": "BPE", "vocab": {"a": -2}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}}',
-     "model.vocab['a'] is -2, not a token id"),
-    (b'{"hello": 1}', "neither a Hugging Face tokenizer.json"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"not json", "not JSON"),
+        (b"[1, 2]", "a JSON list, not a tokenizer file"),
+        (
+            b'{"model": {"type": "Unigram", "vocab": []}}',
+            "$.model.unk_id is None, not an index into $.model.vocab",
+        ),  # sentencepiece_json.py
+        (b'{"model": {"type": "WordPiece", "vocab": {}}}', "model type 'WordPiece' is not supported"),
+        (
+            b'{"model": {"type": "BPE", "vocab": {}, "merges": []}, "pre_tokenizer": {"type": "Metaspace"}}',
+            "$.pre_tokenizer is the pre-tokenizer 'Metaspace', which is not supported (Split, ByteLevel and Sequence are)",
+        ),
+        (
+            b'{"model": {"type": "BPE", "vocab": {}, "merges": []}, "pre_tokenizer": {"type": "Sequence", "pretokenizers": ['
+            b'{"type": "Split", "behavior": "Isolated", "pattern": {"Regex": "\\\\p{Greek}"}}, {"type": "ByteLevel"}]}}',
+            "unsupported property \\p{Greek}",
+        ),
+        (
+            b'{"model": {"type": "BPE", "vocab": {}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}, '
+            b'"normalizer": {"type": "Lowercase"}}',
+            "$.normalizer is the normalizer 'Lowercase', which is not supported (NFC and Sequence are)",
+        ),
+        (
+            b'{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}}',
+            "has no token: not a byte-level BPE vocabulary",
+        ),
+        (
+            b'{"model": {"type": "BPE", "vocab": {"a": 0, "b": "1"}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}}',
+            "model.vocab['b'] is '1', not a token id",
+        ),
+        (
+            b'{"model": {"type": "BPE", "vocab": {"a": -2}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}}',
+            "model.vocab['a'] is -2, not a token id",
+        ),
+        (b'{"hello": 1}', "neither a Hugging Face tokenizer.json"),
+    ],
+)
 def test_a_file_that_cannot_be_used_is_refused_with_its_path_and_why(tmp_path, content, message):
     path = tmp_path / "tokenizer.json"
     path.write_bytes(content)

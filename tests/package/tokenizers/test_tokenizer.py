@@ -30,8 +30,7 @@ def pair(request):
 def test_differential_corpus_50000_strings(pair):
     """≥ 50,000 generated strings per encoding, every kind of text: 0 mismatches."""
     name, reference = pair
-    mismatches = [text for text in _text.strings(50_000, seed=11)
-                  if count_tokens(text, name) != len(reference.encode_ordinary(text))]
+    mismatches = [text for text in _text.strings(50_000, seed=11) if count_tokens(text, name) != len(reference.encode_ordinary(text))]
     assert mismatches == []
 
 
@@ -68,14 +67,13 @@ def test_special_token_text_and_surrogates_count_as_tiktoken_does():
 
 def reference_merge(piece, ranks):
     """The rule written plainly: merge the lowest-ranked adjacent pair, leftmost on ties, until none."""
-    parts = [piece[i:i + 1] for i in range(len(piece))]
+    parts = [piece[i : i + 1] for i in range(len(piece))]
     while True:
-        candidates = [(ranks[parts[i] + parts[i + 1]], i) for i in range(len(parts) - 1)
-                      if parts[i] + parts[i + 1] in ranks]
+        candidates = [(ranks[parts[i] + parts[i + 1]], i) for i in range(len(parts) - 1) if parts[i] + parts[i + 1] in ranks]
         if not candidates:
             return parts
         _, i = min(candidates)
-        parts[i:i + 2] = [parts[i] + parts[i + 1]]
+        parts[i : i + 2] = [parts[i] + parts[i + 1]]
 
 
 @pytest.mark.parametrize("name", exact.EXACT)
@@ -97,10 +95,8 @@ def test_class_table_agrees_with_running_unicodedata():
     A wrong table cannot pass: any letter, mark, number or space filed under another class fails here
     (characters new since the running Python's Unicode are covered by the differential tests).
     """
-    code_of = {"Lu": "A", "Lt": "A", "Ll": "a", "Lm": "o", "Lo": "o", "Mn": "k", "Mc": "k", "Me": "k",
-               "Nd": "0", "Nl": "0", "No": "0"}
-    white = {0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029,
-             0x202F, 0x205F, 0x3000}
+    code_of = {"Lu": "A", "Lt": "A", "Ll": "a", "Lm": "o", "Lo": "o", "Mn": "k", "Mc": "k", "Me": "k", "Nd": "0", "Nl": "0", "No": "0"}
+    white = {0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F, 0x3000}
     wrong = []
     starts, codes = unicode_classes.STARTS, unicode_classes.CODES
     for code_point in range(0x110000):

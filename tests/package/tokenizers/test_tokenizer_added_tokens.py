@@ -20,7 +20,7 @@ def alternation_split(texts, text):
     parts, done = [], 0
     for match in re.finditer("|".join(map(re.escape, texts)), text):
         if match.start() > done:
-            parts.append((text[done:match.start()], False))
+            parts.append((text[done : match.start()], False))
         parts.append((match.group(0), True))
         done = match.end()
     if done < len(text):
@@ -52,22 +52,35 @@ LONG = "<" + "x" * 59_998 + ">"  # one added token of 60,000 characters
 
 
 def sentencepiece_file() -> bytes:
-    return json.dumps({
-        "version": "1.0", "added_tokens": [{"id": 3, "content": LONG, "special": True}],
-        "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}, "pre_tokenizer": None,
-        "model": {"type": "BPE", "byte_fallback": True, "unk_token": None,
-                  "vocab": {"a": 0, "\u2581": 1, "\u2581a": 2, LONG: 3}, "merges": [["\u2581", "a"]]},
-    }).encode()
+    return json.dumps(
+        {
+            "version": "1.0",
+            "added_tokens": [{"id": 3, "content": LONG, "special": True}],
+            "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"},
+            "pre_tokenizer": None,
+            "model": {
+                "type": "BPE",
+                "byte_fallback": True,
+                "unk_token": None,
+                "vocab": {"a": 0, "\u2581": 1, "\u2581a": 2, LONG: 3},
+                "merges": [["\u2581", "a"]],
+            },
+        }
+    ).encode()
 
 
 def byte_level_file() -> bytes:
     vocab = {char: byte for byte, char in byte_level_json.CHAR_OF_BYTE.items()}
     vocab[LONG] = 256
-    return json.dumps({
-        "version": "1.0", "added_tokens": [{"id": 256, "content": LONG, "special": True}], "normalizer": None,
-        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "use_regex": True},
-        "model": {"type": "BPE", "vocab": vocab, "merges": []},
-    }).encode()
+    return json.dumps(
+        {
+            "version": "1.0",
+            "added_tokens": [{"id": 256, "content": LONG, "special": True}],
+            "normalizer": None,
+            "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "use_regex": True},
+            "model": {"type": "BPE", "vocab": vocab, "merges": []},
+        }
+    ).encode()
 
 
 def test_a_60000_character_added_token_loads_in_bounded_memory():

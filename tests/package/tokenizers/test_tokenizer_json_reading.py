@@ -8,11 +8,10 @@ import json
 import pytest
 from hypothesis import given, strategies as st
 
-from conftest import ROOT
 from fitproof.tokenizers import files as files_module
 from fitproof.tokenizers.merges import MergePairs, merge_sides
 
-MODELS = ROOT / "tests" / "data" / "models"
+from model_files import MODELS
 
 
 def read(data: bytes):
@@ -44,16 +43,18 @@ def test_model_files_read_as_json_loads_reads_them(folder, apart):
 
 
 def pretty(model_merges, indent=2, **more) -> bytes:
-    return json.dumps({"version": "1.0", **more.pop("before", {}),
-                       "model": {"type": "BPE", "vocab": {"a": 0}, "merges": model_merges, **more}},
-                      indent=indent, ensure_ascii=False).encode()
+    return json.dumps(
+        {"version": "1.0", **more.pop("before", {}), "model": {"type": "BPE", "vocab": {"a": 0}, "merges": model_merges, **more}},
+        indent=indent,
+        ensure_ascii=False,
+    ).encode()
 
 
 def test_a_small_pretty_file_is_read_apart():
-    data = pretty([["a", "b"], ["ab", "c"], ["\n],\n    [\n", "\"]"]])
+    data = pretty([["a", "b"], ["ab", "c"], ["\n],\n    [\n", '"]']])
     document = read(data)
     assert isinstance(document["model"]["merges"], MergePairs)
-    assert list(document["model"]["merges"]) == [["a", "b"], ["ab", "c"], ["\n],\n    [\n", "\"]"]]
+    assert list(document["model"]["merges"]) == [["a", "b"], ["ab", "c"], ["\n],\n    [\n", '"]']]
     assert as_loaded(document) == json.loads(data)
 
 
@@ -70,8 +71,7 @@ ODD = {
     "one merge": pretty([["a", "b"]]),
     "compact": json.dumps({"model": {"merges": [["a", "b"], ["c", "d"]]}}).encode(),
     "a tab before the key": pretty([["a", "b"]]).replace(b'    "merges"', b'\t"merges"'),
-    "the model's merges named twice": pretty([["a", "b"], ["c", "d"]]).replace(
-        b'\n  }\n}', b',\n    "merges": [["x", "y"]]\n  }\n}'),
+    "the model's merges named twice": pretty([["a", "b"], ["c", "d"]]).replace(b"\n  }\n}", b',\n    "merges": [["x", "y"]]\n  }\n}'),
     "merges in another object first": pretty([["a", "b"], ["c", "d"]], before={"decoder": {"merges": [["q", "r"], ["s", "t"]]}}),
     "something after the merges": pretty([["a", "b"], ["c", "d"]], after=[1, 2]),
     "a mark-like text as the merges": b"",  # made in the test (a file cannot hold its own SHA-256's mark)
@@ -99,8 +99,12 @@ texts = st.text(alphabet=st.sampled_from(list('ab ],["\\\n\t{}:0') + ["\u2581", 
 items = st.one_of(texts, st.integers(-1, 1), st.lists(texts, max_size=2))
 
 
-@given(merges=st.lists(st.lists(items, min_size=0, max_size=4), max_size=6), indent=st.integers(0, 4),
-       other=st.lists(st.lists(texts, min_size=2, max_size=2), max_size=3), where=st.sampled_from(["model", "before", "twice"]))
+@given(
+    merges=st.lists(st.lists(items, min_size=0, max_size=4), max_size=6),
+    indent=st.integers(0, 4),
+    other=st.lists(st.lists(texts, min_size=2, max_size=2), max_size=3),
+    where=st.sampled_from(["model", "before", "twice"]),
+)
 def test_any_merges_read_as_json_loads_reads_them(merges, indent, other, where):
     """Any merges, any indentation, a second "merges" before the model's or after it: the same
     document as json.loads, or the same error."""
@@ -109,5 +113,5 @@ def test_any_merges_read_as_json_loads_reads_them(merges, indent, other, where):
     elif where == "before":
         data = pretty(other, indent=indent or None, before={"decoder": {"merges": merges}})
     else:
-        data = pretty(merges, indent=indent or None).replace(b"]\n  }\n}", b"],\n    \"merges\": " + json.dumps(other).encode() + b"\n  }\n}")
+        data = pretty(merges, indent=indent or None).replace(b"]\n  }\n}", b'],\n    "merges": ' + json.dumps(other).encode() + b"\n  }\n}")
     assert as_loaded(read(data)) == json.loads(data)

@@ -56,8 +56,11 @@ def test_relevance_checks_fail_when_a_counted_cost_is_misreported():
     from fitproof._shared.counted import with_counts
     from fitproof.modes import relevance
 
-    data = {"budget": 3, "tokenizer": "o200k_base", "items": [{"id": "a", "relevance": 2, "content": "hello world"},
-                                                              {"id": "b", "relevance": 1, "content": "one two"}]}
+    data = {
+        "budget": 3,
+        "tokenizer": "o200k_base",
+        "items": [{"id": "a", "relevance": 2, "content": "hello world"}, {"id": "b", "relevance": 1, "content": "one two"}],
+    }
     counted, _, _ = with_counts(data, "tokens", relevance.INPUT_SUMMARY)
     result = relevance.run(counted)
     assert all(check["pass"] for check in relevance.verify(counted, result))
@@ -91,8 +94,13 @@ def test_blocks_exact_counts_list_no_flips_and_say_so():
 def test_passages_check_recounts_the_prompt_with_the_tokenizer():
     from fitproof.modes import passages
 
-    data = {"mode": "passages", "question": "q", "limit": 30, "counter": "cl100k_base",
-            "passages": [{"id": "a", "text": "hello world"}, {"id": "b", "text": "日本語のテキストです。"}]}
+    data = {
+        "mode": "passages",
+        "question": "q",
+        "limit": 30,
+        "counter": "cl100k_base",
+        "passages": [{"id": "a", "text": "hello world"}, {"id": "b", "text": "日本語のテキストです。"}],
+    }
     result = passages.run(data)
     assert all(check["pass"] for check in passages.verify(data, result))
     result["units"] -= 1
@@ -146,14 +154,23 @@ def test_only_an_unloadable_tokenizer_gets_the_not_available_summary(monkeypatch
         assert report["summary"].startswith("Input needs") and "unknown key" in report["errors"][0]["message"]
 
 
-@pytest.mark.parametrize("mode, item", [
-    ("relevance", {"id": "", "relevance": "x", "tokens": -5}),
-    ("required", {"id": "", "priority": "x", "cost": -5}),
-])
+@pytest.mark.parametrize(
+    "mode, item",
+    [
+        ("relevance", {"id": "", "relevance": "x", "tokens": -5}),
+        ("required", {"id": "", "priority": "x", "cost": -5}),
+    ],
+)
 def test_a_bad_tokenizer_is_reported_with_every_other_problem(mode, item):
     """It does not hide the rest ("every problem is reported"); an item with content but no
     count is not one of them: the tokenizer would have counted it."""
-    data = {"mode": mode, "budget": -1, "tokenizer": "bogus", "extra": 1, "items": [item, {"id": "c", "relevance": 1, "priority": 1, "content": "hi"}]}
+    data = {
+        "mode": mode,
+        "budget": -1,
+        "tokenizer": "bogus",
+        "extra": 1,
+        "items": [item, {"id": "c", "relevance": 1, "priority": 1, "content": "hi"}],
+    }
     del data["items"][1]["priority" if mode == "relevance" else "relevance"]
     paths = [error["path"] for error in evaluate(data)["errors"]]
     assert paths[0] == "$.tokenizer"
@@ -164,12 +181,17 @@ def test_a_bad_tokenizer_is_reported_with_every_other_problem(mode, item):
 @pytest.mark.parametrize("mode", ["relevance", "required"])
 def test_a_misspelt_tokenizer_key_gets_its_suggestion(mode):
     errors = evaluate({"mode": mode, "budget": 1, "tokenizr": "o200k_base", "items": []})["errors"]
-    assert errors == [{"path": "$.tokenizr", "message": 'unknown key "tokenizr" (did you mean "tokenizer"? expected mode, budget, items, tokenizer)'}]
+    assert errors == [
+        {"path": "$.tokenizr", "message": 'unknown key "tokenizr" (did you mean "tokenizer"? expected mode, budget, items, tokenizer)'}
+    ]
 
 
 def test_the_other_mode_hint_holds_with_a_tokenizer():
     data = {"mode": "required", "tokenizer": "o200k_base", "budget": 5, "items": [{"id": "a", "relevance": 1, "content": "hello"}]}
-    assert evaluate(data)["errors"][0] == {"path": "$.mode", "message": 'this input is valid in mode "relevance", not "required": set "mode": "relevance"'}
+    assert evaluate(data)["errors"][0] == {
+        "path": "$.mode",
+        "message": 'this input is valid in mode "relevance", not "required": set "mode": "relevance"',
+    }
     assert evaluate({**data, "mode": "relevance"})["pass"] is True
 
 

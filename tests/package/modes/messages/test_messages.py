@@ -32,7 +32,11 @@ CHAT = [
     {"role": "user", "content": "I want to go somewhere warm in March, what do you suggest for a week?"},
     {"role": "assistant", "content": "Canary Islands, Madeira or Cyprus are warm in March."},
     {"role": "user", "content": "What's the weather in Madeira now?", "name": "ana"},
-    {"role": "assistant", "content": None, "tool_calls": [call("c1", "weather", '{"city":"Funchal"}'), call("c2", "flights", '{"to":"FNC"}')]},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [call("c1", "weather", '{"city":"Funchal"}'), call("c2", "flights", '{"to":"FNC"}')],
+    },
     {"role": "tool", "tool_call_id": "c1", "content": "Funchal: 21C, sunny"},
     {"role": "tool", "tool_call_id": "c2", "content": [{"type": "text", "text": "3 flights from 140 EUR"}]},
     {"role": "assistant", "content": "Sunny and 21C; flights from 140 EUR."},
@@ -51,6 +55,7 @@ def costs(messages=CHAT, tokenizer="estimate"):
 
 
 # ---------------------------------------------------------------- the rule
+
 
 def test_everything_fits_with_room():
     report = evaluate(data(1000))
@@ -92,8 +97,11 @@ def test_kept_units_before_the_first_user_message_are_dropped():
     assert report["pass"] is True and report["kept"] == [3, 4]
     reasons = {row["index"]: row["reason"] for row in report["trace"]}
     assert reasons == {
-        4: "live_turn", 3: "live_turn", 2: "history_must_start_with_user",
-        1: "history_must_start_with_user", 0: "exceeds_remaining_budget",
+        4: "live_turn",
+        3: "live_turn",
+        2: "history_must_start_with_user",
+        1: "history_must_start_with_user",
+        0: "exceeds_remaining_budget",
     }
     assert report["remaining"] == limit - mode.REPLY_PRIMING - c[3] - c[4]
 
@@ -109,13 +117,21 @@ def test_a_long_old_turn_stops_the_walk():
     report = evaluate(data(60, messages))
     assert report["kept"] == [4]  # 3 is an assistant turn before the first kept user message
     reasons = [row["reason"] for row in report["trace"]]
-    assert reasons == ["live_turn", "history_must_start_with_user", "exceeds_remaining_budget",
-                       "older_than_a_dropped_message", "older_than_a_dropped_message"]
+    assert reasons == [
+        "live_turn",
+        "history_must_start_with_user",
+        "exceeds_remaining_budget",
+        "older_than_a_dropped_message",
+        "older_than_a_dropped_message",
+    ]
 
 
 def test_with_nothing_pinned_the_overflow_names_the_priming_alone():
     report = evaluate({"mode": "messages", "limit": 3, "messages": [{"role": "user", "content": "hi"}]})
-    assert report["summary"] == "The live turn (message 0, from the newest user message on) and the reply priming need 8 tokens (o200k_base), 5 over the limit of 3."
+    assert (
+        report["summary"]
+        == "The live turn (message 0, from the newest user message on) and the reply priming need 8 tokens (o200k_base), 5 over the limit of 3."
+    )
 
 
 def test_pinned_overflow_fails_with_the_shortfall():
@@ -125,8 +141,10 @@ def test_pinned_overflow_fails_with_the_shortfall():
     report = evaluate(data(need - 1))
     assert report["pass"] is False
     assert report["shortfall"] == 1 and report["pinned_tokens"] == pinned and report["live_tokens"] == c[10] and report["kept"] == []
-    assert report["summary"] == (f"The live turn (message 10, from the newest user message on), the pinned messages (#0, #8) and the reply priming "
-                                 f"need {need} estimated tokens, 1 over the limit of {need - 1}.")
+    assert report["summary"] == (
+        f"The live turn (message 10, from the newest user message on), the pinned messages (#0, #8) and the reply priming "
+        f"need {need} estimated tokens, 1 over the limit of {need - 1}."
+    )
     assert {row["reason"] for row in report["trace"]} == {"pinned_messages_exceed_limit"}
     assert all(check["pass"] for check in report["checks"]), report["checks"]
     assert evaluate(data(need))["kept"] == [0, 8, 10]
@@ -136,8 +154,13 @@ def test_a_history_without_a_user_message_fails_with_the_reason():
     messages = [{"role": "developer", "content": "rules"}, {"role": "assistant", "content": "hello"}]
     report = evaluate(data(100, messages))
     assert report["pass"] is False and report["summary"] == "The history has no user message: there is no turn to answer."
-    assert report["errors"] == [{"path": "$.messages", "message": 'no message has the role "user" (its roles: developer, assistant): '
-                                                                  "a conversation sent to a model needs a user turn to answer"}]
+    assert report["errors"] == [
+        {
+            "path": "$.messages",
+            "message": 'no message has the role "user" (its roles: developer, assistant): '
+            "a conversation sent to a model needs a user turn to answer",
+        }
+    ]
     with pytest.raises(MessagesError, match="no message has the role"):
         trim_messages(messages, 100)
     assert count_messages(messages, "estimate") == 3 + sum(costs(messages + [{"role": "user", "content": "x"}])[:2])
@@ -189,10 +212,13 @@ def test_counts_follow_openais_cookbook(tokenizer, reference_encoding):
 def test_the_default_tokenizer_is_o200k_base():
     given_data = data(1000)
     del given_data["tokenizer"]
-    assert evaluate(given_data)["tokens"] == count_messages(CHAT) == count_messages(CHAT, "o200k_base") != count_messages(CHAT, "cl100k_base")
+    assert (
+        evaluate(given_data)["tokens"] == count_messages(CHAT) == count_messages(CHAT, "o200k_base") != count_messages(CHAT, "cl100k_base")
+    )
 
 
 # ---------------------------------------------------------------- validation
+
 
 @pytest.mark.parametrize(
     "messages, path, words",
@@ -202,30 +228,99 @@ def test_the_default_tokenizer_is_o200k_base():
         ([{"role": "human", "content": "x"}], "$.messages[0].role", 'got "human"; did you mean "user"?'),  # LangChain's names
         ([{"role": "ai", "content": "x"}], "$.messages[0].role", 'did you mean "assistant"?'),
         ([{"role": "function", "content": "x"}], "$.messages[0].role", 'did you mean "tool"?'),
-        ([{"role": "user", "content": [{"type": "input_text", "text": "x"}]}], "$.messages[0].content[0].type",
-         'expected "text", got "input_text": the chat format names a text part "text"'),
+        (
+            [{"role": "user", "content": [{"type": "input_text", "text": "x"}]}],
+            "$.messages[0].content[0].type",
+            'expected "text", got "input_text": the chat format names a text part "text"',
+        ),
         ([{"role": "user", "content": "x", "tool_call_id": "a"}], "$.messages[0].tool_call_id", "a user message cannot have"),
         ([{"role": "user", "content": "x", "colour": 1}], "$.messages[0].colour", "unknown key"),
-        ([{"role": "system", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}], "$.messages[0].content[0].type", "a system message cannot have a part"),
-        ([{"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "", "format": "wav"}}]}], "$.messages[0].content[0].type", "is audio, which this mode does not count"),
-        ([{"role": "user", "content": [{"type": "file", "file": {"file_id": "f"}}]}], "$.messages[0].content[0].type", "is a file, which this mode does not count"),
-        ([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}, "size": [0, 5]}]}], "$.messages[0].content[0].size", "above 0"),
-        ([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x", "detail": "huge"}}]}], "$.messages[0].content[0].image_url.detail", '"huge"'),
+        (
+            [{"role": "system", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}],
+            "$.messages[0].content[0].type",
+            "a system message cannot have a part",
+        ),
+        (
+            [{"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "", "format": "wav"}}]}],
+            "$.messages[0].content[0].type",
+            "is audio, which this mode does not count",
+        ),
+        (
+            [{"role": "user", "content": [{"type": "file", "file": {"file_id": "f"}}]}],
+            "$.messages[0].content[0].type",
+            "is a file, which this mode does not count",
+        ),
+        (
+            [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}, "size": [0, 5]}]}],
+            "$.messages[0].content[0].size",
+            "above 0",
+        ),
+        (
+            [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x", "detail": "huge"}}]}],
+            "$.messages[0].content[0].image_url.detail",
+            '"huge"',
+        ),
         ([{"role": "user", "content": [{"type": "text", "text": 5}]}], "$.messages[0].content[0].text", "expected a string"),
         ([{"role": "user", "content": None}], "$.messages[0].content", "null content"),
         ([{"role": "user"}], "$.messages[0]", 'missing required key "content"'),
-        ([{"role": "user", "content": "x"}, {"role": "tool", "tool_call_id": "zz", "content": "r"}], "$.messages[1].tool_call_id", "no assistant message made"),
-        ([{"role": "assistant", "content": None, "tool_calls": [call("a")]}, {"role": "user", "content": "x"}], "$.messages[0].tool_calls[0].id", "no tool message answers"),
-        ([{"role": "assistant", "content": None, "tool_calls": [call("a")]}, {"role": "user", "content": "x"}, {"role": "tool", "tool_call_id": "a", "content": "r"}],
-         "$.messages[2].tool_call_id", "must directly follow"),
+        (
+            [{"role": "user", "content": "x"}, {"role": "tool", "tool_call_id": "zz", "content": "r"}],
+            "$.messages[1].tool_call_id",
+            "no assistant message made",
+        ),
+        (
+            [{"role": "assistant", "content": None, "tool_calls": [call("a")]}, {"role": "user", "content": "x"}],
+            "$.messages[0].tool_calls[0].id",
+            "no tool message answers",
+        ),
+        (
+            [
+                {"role": "assistant", "content": None, "tool_calls": [call("a")]},
+                {"role": "user", "content": "x"},
+                {"role": "tool", "tool_call_id": "a", "content": "r"},
+            ],
+            "$.messages[2].tool_call_id",
+            "must directly follow",
+        ),
         ([{"role": "assistant", "content": None, "tool_calls": []}], "$.messages[0].tool_calls", "at least one tool call"),
-        ([{"role": "assistant", "content": None, "tool_calls": [{"id": "a", "type": "custom", "function": {"name": "f", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "a", "content": ""}],
-         "$.messages[0].tool_calls[0]", 'missing required key "custom"'),
-        ([{"role": "assistant", "content": None, "tool_calls": [{"id": "a", "type": "mcp", "function": {"name": "f", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "a", "content": ""}],
-         "$.messages[0].tool_calls[0].type", 'expected "function" or "custom", got "mcp"'),
-        ([{"role": "assistant", "content": None}], "$.messages[0].content", "null content is allowed only on an assistant message with tool_calls, function_call, refusal or audio"),
+        (
+            [
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [{"id": "a", "type": "custom", "function": {"name": "f", "arguments": "{}"}}],
+                },
+                {"role": "tool", "tool_call_id": "a", "content": ""},
+            ],
+            "$.messages[0].tool_calls[0]",
+            'missing required key "custom"',
+        ),
+        (
+            [
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [{"id": "a", "type": "mcp", "function": {"name": "f", "arguments": "{}"}}],
+                },
+                {"role": "tool", "tool_call_id": "a", "content": ""},
+            ],
+            "$.messages[0].tool_calls[0].type",
+            'expected "function" or "custom", got "mcp"',
+        ),
+        (
+            [{"role": "assistant", "content": None}],
+            "$.messages[0].content",
+            "null content is allowed only on an assistant message with tool_calls, function_call, refusal or audio",
+        ),
         ([{"role": "user", "content": "x", "refusal": "no"}], "$.messages[0].refusal", "a user message cannot have"),
-        ([{"role": "assistant", "content": None, "tool_calls": [call("a"), call("a")]}, {"role": "tool", "tool_call_id": "a", "content": ""}], "$.messages[0].tool_calls[1].id", "duplicate tool call id"),
+        (
+            [
+                {"role": "assistant", "content": None, "tool_calls": [call("a"), call("a")]},
+                {"role": "tool", "tool_call_id": "a", "content": ""},
+            ],
+            "$.messages[0].tool_calls[1].id",
+            "duplicate tool call id",
+        ),
         ([{"role": "system", "content": "x", "pinned": False}], "$.messages[0].pinned", "a system message cannot have"),
         ([{"role": "user", "content": "x", "pinned": "yes"}], "$.messages[0].pinned", "true or false"),
         ([{"role": "tool", "content": "x"}], "$.messages[0]", "tool_call_id"),
@@ -241,13 +336,16 @@ def test_invalid_messages_name_the_path_and_value(messages, path, words):
         trim_messages(messages, 100, "estimate")
 
 
-@pytest.mark.parametrize("mistake", [
-    {"refusal": 5},  # a refusal that is no text
-    {"name": 5},
-    {"content": 5},
-    {"tool_calls": [call("a"), {**call("b"), "function": {"name": "f", "arguments": 5}}]},  # one bad call of two
-    {"tool_calls": [call("a"), call("a")]},  # a duplicate id inside the message
-])
+@pytest.mark.parametrize(
+    "mistake",
+    [
+        {"refusal": 5},  # a refusal that is no text
+        {"name": 5},
+        {"content": 5},
+        {"tool_calls": [call("a"), {**call("b"), "function": {"name": "f", "arguments": 5}}]},  # one bad call of two
+        {"tool_calls": [call("a"), call("a")]},  # a duplicate id inside the message
+    ],
+)
 def test_a_mistake_on_the_calling_message_is_reported_once_and_its_results_still_pair(mistake):
     """Its tool results never get "no assistant message made a tool call with id ...": untrue."""
     calling = {"role": "assistant", "content": None, "tool_calls": [call("a"), call("b")], **mistake}
@@ -259,10 +357,13 @@ def test_a_mistake_on_the_calling_message_is_reported_once_and_its_results_still
     assert not [error for error in report["errors"] if "no assistant message made" in error["message"]], report["errors"]
 
 
-@pytest.mark.parametrize("given, words", [
-    ({"role": "user", "content": "hi"}, "got an object: {\"role\": \"user\", \"content\": \"hi\"} (one message? put it in a list: [message])"),
-    ("hello", 'got a string: "hello"'),
-])
+@pytest.mark.parametrize(
+    "given, words",
+    [
+        ({"role": "user", "content": "hi"}, 'got an object: {"role": "user", "content": "hi"} (one message? put it in a list: [message])'),
+        ("hello", 'got a string: "hello"'),
+    ],
+)
 def test_one_message_or_a_string_is_not_read_as_a_list(given, words):
     """A dict iterated as its keys gave "$.messages[0]: expected an object, got a string: \"role\""."""
     for call_it in (lambda: trim_messages(given, 100), lambda: count_messages(given)):
@@ -279,10 +380,16 @@ def test_an_unanswered_call_of_an_invalid_message_is_named_at_its_own_place():
 
 
 def test_a_result_before_its_call_says_where_the_call_is():
-    messages = [{"role": "user", "content": "q"}, {"role": "tool", "tool_call_id": "a", "content": "r"},
-                {"role": "assistant", "content": None, "tool_calls": [call("a")]}]
+    messages = [
+        {"role": "user", "content": "q"},
+        {"role": "tool", "tool_call_id": "a", "content": "r"},
+        {"role": "assistant", "content": None, "tool_calls": [call("a")]},
+    ]
     errors = evaluate(data(100, messages))["errors"]
-    assert errors[0] == {"path": "$.messages[1].tool_call_id", "message": 'answers the call "a" made at $.messages[2], but a tool result must directly follow the assistant message that made the call'}
+    assert errors[0] == {
+        "path": "$.messages[1].tool_call_id",
+        "message": 'answers the call "a" made at $.messages[2], but a tool result must directly follow the assistant message that made the call',
+    }
     assert errors[1]["path"] == "$.messages[2].tool_calls[0].id" and len(errors) == 2
 
 
@@ -304,9 +411,16 @@ def test_invalid_top_level_fields(top, path):
 
 def test_unknown_tokenizer_lists_the_names():
     report = evaluate(data(100, CHAT[:2], tokenizer="gtp-4o"))
-    assert report["errors"] == [{"path": "$.tokenizer", "message": f"expected one of {', '.join(mode.TOKENIZERS)} or a model name such as gpt-4o, got \"gtp-4o\""}]
+    assert report["errors"] == [
+        {"path": "$.tokenizer", "message": f'expected one of {", ".join(mode.TOKENIZERS)} or a model name such as gpt-4o, got "gtp-4o"'}
+    ]
     report = evaluate(data(100, CHAT[:2], tokenizer="gpt2"))
-    assert report["errors"] == [{"path": "$.tokenizer", "message": "the model 'gpt2' uses the gpt2 encoding, which this package does not count (it counts o200k_base and cl100k_base); got \"gpt2\""}]
+    assert report["errors"] == [
+        {
+            "path": "$.tokenizer",
+            "message": "the model 'gpt2' uses the gpt2 encoding, which this package does not count (it counts o200k_base and cl100k_base); got \"gpt2\"",
+        }
+    ]
 
 
 def test_unavailable_rank_files_become_an_error_at_the_tokenizer(monkeypatch):
@@ -325,15 +439,21 @@ def test_unavailable_rank_files_become_an_error_at_the_tokenizer(monkeypatch):
 
 
 def test_a_bad_tool_result_is_not_also_reported_as_a_missing_one():
-    messages = [{"role": "user", "content": "x"}, {"role": "assistant", "content": None, "tool_calls": [call("a")]},
-                {"role": "tool", "tool_call_id": "a", "content": 5}]
+    messages = [
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "content": None, "tool_calls": [call("a")]},
+        {"role": "tool", "tool_call_id": "a", "content": 5},
+    ]
     assert [error["path"] for error in evaluate(data(100, messages))["errors"]] == ["$.messages[2].content"]
 
 
 def test_a_surrogate_pair_answers_the_call_of_its_character():
     """Ids are equal by UTF-16 code units: the rule and the check agree on it."""
-    messages = [{"role": "user", "content": "x"}, {"role": "assistant", "content": None, "tool_calls": [call("\U0001F600")]},
-                {"role": "tool", "tool_call_id": "\ud83d\ude00", "content": "r"}]
+    messages = [
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "content": None, "tool_calls": [call("\U0001f600")]},
+        {"role": "tool", "tool_call_id": "\ud83d\ude00", "content": "r"},
+    ]
     report = evaluate(data(100, messages))
     assert report["pass"] is True and report["kept"] == [0, 1, 2], report["checks"]
 
@@ -345,6 +465,7 @@ def test_problems_are_listed_in_message_order():
 
 
 # ---------------------------------------------------------------- every check can fail
+
 
 def checks_for(limit, tamper, messages=CHAT):
     given_data = data(limit, messages)
@@ -391,18 +512,35 @@ def _keep(result, *indices):
         (1000, lambda r: r["messages"].pop(), "kept messages re-counted", "differ from the kept"),
         (1000, lambda r: r["messages"][1].update(content="edited"), "kept messages re-counted", "differ from the kept"),
         (1000, lambda r: r["kept"].append(3), "kept messages re-counted", "do not split"),
-        ("tight", lambda r: (_keep(r, 4, 5, 6, 7, 9), r.update(tokens=r["tokens"] + sum(costs()[4:8]) + costs()[9], remaining=r["remaining"] - sum(costs()[4:8]) - costs()[9])),
-         "kept messages re-counted", "over the limit"),
+        (
+            "tight",
+            lambda r: (
+                _keep(r, 4, 5, 6, 7, 9),
+                r.update(tokens=r["tokens"] + sum(costs()[4:8]) + costs()[9], remaining=r["remaining"] - sum(costs()[4:8]) - costs()[9]),
+            ),
+            "kept messages re-counted",
+            "over the limit",
+        ),
         ("tight", lambda r: _keep(r, 2), "no holes", "a hole"),
         (1000, lambda r: _drop(r, 9), "no holes", "a hole"),
         (1000, lambda r: r["trace"].reverse(), "no holes", "newest first"),
         (1000, lambda r: r["trace"][0].update(remaining_before=5), "no holes", "the replay says"),
         (1000, lambda r: r["trace"][3].update(tokens=1), "no holes", "re-counts to"),
         (1000, lambda r: r["trace"][1].update(reason="exceeds_remaining_budget"), "no holes", "the replay says fits"),
-        ("tight", lambda r: [row.update(reason="older_than_a_dropped_message") for row in r["trace"] if row["index"] == 5], "no holes", "the replay says exceeds"),
+        (
+            "tight",
+            lambda r: [row.update(reason="older_than_a_dropped_message") for row in r["trace"] if row["index"] == 5],
+            "no holes",
+            "the replay says exceeds",
+        ),
         (1000, lambda r: _drop(r, 5), "tool calls paired", "no kept tool result"),
         (1000, lambda r: (_drop(r, 4), _drop(r, 5), _drop(r, 6), _keep(r, 5)), "tool calls paired", "not kept right before"),
-        (1000, lambda r: (_drop(r, 1), _drop(r, 2), _drop(r, 3), _keep(r, 2)), "history starts with user", "is the first kept message of the conversation"),
+        (
+            1000,
+            lambda r: (_drop(r, 1), _drop(r, 2), _drop(r, 3), _keep(r, 2)),
+            "history starts with user",
+            "is the first kept message of the conversation",
+        ),
         (1000, lambda r: r["trace"][-2].update(reason="history_must_start_with_user"), "history starts with user", "the trace drops"),
         (1000, lambda r: _drop(r, 0), "pinned messages kept", "pinned message 0"),
         (1000, lambda r: r.update(pinned_tokens=1), "pinned messages kept", "re-count to"),
@@ -431,6 +569,7 @@ def test_recount_is_independent_of_the_rules_cost(monkeypatch):
 
     monkeypatch.setattr(reading, "HISTORIES", Histories())  # nothing read before: every cost comes from the patched function
     honest = reading.message_cost
+
     def forgetful(message, count, index=0):
         cost, images = honest(message, count, index)
         return cost - (message["name"] is not None), images
@@ -443,6 +582,7 @@ def test_recount_is_independent_of_the_rules_cost(monkeypatch):
 
 # ---------------------------------------------------------------- the API
 
+
 def test_trim_messages_returns_what_evaluate_keeps():
     for limit in (30, 60, 90, 120, _tight(), 1000):
         report = evaluate(data(limit))
@@ -452,7 +592,11 @@ def test_trim_messages_returns_what_evaluate_keeps():
             assert (raised.value.shortfall, raised.value.live_turn, raised.value.pinned) == (report["shortfall"], [10], [0, 8])
             continue
         trimmed = trim_messages(CHAT, limit, "estimate")
-        assert trimmed == report["messages"] and (trimmed.tokens, trimmed.kept, trimmed.remaining) == (report["tokens"], report["kept"], report["remaining"])
+        assert trimmed == report["messages"] and (trimmed.tokens, trimmed.kept, trimmed.remaining) == (
+            report["tokens"],
+            report["kept"],
+            report["remaining"],
+        )
 
 
 def test_trim_messages_raises_on_pinned_overflow_and_bad_arguments():
@@ -492,12 +636,19 @@ def histories(draw, tools=True, pinned=True):
     """Valid OpenAI-format histories: system/developer anywhere, named turns, tool units, pins."""
     messages, calls = [], 0
     for _ in range(draw(st.integers(1, 14))):
-        kind = draw(st.sampled_from(["user", "assistant", "user", "assistant", "system", "developer", "tools"] if tools else ["user", "assistant"]))
+        kind = draw(
+            st.sampled_from(["user", "assistant", "user", "assistant", "system", "developer", "tools"] if tools else ["user", "assistant"])
+        )
         if kind == "tools":
             ids = [f"call_{calls + k}" for k in range(draw(st.integers(1, 3)))]
             calls += len(ids)
-            messages.append({"role": "assistant", "content": draw(st.one_of(st.none(), TEXT)),
-                             "tool_calls": [call(call_id, arguments=draw(TEXT)) for call_id in ids]})
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": draw(st.one_of(st.none(), TEXT)),
+                    "tool_calls": [call(call_id, arguments=draw(TEXT)) for call_id in ids],
+                }
+            )
             messages.extend({"role": "tool", "tool_call_id": call_id, "content": draw(CONTENT)} for call_id in ids)
         else:
             message = {"role": kind, "content": draw(CONTENT)}
@@ -532,10 +683,25 @@ def test_every_history_passes_every_check(messages, limit):
 NEAR_MESSAGES = st.lists(
     st.dictionaries(
         st.sampled_from(["role", "content", "name", "tool_calls", "tool_call_id", "pinned", "other"]),
-        st.one_of(st.sampled_from(list(mode.ROLES)), TEXT, st.none(), st.booleans(), st.integers(-2, 2),
-                  st.lists(st.one_of(st.fixed_dictionaries({"type": st.just("text"), "text": TEXT}), st.dictionaries(st.sampled_from(["type", "text", "id", "function"]), st.one_of(TEXT, st.none())), st.builds(call, st.sampled_from(["a", "b", ""]))), max_size=3)),
-        max_size=5),
-    max_size=6)
+        st.one_of(
+            st.sampled_from(list(mode.ROLES)),
+            TEXT,
+            st.none(),
+            st.booleans(),
+            st.integers(-2, 2),
+            st.lists(
+                st.one_of(
+                    st.fixed_dictionaries({"type": st.just("text"), "text": TEXT}),
+                    st.dictionaries(st.sampled_from(["type", "text", "id", "function"]), st.one_of(TEXT, st.none())),
+                    st.builds(call, st.sampled_from(["a", "b", ""])),
+                ),
+                max_size=3,
+            ),
+        ),
+        max_size=5,
+    ),
+    max_size=6,
+)
 
 
 @given(NEAR_MESSAGES, st.one_of(st.integers(-1, 100), st.none(), st.just(2.0)))
@@ -569,6 +735,7 @@ def test_schema_agrees_with_evaluate_on_near_valid_messages(messages):
 
 
 # ---------------------------------------------------------------- the CLI
+
 
 def cli(argv, stdin):
     import io
@@ -606,8 +773,14 @@ def test_a_misspelt_role_gets_a_did_you_mean_like_a_misspelt_mode():
     """A misspelt role ("usr") gets its suggestion, not only the list of roles."""
     from fitproof import evaluate
 
-    report = evaluate({"mode": "messages", "limit": 100, "tokenizer": "o200k_base",
-                       "messages": [{"role": "usr", "content": "hi"}, {"role": "bot", "content": "hi"}]})
+    report = evaluate(
+        {
+            "mode": "messages",
+            "limit": 100,
+            "tokenizer": "o200k_base",
+            "messages": [{"role": "usr", "content": "hi"}, {"role": "bot", "content": "hi"}],
+        }
+    )
     assert [error["message"] for error in report["errors"]] == [
         'expected one of system, developer, user, assistant, tool, got "usr"; did you mean "user"?',
         'expected one of system, developer, user, assistant, tool, got "bot"',
@@ -619,9 +792,16 @@ def test_tool_call_ids_equal_as_utf16_match_and_collide():
     # "\ud83d\ude00" answers the call "😀", and two such calls are duplicates.
     def conversation(call_ids, answer_id):
         calls = [{"id": call_id, "type": "function", "function": {"name": "f", "arguments": "{}"}} for call_id in call_ids]
-        return {"mode": "messages", "limit": 500, "tokenizer": "estimate", "messages": [
-            {"role": "user", "content": "q"}, {"role": "assistant", "content": None, "tool_calls": calls},
-            {"role": "tool", "tool_call_id": answer_id, "content": "r"}]}
+        return {
+            "mode": "messages",
+            "limit": 500,
+            "tokenizer": "estimate",
+            "messages": [
+                {"role": "user", "content": "q"},
+                {"role": "assistant", "content": None, "tool_calls": calls},
+                {"role": "tool", "tool_call_id": answer_id, "content": "r"},
+            ],
+        }
 
     answered = evaluate(conversation(["😀"], "\ud83d\ude00"))
     assert "errors" not in answered, answered.get("errors")

@@ -58,6 +58,7 @@ def trim(items, *args, **kwargs):
 
 # ---------------------------------------------------------------- converting a chat history
 
+
 def to_anthropic(chat, system_apart=False, blocks=False):
     """``(items, system, where)``: the chat history as Anthropic's messages; ``where[i]``: the
     indices of the items chat message ``i`` became (a run of tool messages is one user message)."""
@@ -77,8 +78,15 @@ def to_anthropic(chat, system_apart=False, blocks=False):
         elif role == "assistant":
             if message.get("tool_calls"):
                 content = [{"type": "text", "text": message["content"]}] if message.get("content") else []
-                content += [{"type": "tool_use", "id": call["id"], "name": call["function"]["name"],
-                             "input": json.loads(call["function"]["arguments"])} for call in message["tool_calls"]]
+                content += [
+                    {
+                        "type": "tool_use",
+                        "id": call["id"],
+                        "name": call["function"]["name"],
+                        "input": json.loads(call["function"]["arguments"]),
+                    }
+                    for call in message["tool_calls"]
+                ]
                 items.append({"role": "assistant", "content": content, **extra})
             else:
                 content = [{"type": "text", "text": message["content"]}] if blocks else message["content"]
@@ -102,7 +110,9 @@ def to_responses(chat, reasoning=False, typed=False):
         mine = []
         if role in ("system", "developer", "user"):
             content = [{"type": "input_text", "text": message["content"]}] if typed else message["content"]
-            items.append({"type": "message", "role": role, "content": content, **extra} if typed else {"role": role, "content": content, **extra})
+            items.append(
+                {"type": "message", "role": role, "content": content, **extra} if typed else {"role": role, "content": content, **extra}
+            )
             mine.append(len(items) - 1)
         elif role == "assistant":
             if message.get("tool_calls") and reasoning:
@@ -111,15 +121,30 @@ def to_responses(chat, reasoning=False, typed=False):
                 extra = {}
             if message.get("content"):
                 if typed:
-                    items.append({"type": "message", "id": f"msg_{index}", "role": "assistant", "status": "completed",
-                                  "content": [{"type": "output_text", "text": message["content"], "annotations": []}], **extra})
+                    items.append(
+                        {
+                            "type": "message",
+                            "id": f"msg_{index}",
+                            "role": "assistant",
+                            "status": "completed",
+                            "content": [{"type": "output_text", "text": message["content"], "annotations": []}],
+                            **extra,
+                        }
+                    )
                 else:
                     items.append({"role": "assistant", "content": message["content"], **extra})
                 mine.append(len(items) - 1)
                 extra = {}
             for call in message.get("tool_calls") or ():
-                items.append({"type": "function_call", "call_id": call["id"], "name": call["function"]["name"],
-                              "arguments": call["function"]["arguments"], **extra})
+                items.append(
+                    {
+                        "type": "function_call",
+                        "call_id": call["id"],
+                        "name": call["function"]["name"],
+                        "arguments": call["function"]["arguments"],
+                        **extra,
+                    }
+                )
                 mine.append(len(items) - 1)
                 extra = {}
         else:
@@ -137,6 +162,7 @@ def chat_histories(draw):
     """A chat history as an application writes it: a system message or not, turns of a user message,
     sometimes tool rounds (an assistant message calling one to three tools and their results), a reply;
     now and then a pinned user message or a system message in the middle."""
+
     def text(low=1, high=40):
         return " ".join(draw(st.lists(st.sampled_from(WORDS), min_size=low, max_size=high)))
 
@@ -155,8 +181,16 @@ def chat_histories(draw):
             ids = [f"call_{calls + k}" for k in range(draw(st.integers(1, 3)))]
             calls += len(ids)
             content = text() if draw(st.booleans()) else None
-            history.append({"role": "assistant", "content": content, "tool_calls": [
-                {"id": call_id, "type": "function", "function": {"name": "lookup", "arguments": json.dumps({"q": text(1, 4)})}} for call_id in ids]})
+            history.append(
+                {
+                    "role": "assistant",
+                    "content": content,
+                    "tool_calls": [
+                        {"id": call_id, "type": "function", "function": {"name": "lookup", "arguments": json.dumps({"q": text(1, 4)})}}
+                        for call_id in ids
+                    ],
+                }
+            )
             history.extend({"role": "tool", "tool_call_id": call_id, "content": text(1, 80)} for call_id in ids)
         if draw(st.integers(0, 8)) == 0:
             history.append({"role": draw(st.sampled_from(["system", "developer"])), "content": text(1, 10)})
@@ -238,10 +272,13 @@ def test_every_converted_history_is_a_request_of_its_format_and_counts_the_same_
     trimmed = trim(items, 10**9, format=fmt, system=system)
     sdk_valid(trimmed, fmt)
     whole = count_messages(items, format=fmt, system=system)
-    assert whole == trimmed.tokens if trimmed.kept == list(range(len(items))) else whole > trimmed.tokens  # (a reply before the first user turn goes)
+    assert (
+        whole == trimmed.tokens if trimmed.kept == list(range(len(items))) else whole > trimmed.tokens
+    )  # (a reply before the first user turn goes)
 
 
 # ---------------------------------------------------------------- detection
+
 
 def test_the_format_is_detected_when_the_input_can_mean_only_one_and_the_report_says_so():
     anthropic_items, _, _ = to_anthropic(CHAT)
@@ -262,7 +299,10 @@ def test_the_format_is_detected_when_the_input_can_mean_only_one_and_the_report_
 
 
 def test_an_input_that_reads_as_two_formats_or_an_unknown_format_is_an_error_naming_format():
-    both = [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a", "content": "x"}]}, {"type": "function_call_output", "call_id": "b", "output": "y"}]
+    both = [
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a", "content": "x"}]},
+        {"type": "function_call_output", "call_id": "b", "output": "y"},
+    ]
     report = evaluate({"mode": "messages", "limit": 100, "messages": both})
     assert report["errors"][0]["path"] == "$.format" and "name it" in report["errors"][0]["message"]
     report = evaluate({"mode": "messages", "limit": 100, "format": "antropic", "messages": CHAT})
@@ -274,9 +314,14 @@ def test_an_input_that_reads_as_two_formats_or_an_unknown_format_is_an_error_nam
 CHAT = [
     {"role": "system", "content": "You are a support agent."},
     {"role": "user", "content": "Where is my order A-1042?"},
-    {"role": "assistant", "content": "Let me look.", "tool_calls": [
-        {"id": "call_1", "type": "function", "function": {"name": "lookup", "arguments": "{\"order\":\"A-1042\"}"}},
-        {"id": "call_2", "type": "function", "function": {"name": "track", "arguments": "{\"order\":\"A-1042\"}"}}]},
+    {
+        "role": "assistant",
+        "content": "Let me look.",
+        "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "lookup", "arguments": '{"order":"A-1042"}'}},
+            {"id": "call_2", "type": "function", "function": {"name": "track", "arguments": '{"order":"A-1042"}'}},
+        ],
+    },
     {"role": "tool", "tool_call_id": "call_1", "content": "shipped 2026-11-20"},
     {"role": "tool", "tool_call_id": "call_2", "content": "in transit"},
     {"role": "assistant", "content": "It shipped on the 20th and is in transit."},
@@ -300,11 +345,19 @@ def _format_error(items, fmt):
 def test_an_orphaned_result_is_an_error_at_its_path_in_the_chat_formats_words(fmt):
     broken = [message for index, message in enumerate(CHAT) if index != 2]  # the assistant message that made the calls, gone
     convert = to_anthropic if fmt == "anthropic" else to_responses
-    items = convert(broken)[0] if fmt == "anthropic" else [item for item in convert(CHAT)[0] if item.get("type") != "function_call" and item.get("content") != "Let me look."]
+    items = (
+        convert(broken)[0]
+        if fmt == "anthropic"
+        else [item for item in convert(CHAT)[0] if item.get("type") != "function_call" and item.get("content") != "Let me look."]
+    )
     problems = _format_error(items, fmt)
     words = _chat_error(broken)
     assert [(code, message) for _, code, message in problems] == words
-    expected = ["$.messages[2].content[0].tool_use_id", "$.messages[2].content[1].tool_use_id"] if fmt == "anthropic" else ["$.messages[2].call_id", "$.messages[3].call_id"]
+    expected = (
+        ["$.messages[2].content[0].tool_use_id", "$.messages[2].content[1].tool_use_id"]
+        if fmt == "anthropic"
+        else ["$.messages[2].call_id", "$.messages[3].call_id"]
+    )
     assert [path for path, _, _ in problems] == expected
 
 
@@ -323,19 +376,38 @@ def test_a_result_after_another_turn_is_misplaced_in_the_chat_formats_words(fmt)
     items = (to_anthropic if fmt == "anthropic" else to_responses)(broken)[0]
     problems = _format_error(items, fmt)
     unindexed = lambda message: re.sub(r"\$\.messages\[\d+\]", "$.messages[_]", message)  # noqa: E731  (the call's own index in the format)
-    assert sorted((code, unindexed(message)) for _, code, message in problems) == sorted((code, unindexed(message)) for code, message in _chat_error(broken))
+    assert sorted((code, unindexed(message)) for _, code, message in problems) == sorted(
+        (code, unindexed(message)) for code, message in _chat_error(broken)
+    )
 
 
 def test_a_block_type_the_format_does_not_have_is_an_error_at_its_type():
-    problems = _format_error([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://x.invalid/a.png"}}]}], "anthropic")
-    assert problems == [("$.messages[0].content[0].type", "invalid_value", "expected one of text, image, document, tool_result, got \"image_url\"; did you mean \"image\"?")]
-    problems = _format_error([{"role": "assistant", "content": [{"type": "tool_result", "tool_use_id": "a"}]}, {"role": "user", "content": "q"}], "anthropic")
-    assert problems[0][:2] == ("$.messages[0].content[0].type", "not_text") and "allowed: text, thinking, redacted_thinking, tool_use" in problems[0][2]
-    problems = _format_error([{"role": "user", "content": [{"type": "server_tool_use", "id": "s", "name": "web_search", "input": {}}]}], "anthropic")
+    problems = _format_error(
+        [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://x.invalid/a.png"}}]}], "anthropic"
+    )
+    assert problems == [
+        (
+            "$.messages[0].content[0].type",
+            "invalid_value",
+            'expected one of text, image, document, tool_result, got "image_url"; did you mean "image"?',
+        )
+    ]
+    problems = _format_error(
+        [{"role": "assistant", "content": [{"type": "tool_result", "tool_use_id": "a"}]}, {"role": "user", "content": "q"}], "anthropic"
+    )
+    assert (
+        problems[0][:2] == ("$.messages[0].content[0].type", "not_text")
+        and "allowed: text, thinking, redacted_thinking, tool_use" in problems[0][2]
+    )
+    problems = _format_error(
+        [{"role": "user", "content": [{"type": "server_tool_use", "id": "s", "name": "web_search", "input": {}}]}], "anthropic"
+    )
     assert problems[0][:2] == ("$.messages[0].content[0].type", "not_text")
     problems = _format_error([{"role": "user", "content": [{"type": "text", "text": "hi"}]}], "responses")
     assert problems[0][0] == "$.messages[0].content[0].type" and "input_text" in problems[0][2]
-    problems = _format_error([{"type": "web_search_call", "id": "ws", "status": "completed"}, {"role": "user", "content": "q"}], "responses")
+    problems = _format_error(
+        [{"type": "web_search_call", "id": "ws", "status": "completed"}, {"role": "user", "content": "q"}], "responses"
+    )
     assert problems[0][:2] == ("$.messages[0].type", "not_text")
     problems = _format_error([{"type": "function_cal", "call_id": "c", "name": "f", "arguments": "{}"}], "responses")
     assert problems[0][0] == "$.messages[0].type" and 'did you mean "function_call"?' in problems[0][2]
@@ -344,21 +416,38 @@ def test_a_block_type_the_format_does_not_have_is_an_error_at_its_type():
 
 
 def test_the_json_path_of_responses_items_is_input_when_they_are_given_as_input():
-    report = evaluate({"mode": "messages", "limit": 100, "input": [{"role": "user", "content": "q"}, {"type": "function_call_output", "call_id": "x", "output": "y"}]})
+    report = evaluate(
+        {
+            "mode": "messages",
+            "limit": 100,
+            "input": [{"role": "user", "content": "q"}, {"type": "function_call_output", "call_id": "x", "output": "y"}],
+        }
+    )
     assert report["errors"][0]["path"] == "$.input[1].call_id"
     assert report["errors"][0]["message"] == 'no assistant message made a tool call with id "x"'
 
 
 # ---------------------------------------------------------------- thinking, reasoning, cache_control, a merged user turn
 
+
 def test_thinking_stays_with_its_assistant_turn_and_cache_control_is_sent_as_given():
     items = [
         {"role": "user", "content": "old question " * 50},
         {"role": "assistant", "content": "old answer " * 50},
         {"role": "user", "content": [{"type": "text", "text": "Where is A-1042?", "cache_control": {"type": "ephemeral"}}]},
-        {"role": "assistant", "content": [{"type": "thinking", "thinking": "I should look it up.", "signature": "c2ln"},
-                                          {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {"order": "A-1042", "note": None}}]},
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "shipped"}], "is_error": False}]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "I should look it up.", "signature": "c2ln"},
+                {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {"order": "A-1042", "note": None}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "shipped"}], "is_error": False}
+            ],
+        },
     ]
     trimmed = trim(items, 60, system=[{"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}])
     assert trimmed.kept == [2, 3, 4] and trimmed.format == "anthropic"
@@ -367,10 +456,13 @@ def test_thinking_stays_with_its_assistant_turn_and_cache_control_is_sent_as_giv
 
 
 def test_a_user_message_with_results_and_a_question_is_the_live_turn_with_its_tool_use():
-    items = [{"role": "user", "content": "first " * 40}, {"role": "assistant", "content": "reply " * 40},
-             {"role": "user", "content": "look it up"},
-             {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}]},
-             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "r"}, {"type": "text", "text": "and now?"}]}]
+    items = [
+        {"role": "user", "content": "first " * 40},
+        {"role": "assistant", "content": "reply " * 40},
+        {"role": "user", "content": "look it up"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "r"}, {"type": "text", "text": "and now?"}]},
+    ]
     report = evaluate({"mode": "messages", "format": "anthropic", "limit": 40, "messages": items})
     assert report["live_turn"] == [3, 4] and report["kept"] == [2, 3, 4]  # the question before the tool use fits; the older turns do not
     assert all(check["pass"] for check in report["checks"])
@@ -378,36 +470,85 @@ def test_a_user_message_with_results_and_a_question_is_the_live_turn_with_its_to
 
 def test_reasoning_items_stay_with_their_calls_and_sdk_outputs_go_back_as_requests():
     output = [
-        responses_types.ResponseReasoningItem.model_validate({"id": "rs_1", "type": "reasoning", "summary": [{"type": "summary_text", "text": "Look it up."}], "encrypted_content": "gAAA"}),
-        responses_types.ResponseFunctionToolCall.model_validate({"arguments": "{\"order\":\"A-1042\"}", "call_id": "call_1", "name": "lookup", "type": "function_call", "id": "fc_1", "status": "completed"}),
+        responses_types.ResponseReasoningItem.model_validate(
+            {"id": "rs_1", "type": "reasoning", "summary": [{"type": "summary_text", "text": "Look it up."}], "encrypted_content": "gAAA"}
+        ),
+        responses_types.ResponseFunctionToolCall.model_validate(
+            {
+                "arguments": '{"order":"A-1042"}',
+                "call_id": "call_1",
+                "name": "lookup",
+                "type": "function_call",
+                "id": "fc_1",
+                "status": "completed",
+            }
+        ),
     ]
-    reply = responses_types.ResponseOutputMessage.model_validate({"id": "msg_1", "type": "message", "role": "assistant", "status": "completed",
-                                                                   "content": [{"type": "output_text", "text": "It shipped.", "annotations": []}]})
+    reply = responses_types.ResponseOutputMessage.model_validate(
+        {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": "It shipped.", "annotations": []}],
+        }
+    )
     for dump in (lambda item: item, lambda item: item.model_dump(), lambda item: item.to_dict()):
-        history = [{"role": "user", "content": "old " * 80}, {"role": "assistant", "content": "older reply " * 40},
-                   {"role": "user", "content": [{"type": "input_text", "text": "Where is A-1042?"}]},
-                   *map(dump, output), {"type": "function_call_output", "call_id": "call_1", "output": "shipped"}, dump(reply),
-                   {"role": "user", "content": "Thanks"}]
+        history = [
+            {"role": "user", "content": "old " * 80},
+            {"role": "assistant", "content": "older reply " * 40},
+            {"role": "user", "content": [{"type": "input_text", "text": "Where is A-1042?"}]},
+            *map(dump, output),
+            {"type": "function_call_output", "call_id": "call_1", "output": "shipped"},
+            dump(reply),
+            {"role": "user", "content": "Thanks"},
+        ]
         trimmed = trim(history, 120, instructions="Be brief.")
         assert trimmed.format == "responses" and trimmed.kept == [2, 3, 4, 5, 6, 7]
         sdk_valid(trimmed, "responses")
-        assert trimmed[1] == {"id": "rs_1", "type": "reasoning", "summary": [{"type": "summary_text", "text": "Look it up."}], "encrypted_content": "gAAA"}
+        assert trimmed[1] == {
+            "id": "rs_1",
+            "type": "reasoning",
+            "summary": [{"type": "summary_text", "text": "Look it up."}],
+            "encrypted_content": "gAAA",
+        }
         assert "async_" not in trimmed[2] and None not in trimmed[2].values()
-        report = evaluate({"mode": "messages", "limit": 120, "instructions": "Be brief.", "input": [item if isinstance(item, dict) else item.model_dump() for item in history]})
+        report = evaluate(
+            {
+                "mode": "messages",
+                "limit": 120,
+                "instructions": "Be brief.",
+                "input": [item if isinstance(item, dict) else item.model_dump() for item in history],
+            }
+        )
         assert report["kept"] == trimmed.kept and all(check["pass"] for check in report["checks"])
         assert [row["unit"] for row in reversed(report["trace"])][3:6] == [3, 3, 3]  # the reasoning, its call and the output: one unit
 
 
 def test_anthropic_sdk_blocks_go_into_the_history_as_they_are():
-    reply = anthropic_types.Message.model_validate({
-        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "stop_reason": "tool_use", "stop_sequence": None,
-        "usage": {"input_tokens": 10, "output_tokens": 5},
-        "content": [{"type": "thinking", "thinking": "Check the order.", "signature": "c2ln"}, {"type": "text", "text": "Looking."},
-                    {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {"order": "A-1042"}}]})
+    reply = anthropic_types.Message.model_validate(
+        {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "stop_reason": "tool_use",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 5},
+            "content": [
+                {"type": "thinking", "thinking": "Check the order.", "signature": "c2ln"},
+                {"type": "text", "text": "Looking."},
+                {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {"order": "A-1042"}},
+            ],
+        }
+    )
     for dump in ("objects", "model_dump", "to_dict"):
         content = reply.content if dump == "objects" else [getattr(block, dump)() for block in reply.content]
-        history = [{"role": "user", "content": "Where is A-1042?"}, {"role": "assistant", "content": content},
-                   {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "shipped"}]}]
+        history = [
+            {"role": "user", "content": "Where is A-1042?"},
+            {"role": "assistant", "content": content},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "shipped"}]},
+        ]
         trimmed = trim(history, 1_000, format="anthropic", system="Be brief.")
         assert trimmed.kept == [0, 1, 2]
         sdk_valid(trimmed, "anthropic")
@@ -418,8 +559,13 @@ def test_anthropic_sdk_blocks_go_into_the_history_as_they_are():
 
 
 def test_pinned_is_read_and_never_sent():
-    items = [{"role": "user", "content": "remember: the customer is Ana", "pinned": True}, {"role": "assistant", "content": "ok " * 200},
-             {"role": "user", "content": "q " * 30}, {"role": "assistant", "content": "a " * 30}, {"role": "user", "content": "now"}]
+    items = [
+        {"role": "user", "content": "remember: the customer is Ana", "pinned": True},
+        {"role": "assistant", "content": "ok " * 200},
+        {"role": "user", "content": "q " * 30},
+        {"role": "assistant", "content": "a " * 30},
+        {"role": "user", "content": "now"},
+    ]
     for fmt in ("anthropic", "responses"):
         trimmed = trim(items, 90, format=fmt)
         assert trimmed.kept[0] == 0 and 1 not in trimmed.kept and "pinned" not in trimmed[0]
@@ -428,19 +574,37 @@ def test_pinned_is_read_and_never_sent():
 
 # ---------------------------------------------------------------- counts
 
+
 def png(width, height):
     def chunk(kind, body):
         return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)) + chunk(b"IEND", b"")
 
 
-@pytest.mark.parametrize("size, tokens", [((200, 200), 54), ((1092, 1092), 1590), ((1000, 1000), 1334), ((4000, 2000), 1600),
-                                          ((1568, 100), 210), ((3136, 200), 210), ((1, 1), 1)])
+@pytest.mark.parametrize(
+    "size, tokens",
+    [
+        ((200, 200), 54),
+        ((1092, 1092), 1590),
+        ((1000, 1000), 1334),
+        ((4000, 2000), 1600),
+        ((1568, 100), 210),
+        ((3136, 200), 210),
+        ((1, 1), 1),
+    ],
+)
 def test_an_image_costs_by_anthropics_rule(size, tokens):
     """width x height / 750 after the resize: the long edge to 1568, the area to 1,600 tokens at most."""
     assert anthropic_format.image_tokens(*size)[0] == tokens
     data = base64.b64encode(png(*size)).decode()
-    item = {"role": "user", "content": [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}, {"type": "text", "text": "what is this"}]}
+    item = {
+        "role": "user",
+        "content": [
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}},
+            {"type": "text", "text": "what is this"},
+        ],
+    }
     report = evaluate({"mode": "messages", "format": "anthropic", "limit": 10_000, "messages": [item]})
     assert report["images"] == [{"index": 0, "part": 0, "tokens": tokens, "size": list(size), "at_most": False, "detail": None}]
     assert all(check["pass"] for check in report["checks"])
@@ -453,15 +617,21 @@ def test_responses_counts_are_the_chat_accounting_with_o200k_item_by_item():
     import _text  # noqa: F401  (tests/: the rank files' reference encoding)
 
     encoding = _text.reference_encoding("o200k_base")
-    items = [{"role": "user", "content": [{"type": "input_text", "text": "Where is my order?"}]},
-             {"type": "function_call", "call_id": "call_1", "name": "lookup", "arguments": "{\"order\":\"A-1042\"}"},
-             {"type": "function_call_output", "call_id": "call_1", "output": "shipped"},
-             {"role": "assistant", "content": "It shipped."}]
+    items = [
+        {"role": "user", "content": [{"type": "input_text", "text": "Where is my order?"}]},
+        {"type": "function_call", "call_id": "call_1", "name": "lookup", "arguments": '{"order":"A-1042"}'},
+        {"type": "function_call_output", "call_id": "call_1", "output": "shipped"},
+        {"role": "assistant", "content": "It shipped."},
+    ]
     n = lambda text: len(encoding.encode_ordinary(text))  # noqa: E731
-    expected = 3 + (3 + n("user") + n("Where is my order?")) \
-        + (3 + n("assistant") + n('{"call_id":"call_1","name":"lookup","arguments":"{\\"order\\":\\"A-1042\\"}"}')) \
-        + (3 + n("tool") + n("call_1") + n("shipped")) + (3 + n("assistant") + n("It shipped.")) \
+    expected = (
+        3
+        + (3 + n("user") + n("Where is my order?"))
+        + (3 + n("assistant") + n('{"call_id":"call_1","name":"lookup","arguments":"{\\"order\\":\\"A-1042\\"}"}'))
+        + (3 + n("tool") + n("call_1") + n("shipped"))
+        + (3 + n("assistant") + n("It shipped."))
         + (3 + n("developer") + n("Be brief."))
+    )
     assert count_messages(items, instructions="Be brief.") == expected
     assert tiktoken is not None
 
@@ -471,18 +641,32 @@ def test_claude_is_counted_by_the_estimate_or_the_callers_counter():
     estimated = count_messages(items, format="anthropic", system=system)
     by_words = count_messages(items, format="anthropic", system=system, token_counter=lambda text: len(text.split()))
     assert estimated != by_words
-    words = sum(len(text.split()) for text in ["Where is my order A-1042?", "Let me look.", "shipped 2026-11-20", "in transit",
-                                                "It shipped on the 20th and is in transit.", "Thanks! When will it arrive?", "You are a support agent."])
+    words = sum(
+        len(text.split())
+        for text in [
+            "Where is my order A-1042?",
+            "Let me look.",
+            "shipped 2026-11-20",
+            "in transit",
+            "It shipped on the 20th and is in transit.",
+            "Thanks! When will it arrive?",
+            "You are a support agent.",
+        ]
+    )
     assert by_words > words
     assert count_tokens("x", "estimate") >= 1
 
 
 def test_anthropic_tools_are_counted_with_the_tool_use_system_prompt():
-    tools = [{"name": "lookup", "description": "Find an order.", "input_schema": {"type": "object", "properties": {"order": {"type": "string"}}}}]
+    tools = [
+        {"name": "lookup", "description": "Find an order.", "input_schema": {"type": "object", "properties": {"order": {"type": "string"}}}}
+    ]
     items = [{"role": "user", "content": "hi"}]
     without = count_messages(items, format="anthropic")
     counted = count_messages(items, format="anthropic", tools=tools, token_counter=len)
-    assert counted - count_messages(items, format="anthropic", token_counter=len) == anthropic_format.TOOLS_SYSTEM_PROMPT + len(anthropic_format.tool_text(tools[0]))
+    assert counted - count_messages(items, format="anthropic", token_counter=len) == anthropic_format.TOOLS_SYSTEM_PROMPT + len(
+        anthropic_format.tool_text(tools[0])
+    )
     assert without > 0
     report = evaluate({"mode": "messages", "format": "anthropic", "limit": 10_000, "messages": items, "tools": tools})
     assert report["tools_tokens"] > anthropic_format.TOOLS_SYSTEM_PROMPT and all(check["pass"] for check in report["checks"])
@@ -490,7 +674,12 @@ def test_anthropic_tools_are_counted_with_the_tool_use_system_prompt():
 
 
 def test_responses_tools_are_counted_by_the_cookbook_method_of_their_chat_shape():
-    tool = {"type": "function", "name": "lookup", "description": "Find an order.", "parameters": {"type": "object", "properties": {"order": {"type": "string", "description": "The id."}}}}
+    tool = {
+        "type": "function",
+        "name": "lookup",
+        "description": "Find an order.",
+        "parameters": {"type": "object", "properties": {"order": {"type": "string", "description": "The id."}}},
+    }
     chat_tool = {"type": "function", "function": {"name": "lookup", "description": "Find an order.", "parameters": tool["parameters"]}}
     items = [{"role": "user", "content": "hi"}]
     assert trim(items, 10_000, format="responses", tools=[tool]).tools_tokens == trim(items, 10_000, tools=[chat_tool]).tools_tokens
@@ -499,6 +688,7 @@ def test_responses_tools_are_counted_by_the_cookbook_method_of_their_chat_shape(
 
 
 # ---------------------------------------------------------------- the checks see a wrong report
+
 
 def test_the_checks_fail_a_report_whose_kept_items_or_counts_were_changed():
     items, system, _ = to_anthropic(CHAT, system_apart=True)
@@ -516,6 +706,7 @@ def test_the_checks_fail_a_report_whose_kept_items_or_counts_were_changed():
 
 # ---------------------------------------------------------------- remembered histories
 
+
 @pytest.mark.parametrize("fmt", ["anthropic", "responses"])
 def test_a_history_read_before_reads_only_what_was_appended_and_a_change_in_place_is_read_afresh(fmt):
     from fitproof.modes.messages.formats import known
@@ -524,12 +715,19 @@ def test_a_history_read_before_reads_only_what_was_appended_and_a_change_in_plac
     tokenizer = "o200k_base"
     first = trim(items, 10_000, tokenizer, format=fmt)
     appended = items + [{"role": "assistant", "content": "Tomorrow."}, {"role": "user", "content": "Great."}]
-    assert trim(appended, 10_000, tokenizer, format=fmt).tokens == count_messages(appended, tokenizer, format=fmt, token_counter=lambda text: count_tokens(text, tokenizer))
+    assert trim(appended, 10_000, tokenizer, format=fmt).tokens == count_messages(
+        appended, tokenizer, format=fmt, token_counter=lambda text: count_tokens(text, tokenizer)
+    )
     assert any(len(entry.snapshot) == len(appended) for entry in known.HISTORIES._known)
     changed = json.loads(json.dumps(items))
-    calls = [block for item in changed if isinstance(item.get("content"), list) for block in item["content"] if block.get("type") == "tool_use"] \
-        if fmt == "anthropic" else [item for item in changed if item.get("type") == "function_call"]
-    calls[0]["input" if fmt == "anthropic" else "arguments"] = {"order": "A-1042", "a": 1} if fmt == "anthropic" else "{\"order\":\"A-1042\",\"a\":1}"
+    calls = (
+        [block for item in changed if isinstance(item.get("content"), list) for block in item["content"] if block.get("type") == "tool_use"]
+        if fmt == "anthropic"
+        else [item for item in changed if item.get("type") == "function_call"]
+    )
+    calls[0]["input" if fmt == "anthropic" else "arguments"] = (
+        {"order": "A-1042", "a": 1} if fmt == "anthropic" else '{"order":"A-1042","a":1}'
+    )
     assert trim(changed, 10_000, tokenizer, format=fmt).tokens > first.tokens
     changed[-1]["pinned"] = 1  # a value of the wrong type after a valid call: still an error
     with pytest.raises(MessagesError):
@@ -539,15 +737,71 @@ def test_a_history_read_before_reads_only_what_was_appended_and_a_change_in_plac
     assert items[0]["content"] != "mutated"
 
 
-JUNK = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-3, 5000), st.text(max_size=6),
-                              st.sampled_from(["text", "image", "tool_use", "tool_result", "thinking", "document", "base64", "url", "content",
-                                               "function_call", "function_call_output", "reasoning", "input_text", "input_image", "output_text",
-                                               "message", "user", "assistant", "system", "t1", "summary_text"])),
-                    lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                            st.dictionaries(st.sampled_from(["type", "role", "content", "text", "id", "tool_use_id", "input", "name",
-                                                                             "source", "data", "media_type", "call_id", "arguments", "output", "summary",
-                                                                             "image_url", "detail", "pinned", "signature", "thinking"]), inner, max_size=4)),
-                    max_leaves=14)
+JUNK = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-3, 5000),
+        st.text(max_size=6),
+        st.sampled_from(
+            [
+                "text",
+                "image",
+                "tool_use",
+                "tool_result",
+                "thinking",
+                "document",
+                "base64",
+                "url",
+                "content",
+                "function_call",
+                "function_call_output",
+                "reasoning",
+                "input_text",
+                "input_image",
+                "output_text",
+                "message",
+                "user",
+                "assistant",
+                "system",
+                "t1",
+                "summary_text",
+            ]
+        ),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(
+            st.sampled_from(
+                [
+                    "type",
+                    "role",
+                    "content",
+                    "text",
+                    "id",
+                    "tool_use_id",
+                    "input",
+                    "name",
+                    "source",
+                    "data",
+                    "media_type",
+                    "call_id",
+                    "arguments",
+                    "output",
+                    "summary",
+                    "image_url",
+                    "detail",
+                    "pinned",
+                    "signature",
+                    "thinking",
+                ]
+            ),
+            inner,
+            max_size=4,
+        ),
+    ),
+    max_leaves=14,
+)
 
 
 @given(items=st.lists(JUNK, max_size=4), fmt=st.sampled_from(["anthropic", "responses", None]), system=JUNK)
@@ -567,10 +821,17 @@ def test_near_valid_items_never_raise_and_a_valid_report_passes_its_checks(items
 
 # ---------------------------------------------------------------- claims
 
+
 @pytest.mark.parametrize("fmt", ["anthropic", "responses"])
 def test_a_claim_is_judged_by_the_same_rule_with_the_system_prompt_or_instructions_counted(fmt):
     _, items, system, where = conversions(CHAT, "anthropic, system apart, blocks" if fmt == "anthropic" else "responses")
-    data = {"mode": "messages", "format": fmt, "limit": 10_000, "messages": items, **({"system": system} if fmt == "anthropic" else {"instructions": "Be brief."})}
+    data = {
+        "mode": "messages",
+        "format": fmt,
+        "limit": 10_000,
+        "messages": items,
+        **({"system": system} if fmt == "anthropic" else {"instructions": "Be brief."}),
+    }
     report = evaluate(data)
     judged = evaluate({**data, "claim": {"kept": list(reversed(report["kept"])), "used": report["tokens"]}})
     assert judged["pass"] and judged["claim"] == {"pass": True, "failures": []}
@@ -584,7 +845,9 @@ def test_the_text_report_names_the_format_and_whether_it_was_detected():
 
     items = to_anthropic(CHAT)[0]
     assert "(anthropic format, detected)" in report_text(evaluate({"mode": "messages", "limit": 10_000, "messages": items}))
-    assert "(responses format)" in report_text(evaluate({"mode": "messages", "format": "responses", "limit": 10_000, "messages": to_responses(CHAT)[0]}))
+    assert "(responses format)" in report_text(
+        evaluate({"mode": "messages", "format": "responses", "limit": 10_000, "messages": to_responses(CHAT)[0]})
+    )
     assert "format" not in report_text(evaluate({"mode": "messages", "limit": 10_000, "messages": CHAT})).split("\n")[1]
 
 
@@ -619,19 +882,27 @@ def _nested(depth):
 def test_a_tool_input_as_deep_as_json_text_may_nest_is_read(depth):
     # 512 levels: what the strict JSON reader takes; the memories' copies and comparisons go deeper
     # than Python's recursion would.
-    messages = [{"role": "user", "content": "hi"},
-                {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": _nested(depth)}]},
-                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]}]
+    messages = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": _nested(depth)}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]},
+    ]
     for _ in range(2):  # the second call finds the first one's remembered history
         report = evaluate({"mode": "messages", "format": "anthropic", "limit": 100_000, "messages": messages})
         assert report["pass"], report["checks"]
 
 
 def _with_tool_input(value):
-    return {"mode": "messages", "format": "anthropic", "limit": 100_000, "messages": [
-        {"role": "user", "content": "hi"},
-        {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": value}]},
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]}]}
+    return {
+        "mode": "messages",
+        "format": "anthropic",
+        "limit": 100_000,
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": value}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]},
+        ],
+    }
 
 
 def test_a_value_from_python_that_is_no_json_is_an_input_error_at_its_path():
@@ -639,15 +910,20 @@ def test_a_value_from_python_that_is_no_json_is_an_input_error_at_its_path():
 
     cycle = {}
     cycle["me"] = cycle
-    cases = [(cycle, "$.messages[1].content[0].input.me", "contains itself"),
-             ({"when": datetime.date(2026, 1, 1)}, "$.messages[1].content[0].input.when", "a Python date"),
-             ({"ids": {1, 2}}, "$.messages[1].content[0].input.ids", "a Python set"),
-             (_nested(513), "$.messages[1].content[0].input", "at most 512 levels")]
+    cases = [
+        (cycle, "$.messages[1].content[0].input.me", "contains itself"),
+        ({"when": datetime.date(2026, 1, 1)}, "$.messages[1].content[0].input.when", "a Python date"),
+        ({"ids": {1, 2}}, "$.messages[1].content[0].input.ids", "a Python set"),
+        (_nested(513), "$.messages[1].content[0].input", "at most 512 levels"),
+    ]
     for value, path, words in cases:
         errors = evaluate(_with_tool_input(value))["errors"]
         assert [error["path"] for error in errors] == [path] and words in errors[0]["message"], errors
-    for fmt, tools, path in (("anthropic", [{"name": "f", "input_schema": {"x": cycle}}], "$.tools[0].input_schema.x.me"),
-                             ("responses", [{"type": "function", "name": "f", "parameters": {"d": datetime.date(2026, 1, 1)}}],
-                              "$.tools[0].parameters.d")):
-        report = evaluate({"mode": "messages", "format": fmt, "limit": 1000, "messages": [{"role": "user", "content": "hi"}], "tools": tools})
+    for fmt, tools, path in (
+        ("anthropic", [{"name": "f", "input_schema": {"x": cycle}}], "$.tools[0].input_schema.x.me"),
+        ("responses", [{"type": "function", "name": "f", "parameters": {"d": datetime.date(2026, 1, 1)}}], "$.tools[0].parameters.d"),
+    ):
+        report = evaluate(
+            {"mode": "messages", "format": fmt, "limit": 1000, "messages": [{"role": "user", "content": "hi"}], "tools": tools}
+        )
         assert [error["path"] for error in report["errors"]] == [path], report

@@ -38,11 +38,15 @@ def plain_histories(draw):
 
 def as_langchain(messages):
     kinds = {"system": langchain.SystemMessage, "user": langchain.HumanMessage, "assistant": langchain.AIMessage}
-    return [kinds[message["role"]](content=message["content"], name=message.get("name"), id=str(index)) for index, message in enumerate(messages)]
+    return [
+        kinds[message["role"]](content=message["content"], name=message.get("name"), id=str(index))
+        for index, message in enumerate(messages)
+    ]
 
 
 def counter_for(tokenizer):
     """OpenAI's per-message accounting over LangChain's own message objects, without the priming."""
+
     def count(text):
         return mode.count_tokens(text, tokenizer)
 
@@ -74,8 +78,13 @@ def test_kept_messages_equal_langchains(tokenizer, history, slack, fraction):
     converted = as_langchain(history)
     assert report["tokens"] == (3 + counter([converted[index] for index in report["kept"]]) if report["kept"] else 0)
     theirs = langchain.trim_messages(
-        converted, max_tokens=limit - 3, token_counter=counter,
-        strategy="last", include_system=True, start_on="human", allow_partial=False,
+        converted,
+        max_tokens=limit - 3,
+        token_counter=counter,
+        strategy="last",
+        include_system=True,
+        start_on="human",
+        allow_partial=False,
     )
     their_kept = [int(message.id) for message in theirs]
     if report["shortfall"]:

@@ -16,9 +16,11 @@ tiktoken = pytest.importorskip("tiktoken")
 
 # ---------------------------------------------------------------- images
 
+
 def png(width, height):
     def chunk(kind, body):
         return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)) + chunk(b"IEND", b"")
 
 
@@ -67,15 +69,21 @@ def test_the_published_examples_of_the_tile_rule():
 
 
 def test_images_in_a_conversation_are_counted_and_the_unknown_ones_named():
-    parts = [{"type": "text", "text": "Which is damaged?"},
-             {"type": "image_url", "image_url": {"url": url(jpeg(2048, 4096), "jpeg")}},
-             {"type": "image_url", "image_url": {"url": "https://example.invalid/a.png"}, "size": [1024, 1024]},
-             {"type": "image_url", "image_url": {"url": "https://example.invalid/b.png", "detail": "high"}}]
+    parts = [
+        {"type": "text", "text": "Which is damaged?"},
+        {"type": "image_url", "image_url": {"url": url(jpeg(2048, 4096), "jpeg")}},
+        {"type": "image_url", "image_url": {"url": "https://example.invalid/a.png"}, "size": [1024, 1024]},
+        {"type": "image_url", "image_url": {"url": "https://example.invalid/b.png", "detail": "high"}},
+    ]
     messages = [{"role": "user", "content": parts}]
     data = {"mode": "messages", "limit": 5000, "messages": messages}
     report = evaluate(data)
     assert report["pass"] is True, report["checks"]
-    assert [(image["part"], image["tokens"], image["at_most"]) for image in report["images"]] == [(1, 1105, False), (2, 765, False), (3, 1445, True)]
+    assert [(image["part"], image["tokens"], image["at_most"]) for image in report["images"]] == [
+        (1, 1105, False),
+        (2, 765, False),
+        (3, 1445, True),
+    ]
     assert report["tokens"] == 3 + 3 + count_tokens("user") + count_tokens("Which is damaged?") + 1105 + 765 + 1445
     assert "size" not in report["messages"][0]["content"][2] and "size" in messages[0]["content"][2]  # not sent, not changed
     trimmed = trim_messages(messages, 5000)
@@ -83,7 +91,11 @@ def test_images_in_a_conversation_are_counted_and_the_unknown_ones_named():
 
 
 def test_a_wrong_image_count_in_the_report_fails_a_check():
-    data = {"mode": "messages", "limit": 5000, "messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": url(png(1024, 1024))}}]}]}
+    data = {
+        "mode": "messages",
+        "limit": 5000,
+        "messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": url(png(1024, 1024))}}]}],
+    }
     from fitproof.modes import messages as mode
 
     result = mode.select(mode.parse(data))
@@ -98,12 +110,29 @@ from _cookbook import num_tokens_for_tools as cookbook_tools  # noqa: E402  (ben
 
 
 TOOLS = [
-    {"type": "function", "function": {"name": "get_current_weather", "description": "Get the current weather in a given location.",
-                                      "parameters": {"type": "object", "properties": {
-                                          "location": {"type": "string", "description": "The city and state, e.g. San Francisco, CA"},
-                                          "unit": {"type": "string", "description": "The unit.", "enum": ["celsius", "fahrenheit"]}}, "required": ["location"]}}},
-    {"type": "function", "function": {"name": "lookup_order", "description": "Find an order by its id", "parameters": {"type": "object", "properties": {
-        "order_id": {"type": "string", "description": "The order id, e.g. A-1042."}}}}},
+    {
+        "type": "function",
+        "function": {
+            "name": "get_current_weather",
+            "description": "Get the current weather in a given location.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "location": {"type": "string", "description": "The city and state, e.g. San Francisco, CA"},
+                    "unit": {"type": "string", "description": "The unit.", "enum": ["celsius", "fahrenheit"]},
+                },
+                "required": ["location"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "lookup_order",
+            "description": "Find an order by its id",
+            "parameters": {"type": "object", "properties": {"order_id": {"type": "string", "description": "The order id, e.g. A-1042."}}},
+        },
+    },
 ]
 CHAT = [{"role": "user", "content": "What's the weather in Funchal?"}]
 
@@ -113,17 +142,32 @@ def test_tool_definitions_count_as_the_cookbook_counts(tokenizer):
     report = evaluate({"mode": "messages", "limit": 1000, "tokenizer": tokenizer, "tools": TOOLS, "messages": CHAT})
     assert report["pass"] is True, report["checks"]
     assert report["tools_tokens"] == cookbook_tools(TOOLS, tokenizer)
-    assert report["tokens"] == count_messages(CHAT, tokenizer) + cookbook_tools(TOOLS, tokenizer) == count_messages(CHAT, tokenizer, tools=TOOLS)
+    assert (
+        report["tokens"]
+        == count_messages(CHAT, tokenizer) + cookbook_tools(TOOLS, tokenizer)
+        == count_messages(CHAT, tokenizer, tools=TOOLS)
+    )
     assert [tool["name"] for tool in report["tools"]] == ["get_current_weather", "lookup_order"]
     assert sum(tool["tokens"] for tool in report["tools"]) + 12 == report["tools_tokens"]
 
 
 def test_nested_schemas_count_as_their_compact_json_and_tools_are_pinned():
-    nested = {"type": "function", "function": {"name": "book", "parameters": {"type": "object", "properties": {
-        "passengers": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}}}}}}}}
+    nested = {
+        "type": "function",
+        "function": {
+            "name": "book",
+            "parameters": {
+                "type": "object",
+                "properties": {"passengers": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}}}}},
+            },
+        },
+    }
     report = evaluate({"mode": "messages", "limit": 1000, "tools": [nested], "messages": CHAT})
     schema = nested["function"]["parameters"]["properties"]["passengers"]
-    assert report["tools_tokens"] == 7 + count_tokens("book:") + 3 + 3 + count_tokens("passengers:" + json.dumps(schema, separators=(",", ":"))) + 12
+    assert (
+        report["tools_tokens"]
+        == 7 + count_tokens("book:") + 3 + 3 + count_tokens("passengers:" + json.dumps(schema, separators=(",", ":"))) + 12
+    )
     tight = report["tokens"] - 1
     failed = evaluate({"mode": "messages", "limit": tight, "tools": [nested], "messages": CHAT})
     assert failed["pass"] is False and failed["shortfall"] == 1 and "the tool definitions" in failed["summary"]
@@ -139,12 +183,15 @@ def test_a_wrong_tools_count_fails_a_check():
     assert failing and "tool definitions re-count" in failing[0]["detail"]
 
 
-@pytest.mark.parametrize("tools, path", [
-    ({"type": "function"}, "$.tools"),
-    ([{"type": "custom", "custom": {"name": "x"}}], "$.tools[0].type"),
-    ([{"type": "function", "function": {"description": "no name"}}], "$.tools[0].function"),
-    ([{"type": "function", "function": {"name": "f", "parameters": "{}"}}], "$.tools[0].function.parameters"),
-])
+@pytest.mark.parametrize(
+    "tools, path",
+    [
+        ({"type": "function"}, "$.tools"),
+        ([{"type": "custom", "custom": {"name": "x"}}], "$.tools[0].type"),
+        ([{"type": "function", "function": {"description": "no name"}}], "$.tools[0].function"),
+        ([{"type": "function", "function": {"name": "f", "parameters": "{}"}}], "$.tools[0].function.parameters"),
+    ],
+)
 def test_bad_tool_definitions_name_their_path(tools, path):
     report = evaluate({"mode": "messages", "limit": 1000, "tools": tools, "messages": CHAT})
     assert report["pass"] is False and path in [error["path"] for error in report["errors"]], report["errors"]
@@ -152,11 +199,44 @@ def test_bad_tool_definitions_name_their_path(tools, path):
 
 # ---------------------------------------------------------------- model names
 
-NAMES = ["gpt-4o", "gpt-4o-mini", "gpt-4o-2024-08-06", "gpt-4o-mini-2024-07-18", "chatgpt-4o-latest", "gpt-4.1", "gpt-4.1-nano",
-         "gpt-4.5-preview", "gpt-5", "gpt-5-mini", "gpt-5.1", "o1", "o1-mini", "o3", "o3-mini", "o4-mini", "o4-mini-2025-04-16",
-         "gpt-4", "gpt-4-0613", "gpt-4-turbo", "gpt-3.5-turbo", "gpt-3.5-turbo-0125", "gpt-35-turbo-16k", "text-embedding-3-small",
-         "text-embedding-3-large", "text-embedding-ada-002", "davinci-002", "ft:gpt-4o-2024-08-06:org::id", "ft:gpt-3.5-turbo:org::id",
-         "text-davinci-003", "davinci", "gpt2", "gpt-oss-120b", "claude-3", "llama", "o200k_base"]
+NAMES = [
+    "gpt-4o",
+    "gpt-4o-mini",
+    "gpt-4o-2024-08-06",
+    "gpt-4o-mini-2024-07-18",
+    "chatgpt-4o-latest",
+    "gpt-4.1",
+    "gpt-4.1-nano",
+    "gpt-4.5-preview",
+    "gpt-5",
+    "gpt-5-mini",
+    "gpt-5.1",
+    "o1",
+    "o1-mini",
+    "o3",
+    "o3-mini",
+    "o4-mini",
+    "o4-mini-2025-04-16",
+    "gpt-4",
+    "gpt-4-0613",
+    "gpt-4-turbo",
+    "gpt-3.5-turbo",
+    "gpt-3.5-turbo-0125",
+    "gpt-35-turbo-16k",
+    "text-embedding-3-small",
+    "text-embedding-3-large",
+    "text-embedding-ada-002",
+    "davinci-002",
+    "ft:gpt-4o-2024-08-06:org::id",
+    "ft:gpt-3.5-turbo:org::id",
+    "text-davinci-003",
+    "davinci",
+    "gpt2",
+    "gpt-oss-120b",
+    "claude-3",
+    "llama",
+    "o200k_base",
+]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -175,11 +255,20 @@ def test_model_names_map_as_tiktoken_maps_them(name):
 
 
 def test_every_mode_takes_a_model_name():
-    assert evaluate({"mode": "passages", "question": "q", "limit": 100, "counter": "gpt-4o", "passages": [{"id": "a", "text": "hello"}]})["pass"]
+    assert evaluate({"mode": "passages", "question": "q", "limit": 100, "counter": "gpt-4o", "passages": [{"id": "a", "text": "hello"}]})[
+        "pass"
+    ]
     assert evaluate({"budget": 10, "tokenizer": "gpt-4", "items": [{"id": "a", "relevance": 1, "content": "hello"}]})["pass"]
-    assert evaluate({"mode": "required", "budget": 10, "tokenizer": "gpt-4o-mini", "items": [{"id": "a", "priority": 1, "content": "hello"}]})["pass"]
-    blocks = {"mode": "blocks", "tokenizer": "gpt-4.1", "task": "t", "window": {"context_tokens": 1000, "reserved_output_tokens": 0, "fixed_prompt_tokens": 10},
-              "blocks": [{"id": "a", "content": "hello", "priority": 1, "source": "s", "observed_at": "2026-01-01T00:00:00Z"}]}
+    assert evaluate(
+        {"mode": "required", "budget": 10, "tokenizer": "gpt-4o-mini", "items": [{"id": "a", "priority": 1, "content": "hello"}]}
+    )["pass"]
+    blocks = {
+        "mode": "blocks",
+        "tokenizer": "gpt-4.1",
+        "task": "t",
+        "window": {"context_tokens": 1000, "reserved_output_tokens": 0, "fixed_prompt_tokens": 10},
+        "blocks": [{"id": "a", "content": "hello", "priority": 1, "source": "s", "observed_at": "2026-01-01T00:00:00Z"}],
+    }
     report = evaluate(blocks)
     assert report["pass"] and report["tokenizer"] == "o200k_base", report["checks"]
     assert trim_messages(CHAT, 100, "gpt-4o") == trim_messages(CHAT, 100, "o200k_base")
@@ -189,20 +278,53 @@ def test_every_mode_takes_a_model_name():
 
 from hypothesis import example, given, strategies as st  # noqa: E402
 
-JUNK = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-3, 5000), st.floats(allow_nan=True), st.text(max_size=8),
-                              st.sampled_from(["image_url", "text", "function", "custom", "refusal", "low", "data:image/png;base64,iVBORw0KGgo=", "input_audio"])),
-                    lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                            st.dictionaries(st.sampled_from(["type", "image_url", "url", "detail", "size", "text", "function", "name",
-                                                                             "description", "parameters", "properties", "enum", "custom", "input", "id"]),
-                                                            inner, max_size=4)), max_leaves=12)
+JUNK = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-3, 5000),
+        st.floats(allow_nan=True),
+        st.text(max_size=8),
+        st.sampled_from(["image_url", "text", "function", "custom", "refusal", "low", "data:image/png;base64,iVBORw0KGgo=", "input_audio"]),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(
+            st.sampled_from(
+                [
+                    "type",
+                    "image_url",
+                    "url",
+                    "detail",
+                    "size",
+                    "text",
+                    "function",
+                    "name",
+                    "description",
+                    "parameters",
+                    "properties",
+                    "enum",
+                    "custom",
+                    "input",
+                    "id",
+                ]
+            ),
+            inner,
+            max_size=4,
+        ),
+    ),
+    max_leaves=12,
+)
 
 
 @given(JUNK, JUNK, JUNK)
 @example([{"type": []}], None, None)  # a part type that is no string was looked up in a dict
 def test_near_valid_images_tools_and_replies_never_raise(content, tools, extra):
     messages = [{"role": "user", "content": content}, {"role": "assistant", "content": None, "refusal": extra, "tool_calls": extra}]
-    for data in ({"mode": "messages", "limit": 3000, "messages": messages, "tools": tools},
-                 {"mode": "messages", "limit": 3000, "messages": [{"role": "user", "content": content}]}):
+    for data in (
+        {"mode": "messages", "limit": 3000, "messages": messages, "tools": tools},
+        {"mode": "messages", "limit": 3000, "messages": [{"role": "user", "content": content}]},
+    ):
         report = evaluate(data)
         assert "internal error" not in [check["name"] for check in report["checks"]], report
         if "errors" not in report:

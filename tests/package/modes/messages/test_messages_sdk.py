@@ -16,24 +16,64 @@ REQUEST = pydantic.TypeAdapter(openai_chat.ChatCompletionMessageParam)
 
 def completion(message: dict) -> object:
     """A chat completion as the API would send it, read by the SDK's own model."""
-    return openai_chat.ChatCompletion.model_validate({
-        "id": "chatcmpl-1", "object": "chat.completion", "created": 1764547200, "model": "gpt-4o-2024-08-06",
-        "choices": [{"index": 0, "finish_reason": "tool_calls" if message.get("tool_calls") else "stop", "logprobs": None, "message": message}],
-    })
+    return openai_chat.ChatCompletion.model_validate(
+        {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 1764547200,
+            "model": "gpt-4o-2024-08-06",
+            "choices": [
+                {"index": 0, "finish_reason": "tool_calls" if message.get("tool_calls") else "stop", "logprobs": None, "message": message}
+            ],
+        }
+    )
 
 
-CALLING = completion({"role": "assistant", "content": None, "tool_calls": [
-    {"id": "call_1", "type": "function", "function": {"name": "lookup", "arguments": "{\"order\":\"A-1042\"}"}},
-    {"id": "call_2", "type": "custom", "custom": {"name": "sql", "input": "SELECT status FROM orders"}}]}).choices[0].message
-REPLY = completion({"role": "assistant", "content": "It shipped on the 20th.", "annotations": [
-    {"type": "url_citation", "url_citation": {"url": "https://example.invalid/track", "title": "Tracking", "start_index": 0, "end_index": 10}}]}).choices[0].message
+CALLING = (
+    completion(
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "lookup", "arguments": '{"order":"A-1042"}'}},
+                {"id": "call_2", "type": "custom", "custom": {"name": "sql", "input": "SELECT status FROM orders"}},
+            ],
+        }
+    )
+    .choices[0]
+    .message
+)
+REPLY = (
+    completion(
+        {
+            "role": "assistant",
+            "content": "It shipped on the 20th.",
+            "annotations": [
+                {
+                    "type": "url_citation",
+                    "url_citation": {"url": "https://example.invalid/track", "title": "Tracking", "start_index": 0, "end_index": 10},
+                }
+            ],
+        }
+    )
+    .choices[0]
+    .message
+)
 REFUSAL = completion({"role": "assistant", "content": None, "refusal": "I can't help with that."}).choices[0].message
 
 
 def history(dump) -> list:
-    return [{"role": "system", "content": "You are a support agent."}, {"role": "user", "content": "Where is my order A-1042?"}, dump(CALLING),
-            {"role": "tool", "tool_call_id": "call_1", "content": "shipped 2026-11-20"}, {"role": "tool", "tool_call_id": "call_2", "content": "in transit"},
-            dump(REPLY), {"role": "user", "content": "Say something rude."}, dump(REFUSAL), {"role": "user", "content": "Sorry. Thanks!"}]
+    return [
+        {"role": "system", "content": "You are a support agent."},
+        {"role": "user", "content": "Where is my order A-1042?"},
+        dump(CALLING),
+        {"role": "tool", "tool_call_id": "call_1", "content": "shipped 2026-11-20"},
+        {"role": "tool", "tool_call_id": "call_2", "content": "in transit"},
+        dump(REPLY),
+        {"role": "user", "content": "Say something rude."},
+        dump(REFUSAL),
+        {"role": "user", "content": "Sorry. Thanks!"},
+    ]
 
 
 DUMPS = {
@@ -52,9 +92,16 @@ def test_what_the_sdk_returns_is_accepted_and_what_comes_out_is_a_request(how):
     for message in trimmed:
         REQUEST.validate_python(message)  # the SDK's own request type takes each one
         assert "annotations" not in message and None not in [value for key, value in message.items() if key != "content"]
-    assert trimmed[2]["tool_calls"][1] == {"id": "call_2", "custom": {"input": "SELECT status FROM orders", "name": "sql"}, "type": "custom"}
-    assert trimmed[7] == {"content": None, "refusal": "I can't help with that.", "role": "assistant"} if how != "model_dump_exclude_none" \
+    assert trimmed[2]["tool_calls"][1] == {
+        "id": "call_2",
+        "custom": {"input": "SELECT status FROM orders", "name": "sql"},
+        "type": "custom",
+    }
+    assert (
+        trimmed[7] == {"content": None, "refusal": "I can't help with that.", "role": "assistant"}
+        if how != "model_dump_exclude_none"
         else trimmed[7] == {"refusal": "I can't help with that.", "role": "assistant"}
+    )
 
 
 def test_the_same_history_counts_the_same_whichever_way_it_was_dumped():

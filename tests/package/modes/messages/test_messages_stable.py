@@ -31,8 +31,13 @@ def chat(turns: int, seed: int = 3, tools: bool = True):
         yield history
         if tools and rng.random() < 0.3:
             calls += 1
-            history.append({"role": "assistant", "content": None, "tool_calls": [
-                {"id": f"call_{calls}", "type": "function", "function": {"name": "lookup", "arguments": '{"q":"x"}'}}]})
+            history.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [{"id": f"call_{calls}", "type": "function", "function": {"name": "lookup", "arguments": '{"q":"x"}'}}],
+                }
+            )
             history.append({"role": "tool", "tool_call_id": f"call_{calls}", "content": text(20, 200)})
             yield history
         history.append({"role": "assistant", "content": text(10, 120)})
@@ -68,7 +73,7 @@ def test_stable_appends_to_the_previous_prompt_until_the_limit_then_cuts_to_the_
         assert report["tokens"] <= 1500
         assert set(report["live_turn"]) <= set(report["kept"])  # the live turn on every call
         if report["cut_from"] == "previous":
-            assert report["messages"][:len(before["messages"])] == before["messages"]  # the previous prompt, then the new turns
+            assert report["messages"][: len(before["messages"])] == before["messages"]  # the previous prompt, then the new turns
             assert report["cut"] == before["cut"]
             assert report["reuse"]["prefix_messages"] == len(before["messages"])
         else:
@@ -148,8 +153,17 @@ def test_other_tools_share_nothing_with_the_previous_prompt_and_are_no_error():
     histories = [copy.deepcopy(history) for history in chat(12)]
     first = evaluate({"mode": "messages", "limit": 1500, "messages": histories[5], "strategy": "stable"})
     tools = [{"type": "function", "function": {"name": "lookup", "description": "Look an order up"}}]
-    report = evaluate({"mode": "messages", "limit": 1500, "messages": histories[6], "strategy": "stable", "tools": tools,
-                       "previous": first["as_previous"], "caching": {"provider": "openai"}})
+    report = evaluate(
+        {
+            "mode": "messages",
+            "limit": 1500,
+            "messages": histories[6],
+            "strategy": "stable",
+            "tools": tools,
+            "previous": first["as_previous"],
+            "caching": {"provider": "openai"},
+        }
+    )
     assert report["pass"] and report["cut_from"] == "previous"
     assert report["reuse"]["prefix_tokens"] == 0 and report["reuse"]["cached_tokens"] == 0
     assert report["as_previous"]["head"] != first["as_previous"]["head"]
@@ -165,8 +179,15 @@ def test_the_reuse_is_exact_with_a_chat_template():
     previous = None
     reports = []
     for history in chat(25, tools=False):
-        data = {"mode": "messages", "limit": 1200, "tokenizer": "o200k_harmony", "template": "harmony",
-                "messages": copy.deepcopy(history), "strategy": "stable", "caching": {"provider": "anthropic", "min_tokens": 256}}
+        data = {
+            "mode": "messages",
+            "limit": 1200,
+            "tokenizer": "o200k_harmony",
+            "template": "harmony",
+            "messages": copy.deepcopy(history),
+            "strategy": "stable",
+            "caching": {"provider": "anthropic", "min_tokens": 256},
+        }
         if previous:
             data["previous"] = previous
         report = evaluate(data)
@@ -201,6 +222,7 @@ def test_trim_messages_takes_previous_explicitly():
 
 # ---------------------------------------------------------------- the checks, fed corrupted reports
 
+
 def _stable_case():
     reports = run_chat(4000, turns=80, caching=ANTHROPIC)
     for data, report in reports:
@@ -218,24 +240,27 @@ def _tamper(report, path, value):
     return report
 
 
-@pytest.mark.parametrize("path, value, failing", [
-    (("reuse", "prefix_tokens"), lambda tokens: tokens + 1, "prompt prefix reused"),
-    (("reuse", "prefix_messages"), lambda count: count - 1, "prompt prefix reused"),
-    (("reuse", "previous_tokens"), lambda tokens: tokens - 3, "prompt prefix reused"),
-    (("reuse", "new_tokens"), lambda tokens: tokens + 5, "prompt prefix reused"),
-    (("reuse", "cached_tokens"), lambda tokens: tokens + 128, "prompt prefix reused"),
-    (("reuse", "written_tokens"), 0, "prompt prefix reused"),
-    (("reuse", "input_tokens"), lambda tokens: tokens - 1, "prompt prefix reused"),
-    (("reuse", "breakpoint"), lambda tokens: tokens + 3, "prompt prefix reused"),
-    (("reuse", "cost"), lambda cost: cost * 0.9, "prompt prefix reused"),
-    (("reuse", "cost_without_caching"), lambda cost: cost * 2, "prompt prefix reused"),
-    (("cut",), lambda cut: cut + 2, "stable cut"),
-    (("cut_from",), "low_watermark", "stable cut"),
-    (("walk_limit",), lambda limit: limit - 100, "stable cut"),
-    (("as_previous", "history"), "sha256:" + "0" * 64, "stable cut"),
-    (("as_previous", "messages"), lambda size: size - 1, "stable cut"),
-    (("strategy",), "newest", "stable cut"),
-])
+@pytest.mark.parametrize(
+    "path, value, failing",
+    [
+        (("reuse", "prefix_tokens"), lambda tokens: tokens + 1, "prompt prefix reused"),
+        (("reuse", "prefix_messages"), lambda count: count - 1, "prompt prefix reused"),
+        (("reuse", "previous_tokens"), lambda tokens: tokens - 3, "prompt prefix reused"),
+        (("reuse", "new_tokens"), lambda tokens: tokens + 5, "prompt prefix reused"),
+        (("reuse", "cached_tokens"), lambda tokens: tokens + 128, "prompt prefix reused"),
+        (("reuse", "written_tokens"), 0, "prompt prefix reused"),
+        (("reuse", "input_tokens"), lambda tokens: tokens - 1, "prompt prefix reused"),
+        (("reuse", "breakpoint"), lambda tokens: tokens + 3, "prompt prefix reused"),
+        (("reuse", "cost"), lambda cost: cost * 0.9, "prompt prefix reused"),
+        (("reuse", "cost_without_caching"), lambda cost: cost * 2, "prompt prefix reused"),
+        (("cut",), lambda cut: cut + 2, "stable cut"),
+        (("cut_from",), "low_watermark", "stable cut"),
+        (("walk_limit",), lambda limit: limit - 100, "stable cut"),
+        (("as_previous", "history"), "sha256:" + "0" * 64, "stable cut"),
+        (("as_previous", "messages"), lambda size: size - 1, "stable cut"),
+        (("strategy",), "newest", "stable cut"),
+    ],
+)
 def test_each_reuse_check_fails_on_a_corrupted_report(path, value, failing):
     data, report = _stable_case()
     fields = {key: report[key] for key in report if key not in ("pass", "summary", "checks", "mode")}
@@ -265,6 +290,7 @@ def test_a_reuse_report_without_its_fields_fails():
 
 
 # ---------------------------------------------------------------- input errors, at their path with the value
+
 
 def _history_and_previous():
     histories = [copy.deepcopy(history) for history in chat(12)]
@@ -308,35 +334,44 @@ def test_a_watermark_without_strategy_stable_is_an_input_error():
     assert "stable" in errors["$.low_watermark"]
 
 
-@pytest.mark.parametrize("caching, path, words", [
-    ({"provider": "openai", "prices": {"input": -1, "cached_input": 0.5}}, "$.caching.prices.input", "negative, got -1"),
-    ({"provider": "anthropic", "min_tokens": 1024, "prices": {"input": 3, "cached_input": 0.3, "cache_write": -3.75}},
-     "$.caching.prices.cache_write", "negative, got -3.75"),
-    ({"provider": "openai", "prices": {"input": 2}}, "$.caching.prices.cached_input", "missing"),
-    # a price whose cost of a long prompt would overflow a double (an internal error before)
-    ({"provider": "openai", "prices": {"input": 1.7e308, "cached_input": 0.5}}, "$.caching.prices.input", "at most 1e+12"),
-    ({"provider": "openai", "prices": {"input": 2, "cached_input": 1, "cache_write": 1}}, "$.caching.prices.cache_write", ""),
-    ({"provider": "anthropic"}, "$.caching.min_tokens", "minimum"),
-    ({"provider": "anthropic", "min_tokens": 0}, "$.caching.min_tokens", "got 0"),
-    ({"provider": "gemini"}, "$.caching.provider", "got \"gemini\""),
-    ({"provider": "openai", "min_tokens": 512}, "$.caching.min_tokens", ""),
-    ("openai", "$.caching", "got a string"),
-])
+@pytest.mark.parametrize(
+    "caching, path, words",
+    [
+        ({"provider": "openai", "prices": {"input": -1, "cached_input": 0.5}}, "$.caching.prices.input", "negative, got -1"),
+        (
+            {"provider": "anthropic", "min_tokens": 1024, "prices": {"input": 3, "cached_input": 0.3, "cache_write": -3.75}},
+            "$.caching.prices.cache_write",
+            "negative, got -3.75",
+        ),
+        ({"provider": "openai", "prices": {"input": 2}}, "$.caching.prices.cached_input", "missing"),
+        # a price whose cost of a long prompt would overflow a double (an internal error before)
+        ({"provider": "openai", "prices": {"input": 1.7e308, "cached_input": 0.5}}, "$.caching.prices.input", "at most 1e+12"),
+        ({"provider": "openai", "prices": {"input": 2, "cached_input": 1, "cache_write": 1}}, "$.caching.prices.cache_write", ""),
+        ({"provider": "anthropic"}, "$.caching.min_tokens", "minimum"),
+        ({"provider": "anthropic", "min_tokens": 0}, "$.caching.min_tokens", "got 0"),
+        ({"provider": "gemini"}, "$.caching.provider", 'got "gemini"'),
+        ({"provider": "openai", "min_tokens": 512}, "$.caching.min_tokens", ""),
+        ("openai", "$.caching", "got a string"),
+    ],
+)
 def test_bad_caching_is_an_input_error(caching, path, words):
     errors = _errors(caching=caching)
     assert path in errors and words in errors[path], errors
 
 
-@pytest.mark.parametrize("change, path", [
-    (lambda previous: {**previous, "cut": previous["messages"] + 1}, "$.previous.cut"),
-    # no call cuts past its own last message (it keeps its live turn): one past it was accepted, and then
-    # dropped turns that fit with every check passing
-    (lambda previous: {**previous, "cut": previous["messages"]}, "$.previous.cut"),
-    (lambda previous: {**previous, "history": "abc"}, "$.previous.history"),
-    (lambda previous: {key: value for key, value in previous.items() if key != "head"}, "$.previous.head"),
-    (lambda previous: {**previous, "kept": [1]}, "$.previous.kept"),
-    (lambda previous: [previous], "$.previous"),
-])
+@pytest.mark.parametrize(
+    "change, path",
+    [
+        (lambda previous: {**previous, "cut": previous["messages"] + 1}, "$.previous.cut"),
+        # no call cuts past its own last message (it keeps its live turn): one past it was accepted, and then
+        # dropped turns that fit with every check passing
+        (lambda previous: {**previous, "cut": previous["messages"]}, "$.previous.cut"),
+        (lambda previous: {**previous, "history": "abc"}, "$.previous.history"),
+        (lambda previous: {key: value for key, value in previous.items() if key != "head"}, "$.previous.head"),
+        (lambda previous: {**previous, "kept": [1]}, "$.previous.kept"),
+        (lambda previous: [previous], "$.previous"),
+    ],
+)
 def test_a_malformed_previous_is_an_input_error(change, path):
     histories, previous = _history_and_previous()
     report = evaluate({"mode": "messages", "limit": 1500, "messages": histories[8], "strategy": "stable", "previous": change(previous)})
@@ -344,7 +379,7 @@ def test_a_malformed_previous_is_an_input_error(change, path):
 
 
 def test_an_unknown_strategy_is_an_input_error():
-    assert "got \"lru\"" in _errors(strategy="lru")["$.strategy"]
+    assert 'got "lru"' in _errors(strategy="lru")["$.strategy"]
 
 
 def test_the_api_raises_with_the_path():
@@ -356,6 +391,7 @@ def test_the_api_raises_with_the_path():
 
 
 # ---------------------------------------------------------------- a claim judged under the strategy
+
 
 def test_a_claim_is_judged_by_the_stable_cut():
     data, report = _stable_case()
@@ -369,15 +405,20 @@ def test_a_claim_is_judged_by_the_stable_cut():
 def test_a_claim_of_a_turn_the_watermark_cut_drops_is_told_the_watermark():
     """A new cut goes down to the low watermark: a turn that would fit the limit is dropped, and
     the failure says so instead of blaming a full limit."""
+
     def newest_too_large(report):
         return max((row["unit"] for row in report["trace"] if row["reason"] == "exceeds_remaining_budget"), default=None)
 
     def unit_tokens(report, start):
         return next(row["unit_tokens"] for row in report["trace"] if row["unit"] == start)
 
-    data, report = next((data, report) for data, report in run_chat(1500, low_watermark=0.6)
-                        if report["cut_from"] == "low_watermark" and newest_too_large(report) is not None
-                        and report["tokens"] + unit_tokens(report, newest_too_large(report)) <= 1500)  # it fits the limit
+    data, report = next(
+        (data, report)
+        for data, report in run_chat(1500, low_watermark=0.6)
+        if report["cut_from"] == "low_watermark"
+        and newest_too_large(report) is not None
+        and report["tokens"] + unit_tokens(report, newest_too_large(report)) <= 1500
+    )  # it fits the limit
     unit = [row["index"] for row in report["trace"] if row["unit"] == newest_too_large(report)]
     claim = evaluate({**data, "claim": {"kept": sorted({*report["kept"], *unit})}})["claim"]
     assert not claim["pass"]
@@ -397,6 +438,7 @@ def test_the_text_report_says_what_is_reused_and_what_it_costs():
 
 def _random_history(rng):
     """A short history with pinned turns, tool units and leading assistant turns, as the rule meets them."""
+
     def text():
         return " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 30)))
 
@@ -412,8 +454,13 @@ def _random_history(rng):
         if rng.random() < 0.3:
             ids = [f"c{calls + k}" for k in range(rng.randint(1, 2))]
             calls += len(ids)
-            history.append({"role": "assistant", "content": None, "tool_calls": [
-                {"id": call_id, "type": "function", "function": {"name": "f", "arguments": "{}"}} for call_id in ids]})
+            history.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [{"id": call_id, "type": "function", "function": {"name": "f", "arguments": "{}"}} for call_id in ids],
+                }
+            )
             history += [{"role": "tool", "tool_call_id": call_id, "content": text()} for call_id in ids]
         if rng.random() < 0.8:
             history.append({"role": "assistant", "content": text()})
@@ -430,7 +477,7 @@ def test_random_histories_trim_and_evaluate_agree_and_pass_every_check():
         users = [index for index, message in enumerate(history) if message["role"] == "user"]
         if len(users) < 2:
             continue
-        earlier = history[:rng.choice(users[:-1]) + 1]
+        earlier = history[: rng.choice(users[:-1]) + 1]
         limit = rng.randint(20, 400)
         keys = {"strategy": "stable", "low_watermark": rng.choice([0.3, 0.5, 0.7, 1])}
         first = evaluate({"mode": "messages", "limit": limit, "messages": earlier, **keys})
@@ -450,7 +497,8 @@ def test_random_histories_trim_and_evaluate_agree_and_pass_every_check():
 
 def test_the_strategy_in_another_format_is_an_input_error_at_its_key():
     """The stable strategy and the reuse are built for the chat format: elsewhere they are refused, not ignored."""
-    report = evaluate({"mode": "messages", "format": "anthropic", "limit": 1000, "strategy": "stable",
-                       "messages": [{"role": "user", "content": "Hello"}]})
+    report = evaluate(
+        {"mode": "messages", "format": "anthropic", "limit": 1000, "strategy": "stable", "messages": [{"role": "user", "content": "Hello"}]}
+    )
     assert [error["path"] for error in report["errors"]] == ["$.strategy"]
     assert "chat format only" in report["errors"][0]["message"]

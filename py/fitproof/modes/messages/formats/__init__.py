@@ -254,11 +254,11 @@ def _parse_format(reader, data: dict, token_counter: Callable[[str], int] | None
         return copied
 
     parsed = parsed_of(
-        records,
+        records,  # type: ignore[arg-type]  # no record is None once no problem was found
         unit_of,
         costs,
         items,
-        limit=limit,
+        limit=limit,  # type: ignore[arg-type]  # read above whenever the mode trims
         tokenizer=tokenizer,
         fmt=reader.NAME,
         detected=detected,  # type: ignore[arg-type]
