@@ -62,6 +62,9 @@ LONG_NAMES = {
 # unchanged since Unicode 3.1): under (?i) the pattern's ``s`` also matches LONG S, ``k`` KELVIN SIGN.
 NON_ASCII_FOLDS = {"s": (0x17F,), "k": (0x212A,)}
 CODE_BASE = 0xE000
+MAX_BOUNDARIES = 200_000  # code points where some test of the patterns changes (a code each at most)
+MAX_GROUP_DEPTH = 64  # groups inside groups
+MAX_PATTERN_CHARS = 1 << 20
 
 
 class PatternUnsupported(FitproofError, ValueError):
@@ -136,6 +139,8 @@ class _Parser:
 
     def parse(self) -> list:
         p = self.pattern
+        if len(p) > MAX_PATTERN_CHARS:
+            raise PatternUnsupported(f"a pattern of {len(p):,} characters (more than {MAX_PATTERN_CHARS:,})")
         while self.i < len(p):
             c = p[self.i]
             if c == "(":
@@ -178,6 +183,7 @@ class _Parser:
                 self.i += 1
         if len(self.fold) != 1:
             raise self.fail("an unclosed group")
+        _refuse_backtracking(self.parts, self.pattern)
         return self.parts
 
     def group(self) -> None:
@@ -193,6 +199,8 @@ class _Parser:
             ("(?-i:", "(?:"),
         ):
             if p.startswith(opener, self.i):
+                if len(self.fold) > MAX_GROUP_DEPTH:
+                    raise self.fail(f"groups nested more than {MAX_GROUP_DEPTH} deep")
                 self.i += len(opener)
                 self.fold.append(True if opener == "(?i:" else False if opener == "(?-i:" else self.fold[-1])
                 self.parts.append(out)
@@ -203,6 +211,8 @@ class _Parser:
             return
         if p.startswith("(?", self.i):
             raise self.fail("an unsupported group or flag")
+        if len(self.fold) > MAX_GROUP_DEPTH:
+            raise self.fail(f"groups nested more than {MAX_GROUP_DEPTH} deep")
         self.i += 1
         self.fold.append(self.fold[-1])
         self.parts.append("(")
@@ -348,6 +358,106 @@ class _Parser:
         return (negated, tuple(items))
 
 
+_OPENERS = ("(", "(?:", "(?=", "(?!", "(?<=", "(?<!", "(?>")
+_COUNT = re.compile(r"\{(\d+)(,(\d*))?\}")
+MANY = 3  # a counted repeat of more than this many counts as unbounded in a sequence (\p{N}{1,3} does not)
+
+
+class _Alternative:
+    """What the backtracking rule keeps of the alternative being read in one group."""
+
+    def __init__(self, base: int) -> None:
+        self.base = base  # the unbounded repeats before the group, in the alternative around it
+        self.unbounded = base  # so far in this alternative, those before the group included
+        self.worst = base  # the group's worst alternative so far
+        self.complex = False  # a quantifier or an alternation anywhere inside
+        self.pending: int | None = None  # the last item's count before it, until its quantifier is known
+
+
+def _repeat(quantifier: str) -> tuple[int, int | None]:
+    """(fewest, most) times a quantifier repeats (most None: no bound)."""
+    if quantifier == "?":
+        return 0, 1
+    if quantifier in "*+":
+        return (0 if quantifier == "*" else 1), None
+    match = _COUNT.fullmatch(quantifier)
+    assert match is not None  # (the parser only writes these)
+    fewest = int(match.group(1))
+    if match.group(2) is None:
+        return fewest, fewest
+    return fewest, (int(match.group(3)) if match.group(3) else None)
+
+
+def _refuse_backtracking(parts: list, pattern: str) -> None:
+    """Refuse the patterns whose backtracking has no bound, by name (``docs/contract.md``, "Split patterns"):
+
+    1. a repeat (``*``, ``+``, ``{m,}``, ``{m,n}`` with n > 1) of a group that holds a quantifier or an
+       alternation: ``(a+)+``, ``(a*)*``, ``(a|a)*``, ``(?:ab?){2,}`` (such a group may only be optional: ``(?:...)?``);
+    2. in one alternative (groups looked into), more than two unbounded repeats (``*``, ``+``, ``{m,}``,
+       a count past 3), or a part that is not optional after the second: ``a*a*a*``, ``a*a*b``.
+
+    So a match tried at one place costs at most the square of the text after it, as with one
+    quantifier, never an exponential or a higher power; every model's own pattern passes."""
+
+    def fail(what: str) -> PatternUnsupported:
+        return PatternUnsupported(f"{what}, which can backtrack without bound, in the pattern {_short(pattern)}")
+
+    def settle(frame: _Alternative, optional: bool) -> None:
+        # (in a group opened after the second, the group is the part: its own quantifier says if it is optional)
+        if frame.pending is not None and frame.pending >= 2 and frame.base < 2 and not optional:
+            raise fail("a part that is not optional after two unbounded repeats in one alternative")
+        frame.pending = None
+
+    def count(frame: _Alternative, more: int) -> None:
+        frame.unbounded += more
+        if frame.unbounded > 2:
+            raise fail("more than two unbounded repeats in one alternative")
+
+    stack = [_Alternative(0)]
+    last: _Alternative | str | None = None  # what a quantifier applies to: a closed group, "atom", or nothing
+    after_quantifier = False
+    for part in parts:
+        if isinstance(part, str) and after_quantifier and part in ("?", "+"):  # lazy or possessive: as greedy here
+            after_quantifier = False
+            continue
+        after_quantifier = False
+        top = stack[-1]
+        if part in _OPENERS:
+            settle(top, False)
+            top.pending = top.unbounded
+            stack.append(_Alternative(top.unbounded))
+            last = None
+        elif part == ")":
+            group = stack.pop()
+            settle(group, False)
+            group.worst = max(group.worst, group.unbounded)
+            top = stack[-1]
+            top.complex = top.complex or group.complex
+            count(top, group.worst - top.unbounded)
+            last = group
+        elif part == "|":
+            settle(top, False)
+            top.worst = max(top.worst, top.unbounded)
+            top.unbounded = top.base
+            top.complex = True
+            last = None
+        elif isinstance(part, str) and (part in ("?", "*", "+") or part.startswith("{")):
+            fewest, most = _repeat(part)
+            top.complex = True
+            after_quantifier = True
+            if isinstance(last, _Alternative) and last.complex and (most is None or most > 1):
+                raise fail(f"a repeat {part!r} of a group that holds a quantifier or an alternation (nested quantifiers)")
+            settle(top, fewest == 0)
+            if most is None or most > MANY:
+                count(top, 1)
+            last = None
+        else:  # an atom, an anchor
+            settle(top, False)
+            top.pending = top.unbounded
+            last = "atom"
+    settle(stack[-1], False)
+
+
 class CodeMap(dict):
     """Code point -> code character, for ``str.translate``; filled on first sight of each character."""
 
@@ -360,6 +470,11 @@ class CodeMap(dict):
         code = self.codes[bisect_right(self.starts, code_point) - 1]
         self[code_point] = code
         return code
+
+
+def _short(pattern: str) -> str:
+    text = repr(pattern)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 class Patterns:
@@ -398,16 +513,30 @@ class Patterns:
                 elif item[0] == "not":
                     collect(item[1])
 
-        for atom in atoms:
+        # An atom of literal characters only (a literal, [abc]) is true on its own characters and
+        # false elsewhere: its part of a signature is read from a table of those characters, not
+        # tested at every boundary (ten thousand literal alternatives cost their count, not its square).
+        literal_atoms: dict[int, list[int]] = {}  # code point -> the literal atoms (not negated) holding it
+        tested: list[int] = []  # the other atoms, tested at every boundary
+        for i, atom in enumerate(atoms):
             collect(atom[1])
-            tests.append(_atom_test(*atom))
+            if not atom[0] and all(item[0] == "chars" for item in atom[1]):
+                for item in atom[1]:
+                    for cp in item[1]:
+                        literal_atoms.setdefault(cp, []).append(i)
+            else:
+                tested.append(i)
+                tests.append(_atom_test(*atom))
         points = sorted(b for b in boundaries if b < 0x110000)
+        if len(points) > MAX_BOUNDARIES:
+            raise PatternUnsupported(f"the split patterns tell {len(points):,} kinds of characters apart (more than {MAX_BOUNDARIES:,})")
         signatures: dict = {}
         starts: list[int] = []
         codes: list[str] = []
         for start in points:
             category, white = table.category(start), table.is_white(start)
-            signature = tuple([test(start, category, white) for test in tests])
+            # (a literal's code point starts a boundary run of its own: start + 1 is a boundary too)
+            signature = (tuple([test(start, category, white) for test in tests]), tuple(literal_atoms.get(start, ())))
             code = signatures.get(signature)
             if code is None:
                 code = chr(CODE_BASE + len(signatures))
@@ -417,10 +546,12 @@ class Patterns:
                 codes.append(code)
         self.code_map = CodeMap(starts, "".join(codes))
         members: list[list[str]] = [[] for _ in atoms]
-        for signature, code in signatures.items():
-            for i, yes in enumerate(signature):
+        for (answers, holding), code in signatures.items():
+            for i, yes in zip(tested, answers):
                 if yes:
                     members[i].append(code)
+            for i in holding:
+                members[i].append(code)
         newline_atom = index.get((False, (("chars", frozenset((0x0A,))),)))
 
         def render(part):
@@ -432,7 +563,12 @@ class Patterns:
             return _class(members[index[part]])
 
         self.sources = ["".join(render(part) for part in parts) for parts in parsed]
-        self.compiled = [re.compile(source, re.DOTALL) for source in self.sources]
+        self.compiled = []
+        for pattern, source in zip(patterns, self.sources):
+            try:
+                self.compiled.append(re.compile(source, re.DOTALL))
+            except (re.error, OverflowError, RecursionError, MemoryError) as error:  # a count past re's limit, say
+                raise PatternUnsupported(f"the pattern {_short(pattern)} cannot be compiled ({type(error).__name__}: {error})") from None
 
     def codes(self, text: str) -> str:
         return text.translate(self.code_map)
