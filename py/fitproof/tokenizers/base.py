@@ -16,6 +16,7 @@ from typing import Callable, Iterable
 
 from .._base.errors import TokenizerFileError
 from . import exact
+from .piece_index import SHORT, PieceIndex
 
 MAX_FILE_BYTES = 256 * 1024 * 1024  # a tokenizer file larger than this is refused (not read whole)
 
@@ -29,29 +30,25 @@ class AddedTokens:
     of some text (a set of prefixes, not a regex alternation: Gemma has 6,415 added tokens, and
     ``re`` would try each at every candidate and take seconds to compile them).
 
-    Prefixes are kept up to ``SHORT`` characters only: a longer text is found by its first ``SHORT``
-    characters (``longer``, its texts longest first) and compared whole, so one text of 60,000
-    characters costs its length, not every prefix of it (1.8 GB). Up to ``ALTERNATION_UP_TO`` texts
-    (a byte-level model's few hundred, harmony's 1,088) the same rule runs as a regex alternation,
-    longest first, which ``re`` searches faster than the walk on text full of their first
-    characters (HTML's ``<``); the walk is for Gemma's thousands, and both give the same parts."""
+    The prefixes and the longer texts' heads are a ``piece_index.PieceIndex`` (memory linear in the
+    texts: one text of 60,000 characters costs its length, not every prefix of it, 1.8 GB). Up to
+    ``ALTERNATION_UP_TO`` texts (a byte-level model's few hundred, harmony's 1,088) the same rule
+    runs as a regex alternation, longest first, which ``re`` searches faster than the walk on text
+    full of their first characters (HTML's ``<``); the walk is for Gemma's thousands, and both give
+    the same parts."""
 
-    SHORT = 32
     ALTERNATION_UP_TO = 2048
+    SHORT = SHORT
 
-    def __init__(self, texts: Iterable[str]):
+    def __init__(self, texts: Iterable[str], where: str = "<tokenizer>"):
         self.texts = frozenset(texts)
         self.pattern: re.Pattern | None = None
-        self.prefixes: frozenset[str] = frozenset()
-        self.longer: dict[str, list[str]] = {}
+        self.index: PieceIndex | None = None
         if len(self.texts) <= self.ALTERNATION_UP_TO:
             if self.texts:
                 self.pattern = re.compile("|".join(map(re.escape, sorted(self.texts, key=lambda t: (-len(t), t)))))
         else:
-            short = self.SHORT
-            self.prefixes = frozenset(text[:k] for text in self.texts for k in range(1, min(len(text), short + 1)))
-            for text in sorted((text for text in self.texts if len(text) > short), key=len, reverse=True):
-                self.longer.setdefault(text[:short], []).append(text)
+            self.index = PieceIndex(self.texts, where, "the added tokens", self.SHORT)
         firsts = sorted({text[0] for text in self.texts})
         self.first = re.compile("[" + "".join(map(_class_escape, firsts)) + "]") if firsts else None
 
@@ -59,9 +56,10 @@ class AddedTokens:
         """``text`` as (part, is an added token), in order."""
         if self.first is None or not text:
             return [(text, False)] if text else []
-        if self.pattern is not None:  # (a text with none of their first characters, most, is not searched with it)
+        if self.index is None:  # (a text with none of their first characters, most, is not searched with it)
+            assert self.pattern is not None  # (texts there are: their first characters are)
             return self._split_by_pattern(text, self.pattern) if self.first.search(text) else [(text, False)]
-        search, texts, prefixes, short, longer = self.first.search, self.texts, self.prefixes, self.SHORT, self.longer
+        search, texts, prefixes, longer, short = self.first.search, self.texts, self.index.prefixes, self.index.longer, self.SHORT
         n = len(text)
         parts = []
         done = position = 0
@@ -72,18 +70,19 @@ class AddedTokens:
             start = match.start()
             end = start + 1
             found = -1
-            while end <= n:
+            limit = min(n, start + short)
+            while end <= limit:
                 piece = text[start:end]
                 if piece in texts:
                     found = end
-                if piece not in prefixes:  # (always, past SHORT characters)
+                if piece not in prefixes:
                     break
                 end += 1
-            if end - start > short and longer:  # the first SHORT characters a prefix: a longer text may start here
-                for token in longer.get(text[start : start + short], ()):
-                    if text.startswith(token, start):
-                        found = start + len(token)
-                        break
+            else:  # SHORT characters, all a prefix: a longer text may start here
+                if limit == start + short:
+                    ends = longer(text, start, texts)
+                    if ends:
+                        found = ends[-1]
             if found < 0:
                 position = start + 1
                 continue
@@ -158,8 +157,8 @@ class Tokenizer:
                 raise TokenizerFileError(f"{where}: $.added_tokens[{index}].id is {short(token.get('id'))}, not a token id")
             self._added_ids[token["content"]] = token["id"]
         self.added = raw + normalized
-        self._raw_specials = AddedTokens(raw)
-        self._normalized_specials = AddedTokens(normalized)
+        self._raw_specials = AddedTokens(raw, where)
+        self._normalized_specials = AddedTokens(normalized, where)
 
     def _count_piece(self, piece: str) -> int:
         counts = self._counts

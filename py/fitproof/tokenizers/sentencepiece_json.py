@@ -40,6 +40,7 @@ from .base import Tokenizer, TokenizerFileError
 from .merges import MergePairs, merge_ids, merge_ids_with_heap, merge_parts, merge_sides, pair_ranks
 from .base import short
 from .pipeline import META, read_normalizer, read_pre_tokenizer
+from .piece_index import SHORT, PieceIndex
 
 UNK_PENALTY = 10.0  # an unknown character's score below the lowest piece's (sentencepiece and tokenizers)
 MAX_PIECES = 4_000_000  # a vocabulary larger than this is refused (Gemma 3 has 262,144)
@@ -159,7 +160,7 @@ class JSONSentencePiece(Tokenizer):
                 "(tokenizers cannot encode an unknown character without it)"
             )
         self.byte_fallback = bool(model.get("byte_fallback", False))
-        self.lattice = Lattice(pieces, scores, unk_id, self.byte_fallback)
+        self.lattice = Lattice(pieces, scores, unk_id, self.byte_fallback, where=where)
         self.vocab = self.lattice.ids
 
     # --- the pipeline ---
@@ -324,7 +325,15 @@ class Lattice:
     one only when strictly better; the candidates ending at a position are met in order of their
     start, shortest first. Scores are added as they do (piece score + the path's score so far)."""
 
-    def __init__(self, pieces: list[str], scores: list[float], unk_id: int, byte_fallback: bool, matched: Iterable[int] | None = None):
+    def __init__(
+        self,
+        pieces: list[str],
+        scores: list[float],
+        unk_id: int,
+        byte_fallback: bool,
+        matched: Iterable[int] | None = None,
+        where: str = "<tokenizer>",
+    ):
         self.pieces = pieces
         self.scores = scores
         self.unk_id = unk_id
@@ -338,8 +347,8 @@ class Lattice:
             if piece:
                 self.score_of[piece] = scores[index]
                 self.id_of[piece] = self.ids[piece]
-        self.prefixes = {piece[:k] for piece in self.score_of for k in range(1, len(piece))}
-        self.longest = max(map(len, self.score_of), default=1)
+        self.index = PieceIndex(self.score_of, where, "$.model.vocab")
+        self.prefixes = self.index.prefixes
         self.unk_score = min(scores, default=0.0) - UNK_PENALTY
         self.byte_fallback = byte_fallback
         self.byte_ids = [self.ids.get(byte_token(b)) for b in range(256)]
@@ -352,12 +361,12 @@ class Lattice:
         score = [0.0] * (n + 1)
         start = [-1] * (n + 1)
         unknown = [False] * (n + 1)
-        score_of, prefixes, unk_score = self.score_of, self.prefixes, self.unk_score
+        score_of, prefixes, unk_score, longer = self.score_of, self.prefixes, self.unk_score, self.index.longer
         for s in range(n):
             here = score[s]
             single = False
             end = s + 1
-            limit = min(n, s + self.longest)
+            limit = min(n, s + SHORT)
             while end <= limit:
                 piece = text[s:end]
                 value = score_of.get(piece)
@@ -370,6 +379,12 @@ class Lattice:
                 if piece not in prefixes:
                     break
                 end += 1
+            else:  # SHORT characters, all a prefix: the longer pieces that begin here, by their heads
+                if limit == s + SHORT:
+                    for end in longer(text, s, score_of):
+                        candidate = score_of[text[s:end]] + here
+                        if start[end] < 0 or candidate > score[end]:
+                            score[end], start[end], unknown[end] = candidate, s, False
             if not single:
                 candidate = unk_score + here
                 if start[s + 1] < 0 or candidate > score[s + 1]:

@@ -30,6 +30,7 @@ from typing import Any
 from .base import AddedTokens, Tokenizer, TokenizerFileError
 from .protobuf import DELIMITED, FIXED32, VARINT, ProtobufError, as_bool, as_float, as_int32, fields
 from .pipeline import META
+from .piece_index import SHORT, PieceIndex
 from .sentencepiece_json import byte_token
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
@@ -165,7 +166,7 @@ class SentencePieceModel(Tokenizer):
                 raise TokenizerFileError(f"{where}: byte fallback is on but the byte piece {byte_token(missing[0])} is missing")
             self.byte_ids = [reserved[byte_token(b)] for b in range(256)]
         self.vocab = {**reserved, **self.pieces}
-        self.user_defined = AddedTokens(piece for piece, _, kind in pieces if kind == USER_DEFINED)
+        self.user_defined = AddedTokens((piece for piece, _, kind in pieces if kind == USER_DEFINED), where)
         self.has_user_defined = any(kind == USER_DEFINED for kind in self.types)
         self.has_unused = any(kind == UNUSED for kind in self.types)
         self._read_normalizer(spec, where)
@@ -185,8 +186,8 @@ class SentencePieceModel(Tokenizer):
                 piece: f32(0.1 * (len(piece.encode("utf-8")) - 1)) if self.types[index] == USER_DEFINED else self.scores[index]
                 for piece, index in self.usable.items()
             }
-            self.prefixes = {piece[:k] for piece in self.usable for k in range(1, len(piece))}
-            self.longest = max(map(len, self.usable), default=1)
+            self.index = PieceIndex(self.usable, where, "the pieces")
+            self.prefixes = self.index.prefixes
 
     def _read_normalizer(self, spec: dict, where: str) -> None:
         self.add_dummy_prefix = spec["add_dummy_prefix"]
@@ -429,8 +430,8 @@ class SentencePieceModel(Tokenizer):
         n = len(text)
         score = [0.0] * (n + 1)
         start = [-1] * (n + 1)
-        value_of, prefixes = self.value_of, self.prefixes
-        unk_score, longest = self.unk_score, self.longest
+        value_of, prefixes, longer = self.value_of, self.prefixes, self.index.longer
+        unk_score = self.unk_score
         rounded = memoryview(bytearray(4)).cast("f")  # a float32 cell: what is written is rounded as C rounds it
         frontier = 0
         for s in range(n):
@@ -453,8 +454,8 @@ class SentencePieceModel(Tokenizer):
             if start[end] == -1 or candidate > score[end]:
                 score[end] = candidate
                 start[end] = s
-            # the longer pieces, while the text so far begins one
-            limit = min(n, s + longest)
+            # the longer pieces, while the text so far begins one; past SHORT characters, by their heads
+            limit = min(n, s + SHORT)
             while end < limit and piece in prefixes:
                 end += 1
                 piece = text[s:end]
@@ -463,6 +464,15 @@ class SentencePieceModel(Tokenizer):
                     if end > frontier:
                         frontier = end
                     rounded[0] = value + here
+                    candidate = rounded[0]
+                    if start[end] == -1 or candidate > score[end]:
+                        score[end] = candidate
+                        start[end] = s
+            if end == s + SHORT and piece in prefixes:
+                for end in longer(text, s, value_of):
+                    if end > frontier:
+                        frontier = end
+                    rounded[0] = value_of[text[s:end]] + here
                     candidate = rounded[0]
                     if start[end] == -1 or candidate > score[end]:
                         score[end] = candidate
