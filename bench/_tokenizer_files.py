@@ -51,6 +51,11 @@ def _words(count: int) -> list[str]:
     return words
 
 
+def added_token(token_id: int, text: str) -> dict:
+    """An added special token as ``tokenizers`` writes one (every field: it refuses one without)."""
+    return {"id": token_id, "content": text, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
+
+
 def byte_level_json(words: int = 8, added: tuple[str, ...] = ("<|end|>",), pattern: str | None = None) -> dict:
     """A byte-level BPE tokenizer.json: the 256 byte tokens, then each word of ``_words(words)``
     longer than one letter merged from its first letters and its last one."""
@@ -73,7 +78,7 @@ def byte_level_json(words: int = 8, added: tuple[str, ...] = ("<|end|>",), patte
                 {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
             ],
         }
-    added_tokens = [{"id": len(vocab) + i, "content": text, "special": True, "normalized": False} for i, text in enumerate(added)]
+    added_tokens = [added_token(len(vocab) + i, text) for i, text in enumerate(added)]
     return {
         "version": "1.0",
         "added_tokens": added_tokens,
@@ -92,7 +97,7 @@ def unigram_json(words: int = 8, piece_length: int = 0) -> dict:
         vocab.append(["a" * piece_length, -1.0])
     return {
         "version": "1.0",
-        "added_tokens": [{"id": 0, "content": "<unk>", "special": True, "normalized": False}],
+        "added_tokens": [added_token(0, "<unk>")],
         "normalizer": None,
         "pre_tokenizer": {"type": "Metaspace", "replacement": META, "prepend_scheme": "always", "split": True},
         "model": {"type": "Unigram", "unk_id": 0, "vocab": vocab, "byte_fallback": False},

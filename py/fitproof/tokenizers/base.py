@@ -20,7 +20,7 @@ from .piece_index import SHORT, PieceIndex
 
 MAX_FILE_BYTES = 256 * 1024 * 1024  # a tokenizer file larger than this is refused (not read whole)
 
-__all__ = ["MAX_FILE_BYTES", "AddedTokens", "Tokenizer", "TokenizerFileError", "short"]
+__all__ = ["MAX_FILE_BYTES", "MAX_TOKEN_ID", "AddedTokens", "Tokenizer", "TokenizerFileError", "read_flag", "read_token_id", "short"]
 
 
 class AddedTokens:
@@ -147,15 +147,15 @@ class Tokenizer:
         normalized: list[str] = []
         self._added_ids: dict[str, int] = {}
         for index, token in enumerate(added):
+            at = f"$.added_tokens[{index}]"
             if not isinstance(token, dict) or not isinstance(token.get("content"), str) or not token["content"]:
-                raise TokenizerFileError(f"{where}: $.added_tokens[{index}] has no content")
+                raise TokenizerFileError(f"{where}: {at} has no content")
             for flag in ("lstrip", "rstrip", "single_word"):
-                if token.get(flag):
-                    raise TokenizerFileError(f"{where}: $.added_tokens[{index}].{flag} is set ({token['content']!r}), not supported")
-            (normalized if token.get("normalized", not token.get("special", False)) else raw).append(token["content"])
-            if type(token.get("id")) is not int or token["id"] < 0:
-                raise TokenizerFileError(f"{where}: $.added_tokens[{index}].id is {short(token.get('id'))}, not a token id")
-            self._added_ids[token["content"]] = token["id"]
+                if read_flag(token, flag, False, where, at):
+                    raise TokenizerFileError(f"{where}: {at}.{flag} is set ({short(token['content'])}), not supported")
+            special = read_flag(token, "special", False, where, at)
+            (normalized if read_flag(token, "normalized", not special, where, at) else raw).append(token["content"])
+            self._added_ids[token["content"]] = read_token_id(token.get("id"), where, f"{at}.id")
         self.added = raw + normalized
         self._raw_specials = AddedTokens(raw, where)
         self._normalized_specials = AddedTokens(normalized, where)
@@ -203,6 +203,30 @@ class Tokenizer:
 
 
 def short(value) -> str:
-    """``repr(value)``, cut to 60 characters: a file's bad value named in an error."""
-    text = repr(value)
+    """``repr(value)``, cut to 60 characters: a file's bad value named in an error (a value nested
+    too deep for ``repr``, by its type)."""
+    try:
+        text = repr(value)
+    except RecursionError:
+        return f"a {type(value).__name__} nested too deep to show"
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+MAX_TOKEN_ID = (1 << 32) - 1  # as tokenizers (its ids are u32): the merge map's packed values need ids this small
+
+
+def read_flag(node: dict, key: str, default: bool, where: str, at: str) -> bool:
+    """``node[key]``, which must be true or false (absent or null: ``default``)."""
+    value = node.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise TokenizerFileError(f"{where}: {at}.{key} is {short(value)}, not true or false")
+    return value
+
+
+def read_token_id(value, where: str, at: str) -> int:
+    """A token id: a whole number from 0 to ``MAX_TOKEN_ID``."""
+    if type(value) is not int or not 0 <= value <= MAX_TOKEN_ID:
+        raise TokenizerFileError(f"{where}: {at} is {short(value)}, not a token id (a whole number from 0 to {MAX_TOKEN_ID:,})")
+    return value

@@ -25,7 +25,7 @@ from typing import Iterable
 
 from .._base.errors import TokenizerFileError
 from . import exact
-from .base import Tokenizer
+from .base import MAX_TOKEN_ID, Tokenizer, read_flag, read_token_id, short
 from .merges import MergePairs, merge_ids, merge_ids_with_heap, pair_ranks
 from .pipeline import read_byte_level_pre_tokenizer, read_normalizer
 from .regex import PatternUnsupported, Patterns
@@ -76,13 +76,13 @@ class BPETokenizer(Tokenizer):
         kind = model.get("type", "BPE" if "merges" in model else None)
         if kind != "BPE":
             raise TokenizerFileError(
-                f"{where}: model type {kind!r} is not supported (only byte-level BPE is; "
+                f"{where}: model type {short(kind)} is not supported (only byte-level BPE is; "
                 f"Unigram and WordPiece tokenizers are refused, not approximated)"
             )
         for key, allowed in (("dropout", (None, 0, 0.0)), ("continuing_subword_prefix", (None, "")), ("end_of_word_suffix", (None, ""))):
             if model.get(key) not in allowed:
-                raise TokenizerFileError(f"{where}: model.{key} = {model.get(key)!r} is not supported")
-        self.ignore_merges = bool(model.get("ignore_merges", False))
+                raise TokenizerFileError(f"{where}: model.{key} = {short(model.get(key))} is not supported")
+        self.ignore_merges = read_flag(model, "ignore_merges", False, where, "$.model")
         self._read_normalizer(data.get("normalizer"), where)
         self._read_pre_tokenizer(data.get("pre_tokenizer"), where)
         self._read_vocabulary(model, where)
@@ -97,8 +97,9 @@ class BPETokenizer(Tokenizer):
         splits, byte_level = read_byte_level_pre_tokenizer(spec, where)
         # ByteLevel's own steps, on each piece the Splits made: a space in front (add_prefix_space) of
         # a piece that has none, then (use_regex) GPT-2's pattern.
-        self.prefix_space = bool(byte_level.get("add_prefix_space", False))
-        self.byte_level_regex = bool(byte_level.get("use_regex", True))
+        self.prefix_space = read_flag(byte_level, "add_prefix_space", False, where, byte_level["at"])
+        self.byte_level_regex = read_flag(byte_level, "use_regex", True, where, byte_level["at"])
+        read_flag(byte_level, "trim_offsets", True, where, byte_level["at"])  # (offsets only: no count changes)
         if self.byte_level_regex:
             splits.append((GPT2_PATTERN, "Isolated"))
         try:
@@ -112,9 +113,13 @@ class BPETokenizer(Tokenizer):
         merges = model.get("merges")
         if not isinstance(vocab, dict) or not isinstance(merges, (list, MergePairs)):
             raise TokenizerFileError(f"{where}: model.vocab must be an object and model.merges a list")
-        if not set(map(type, vocab.values())) <= {int} or min(vocab.values(), default=0) < 0:
-            token, bad = next((t, i) for t, i in vocab.items() if type(i) is not int or i < 0)
-            raise TokenizerFileError(f"{where}: model.vocab[{token!r}] is {bad!r}, not a token id")
+        if (
+            not set(map(type, vocab.values())) <= {int}
+            or min(vocab.values(), default=0) < 0
+            or max(vocab.values(), default=0) > MAX_TOKEN_ID
+        ):
+            token, bad = next((t, i) for t, i in vocab.items() if type(i) is not int or not 0 <= i <= MAX_TOKEN_ID)
+            read_token_id(bad, where, f"model.vocab[{short(token)}]")
         size = max(vocab.values(), default=-1) + 1
         byte_ids = []
         for byte in range(256):

@@ -278,10 +278,13 @@ def parse_ranks(data: bytes, tokenizer: str, where: str | None = None) -> dict[b
         )
     decode = binascii.a2b_base64
     ranks = {}
-    for line in data.splitlines():
+    for number, line in enumerate(data.splitlines(), 1):
         if line:
-            token, rank = line.split()
-            ranks[decode(token)] = int(rank)
+            try:
+                token, rank = line.split()
+                ranks[decode(token)] = int(rank)
+            except ValueError:  # (binascii.Error is one): a published file has none, but the parse never raises another
+                raise TokenizerUnavailable(f"{tokenizer}'s rank file: line {number} is not a base64 token and its rank") from None
     return ranks
 
 

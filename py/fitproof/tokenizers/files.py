@@ -54,6 +54,13 @@ def from_bytes(data: bytes, source: str = "<bytes>", name: str | None = None) ->
 
 
 def _parse(data: bytes, source: str, label: str, sha: str) -> Tokenizer:
+    try:
+        return _read(data, source, label, sha)
+    except RecursionError:  # JSON nested deeper than Python's parser goes (100,000 brackets), or a step that deep
+        raise TokenizerFileError(f"{source}: nested too deep to be a tokenizer file (arrays or objects inside each other)") from None
+
+
+def _read(data: bytes, source: str, label: str, sha: str) -> Tokenizer:
     if data[:1] == b"\x0a" and data.lstrip()[:1] not in (b"{", b"["):  # a protobuf's first field: SentencePiece's .model
         from .sentencepiece_model_file import from_model_bytes
 

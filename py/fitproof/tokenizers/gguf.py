@@ -19,6 +19,7 @@ import struct
 from typing import IO
 
 from .._base.errors import TokenizerFileError
+from .base import MAX_TOKEN_ID
 from .byte_level_json import BPETokenizer
 
 MAX_STRING = 64 * 1024 * 1024  # one metadata string (a chat template is ~10 KB, a token a few bytes)
@@ -144,17 +145,25 @@ def tokenizer_from_metadata(metadata: dict, where: str, name: str, sha256: str) 
         raise TokenizerFileError(f"{where}: the GGUF header has no tokenizer (no tokenizer.ggml.model)")
     if model != "gpt2":
         raise TokenizerFileError(
-            f"{where}: GGUF tokenizer model {model!r} is not supported (only byte-level BPE, 'gpt2', is; "
+            f"{where}: GGUF tokenizer model {_short(model)} is not supported (only byte-level BPE, 'gpt2', is; "
             "'llama' SentencePiece and others are refused, not approximated)"
         )
     pre = metadata.get("tokenizer.ggml.pre", "default")
-    if pre not in PRE_TOKENIZERS:
-        raise TokenizerFileError(f"{where}: GGUF pre-tokenizer {pre!r} is not supported; supported: {', '.join(PRE_TOKENIZERS)}")
-    tokens = metadata.get("tokenizer.ggml.tokens")
-    merges = metadata.get("tokenizer.ggml.merges")
-    types = metadata.get("tokenizer.ggml.token_type") or [1] * len(tokens or ())
-    if not isinstance(tokens, list) or not isinstance(merges, list) or len(types) != len(tokens):
-        raise TokenizerFileError(f"{where}: the GGUF header lacks tokenizer.ggml.tokens or merges, or their token types")
+    if not isinstance(pre, str) or pre not in PRE_TOKENIZERS:
+        raise TokenizerFileError(f"{where}: GGUF pre-tokenizer {_short(pre)} is not supported; supported: {', '.join(PRE_TOKENIZERS)}")
+    tokens = _array(metadata, "tokenizer.ggml.tokens", str, "texts", where)
+    merges = _array(metadata, "tokenizer.ggml.merges", str, "texts", where)
+    if "tokenizer.ggml.token_type" in metadata:
+        types = _array(metadata, "tokenizer.ggml.token_type", int, "whole numbers", where)
+    else:
+        types = [1] * len(tokens)
+    if len(types) != len(tokens):
+        raise TokenizerFileError(f"{where}: the GGUF header has {len(tokens):,} tokens but {len(types):,} token types")
+    if len(tokens) > MAX_TOKEN_ID:
+        raise TokenizerFileError(f"{where}: the GGUF header has {len(tokens):,} tokens (more than {MAX_TOKEN_ID:,})")
+    template = metadata.get("tokenizer.chat_template")
+    if template is not None and not isinstance(template, str):
+        raise TokenizerFileError(f"{where}: the GGUF header's tokenizer.chat_template is {_short(template)}, not a string")
     pre_tokenizer, normalizer, ignore_merges = PRE_TOKENIZERS[pre]
     added = [
         {"id": i, "content": token, "special": kind == 3, "normalized": False}
@@ -169,8 +178,21 @@ def tokenizer_from_metadata(metadata: dict, where: str, name: str, sha256: str) 
     }
     tokenizer = BPETokenizer(data, name, sha256, where)
     tokenizer.kind = f"GGUF (byte-level BPE, pre-tokenizer {pre})"
-    tokenizer.chat_template = metadata.get("tokenizer.chat_template")
+    tokenizer.chat_template = template
     return tokenizer
+
+
+def _array(metadata: dict, key: str, kind: type, what: str, where: str) -> list:
+    """A metadata array whose items are all ``kind`` (a GGUF array holds one type)."""
+    value = metadata.get(key)
+    if not isinstance(value, list) or (value and type(value[0]) is not kind):
+        raise TokenizerFileError(f"{where}: the GGUF header's {key} is {_short(value)}, not an array of {what}")
+    return value
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def read_gguf_header(handle: IO[bytes], where: str, name: str) -> BPETokenizer:

@@ -17,7 +17,7 @@ import re
 from typing import Callable
 
 from .._base.errors import TokenizerFileError
-from .base import short
+from .base import read_flag, short
 from .normalize import nfc
 
 META = "\u2581"  # ▁, SentencePiece's written space
@@ -27,6 +27,9 @@ WHITE_SPACE = frozenset(
 )
 _WHITE = "".join(sorted(WHITE_SPACE))
 _WHITE_RUNS = re.compile("[" + "".join(sorted(WHITE_SPACE)).replace("\\", "\\\\").replace("]", "\\]") + "]+")
+
+
+MAX_SEQUENCE_DEPTH = 16  # a Sequence of steps inside this many others is refused
 
 
 def _kind(node, where: str, what: str) -> str:
@@ -41,7 +44,7 @@ def walk(spec, where: str, path: str, what: str, handlers: dict[str, Callable[[d
     ``supported`` saying which are (``" (NFC and Sequence are)"``)."""
     items = "normalizers" if what == "normalizer" else "pretokenizers"
 
-    def visit(node, at: str) -> None:
+    def visit(node, at: str, depth: int) -> None:
         if node is None:
             return
         kind = _kind(node, where, at)
@@ -49,20 +52,23 @@ def walk(spec, where: str, path: str, what: str, handlers: dict[str, Callable[[d
             inner = node.get(items)
             if not isinstance(inner, list):
                 raise TokenizerFileError(f"{where}: {at}.{items} is {short(inner)}, not a list")
+            if depth >= MAX_SEQUENCE_DEPTH:
+                raise TokenizerFileError(f"{where}: {at}: a Sequence inside {MAX_SEQUENCE_DEPTH} others (too deep)")
             for index, item in enumerate(inner):
-                visit(item, f"{at}.{items}[{index}]")
+                visit(item, f"{at}.{items}[{index}]", depth + 1)
         elif kind in handlers:
             handlers[kind](node, at)
         else:
             raise TokenizerFileError(f"{where}: {at} is the {what} {kind!r}, which is not supported{supported}")
 
-    visit(spec, path)
+    visit(spec, path, 0)
 
 
 def _split_behavior(node: dict, where: str, at: str, allowed: tuple[str, ...]) -> str:
     behavior = node.get("behavior", "Isolated")
-    if behavior not in allowed or node.get("invert"):
-        raise TokenizerFileError(f"{where}: {at}: Split behavior {behavior!r}{' inverted' if node.get('invert') else ''} is not supported")
+    inverted = read_flag(node, "invert", False, where, at)
+    if not isinstance(behavior, str) or behavior not in allowed or inverted:
+        raise TokenizerFileError(f"{where}: {at}: Split behavior {short(behavior)}{' inverted' if inverted else ''} is not supported")
     return behavior
 
 
@@ -227,11 +233,11 @@ def read_pre_tokenizer(spec, where: str, path: str = "$.pre_tokenizer"):
         if not isinstance(replacement, str) or len(replacement) != 1:
             raise TokenizerFileError(f"{where}: {at}.replacement is {short(replacement)}, not one character")
         scheme = node.get("prepend_scheme", "always")
-        if node.get("add_prefix_space") is False:
+        if read_flag(node, "add_prefix_space", True, where, at) is False:
             scheme = "never"
-        if scheme not in ("always", "first", "never"):
+        if not isinstance(scheme, str) or scheme not in ("always", "first", "never"):
             raise TokenizerFileError(f"{where}: {at}.prepend_scheme is {short(scheme)}, not always, first or never")
-        split = node.get("split", True)
+        split = read_flag(node, "split", True, where, at)
         metaspace.append(replacement)
 
         def step(pieces: list[str], first: bool, r=replacement, scheme=scheme, split=split) -> list[str]:
@@ -275,13 +281,13 @@ def read_byte_level_pre_tokenizer(spec, where: str, path: str = "$.pre_tokenizer
     def split(node: dict, at: str) -> None:
         if byte_level:
             raise TokenizerFileError(f"{where}: {at}: a Split after ByteLevel is not supported")
-        pattern = node.get("pattern") or {}
+        pattern = node.get("pattern")
+        if not isinstance(pattern, dict) or len(pattern) != 1 or not isinstance(pattern.get("Regex", pattern.get("String")), str):
+            raise TokenizerFileError(f'{where}: {at}.pattern is {short(pattern)}, not {{"Regex": text}} or {{"String": text}}')
         if "Regex" in pattern:
             source = pattern["Regex"]
-        elif "String" in pattern:
-            source = "".join(f"\\x{{{ord(c):X}}}" for c in pattern["String"])
         else:
-            raise TokenizerFileError(f"{where}: {at}: a Split without a pattern")
+            source = "".join(f"\\x{{{ord(c):X}}}" for c in pattern["String"])
         splits.append((source, _split_behavior(node, where, at, ("Isolated", "Removed"))))
 
     if spec is None:
@@ -291,7 +297,7 @@ def read_byte_level_pre_tokenizer(spec, where: str, path: str = "$.pre_tokenizer
         where,
         path,
         "pre-tokenizer",
-        {"Split": split, "ByteLevel": lambda node, at: byte_level.append(node)},
+        {"Split": split, "ByteLevel": lambda node, at: byte_level.append({**node, "at": at})},
         " (Split, ByteLevel and Sequence are), or not a byte-level BPE tokenizer",
     )
     if len(byte_level) != 1:

@@ -28,6 +28,8 @@ class RankTokenizer(Tokenizer):
     ):
         super().__init__(name, sha256, source)
         self.ranks = ranks
+        if not isinstance(pattern, str):
+            raise TokenizerFileError(f"{source}: its split pattern is {type(pattern).__name__}, not a string")
         try:
             self.patterns = Patterns([pattern])
         except PatternUnsupported as error:

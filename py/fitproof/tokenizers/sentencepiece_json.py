@@ -38,7 +38,7 @@ from typing import Iterable
 from . import exact
 from .base import Tokenizer, TokenizerFileError
 from .merges import MergePairs, merge_ids, merge_ids_with_heap, merge_parts, merge_sides, pair_ranks
-from .base import short
+from .base import MAX_TOKEN_ID, read_flag, read_token_id, short
 from .pipeline import META, read_normalizer, read_pre_tokenizer
 from .piece_index import SHORT, PieceIndex
 
@@ -63,7 +63,7 @@ class JSONSentencePiece(Tokenizer):
         self.normalize = read_normalizer(data.get("normalizer"), where)
         self.pre_tokenize, meta = read_pre_tokenizer(data.get("pre_tokenizer"), where)
         normalizer = data.get("normalizer")
-        self.meta = meta or (META if META in repr(normalizer) else None)  # ▁ written by a Replace or a Prepend
+        self.meta = meta or (META if META in short_enough(normalizer) else None)  # ▁ written by a Replace or a Prepend
         if self.model_type == "BPE":
             self.kind = (
                 "tokenizer.json (SentencePiece BPE, byte fallback)" if model.get("byte_fallback") else "tokenizer.json (SentencePiece BPE)"
@@ -82,9 +82,13 @@ class JSONSentencePiece(Tokenizer):
             raise TokenizerFileError(f"{where}: $.model.vocab is {type(vocab).__name__}, not an object")
         if len(vocab) > MAX_PIECES:
             raise TokenizerFileError(f"{where}: $.model.vocab has {len(vocab):,} entries (more than {MAX_PIECES:,})")
-        if not set(map(type, vocab.values())) <= {int} or min(vocab.values(), default=0) < 0:
-            token, bad = next((t, i) for t, i in vocab.items() if type(i) is not int or i < 0)
-            raise TokenizerFileError(f"{where}: $.model.vocab[{token!r}] is {short(bad)}, not a token id")
+        if (
+            not set(map(type, vocab.values())) <= {int}
+            or min(vocab.values(), default=0) < 0
+            or max(vocab.values(), default=0) > MAX_TOKEN_ID
+        ):
+            token, bad = next((t, i) for t, i in vocab.items() if type(i) is not int or not 0 <= i <= MAX_TOKEN_ID)
+            read_token_id(bad, where, f"$.model.vocab[{short(token)}]")
         return vocab
 
     def _read_bpe(self, model: dict, where: str) -> None:
@@ -97,10 +101,12 @@ class JSONSentencePiece(Tokenizer):
             raise TokenizerFileError(f"{where}: $.model.merges is {type(merges).__name__}, not a list")
         self.vocab = vocab
         self.size = max(vocab.values(), default=-1) + 1
-        self.ignore_merges = bool(model.get("ignore_merges", False))
-        self.byte_fallback = bool(model.get("byte_fallback", False))
-        self.fuse_unk = bool(model.get("fuse_unk", False))
+        self.ignore_merges = read_flag(model, "ignore_merges", False, where, "$.model")
+        self.byte_fallback = read_flag(model, "byte_fallback", False, where, "$.model")
+        self.fuse_unk = read_flag(model, "fuse_unk", False, where, "$.model")
         unk = model.get("unk_token")
+        if unk is not None and not isinstance(unk, str):
+            raise TokenizerFileError(f"{where}: $.model.unk_token is {short(unk)}, not a token's text")
         if unk is not None and unk not in vocab:
             raise TokenizerFileError(f"{where}: $.model.unk_token {unk!r} is not in the vocabulary")
         self.unk_id = vocab.get(unk) if unk is not None else None
@@ -159,7 +165,7 @@ class JSONSentencePiece(Tokenizer):
                 f"{where}: $.model.unk_id is {short(unk_id)}, not an index into $.model.vocab "
                 "(tokenizers cannot encode an unknown character without it)"
             )
-        self.byte_fallback = bool(model.get("byte_fallback", False))
+        self.byte_fallback = read_flag(model, "byte_fallback", False, where, "$.model")
         self.lattice = Lattice(pieces, scores, unk_id, self.byte_fallback, where=where)
         self.vocab = self.lattice.ids
 
@@ -448,5 +454,13 @@ def from_json(data: dict, name: str, sha256: str, source: str) -> Tokenizer | No
 
 def _is_metaspace(data: dict) -> bool:
     """No ByteLevel step and ▁ written by the normalizer or pre-tokenizer: a SentencePiece BPE."""
-    text = repr(data.get("normalizer")) + repr(data.get("pre_tokenizer"))
+    text = short_enough(data.get("normalizer")) + short_enough(data.get("pre_tokenizer"))
     return "ByteLevel" not in text and META in text
+
+
+def short_enough(value) -> str:
+    """``repr(value)``, or "" for a value nested too deep for it (the readers then refuse it by its path)."""
+    try:
+        return repr(value)
+    except RecursionError:
+        return ""
