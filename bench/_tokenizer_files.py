@@ -132,9 +132,13 @@ def model_piece(text: str, score: float = 0.0, kind: int = 1) -> bytes:
     return _delimited(1, body)
 
 
-def model_file(words: int = 8, model_type: int = 1, long_pieces: int = 0, piece_bytes: int = 7999) -> bytes:
+def model_file(words: int = 8, model_type: int = 1, long_pieces: int = 0, piece_bytes: int = 7999, seed: int | None = None) -> bytes:
     """A ``.model`` file (Unigram by default, 2: BPE): ``<unk>``, ``<s>``, ``</s>``, ``▁``, the letters,
-    ``▁`` + each word; and ``long_pieces`` pieces of ``piece_bytes`` bytes (``a``s, then the piece's number)."""
+    ``▁`` + each word; and ``long_pieces`` pieces of ``piece_bytes`` bytes (``a``s, then the piece's
+    number; with a ``seed``, random letters instead)."""
+    import random
+
+    rng = random.Random(seed)
     pieces = model_piece("<unk>", 0.0, 2) + model_piece("<s>", 0.0, 3) + model_piece("</s>", 0.0, 3) + model_piece(META, -2.0)
     pieces += b"".join(model_piece(chr(97 + i), -3.0) for i in range(26))
     seen = {META} | {chr(97 + i) for i in range(26)}
@@ -143,7 +147,8 @@ def model_file(words: int = 8, model_type: int = 1, long_pieces: int = 0, piece_
             seen.add(META + word)
             pieces += model_piece(META + word, -1.0 - len(word) / 10)
     for i in range(long_pieces):
-        pieces += model_piece("a" * (piece_bytes - len(str(i))) + str(i), -1.0)
+        text = "a" * (piece_bytes - len(str(i))) + str(i) if seed is None else "".join(rng.choice("abcdefgh") for _ in range(piece_bytes))
+        pieces += model_piece(text, -1.0)
     trainer = _key(3, 0) + _varint(model_type)
     normalizer = _delimited(1, b"identity") + _key(3, 0) + _varint(1)
     return pieces + _delimited(2, trainer) + _delimited(3, normalizer)
