@@ -9,12 +9,14 @@ one exactly at it, without a ``stat`` that a pipe or a growing file would make w
 import os
 from typing import Protocol
 
+from .errors import FitproofError
+
 
 class Readable(Protocol):
     def read(self, size: int, /) -> bytes: ...
 
 
-class TooLarge(ValueError):
+class TooLarge(FitproofError, ValueError):
     """More than ``limit`` bytes; ``str()`` says so in mebibytes, for the caller's sentence."""
 
     def __init__(self, limit: int):
