@@ -30,6 +30,7 @@ The caching rules (prices never shipped: they change, and are input):
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from fractions import Fraction
 
 from ..._base.values import INVALID_VALUE, MISSING_KEY, WRONG_TYPE, Key, Problem, got, json_text, preview, unknown_keys
@@ -291,17 +292,9 @@ def previous_kept(previous: dict, unit_of: list[int], pinned: list[bool]) -> lis
     return [index for index in range(size) if index >= cut or unit_of[index] in pinned_units]
 
 
-def shared_run(before: list[int], now: list[int]) -> int:
-    """How many leading kept messages the two prompts have in common (the same indices of the same history)."""
-    shared = 0
-    for old, new in zip(before, now):
-        if old != new:
-            break
-        shared += 1
-    return shared
-
-
-def common_tokens(first: list[bytes], second: list[bytes]) -> int:
+def common_prefix(first: Sequence[object], second: Sequence[object]) -> int:
+    """How many leading entries the two sequences have in common: kept message indices of the same
+    history, or the prompt's rendered pieces."""
     shared = 0
     for one, other in zip(first, second):
         if one != other:
@@ -350,9 +343,9 @@ def reuse(parsed: Parsed, kept: list[int], tokens: int) -> dict:
         result["previous_tokens"] = previous_tokens
         same_head = previous["head"] == options["head"]
         if same_head and kept and before:
-            shared = shared_run(before, kept)
+            shared = common_prefix(before, kept)
             if parsed.get("template"):
-                prefix = common_tokens(previous_list or [], prompt_measure(parsed, kept)[2] or [])
+                prefix = common_prefix(previous_list or [], prompt_measure(parsed, kept)[2] or [])
             else:
                 prefix = parsed["tools_tokens"] + sum(parsed["costs"][index] for index in kept[:shared]) if shared else 0
             result["prefix_messages"], result["prefix_tokens"] = shared, prefix

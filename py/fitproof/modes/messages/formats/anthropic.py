@@ -98,14 +98,22 @@ def image_tokens(width: int, height: int) -> tuple[int, tuple[int, int]]:
     return ceil(w * h / PIXELS_PER_TOKEN), (int(w), int(h))
 
 
-def _image(block: dict, at: tuple[Key, ...], problems: list[Problem]) -> dict | None:
+def _source(block: dict, at: tuple[Key, ...], problems: list[Problem]) -> dict | None:
+    """An image's or a document's ``source`` object, or None with its problem added."""
     source = block.get("source")
-    if not isinstance(source, dict):
-        problems.append(
-            Problem((*at, "source"), WRONG_TYPE, f"expected an object {{type, ...}}, got {got(source)}")
-            if "source" in block
-            else missing_key(at, "source")
-        )
+    if isinstance(source, dict):
+        return source
+    problems.append(
+        Problem((*at, "source"), WRONG_TYPE, f"expected an object {{type, ...}}, got {got(source)}")
+        if "source" in block
+        else missing_key(at, "source")
+    )
+    return None
+
+
+def _image(block: dict, at: tuple[Key, ...], problems: list[Problem]) -> dict | None:
+    source = _source(block, at, problems)
+    if source is None:
         return None
     kind = source.get("type")
     size = None
@@ -127,13 +135,8 @@ def _document(block: dict, at: tuple[Key, ...], texts: list[str], images: list, 
     for key in ("title", "context"):
         if isinstance(block.get(key), str):
             texts.append(block[key])
-    source = block.get("source")
-    if not isinstance(source, dict):
-        problems.append(
-            Problem((*at, "source"), WRONG_TYPE, f"expected an object {{type, ...}}, got {got(source)}")
-            if "source" in block
-            else missing_key(at, "source")
-        )
+    source = _source(block, at, problems)
+    if source is None:
         return
     kind = source.get("type")
     if kind == "text":
