@@ -258,7 +258,9 @@ def trim_messages(
         "clear": clear,
         "context_management": context_management,
     }
-    if (strategy == "stable" or (clear is not None and format in (None, "chat"))) and previous is None:  # the remembered last call on this history, if any: as if given
+    if (
+        strategy == "stable" or (clear is not None and format in (None, "chat"))
+    ) and previous is None:  # the remembered last call on this history, if any: as if given
         listed = _listed(messages, "messages")
         keys["previous"] = remembered_previous(listed if set(map(type, listed)) <= {dict} else [_as_dict(message) for message in listed])
     parsed = _parse_call(

@@ -49,11 +49,17 @@ def _counter(parsed: Parsed, token_counter: Callable[[str], int] | None) -> Call
 def parse(data: object, token_counter: Callable[[str], int] | None = None, require_user: bool = True) -> Parsed:
     """``stable.parse`` with the clearing keys read apart, and the clearing applied to the costs."""
     if not isinstance(data, dict) or not any(data.get(key) is not None for key in KEYS):
-        return stable.parse({key: value for key, value in data.items() if key not in KEYS} if isinstance(data, dict) else data, token_counter, require_user)
+        return stable.parse(
+            {key: value for key, value in data.items() if key not in KEYS} if isinstance(data, dict) else data, token_counter, require_user
+        )
     problems: list[Problem] = []
     if data.get("clear") is not None and data.get("context_management") is not None:
         problems.append(
-            Problem(("context_management",), INVALID_VALUE, "give clear or context_management, not both (they are two ways to say the same options)")
+            Problem(
+                ("context_management",),
+                INVALID_VALUE,
+                "give clear or context_management, not both (they are two ways to say the same options)",
+            )
         )
     if data.get("clear") is not None:
         options = clearing_options.read_clear(data["clear"], problems)
@@ -71,9 +77,15 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
         raise
     fmt = parsed.get("format", "chat")
     if parsed.get("template"):
-        problems.append(Problem(("clear",), INVALID_VALUE, "clearing is not built for a template's prompt (its costs are shares of the rendered prompt)"))
+        problems.append(
+            Problem(
+                ("clear",), INVALID_VALUE, "clearing is not built for a template's prompt (its costs are shares of the rendered prompt)"
+            )
+        )
     if data.get("context_management") is not None and fmt != "anthropic":
-        problems.append(Problem(("context_management",), INVALID_VALUE, f"context_management is Anthropic's: give clear in the {fmt} format"))
+        problems.append(
+            Problem(("context_management",), INVALID_VALUE, f"context_management is Anthropic's: give clear in the {fmt} format")
+        )
     previous = (parsed.get("options") or {}).get("previous")
     prior = _read_previous_cleared(previous, parsed, fmt, problems) if previous is not None else []
     if problems or options is None:
@@ -92,9 +104,13 @@ def _read_previous_cleared(previous: dict, parsed: Parsed, fmt: str, problems: l
     if given is None:
         return []
     if not isinstance(given, list):
-        problems.append(Problem(at, WRONG_TYPE, f"expected the previous call's cleared items, an array of {{index, block, input}}, got {got(given)}"))
+        problems.append(
+            Problem(at, WRONG_TYPE, f"expected the previous call's cleared items, an array of {{index, block, input}}, got {got(given)}")
+        )
         return []
-    results = {(item["index"], item["block"]): item for item in fmt_parts.items(fmt, parsed["messages"], parsed["roles"], parsed["unit_of"])}
+    results = {
+        (item["index"], item["block"]): item for item in fmt_parts.items(fmt, parsed["messages"], parsed["roles"], parsed["unit_of"])
+    }
     read = []
     for position, item in enumerate(given):
         item_at = (*at, position)
@@ -107,8 +123,14 @@ def _read_previous_cleared(previous: dict, parsed: Parsed, fmt: str, problems: l
         if not isinstance(inputs, bool):
             problems.append(Problem((*item_at, "input"), WRONG_TYPE, f"expected true or false, got {preview(inputs)}"))
         key = (index, block)
-        if isinstance(index, bool) or not isinstance(index, int) or (block is not None and (isinstance(block, bool) or not isinstance(block, int))):
-            problems.append(Problem((*item_at, "index"), WRONG_TYPE, f"expected a message index (and a block index or null), got {preview(item)}"))
+        if (
+            isinstance(index, bool)
+            or not isinstance(index, int)
+            or (block is not None and (isinstance(block, bool) or not isinstance(block, int)))
+        ):
+            problems.append(
+                Problem((*item_at, "index"), WRONG_TYPE, f"expected a message index (and a block index or null), got {preview(item)}")
+            )
         elif index >= previous["messages"] or key not in results:
             problems.append(
                 Problem(
@@ -149,7 +171,9 @@ def apply(parsed: Parsed, fmt: str, options: dict, prior: list, floor: int, coun
 
     def recost(index: int) -> None:
         edit = edits.get(index)
-        costs[index] = original[index] if edit is None else fmt_parts.cost(fmt, fmt_parts.cleared_copy(fmt, messages[index], edit), index, count)
+        costs[index] = (
+            original[index] if edit is None else fmt_parts.cost(fmt, fmt_parts.cleared_copy(fmt, messages[index], edit), index, count)
+        )
 
     def clear(item: dict, inputs: bool) -> list[int]:
         """The item cleared in ``edits``; the messages whose cost changed."""
@@ -302,12 +326,16 @@ def _edits_for(fmt: str, messages: list, cleared: list[tuple[dict, bool]], think
 
 
 def _state(edit: dict) -> tuple:
-    return tuple(sorted(edit["results"], key=lambda block: -1 if block is None else block)), tuple(
-        sorted(edit["inputs"], key=lambda block: -1 if block is None else block)
-    ), tuple(sorted(edit["thinking"]))
+    return (
+        tuple(sorted(edit["results"], key=lambda block: -1 if block is None else block)),
+        tuple(sorted(edit["inputs"], key=lambda block: -1 if block is None else block)),
+        tuple(sorted(edit["thinking"])),
+    )
 
 
-def _thinking(parsed: Parsed, fmt: str, options: dict, edits: dict, count: Callable[[str], int], pinned_units: set) -> list[tuple[int, int, int]]:
+def _thinking(
+    parsed: Parsed, fmt: str, options: dict, edits: dict, count: Callable[[str], int], pinned_units: set
+) -> list[tuple[int, int, int]]:
     """``(message, block, tokens)`` of the thinking blocks removed: those of assistant turns older than
     the newest ``keep_thinking`` (a turn: the assistant messages after one user turn), never the live
     turn's or a pinned unit's, never a message's only blocks."""

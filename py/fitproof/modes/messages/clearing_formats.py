@@ -109,7 +109,9 @@ def cleared_copy(fmt: str, message: dict, edit: dict) -> dict:
         if None in results:
             copy["content"] = results[None]
         if inputs:
-            copy["tool_calls"] = [_no_arguments(call) if position in inputs else call for position, call in enumerate(message["tool_calls"])]
+            copy["tool_calls"] = [
+                _no_arguments(call) if position in inputs else call for position, call in enumerate(message["tool_calls"])
+            ]
         return copy
     if fmt == "responses":
         if None in results:
@@ -169,7 +171,10 @@ def size(fmt: str, message: dict, block: int | None, index: int, count: Callable
             return 0
         if isinstance(content, str):
             return count(content)
-        emptied = {**message, "content": [{**item, "content": ""} if position == block else item for position, item in enumerate(message["content"])]}
+        emptied = {
+            **message,
+            "content": [{**item, "content": ""} if position == block else item for position, item in enumerate(message["content"])],
+        }
     return cost(fmt, message, index, count) - cost(fmt, emptied, index, count)
 
 

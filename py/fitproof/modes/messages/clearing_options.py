@@ -55,7 +55,9 @@ def _count(value: object, at: tuple[Key, ...], what: str, problems: list[Problem
 
 def _names(value: object, at: tuple[Key, ...], what: str, problems: list[Problem]) -> list[str] | None:
     if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
-        bad = next((position for position, name in enumerate(value) if not isinstance(name, str)), None) if isinstance(value, list) else None
+        bad = (
+            next((position for position, name in enumerate(value) if not isinstance(name, str)), None) if isinstance(value, list) else None
+        )
         where = (*at, bad) if bad is not None else at
         shown = value[bad] if bad is not None and isinstance(value, list) else value
         problems.append(Problem(where, WRONG_TYPE, f"expected an array of tool names, {what}, got {preview(shown)}"))
@@ -218,7 +220,9 @@ def described(options: dict, limit: int) -> dict:
         "keep": options["keep"],
         "clear_at_least": options["clear_at_least"],
         "exclude_tools": list(options["exclude_tools"]),
-        "clear_tool_inputs": options["clear_tool_inputs"] if isinstance(options["clear_tool_inputs"], bool) else list(options["clear_tool_inputs"]),
+        "clear_tool_inputs": options["clear_tool_inputs"]
+        if isinstance(options["clear_tool_inputs"], bool)
+        else list(options["clear_tool_inputs"]),
         "low_watermark": options["low_watermark"],
         "keep_thinking": options["keep_thinking"],
         "tool_uses": options["tool_uses"],

@@ -356,7 +356,9 @@ def reuse(parsed: Parsed, kept: list[int], tokens: int) -> dict:
             shared = shared_run(before, kept)
             if clearing:  # a message cleared since shares none of its tokens
                 now_state, then_state = clearing["state"], clearing["previous_state"]
-                shared = next((position for position in range(shared) if now_state.get(kept[position]) != then_state.get(kept[position])), shared)
+                shared = next(
+                    (position for position in range(shared) if now_state.get(kept[position]) != then_state.get(kept[position])), shared
+                )
             if parsed.get("template"):
                 prefix = common_tokens(previous_list or [], prompt_measure(parsed, kept)[2] or [])
             else:
