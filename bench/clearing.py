@@ -75,7 +75,7 @@ sys.path[:0] = [str(HERE.parent / "py"), str(HERE)]
 import _frontier  # noqa: E402
 import _shapes  # noqa: E402
 from cache_cost import PRICES, billed  # noqa: E402
-from fitproof import count_messages, trim_messages  # noqa: E402
+from fitproof import count_messages, count_tokens, trim_messages  # noqa: E402
 
 PRIMING = 3
 LANGCHAIN_PLACEHOLDER = "[cleared]"  # langchain.agents.middleware.context_editing.DEFAULT_TOOL_PLACEHOLDER
@@ -84,9 +84,15 @@ FULLEST = 10_000_000.0  # a weight on context (units a token) beyond any call's 
 LEVELS = (0.95, 0.9, 0.8, 0.7)  # shares of the fullest context where the frontier is printed
 
 
+_CONTENT_TOKENS: dict[tuple[int, int], int] = {}
+
+
 def named_placeholder(recorded: _shapes.Recorded, index: int) -> str:
-    """The reference's placeholder: the tool and the result's size."""
-    return f"[cleared: {recorded.tool_names[index]} result, {recorded.costs[index]:,} tokens]"
+    """The package's placeholder (``clear``): the tool and the result's own tokens, written as it writes it."""
+    key = (id(recorded), index)
+    if key not in _CONTENT_TOKENS:
+        _CONTENT_TOKENS[key] = count_tokens(recorded.history[index]["content"], "o200k_base")
+    return f"[cleared: {recorded.tool_names[index]} result, {_CONTENT_TOKENS[key]:,} tokens]"
 
 
 def langchain_placeholder(recorded: _shapes.Recorded, index: int) -> str:
@@ -154,65 +160,25 @@ def fitproof_stable(recorded, limit, low_watermark=0.7):
     return step
 
 
-class ReferenceClearing:
-    """Clear the oldest tool results to a low watermark (sticky), then drop the oldest turns.
+def fitproof_clear(recorded, limit, strategy=None, clear=None, low_watermark=None):
+    """This package's clearing (``clear``), given its previous call's ``as_previous`` (sticky)."""
+    state = {"previous": None}
+    keys = {"strategy": strategy, "low_watermark": low_watermark} if strategy else {}
 
-    ``trigger``: the prompt's tokens above which it acts (default: the limit); ``keep``: the newest
-    tool results never cleared; ``clear_at_least``: a clearing that frees less is not done (a cleared
-    prefix is a cache write); ``exclude_tools``: functions whose results are never cleared;
-    ``low_watermark``: what clearing, then dropping, brings the prompt down to (a share of the limit).
-    ``clear_tool_inputs`` is not modelled (the calls' arguments are always kept)."""
+    def step(call):
+        result = trim_messages(
+            recorded.history[: recorded.calls[call]], limit, "gpt-4o", clear=clear or {}, previous=state["previous"], **keys
+        )
+        state["previous"] = result.as_previous
+        return list(result)
 
-    def __init__(
-        self, recorded, limit, trigger=None, keep=3, clear_at_least=1024, exclude_tools=(), low_watermark=0.7, placeholder=named_placeholder
-    ):
-        self.recorded, self.limit = recorded, limit
-        self.trigger = limit if trigger is None else trigger
-        self.keep, self.clear_at_least, self.low_watermark = keep, clear_at_least, low_watermark
-        self.clearable = [index for index in recorded.tools if recorded.tool_names[index] not in set(exclude_tools)]
-        self.saving = {
-            index: recorded.costs[index] - recorded.cleared_cost(index, placeholder(recorded, index)) for index in self.clearable
-        }
-        self.placeholder = placeholder
-        self.cut, self.cleared = 1, 0
-        self.pre = [0]
-        for cost in recorded.costs:
-            self.pre.append(self.pre[-1] + cost)
+    return step
 
-    def tokens(self, length: int, cut: int, cleared: int) -> int:
-        saved = sum(self.saving[index] for index in self.clearable[:cleared] if index >= cut)
-        return PRIMING + self.recorded.costs[0] + self.pre[length] - self.pre[cut] - saved
 
-    def __call__(self, call: int) -> list[dict]:
-        recorded, limit = self.recorded, self.limit
-        length = recorded.calls[call]
-        seen = recorded.calls[call - 1] if call else 0
-        in_history = bisect.bisect_left(self.clearable, length)
-        most = max(self.cleared, min(bisect.bisect_left(self.clearable, seen), in_history - self.keep))
-        target = self.low_watermark * limit
-        live = recorded.live_start(call)
-        now = self.tokens(length, self.cut, self.cleared)
-        if now > self.trigger:
-            chosen = most
-            for cleared in range(self.cleared + 1, most + 1):
-                if self.tokens(length, self.cut, cleared) <= target:
-                    chosen = cleared
-                    break
-            if now - self.tokens(length, self.cut, chosen) >= self.clear_at_least:
-                self.cleared = chosen
-            if self.tokens(length, self.cut, self.cleared) > limit:
-                starts = [start for start in recorded.user_starts if self.cut < start <= live]
-                under = [start for start in starts if self.tokens(length, start, self.cleared) <= target]
-                fits = [start for start in starts if self.tokens(length, start, self.cleared) <= limit]
-                self.cut = (under or fits or [live])[0]
-        gone = set(self.clearable[: self.cleared])
-        prompt = [recorded.history[0]]
-        for index in range(self.cut, length):
-            message = recorded.history[index]
-            if index in gone:
-                message = {**message, "content": self.placeholder(recorded, index)}
-            prompt.append(message)
-        return prompt
+def fitproof_clear_stable(recorded, limit):
+    """Strategy stable with clearing: clear the oldest results down to the watermark, at least 1,024
+    tokens a clearing, then cut down to the same watermark only if still over the limit."""
+    return fitproof_clear(recorded, limit, "stable", {"low_watermark": 0.7, "clear_at_least": 1024}, 0.7)
 
 
 # name -> (factory(recorded, limit) -> step(call) -> prompt, the placeholder its cleared results read)
@@ -221,7 +187,8 @@ STRATEGIES = {
     "LangChain clear + trim": (langchain_clear_then_trim, langchain_placeholder),
     "fitproof default": (fitproof_default, None),
     "fitproof stable": (fitproof_stable, None),
-    "reference clear": (ReferenceClearing, named_placeholder),
+    "fitproof clear": (fitproof_clear, named_placeholder),
+    "fitproof clear + stable": (fitproof_clear_stable, named_placeholder),
 }
 
 
