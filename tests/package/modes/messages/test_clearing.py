@@ -228,3 +228,19 @@ def test_clear_with_a_template_is_refused():
         {"mode": "messages", "limit": 2000, "messages": agent(), "clear": {}, "template": "llama3", "tokenizer": "o200k_base"}
     )
     assert not report["pass"] and report["errors"]
+
+
+def test_a_claim_says_which_messages_are_cleared_and_is_judged():
+    history = agent()
+    data = {"mode": "messages", "limit": 2000, "messages": history, "clear": {}}
+    report = run(history, clear={})
+    cleared = [row["index"] for row in report["cleared"] if row["index"] in report["kept"]]
+    holds = evaluate({**data, "claim": {"kept": report["kept"], "cleared": cleared}})
+    assert holds["claim"] == {"pass": True, "failures": []}
+    short = evaluate({**data, "claim": {"kept": report["kept"], "cleared": cleared[1:]}})
+    assert [failure["index"] for failure in short["claim"]["failures"]] == [cleared[0]]
+    assert short["claim"]["failures"][0]["check"] == "cleared as the rule clears"
+    extra = evaluate({**data, "claim": {"kept": report["kept"], "cleared": [*cleared, 1]}})
+    assert extra["claim"]["failures"][0]["detail"] == "message 1 is claimed cleared, but the rule sends it as it is"
+    bad = evaluate({**data, "claim": {"kept": report["kept"], "cleared": ["3"]}})
+    assert [error["path"] for error in bad["errors"]] == ["$.claim.cleared[0]"]
