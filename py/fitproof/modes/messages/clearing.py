@@ -216,6 +216,21 @@ def apply(parsed: Parsed, fmt: str, options: dict, prior: list, floor: int, coun
         item = by_key[(index, block)]
         clear(item, inputs)
         rows[(index, block)] = row(item, inputs, AS_BEFORE)
+    thinking_rows = _thinking(parsed, fmt, options, edits, count, pinned_units)
+    for index in {index for index, _, _ in thinking_rows}:
+        recost(index)
+    for index, block, tokens in thinking_rows:
+        rows[(index, block)] = {
+            "index": index,
+            "block": block,
+            "kind": "thinking",
+            "tool": None,
+            "id": None,
+            "tokens_before": tokens,
+            "tokens_after": 0,
+            "input": False,
+            "reason": OLDER_THINKING,
+        }
     floor_start = floor
     while floor_start < live_start and unit_of[floor_start] != floor_start:
         floor_start += 1
@@ -264,21 +279,6 @@ def apply(parsed: Parsed, fmt: str, options: dict, prior: list, floor: int, coun
             chosen, now = [], before
     for item, _, inputs in chosen:
         rows[(item["index"], item["block"])] = row(item, inputs, OVER_TRIGGER)
-    thinking_rows = _thinking(parsed, fmt, options, edits, count, pinned_units)
-    for index in {index for index, _, _ in thinking_rows}:
-        recost(index)
-    for index, block, tokens in thinking_rows:
-        rows[(index, block)] = {
-            "index": index,
-            "block": block,
-            "kind": "thinking",
-            "tool": None,
-            "id": None,
-            "tokens_before": tokens,
-            "tokens_after": 0,
-            "input": False,
-            "reason": OLDER_THINKING,
-        }
     # The previous call's prompt: its own cleared items, and the same older thinking removed (older turns only grow).
     if chosen:
         before_edits = _edits_for(fmt, messages, [(by_key[(index, block)], inputs) for index, block, inputs in prior], thinking_rows, count)

@@ -18,7 +18,7 @@ from typing import Any
 
 TRIGGER_DEFAULT_KEEP = 3  # the contract's defaults, written again
 ANTHROPIC_TRIGGER = 100_000
-AS_BEFORE, OVER_TRIGGER = "cleared_as_before", "cleared_over_trigger"
+AS_BEFORE, OVER_TRIGGER, OLDER_THINKING = "cleared_as_before", "cleared_over_trigger", "thinking_of_an_older_turn"
 
 
 def given(data: dict) -> bool:
@@ -38,6 +38,7 @@ def _options(data: dict, limit: int) -> dict:
             "exclude_tools": clear.get("exclude_tools") or [],
             "clear_tool_inputs": clear.get("clear_tool_inputs") or False,
             "low_watermark": clear.get("low_watermark"),
+            "keep_thinking": clear.get("keep_thinking"),
         }
     options: dict[str, Any] = {
         "trigger": ANTHROPIC_TRIGGER,
@@ -47,9 +48,13 @@ def _options(data: dict, limit: int) -> dict:
         "exclude_tools": [],
         "clear_tool_inputs": False,
         "low_watermark": None,
+        "keep_thinking": None,
         "none": True,
     }
     for edit in data["context_management"].get("edits") or []:
+        if edit.get("type") == "clear_thinking_20251015":
+            keep = edit.get("keep")
+            options["keep_thinking"] = 1 if keep is None else "all" if keep == "all" or keep.get("type") == "all" else keep["value"]
         if edit.get("type") != "clear_tool_uses_20250919":
             continue
         options["none"] = False
@@ -71,36 +76,103 @@ def placeholder(tool: str, tokens: int) -> str:
     return "[cleared: " + tool + " result, " + format(tokens, ",") + " tokens]"
 
 
+def _fmt(history) -> str:
+    return getattr(history, "fmt", "chat")
+
+
 def _results(history) -> list[dict]:
-    """Each tool message with the name of the call it answers, oldest first."""
-    found = []
-    for index, message in enumerate(history.original):
-        if message["role"] != "tool":
+    """Each tool result with the name of the call it answers, oldest first: ``{index, block, tool, id, call, position}``."""
+    fmt, messages, found = _fmt(history), history.original, []
+    for index, message in enumerate(messages):
+        if history.roles[index] != "tool":
             continue
-        caller = history.original[history.unit[index]]
-        for position, call in enumerate(caller.get("tool_calls") or []):
-            if call["id"] == message["tool_call_id"]:
-                name = call["function"]["name"] if call["type"] == "function" else call["custom"]["name"]
-                found.append({"index": index, "tool": name, "id": call["id"], "call": history.unit[index], "position": position})
-                break
+        caller = messages[history.unit[index]]
+        if fmt == "chat":
+            for position, call in enumerate(caller.get("tool_calls") or []):
+                if call["id"] == message["tool_call_id"]:
+                    name = call["function"]["name"] if call["type"] == "function" else call["custom"]["name"]
+                    found.append(
+                        {"index": index, "block": None, "tool": name, "id": call["id"], "call": history.unit[index], "position": position}
+                    )
+                    break
+        elif fmt == "anthropic":
+            uses = caller["content"] if isinstance(caller["content"], list) else []
+            for block, result in enumerate(message["content"]):
+                if result["type"] != "tool_result":
+                    continue
+                position = next(
+                    (at for at, use in enumerate(uses) if use["type"] == "tool_use" and use["id"] == result["tool_use_id"]), None
+                )
+                name = uses[position]["name"] if position is not None else "tool"
+                found.append(
+                    {
+                        "index": index,
+                        "block": block,
+                        "tool": name,
+                        "id": result["tool_use_id"],
+                        "call": history.unit[index],
+                        "position": position,
+                    }
+                )
+        else:
+            call = next(
+                (
+                    other
+                    for other in range(history.unit[index], index)
+                    if messages[other].get("type") in ("function_call", "custom_tool_call")
+                    and messages[other]["call_id"] == message["call_id"]
+                ),
+                None,
+            )
+            name = messages[call]["name"] if call is not None else "tool"
+            found.append({"index": index, "block": None, "tool": name, "id": message["call_id"], "call": call, "position": None})
     return found
 
 
-def _size(history, message: dict) -> int:
-    content = message["content"]
-    if isinstance(content, str):
-        return history.count(content)
-    return sum(history.count(part["text"]) for part in content)
+def _size(history, item: dict) -> int:
+    """The tokens of the result's own content."""
+    fmt, message = _fmt(history), history.original[item["index"]]
+    if fmt == "anthropic":
+        content = message["content"][item["block"]].get("content")
+        if content is None or isinstance(content, str):
+            return history.count(content or "")
+        emptied = {
+            **message,
+            "content": [{**block, "content": ""} if at == item["block"] else block for at, block in enumerate(message["content"])],
+        }
+    else:
+        key = "content" if fmt == "chat" else "output"
+        if isinstance(message[key], str):
+            return history.count(message[key])
+        emptied = {**message, key: ""}
+    return history.recount_of(message) - history.recount_of(emptied)
 
 
-def _copies(history, cleared: list[tuple[dict, bool]]) -> dict[int, dict]:
+def _copies(history, cleared: list[tuple[dict, bool]], thinking: list[tuple[int, int]] = ()) -> dict[int, dict]:  # type: ignore[assignment]
+    """The messages with these results (and their calls' arguments, asked for) cleared and these thinking blocks removed."""
+    fmt, messages = _fmt(history), history.original
     copies: dict[int, dict] = {}
+
+    def copy_of(index: int) -> dict:
+        if index not in copies:
+            copies[index] = dict(messages[index])
+            if fmt == "anthropic" and isinstance(messages[index]["content"], list):
+                copies[index]["content"] = list(messages[index]["content"])
+        return copies[index]
+
     for item, inputs in cleared:
-        index = item["index"]
-        copy = copies.setdefault(index, dict(history.original[index]))
-        copy["content"] = placeholder(item["tool"], _size(history, history.original[index]))
-        if inputs:
-            caller = copies.setdefault(item["call"], dict(history.original[item["call"]]))
+        text = placeholder(item["tool"], _size(history, item))
+        copy = copy_of(item["index"])
+        if fmt == "chat":
+            copy["content"] = text
+        elif fmt == "responses":
+            copy["output"] = text
+        else:
+            copy["content"][item["block"]] = {**copy["content"][item["block"]], "content": text}
+        if not inputs or item["call"] is None:
+            continue
+        caller = copy_of(item["call"])
+        if fmt == "chat":
             calls = list(caller["tool_calls"])
             call = calls[item["position"]]
             if call["type"] == "custom":
@@ -108,7 +180,48 @@ def _copies(history, cleared: list[tuple[dict, bool]]) -> dict[int, dict]:
             else:
                 calls[item["position"]] = {**call, "function": {**call["function"], "arguments": "{}"}}
             caller["tool_calls"] = calls
+        elif fmt == "responses":
+            if caller["type"] == "function_call":
+                caller["arguments"] = "{}"
+            else:
+                caller["input"] = ""
+        elif item["position"] is not None:
+            caller["content"][item["position"]] = {**caller["content"][item["position"]], "input": {}}
+    for index, block in thinking:
+        copy_of(index)["content"][block] = None  # removed below, once every edit of the message is in
+    for copy in copies.values():
+        if fmt == "anthropic" and isinstance(copy["content"], list):
+            copy["content"] = [block for block in copy["content"] if block is not None]
     return copies
+
+
+def _thinking(history, keep: object) -> list[tuple[int, int, int]]:
+    """``(message, block, tokens)``: the thinking of assistant turns older than the newest ``keep``, never the
+    live turn's, a pinned unit's, or a message's only blocks (Anthropic)."""
+    if _fmt(history) != "anthropic" or keep is None or keep == "all":
+        return []
+    messages, turn, turns, found = history.original, 0, [], []
+    for index in range(history.total):
+        turn += history.roles[index] == "user"
+        turns.append(turn)
+    blocks = [
+        (index, block)
+        for index in range(history.total)
+        if history.roles[index] == "assistant" and isinstance(messages[index]["content"], list)
+        for block, value in enumerate(messages[index]["content"])
+        if value["type"] in ("thinking", "redacted_thinking")
+    ]
+    newest = sorted({turns[index] for index, _ in blocks})
+    kept = set(newest[len(newest) - keep :]) if keep else set()  # type: ignore[operator]
+    for index, block in blocks:
+        content = messages[index]["content"]
+        if history.live[index] or index >= history.live_start or history.pinned[index] or turns[index] in kept:
+            continue
+        if all(value["type"] in ("thinking", "redacted_thinking") for value in content):
+            continue
+        value = content[block]
+        found.append((index, block, history.count(value.get("thinking", value.get("data", "")))))
+    return found
 
 
 class Derived:
@@ -119,9 +232,9 @@ class Derived:
         data, limit, total = history.data, history.limit, history.total
         options = _options(data, limit)
         results = [] if options.get("none") else _results(history)
-        by_index = {item["index"]: item for item in results}
+        by_key = {(item["index"], item["block"]): item for item in results}
         previous = data.get("previous")
-        prior = [(by_index[item["index"]], bool(item.get("input"))) for item in (previous or {}).get("cleared") or []]
+        prior = [(by_key[(item["index"], item.get("block"))], bool(item.get("input"))) for item in (previous or {}).get("cleared") or []]
         cut = previous["cut"] if previous and data.get("strategy") == "stable" else 0
         while cut < history.live_start and history.unit[cut] != cut:
             cut += 1
@@ -129,8 +242,11 @@ class Derived:
         def in_prompt(index: int) -> bool:
             return history.unit[index] >= cut or history.pinned[index]
 
+        thinking = _thinking(history, options.get("keep_thinking"))  # removed first: it is no clearing's choice
+        removed = [(index, block) for index, block, _ in thinking]
+
         def prompt(cleared: list[tuple[dict, bool]]) -> int:
-            copies = _copies(history, cleared)
+            copies = _copies(history, cleared, removed)
             return (
                 history.priming
                 + history.tools_tokens
@@ -142,9 +258,9 @@ class Derived:
             (options["trigger"] is not None and before > options["trigger"])
             or (options["trigger_tool_uses"] is not None and len(results) > options["trigger_tool_uses"])
         )
-        newest = {item["index"] for item in results[len(results) - options["keep"] :]} if options["keep"] else set()
+        newest = {(item["index"], item["block"]) for item in results[len(results) - options["keep"] :]} if options["keep"] else set()
         target = floor(_fraction(options["low_watermark"]) * limit) if options["low_watermark"] is not None else None
-        done = {item["index"] for item, _ in prior}
+        done = {(item["index"], item["block"]) for item, _ in prior}
         chosen: list[tuple[dict, bool]] = []
         now = before
         if triggered:
@@ -153,16 +269,17 @@ class Derived:
                     break
                 index = item["index"]
                 if (
-                    index in done
-                    or index in newest
+                    (index, item["block"]) in done
+                    or (index, item["block"]) in newest
                     or item["tool"] in options["exclude_tools"]
                     or history.live[index]
+                    or index >= history.live_start
                     or history.pinned[index]
                     or not in_prompt(index)
                 ):
                     continue
                 wanted = options["clear_tool_inputs"]
-                inputs = wanted if isinstance(wanted, bool) else item["tool"] in wanted
+                inputs = (wanted if isinstance(wanted, bool) else item["tool"] in wanted) and item["call"] is not None
                 tried = prompt(prior + chosen + [(item, inputs)])
                 if tried >= now:
                     continue
@@ -170,15 +287,15 @@ class Derived:
                 now = tried
             if chosen and before - now < options["clear_at_least"]:
                 chosen, now = [], before
-        self.copies = _copies(history, prior + chosen)
-        self.previous_copies = _copies(history, prior)
+        self.copies = _copies(history, prior + chosen, removed)
+        self.previous_copies = _copies(history, prior, removed)
         self.rows = []
-        for item, inputs in sorted(prior + chosen, key=lambda pair: pair[0]["index"]):
-            size = _size(history, history.original[item["index"]])
+        for item, inputs in prior + chosen:
+            size = _size(history, item)
             self.rows.append(
                 {
                     "index": item["index"],
-                    "block": None,
+                    "block": item["block"],
                     "kind": "result",
                     "tool": item["tool"],
                     "id": item["id"],
@@ -188,6 +305,21 @@ class Derived:
                     "reason": AS_BEFORE if (item, inputs) in prior else OVER_TRIGGER,
                 }
             )
+        for index, block, tokens in thinking:
+            self.rows.append(
+                {
+                    "index": index,
+                    "block": block,
+                    "kind": "thinking",
+                    "tool": None,
+                    "id": None,
+                    "tokens_before": tokens,
+                    "tokens_after": 0,
+                    "input": False,
+                    "reason": OLDER_THINKING,
+                }
+            )
+        self.rows.sort(key=lambda row: (row["index"], -1 if row["block"] is None else row["block"]))
         self.figures = {
             "tokens_before": before,
             "tokens_after": now,
@@ -195,12 +327,14 @@ class Derived:
             "cleared_now": len(chosen),
             "freed": before - now,
         }
-        names = {tool["function"]["name"] for tool in data.get("tools") or []}
+        names = {tool.get("name") or (tool.get("function") or {}).get("name") for tool in data.get("tools") or []}
         self.warnings = [
             f"exclude_tools names {name!r}, which no tool definition names" for name in options["exclude_tools"] if name not in names
         ]
         self.prior = prior
-        self.as_previous = [{"index": row["index"], "block": None, "input": row["input"]} for row in self.rows]
+        self.as_previous = [
+            {"index": row["index"], "block": row["block"], "input": row["input"]} for row in self.rows if row["kind"] == "result"
+        ]
 
 
 def _fraction(value: object) -> Fraction:
