@@ -24,12 +24,15 @@ it would send under ``--limit`` (32,000 tokens by default, so that most calls ar
 - ``fitproof default``: ``trim_messages(history, limit, "gpt-4o")`` (drop only);
 - ``fitproof stable``: ``strategy="stable"``, low watermark 0.7, given its previous call's
   ``as_previous``, as bench/cache_cost.py does;
-- ``reference clear``: the plain-Python stand-in for issue 51 (``ReferenceClearing``): when the
-  prompt from the current cut is over ``trigger`` (the limit), clear the oldest tool results (sticky,
-  never the newest 3, never one the model has not read, ``exclude_tools`` none) down to the low
-  watermark (0.7 of the limit), if that frees at least ``clear_at_least`` (1,024) tokens; if still
-  over the limit, drop the oldest turns down to the watermark (the cut is sticky too). A cleared
-  result reads ``[cleared: read_file result, 1,234 tokens]``. To be replaced by the package's own.
+- ``fitproof stable 0.5``: the same with low watermark 0.5;
+- ``fitproof clear``: ``clear={}`` (this package's clearing with its defaults: over the limit, every
+  tool result but the newest 3 and the live turn's cleared), then the default walk, given its
+  previous call's ``as_previous`` so that cleared results stay cleared, byte for byte;
+- ``fitproof clear + stable``: ``strategy="stable"``, low watermark 0.7, with ``clear={"low_watermark":
+  0.7, "clear_at_least": 1024}``: clear the oldest results down to the watermark first (from the
+  cut kept), cut again to it only if still over the limit;
+- ``fitproof clear + stable 0.5``: the same at watermark 0.5 and ``clear_at_least`` 8,192.
+  A cleared result reads ``[cleared: read_file result, 1,234 tokens]`` (the package's placeholder).
 
 ``STRATEGIES`` is the table: adding one is one line (a name, a factory, its placeholder).
 
@@ -47,7 +50,7 @@ and every tool pairing) and a clearing of the oldest ``k`` tool results of the h
 only results an earlier call sent), under the limit on every call, found by an exact dynamic program
 over every call's choices with a Lagrangian weight on context. ``x frontier`` is a strategy's cost
 over that lower bound at the strategy's own average context; 1.00x would be a cheapest plan. Each
-strategy is compared to the frontier of its own placeholder (drop-only ones to the reference's; the
+strategy is compared to the frontier of its own placeholder (drop-only ones to the package's; the
 plans they send are in both spaces). ``in plan space`` says whether every one of a strategy's
 prompts is such a plan (then the bench also re-bills them with the dynamic program's own arithmetic
 and checks the totals agree). ``--monotone`` also solves with cuts that never move back and prints
@@ -175,10 +178,18 @@ def fitproof_clear(recorded, limit, strategy=None, clear=None, low_watermark=Non
     return step
 
 
-def fitproof_clear_stable(recorded, limit):
-    """Strategy stable with clearing: clear the oldest results down to the watermark, at least 1,024
-    tokens a clearing, then cut down to the same watermark only if still over the limit."""
-    return fitproof_clear(recorded, limit, "stable", {"low_watermark": 0.7, "clear_at_least": 1024}, 0.7)
+def fitproof_clear_stable(recorded, limit, low_watermark=0.7, clear_at_least=1024):
+    """Strategy stable with clearing: clear the oldest results down to the watermark, at least
+    ``clear_at_least`` tokens a clearing, then cut down to the same watermark only if still over the limit."""
+    return fitproof_clear(recorded, limit, "stable", {"low_watermark": low_watermark, "clear_at_least": clear_at_least}, low_watermark)
+
+
+def fitproof_stable_half(recorded, limit):
+    return fitproof_stable(recorded, limit, 0.5)
+
+
+def fitproof_clear_stable_half(recorded, limit):
+    return fitproof_clear_stable(recorded, limit, 0.5, 8192)
 
 
 # name -> (factory(recorded, limit) -> step(call) -> prompt, the placeholder its cleared results read)
@@ -187,8 +198,10 @@ STRATEGIES = {
     "LangChain clear + trim": (langchain_clear_then_trim, langchain_placeholder),
     "fitproof default": (fitproof_default, None),
     "fitproof stable": (fitproof_stable, None),
+    "fitproof stable 0.5": (fitproof_stable_half, None),
     "fitproof clear": (fitproof_clear, named_placeholder),
     "fitproof clear + stable": (fitproof_clear_stable, named_placeholder),
+    "fitproof clear + stable 0.5": (fitproof_clear_stable_half, named_placeholder),
 }
 
 
@@ -454,6 +467,22 @@ def main() -> None:
                     assert (again, tokens) == (cost * 100_000_000, run.tokens), (run.name, provider)
             space = "yes" if run.plan is not None else f"no: {run.outside}"
             print(f"  {run.name:24} {run.tokens / calls:11,.0f} {run.share / calls:12.1%}  " + " ".join(cells) + f"  {space}")
+        ours = {name: run for name, run in runs.items() if name.startswith("fitproof")}
+        for provider in PROVIDERS:
+            ratio = {
+                name: float(run.cost[provider]) * 1e8 / frontiers[(run.placeholder or named_placeholder, provider)].bound(run.tokens)
+                for name, run in ours.items()
+            }
+            best = min(ratio, key=ratio.__getitem__)
+            theirs = min(float(run.cost[provider]) for name, run in runs.items() if name.startswith("LangChain"))
+            print(
+                f"  best of this package under {provider}'s rule: {best}, {ratio[best]:.2f}x the frontier at its context, "
+                f"{float(ours[best].cost[provider]) / theirs:.2f}x LangChain's best cost"
+            )
+        cleared = max(run.share for name, run in ours.items() if "clear" in name)
+        print(
+            f"  non-tool messages kept: clearing at most {cleared / runs['fitproof default'].share - 1:+.0%} against the default's drop-only"
+        )
         for provider in PROVIDERS:
             frontier = frontiers[(named_placeholder, provider)]
             cheapest, fullest = frontier.points[0.0], frontier.points[FULLEST]

@@ -60,7 +60,10 @@ def _judge_messages(parsed: Parsed, claim: Claim, proven: list | None = None) ->
     pinned_unit = {start for index, start in enumerate(unit_of) if parsed["pinned"][index]}
     live_start = parsed["live_start"]  # the live turn (the newest user message on) is kept as if pinned
     pinned = [start in pinned_unit or index >= live_start for index, start in enumerate(unit_of)]
-    fixed = 3 + parsed.get("system_tokens", 0) + parsed["tools_tokens"]  # (Anthropic's system prompt, Responses' instructions)
+    summary = (parsed.get("clearing") or {}).get("summary_tokens") or 0  # a caller's summary sent in place of the dropped span
+    fixed = (
+        3 + parsed.get("system_tokens", 0) + parsed["tools_tokens"] + summary
+    )  # (Anthropic's system prompt, Responses' instructions)  # (Anthropic's system prompt, Responses' instructions)
     pinned_tokens = fixed + sum(compress(costs, pinned))
     tokens = fixed + sum(map(costs.__getitem__, positions)) if positions else 0
     if tokens > limit:

@@ -258,9 +258,10 @@ def trim_messages(
         "clear": clear,
         "context_management": context_management,
     }
+    summarized = isinstance(clear, Mapping) and isinstance(clear.get("summary"), Mapping) and clear["summary"].get("text") is not None
     if (
-        strategy == "stable" or (clear is not None and format in (None, "chat"))
-    ) and previous is None:  # the remembered last call on this history, if any: as if given
+        strategy == "stable" or (clear is not None and format in (None, "chat") and not summarized)
+    ) and previous is None:  # the remembered last call on this history, if any: as if given (a summary takes none)
         listed = _listed(messages, "messages")
         keys["previous"] = remembered_previous(listed if set(map(type, listed)) <= {dict} else [_as_dict(message) for message in listed])
     parsed = _parse_call(

@@ -149,6 +149,8 @@ class History:
             self.messages = [self.derived.copies.get(index, message) for index, message in enumerate(messages)]
             self.previous_messages = [self.derived.previous_copies.get(index, message) for index, message in enumerate(messages)]
             self._costs = {}
+            clearing_checks.summary_of(self)
+            priming = self.priming
         self.pinned_need = priming + self.tools_tokens + sum(self.cost(index) for index in range(total) if self.pinned[index])
         self.live_need = sum(self.cost(index) for index in range(total) if self.live[index])
         # Strategy stable: the limit the walk cuts down to and the cut kept from the previous call, re-derived.
@@ -206,7 +208,7 @@ def recounted(history: History) -> str | None:
         if result.get("template") != history.template or result.get("template_tokens") != history.priming:
             return f"the template {history.template} writes {history.priming} tokens of its own, the report says {result.get('template_tokens')} ({result.get('template')})"
     else:
-        tokens = REPLY_PRIMING + history.tools_tokens + sum(map(history.cost, kept)) if kept else 0
+        tokens = REPLY_PRIMING + getattr(history, "summary_cost", 0) + history.tools_tokens + sum(map(history.cost, kept)) if kept else 0
     return totals_problem(result, tokens, limit)
 
 

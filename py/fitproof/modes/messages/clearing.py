@@ -27,7 +27,7 @@ from ..._shared.shape import InvalidInput
 from ...tokenizers import TOKENIZERS, counter
 from . import clearing_formats as fmt_parts
 from . import clearing_options, formats, reading, stable
-from .accounting import REPLY_PRIMING, callers_counter
+from .accounting import PER_MESSAGE, REPLY_PRIMING, callers_counter
 from .rule import as_sent
 from .history import Parsed, Result
 
@@ -91,8 +91,23 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
     if problems or options is None:
         raise InvalidInput(problems, "input shape", reading.INPUT_SUMMARY)
     floor = previous["cut"] if previous is not None and parsed["options"]["strategy"] == "stable" else 0
-    parsed["clearing"] = apply(parsed, fmt, options, prior, floor, _counter(parsed, token_counter))
+    count = _counter(parsed, token_counter)
+    parsed["clearing"] = apply(parsed, fmt, options, prior, floor, count)
     parsed["costs"] = parsed["clearing"]["costs"]
+    summary = options["summary"]
+    if summary is not None and summary["text"] is not None:
+        if previous is not None or parsed["options"]["caching"] is not None:
+            problem = Problem(
+                ("clear", "summary", "text"),
+                INVALID_VALUE,
+                "a summary is not built for previous or caching yet (its text changes the prompt where the dropped span was): leave one out",
+            )
+            raise InvalidInput([problem], "input shape", reading.INPUT_SUMMARY)
+        if parsed["clearing"]["summary"]["tokens_after"] > parsed["limit"]:  # something must be dropped: the summary takes its place
+            message = clearing_options.summary_message(summary["text"])
+            cost = PER_MESSAGE + count(message["role"]) + count(message["content"])
+            parsed["priming"] = parsed.get("priming", REPLY_PRIMING) + cost
+            parsed["clearing"]["summary_message"], parsed["clearing"]["summary_tokens"] = message, cost
     return parsed
 
 
@@ -296,6 +311,7 @@ def apply(parsed: Parsed, fmt: str, options: dict, prior: list, floor: int, coun
         "costs": costs,
         "original_costs": original,
         "previous_costs": previous_costs,
+        "options": options,
         "copies": {index: fmt_parts.cleared_copy(fmt, messages[index], edit) for index, edit in edits.items()},
         "state": {index: _state(edit) for index, edit in edits.items()},
         "previous_state": previous_state,
@@ -382,6 +398,8 @@ def select(parsed: Parsed, with_trace: bool = True) -> Result:
         result["as_previous"]["cleared"] = [
             {"index": row["index"], "block": row["block"], "input": row["input"]} for row in clearing["rows"] if row["kind"] == "result"
         ]
+    if clearing["options"]["summary"] is not None:
+        _summary_span(parsed, result, clearing, fmt)
     if "trace" in result:
         reasons: dict[int, str] = {}
         for row in clearing["rows"]:
@@ -390,3 +408,32 @@ def select(parsed: Parsed, with_trace: bool = True) -> Result:
             if trace_row["index"] in reasons:
                 trace_row["cleared"] = reasons[trace_row["index"]]
     return result
+
+
+def _summary_span(parsed: Parsed, result: Result, clearing: dict, fmt: str) -> None:
+    """The dropped span a summary would replace (its messages and tokens) and the allowance; with
+    the caller's text, the summary message sent in its place (counted with the pinned part)."""
+    kept, dropped = result["kept"], result["dropped"]
+    message, cost = clearing.get("summary_message"), clearing.get("summary_tokens")
+    if not kept or not dropped:
+        result["summary_span"] = None
+        return
+    costs = parsed["costs"]
+    position = sum(1 for index in kept if index < dropped[0])
+    result["summary_span"] = {
+        "from": dropped[0],
+        "to": dropped[-1],
+        "messages": len(dropped),
+        "tokens": sum(costs[index] for index in dropped),
+        "allowance": clearing["options"]["summary"]["tokens"],
+        "summary_tokens": cost,
+        "position": position,
+        "sent": message is not None,
+    }
+    if message is not None:
+        result["messages"].insert(position, dict(message))
+        if fmt == "chat":  # (the formats count their priming, which holds it, in tokens already)
+            result["tokens"] += cost
+            result["remaining"] -= cost
+        if result.get("reuse") is not None:  # (no previous with a summary: nothing is shared)
+            result["reuse"]["new_tokens"] = result["tokens"]

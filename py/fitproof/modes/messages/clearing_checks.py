@@ -378,7 +378,59 @@ def cleared_as_before(history) -> str | None:
     return None
 
 
+SUMMARY_PREFIX = "Summary of the earlier conversation: "  # the contract's words, written again
+
+
+def summary_of(history) -> None:
+    """A caller's summary: sent (its cost with the pinned part) when the prompt after clearing is over the
+    limit, so that something is dropped; ``history.result`` then without it, for the other checks."""
+    history.summary_cost, history.summary_message, history.full_result = 0, None, history.result
+    summary = (history.data.get("clear") or {}).get("summary") if isinstance(history.data.get("clear"), dict) else None
+    if not summary or summary.get("text") is None or history.derived.figures["tokens_after"] <= history.limit:
+        return
+    message = {"role": "user", "content": SUMMARY_PREFIX + summary["text"]}
+    history.summary_message = message
+    history.summary_cost = 3 + history.count("user") + history.count(message["content"])
+    history.priming += history.summary_cost
+    result = history.result
+    if result["kept"] and len(result["messages"]) == len(result["kept"]) + 1:
+        position = sum(1 for index in result["kept"] if result["dropped"] and index < result["dropped"][0])
+        history.result = {**result, "messages": result["messages"][:position] + result["messages"][position + 1 :]}
+
+
+def summary_sent(history) -> str | None:
+    """The span a summary replaces (the dropped messages, their tokens), the allowance, and the summary in its place."""
+    result, data = history.full_result, history.data
+    summary = data["clear"].get("summary") if isinstance(data.get("clear"), dict) else None
+    if summary is None:
+        return None
+    kept, dropped = result["kept"], result["dropped"]
+    if not kept or not dropped:
+        return None if result.get("summary_span") is None else "nothing is dropped, yet the report names a span to summarize"
+    position = sum(1 for index in kept if index < dropped[0])
+    expected = {
+        "from": dropped[0],
+        "to": dropped[-1],
+        "messages": len(dropped),
+        "tokens": sum(history.cost(index) for index in dropped),
+        "allowance": summary.get("tokens"),
+        "summary_tokens": history.summary_cost or None,
+        "position": position,
+        "sent": history.summary_message is not None,
+    }
+    if result.get("summary_span") != expected:
+        return f"the span to summarize re-derives to {expected}, the report says {result.get('summary_span')}"
+    if history.summary_message is not None:
+        sent = result["messages"]
+        if len(sent) != len(kept) + 1 or sent[position] != history.summary_message:
+            return f"the summary should be sent as message {position} of the prompt, {history.summary_message}"
+    elif len(result["messages"]) != len(kept):
+        return "a summary is sent that the input does not give"
+    return None
+
+
 CHECKS = (
     ("tool results cleared", cleared_rederived),
     ("cleared as before", cleared_as_before),
+    ("summary in place of the dropped span", summary_sent),
 )

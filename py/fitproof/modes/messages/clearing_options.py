@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from ..._base.values import INVALID_VALUE, MISSING_KEY, WRONG_TYPE, Key, Problem, got, json_text, preview, unknown_keys
 
-CLEAR_KEYS = ("trigger", "keep", "clear_at_least", "exclude_tools", "clear_tool_inputs", "low_watermark", "keep_thinking")
+CLEAR_KEYS = ("trigger", "keep", "clear_at_least", "exclude_tools", "clear_tool_inputs", "low_watermark", "keep_thinking", "summary")
+SUMMARY_KEYS = ("tokens", "text")
 DEFAULT_KEEP = 3
 ANTHROPIC_TRIGGER = 100_000  # Anthropic's documented default: 100,000 input tokens
 ANTHROPIC_THINKING_KEEP = 1  # Anthropic's documented default: the thinking of the last assistant turn
@@ -40,6 +41,7 @@ def defaults() -> dict:
         "keep_thinking": None,
         "tool_uses": True,
         "source": "clear",
+        "summary": None,
     }
 
 
@@ -98,6 +100,24 @@ def _thinking(value: object, at: tuple[Key, ...], problems: list[Problem]) -> in
     return _count(value, at, 'or "all": the newest assistant turns whose thinking blocks stay', problems)
 
 
+def _summary(value: object, at: tuple[Key, ...], problems: list[Problem]) -> dict | None:
+    """``{tokens?, text?}``: the allowance a summary of the dropped span may take, and the caller's summary text."""
+    if not isinstance(value, dict):
+        problems.append(
+            Problem(at, WRONG_TYPE, f"expected an object {{tokens?, text?}} (the summary of the dropped span), got {got(value)}")
+        )
+        return None
+    problems.extend(unknown_keys(value, at, SUMMARY_KEYS))
+    tokens = (
+        _count(value["tokens"], (*at, "tokens"), "the tokens a summary may take", problems) if value.get("tokens") is not None else None
+    )
+    text = value.get("text")
+    if text is not None and (not isinstance(text, str) or not text.strip()):
+        problems.append(Problem((*at, "text"), WRONG_TYPE, f"expected the summary's text (a non-empty string), got {preview(text)}"))
+        text = None
+    return {"tokens": tokens, "text": text}
+
+
 def read_clear(value: object, problems: list[Problem]) -> dict | None:
     """``clear`` read into the options, or None after recording its problems."""
     at: tuple[Key, ...] = ("clear",)
@@ -117,6 +137,7 @@ def read_clear(value: object, problems: list[Problem]) -> dict | None:
         "clear_tool_inputs": lambda given, where: _inputs(given, where, problems),
         "low_watermark": lambda given, where: _watermark(given, where, problems),
         "keep_thinking": lambda given, where: _thinking(given, where, problems),
+        "summary": lambda given, where: _summary(given, where, problems),
     }
     for key, reader in readers.items():
         if value.get(key) is not None:
@@ -227,3 +248,11 @@ def described(options: dict, limit: int) -> dict:
         "keep_thinking": options["keep_thinking"],
         "tool_uses": options["tool_uses"],
     }
+
+
+SUMMARY_PREFIX = "Summary of the earlier conversation: "
+
+
+def summary_message(text: str) -> dict:
+    """The message a caller's summary is sent as, in every format: a user message (pinned in its place)."""
+    return {"role": "user", "content": SUMMARY_PREFIX + text}

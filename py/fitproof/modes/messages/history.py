@@ -86,3 +86,4 @@ class Result(TypedDict, total=False):
     reuse: dict[str, Any] | None
     cleared: list[dict[str, Any]]
     clearing: dict[str, Any]
+    summary_span: dict[str, Any] | None

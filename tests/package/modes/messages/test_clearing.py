@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from fitproof import MessagesError, evaluate, trim_messages
+from fitproof import MessagesError, count_messages, evaluate, trim_messages
 from fitproof.modes.messages import stable
 
 BIG = "lorem ipsum dolor sit amet, consectetur adipiscing elit " * 40
@@ -244,3 +244,47 @@ def test_a_claim_says_which_messages_are_cleared_and_is_judged():
     assert extra["claim"]["failures"][0]["detail"] == "message 1 is claimed cleared, but the rule sends it as it is"
     bad = evaluate({**data, "claim": {"kept": report["kept"], "cleared": ["3"]}})
     assert [error["path"] for error in bad["errors"]] == ["$.claim.cleared[0]"]
+
+
+def test_the_summary_hook_names_the_dropped_span_and_sends_a_given_summary_in_its_place():
+    history = agent(14)
+    named = run(history, clear={"summary": {"tokens": 200}})
+    span = named["summary_span"]
+    assert span["from"] == named["dropped"][0] and span["to"] == named["dropped"][-1] and span["allowance"] == 200
+    assert not span["sent"] and len(named["messages"]) == len(named["kept"])
+    text = "The user asked about files 0-2; each was lorem ipsum."
+    summarized = run(history, clear={"summary": {"tokens": 200, "text": text}})
+    span = summarized["summary_span"]
+    assert span["sent"] and span["summary_tokens"] > 0
+    sent = summarized["messages"][span["position"]]
+    assert sent == {"role": "user", "content": "Summary of the earlier conversation: " + text}
+    assert summarized["messages"][: span["position"]] == [history[0]]  # after the system message, in the span's place
+    assert summarized["tokens"] <= 2000 and summarized["pinned_tokens"] == named["pinned_tokens"] + span["summary_tokens"]
+    assert summarized["tokens"] == count_messages(summarized["messages"])
+    trimmed = trim_messages(history, 2000, clear={"summary": {"text": text}})
+    assert list(trimmed) == summarized["messages"]
+    fits = run(agent(2), clear={"summary": {"text": text}})  # nothing dropped: no summary sent
+    assert fits["summary_span"] is None and all(message.get("content") != sent["content"] for message in fits["messages"])
+
+
+@pytest.mark.parametrize(
+    "summary, path",
+    [
+        ({"text": ""}, "$.clear.summary.text"),
+        ({"tokens": -3}, "$.clear.summary.tokens"),
+        ("short", "$.clear.summary"),
+        ({"size": 3}, "$.clear.summary.size"),
+    ],
+)
+def test_a_bad_summary_is_an_input_error_at_its_path(summary, path):
+    report = evaluate({"mode": "messages", "limit": 2000, "messages": agent(14), "clear": {"summary": summary}})
+    assert path in [error["path"] for error in report["errors"]], report.get("errors")
+
+
+def test_a_summary_with_previous_is_refused():
+    history = agent(14)
+    first = run(history[:30], clear={})
+    report = evaluate(
+        {"mode": "messages", "limit": 2000, "messages": history, "clear": {"summary": {"text": "s"}}, "previous": first["as_previous"]}
+    )
+    assert [error["path"] for error in report["errors"]] == ["$.clear.summary.text"]

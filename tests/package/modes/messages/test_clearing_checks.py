@@ -149,3 +149,41 @@ def test_the_prefix_counts_a_result_cleared_since_as_changed():
     tampered["reuse"]["prefix_messages"] += 1
     assert "prompt prefix reused" in _failing(data, tampered)
     assert json.dumps(fields["reuse"])  # (a plain JSON value)
+
+
+def _summarized():
+    data = {
+        "mode": "messages",
+        "limit": 2000,
+        "messages": agent(14),
+        "clear": {"summary": {"tokens": 150, "text": "Files 0-2 were lorem ipsum."}},
+    }
+    report = evaluate(data)
+    assert report["pass"] and report["summary_span"]["sent"]
+    return data, {key: report[key] for key in report if key not in ("pass", "summary", "checks", "mode")}
+
+
+@pytest.mark.parametrize(
+    "corrupt, check",
+    [
+        (lambda fields: fields["summary_span"].update(tokens=fields["summary_span"]["tokens"] - 1), "summary in place of the dropped span"),
+        (lambda fields: fields["summary_span"].update(allowance=None), "summary in place of the dropped span"),
+        (lambda fields: fields["summary_span"].update(sent=False), "summary in place of the dropped span"),
+        (
+            lambda fields: fields["messages"][fields["summary_span"]["position"]].update(content="Summary: other"),
+            "summary in place of the dropped span",
+        ),
+        (lambda fields: fields["messages"].pop(fields["summary_span"]["position"]), "summary in place of the dropped span"),
+        (lambda fields: fields.update(tokens=fields["tokens"] - fields["summary_span"]["summary_tokens"]), "kept messages re-counted"),
+        (
+            lambda fields: fields.update(pinned_tokens=fields["pinned_tokens"] - fields["summary_span"]["summary_tokens"]),
+            "pinned messages kept",
+        ),
+    ],
+)
+def test_the_summary_check_fails_on_a_corrupted_report(corrupt, check):
+    data, fields = _summarized()
+    assert _failing(data, fields) == set()
+    tampered = copy.deepcopy(fields)
+    corrupt(tampered)
+    assert check in _failing(data, tampered)

@@ -186,6 +186,7 @@ class History(chat.History):
                 self.texts[index] = (texts, images)
             self.messages = [self.derived.copies.get(index, item) for index, item in enumerate(messages)]
             self._costs = {}
+            clearing_checks.summary_of(self)
         self.pinned_need = self.priming + self.tools_tokens + sum(self.cost(index) for index in range(total) if self.pinned[index])
         self.live_need = sum(self.cost(index) for index in range(total) if self.live[index])
         # Strategy stable is the chat format's alone (its reader refuses it in these formats): the walk is the rule's.
