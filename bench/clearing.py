@@ -450,7 +450,7 @@ def main() -> None:
             f"({sum(recorded.costs):,} tokens, tool results {recorded.tool_share():.0%}) at the end"
         )
         print(
-            f"  {'strategy':24} {'avg context':>11} {'non-tool kept':>13} {'OpenAI':>8} {'x LC':>5} {'x frontier':>10} "
+            f"  {'strategy':28} {'avg context':>11} {'non-tool kept':>13} {'OpenAI':>8} {'x LC':>5} {'x frontier':>10} "
             f"{'Anthropic':>9} {'x LC':>5} {'x frontier':>10}  in plan space"
         )
         baseline = runs["LangChain trim_messages"]
@@ -466,7 +466,7 @@ def main() -> None:
                     again, tokens = _frontier.plan_cost(frontier.problem, provider, frontier.prices, run.plan)
                     assert (again, tokens) == (cost * 100_000_000, run.tokens), (run.name, provider)
             space = "yes" if run.plan is not None else f"no: {run.outside}"
-            print(f"  {run.name:24} {run.tokens / calls:11,.0f} {run.share / calls:12.1%}  " + " ".join(cells) + f"  {space}")
+            print(f"  {run.name:28} {run.tokens / calls:11,.0f} {run.share / calls:12.1%}  " + " ".join(cells) + f"  {space}")
         ours = {name: run for name, run in runs.items() if name.startswith("fitproof")}
         for provider in PROVIDERS:
             ratio = {
