@@ -290,7 +290,7 @@ def _ranges(indices: list[int]) -> str:
     return f"message{'s' if len(indices) > 1 else ''} {ranges(sorted(indices))}"
 
 
-def _cleared(parsed: Parsed, claim: Claim, claimed: list) -> list[Failure]:
+def _cleared(parsed: Parsed, claim: Claim, claimed: bytearray | list) -> list[Failure]:
     """The claimed cleared messages against the clearing's (read from the input by parse): among the
     claimed messages, each whose tool result the rule clears, and no other."""
     given = claim.get("cleared")

@@ -258,7 +258,8 @@ def trim_messages(
         "clear": clear,
         "context_management": context_management,
     }
-    summarized = isinstance(clear, Mapping) and isinstance(clear.get("summary"), Mapping) and clear["summary"].get("text") is not None
+    given_summary = clear.get("summary") if isinstance(clear, Mapping) else None
+    summarized = isinstance(given_summary, Mapping) and given_summary.get("text") is not None
     if (
         strategy == "stable" or (clear is not None and format in (None, "chat") and not summarized)
     ) and previous is None:  # the remembered last call on this history, if any: as if given (a summary takes none)

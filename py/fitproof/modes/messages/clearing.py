@@ -90,13 +90,14 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
     prior = _read_previous_cleared(previous, parsed, fmt, problems) if previous is not None else []
     if problems or options is None:
         raise InvalidInput(problems, "input shape", reading.INPUT_SUMMARY)
-    floor = previous["cut"] if previous is not None and parsed["options"]["strategy"] == "stable" else 0
+    strategy = parsed.get("options") or {}
+    floor = previous["cut"] if previous is not None and strategy.get("strategy") == "stable" else 0
     count = _counter(parsed, token_counter)
     parsed["clearing"] = apply(parsed, fmt, options, prior, floor, count)
     parsed["costs"] = parsed["clearing"]["costs"]
     summary = options["summary"]
     if summary is not None and summary["text"] is not None:
-        if previous is not None or parsed["options"]["caching"] is not None:
+        if previous is not None or strategy.get("caching") is not None:
             problem = Problem(
                 ("clear", "summary", "text"),
                 INVALID_VALUE,
@@ -156,7 +157,7 @@ def _read_previous_cleared(previous: dict, parsed: Parsed, fmt: str, problems: l
                 )
             )
         if len(problems) == before:
-            read.append((index, block, inputs))
+            read.append((int(index), block, bool(inputs)))  # type: ignore[arg-type]  # read and checked above
     return read
 
 
@@ -394,8 +395,9 @@ def select(parsed: Parsed, with_trace: bool = True) -> Result:
             result["messages"][position] = send(copies[index])
     result["cleared"] = [dict(row) for row in clearing["rows"]]
     result["clearing"] = {**clearing["summary"], "warnings": list(clearing["summary"]["warnings"])}
-    if result.get("as_previous") is not None:
-        result["as_previous"]["cleared"] = [
+    as_previous = result.get("as_previous")
+    if as_previous is not None:
+        as_previous["cleared"] = [
             {"index": row["index"], "block": row["block"], "input": row["input"]} for row in clearing["rows"] if row["kind"] == "result"
         ]
     if clearing["options"]["summary"] is not None:
@@ -430,10 +432,11 @@ def _summary_span(parsed: Parsed, result: Result, clearing: dict, fmt: str) -> N
         "position": position,
         "sent": message is not None,
     }
-    if message is not None:
+    if message is not None and cost is not None:
         result["messages"].insert(position, dict(message))
         if fmt == "chat":  # (the formats count their priming, which holds it, in tokens already)
             result["tokens"] += cost
             result["remaining"] -= cost
-        if result.get("reuse") is not None:  # (no previous with a summary: nothing is shared)
-            result["reuse"]["new_tokens"] = result["tokens"]
+        reuse = result.get("reuse")
+        if reuse is not None:  # (no previous with a summary: nothing is shared)
+            reuse["new_tokens"] = result["tokens"]

@@ -100,10 +100,10 @@ def _results(history) -> list[dict]:
             for block, result in enumerate(message["content"]):
                 if result["type"] != "tool_result":
                     continue
-                position = next(
+                found_at: int | None = next(
                     (at for at, use in enumerate(uses) if use["type"] == "tool_use" and use["id"] == result["tool_use_id"]), None
                 )
-                name = uses[position]["name"] if position is not None else "tool"
+                name = uses[found_at]["name"] if found_at is not None else "tool"
                 found.append(
                     {
                         "index": index,
@@ -111,7 +111,7 @@ def _results(history) -> list[dict]:
                         "tool": name,
                         "id": result["tool_use_id"],
                         "call": history.unit[index],
-                        "position": position,
+                        "position": found_at,
                     }
                 )
         else:

@@ -88,7 +88,7 @@ def items(fmt: str, messages: list, roles: list[str], unit_of: list[int]) -> lis
 
 def thinking_blocks(messages: list, roles: list[str]) -> list[tuple[int, int]]:
     """``(message, block)`` of every thinking and redacted thinking block (Anthropic's assistant messages)."""
-    found = []
+    found: list[tuple[int, int]] = []
     for index, role in enumerate(roles):
         content = messages[index].get("content") if role == "assistant" else None
         if isinstance(content, list):

@@ -349,7 +349,9 @@ def reuse(parsed: Parsed, kept: list[int], tokens: int) -> dict:
     if previous is not None:
         before = previous_kept(previous, parsed["unit_of"], parsed["pinned"])
         clearing = parsed.get("clearing")  # cleared results (clearing.py): the previous prompt had only its own cleared
-        previous_tokens, previous_breakpoint, previous_list = prompt_measure(parsed, before, clearing and clearing["previous_costs"])
+        previous_tokens, previous_breakpoint, previous_list = prompt_measure(
+            parsed, before, clearing["previous_costs"] if clearing else None
+        )
         result["previous_tokens"] = previous_tokens
         same_head = previous["head"] == options["head"]
         if same_head and kept and before:
