@@ -87,6 +87,7 @@ class TrimmedMessages(list[dict[str, Any]]):
     # With clear or context_management (clearing.py): the report's fields of the same names.
     cleared: list[dict] | None = None
     clearing: dict | None = None
+    summary_span: dict | None = None
     format: str
 
 
@@ -232,8 +233,9 @@ def trim_messages(
     oldest tool results' content is replaced with a placeholder naming the tool and its size before
     any turn is dropped; ``.cleared`` lists them and ``.as_previous`` carries them to the next call,
     which clears them again byte for byte (left out, the last call on this history is used, as for
-    strategy stable). ``context_management``: Anthropic's own edits object, read as the same options
-    (``format="anthropic"``).
+    strategy stable). ``clear={"summary": {"tokens": 500, "text": ...}}`` names the dropped span in the
+    report and sends the caller's summary in its place (a user message, counted, not in ``.kept``).
+    ``context_management``: Anthropic's own edits object, read as the same options (``format="anthropic"``).
 
     ``format`` (``"chat"``, ``"anthropic"``, ``"responses"``; detected when the items can mean only
     one): ``messages`` are then Anthropic's Messages (``system=`` the system prompt, sent apart;
@@ -302,6 +304,7 @@ def trim_messages(
             remember(result["as_previous"])
     if "cleared" in result:
         trimmed.cleared, trimmed.clearing = result["cleared"], result["clearing"]
+        trimmed.summary_span = result.get("summary_span")
     trimmed.format = result.get("format", "chat")
     return trimmed
 
