@@ -328,6 +328,7 @@ class Run:
         self.tokens = 0
         self.share = 0.0
         self.plan: list[tuple[int, int]] | None = []
+        self.limit = 0  # (run_strategies sets it)
         self.outside = ""
 
     def keys(self, prompt: list[dict]) -> list[tuple[int, str | None]]:
@@ -349,6 +350,17 @@ class Run:
         tokens = PRIMING + sum(sizes)
         if check_count:
             assert tokens == count_messages(prompt, "gpt-4o"), (self.name, call)
+        if self.name.startswith("fitproof"):  # every call keeps the limit, the live turn and the pairing
+            indices = [index for index, _ in keys]
+            length = recorded.calls[call]
+            assert tokens <= self.limit, (self.name, call, tokens)
+            assert indices[-(length - recorded.live_start(call)) :] == list(range(recorded.live_start(call), length)), (self.name, call)
+            sent = set(indices)
+            for index, _ in keys:
+                if recorded.history[index]["role"] == "tool":
+                    caller = max(other for other in sent if other < index and recorded.history[other]["role"] == "assistant")
+                    calls = {made["id"] for made in recorded.history[caller].get("tool_calls") or ()}
+                    assert recorded.history[index]["tool_call_id"] in calls, (self.name, call, index)
         shared = 0
         for old, new in zip(self.previous, keys):
             if old != new:
@@ -408,6 +420,7 @@ def run_strategies(recorded: _shapes.Recorded, limit: int, strategies=None, chec
     for name, (factory, placeholder) in (strategies or STRATEGIES).items():
         step = factory(recorded, limit)
         run = runs[name] = Run(name, recorded, placeholder)
+        run.limit = limit
         for call in range(len(recorded.calls)):
             prompt = step(call)
             run.add(call, prompt, check_count=call % check_every == 0 or call == len(recorded.calls) - 1)
