@@ -34,6 +34,9 @@ it would send under ``--limit`` (32,000 tokens by default, so that most calls ar
 - ``fitproof clear + stable 0.5``: the same at watermark 0.5 and ``clear_at_least`` 8,192.
   A cleared result reads ``[cleared: read_file result, 1,234 tokens]`` (the package's placeholder).
 
+On every call of the package's strategies the bench asserts the limit, the whole live turn and
+every tool result sent after its call.
+
 ``STRATEGIES`` is the table: adding one is one line (a name, a factory, its placeholder).
 
 Each prompt is billed under both caching rules exactly as bench/cache_cost.py's ``billed`` bills it
