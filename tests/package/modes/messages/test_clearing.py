@@ -288,3 +288,15 @@ def test_a_summary_with_previous_is_refused():
         {"mode": "messages", "limit": 2000, "messages": history, "clear": {"summary": {"text": "s"}}, "previous": first["as_previous"]}
     )
     assert [error["path"] for error in report["errors"]] == ["$.clear.summary.text"]
+
+
+def test_the_shipped_agent_example_clears_old_file_reads_and_keeps_the_test_runs():
+    """examples/agent-clearing.json (``fitproof check --example agent-clearing``): six tool uses, keep 2,
+    run_tests excluded; the three older read_file results are cleared and nothing is dropped."""
+    from conftest import ROOT
+
+    report = evaluate(json.loads((ROOT / "examples" / "agent-clearing.json").read_text(encoding="utf-8")))
+    assert report["pass"] and report["dropped"] == [], report["summary"]
+    assert [(item["index"], item["tool"]) for item in report["cleared"]] == [(3, "read_file"), (5, "read_file"), (10, "read_file")]
+    sent = report["messages"]
+    assert sent[3]["content"] == "[cleared: read_file result, 1,454 tokens]" and "PASSED" in sent[7]["content"]
