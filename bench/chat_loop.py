@@ -272,10 +272,10 @@ def main() -> None:
             f"first {arguments.plain_turns} turns ({len(plain_rows)} calls, up to {plain_rows[-1][0]} messages): this tool {p_ours:.0f} ms, "
             f"LangChain cached {p_cached:.0f} ms, LangChain plain {p_plain:.0f} ms ({p_ours / p_plain:.2f}x plain)"
         )
-    small = statistics.median(row[1] for row in rows if abs(row[0] - 100) <= 50)
+    small = [row[1] for row in rows if abs(row[0] - 100) <= 50]
     large = [row[1] for row in rows if abs(row[0] - 1000) <= 50]
-    if large:
-        print(f"per call at 1,000 messages / at 100: {statistics.median(large) / small:.2f}x")
+    if small and large:  # a short run (--turns) reaches neither size
+        print(f"per call at 1,000 messages / at 100: {statistics.median(large) / statistics.median(small):.2f}x")
     print(f"kept messages identical on {len(rows) - len(differ)} of {len(rows)} calls")
     for call, size, mine, other in differ[:10]:
         print(f"  call {call} ({size} messages): this tool keeps {mine}..., LangChain {other}...")

@@ -24,12 +24,18 @@ it would send under ``--limit`` (32,000 tokens by default, so that most calls ar
 - ``fitproof default``: ``trim_messages(history, limit, "gpt-4o")`` (drop only);
 - ``fitproof stable``: ``strategy="stable"``, low watermark 0.7, given its previous call's
   ``as_previous``, as bench/cache_cost.py does;
-- ``reference clear``: the plain-Python stand-in for issue 51 (``ReferenceClearing``): when the
-  prompt from the current cut is over ``trigger`` (the limit), clear the oldest tool results (sticky,
-  never the newest 3, never one the model has not read, ``exclude_tools`` none) down to the low
-  watermark (0.7 of the limit), if that frees at least ``clear_at_least`` (1,024) tokens; if still
-  over the limit, drop the oldest turns down to the watermark (the cut is sticky too). A cleared
-  result reads ``[cleared: read_file result, 1,234 tokens]``. To be replaced by the package's own.
+- ``fitproof stable 0.5``: the same with low watermark 0.5;
+- ``fitproof clear``: ``clear={}`` (this package's clearing with its defaults: over the limit, every
+  tool result but the newest 3 and the live turn's cleared), then the default walk, given its
+  previous call's ``as_previous`` so that cleared results stay cleared, byte for byte;
+- ``fitproof clear + stable``: ``strategy="stable"``, low watermark 0.7, with ``clear={"low_watermark":
+  0.7, "clear_at_least": 1024}``: clear the oldest results down to the watermark first (from the
+  cut kept), cut again to it only if still over the limit;
+- ``fitproof clear + stable 0.5``: the same at watermark 0.5 and ``clear_at_least`` 8,192.
+  A cleared result reads ``[cleared: read_file result, 1,234 tokens]`` (the package's placeholder).
+
+On every call of the package's strategies the bench asserts the limit, the whole live turn and
+every tool result sent after its call.
 
 ``STRATEGIES`` is the table: adding one is one line (a name, a factory, its placeholder).
 
@@ -47,7 +53,7 @@ and every tool pairing) and a clearing of the oldest ``k`` tool results of the h
 only results an earlier call sent), under the limit on every call, found by an exact dynamic program
 over every call's choices with a Lagrangian weight on context. ``x frontier`` is a strategy's cost
 over that lower bound at the strategy's own average context; 1.00x would be a cheapest plan. Each
-strategy is compared to the frontier of its own placeholder (drop-only ones to the reference's; the
+strategy is compared to the frontier of its own placeholder (drop-only ones to the package's; the
 plans they send are in both spaces). ``in plan space`` says whether every one of a strategy's
 prompts is such a plan (then the bench also re-bills them with the dynamic program's own arithmetic
 and checks the totals agree). ``--monotone`` also solves with cuts that never move back and prints
@@ -75,7 +81,7 @@ sys.path[:0] = [str(HERE.parent / "py"), str(HERE)]
 import _frontier  # noqa: E402
 import _shapes  # noqa: E402
 from cache_cost import PRICES, billed  # noqa: E402
-from fitproof import count_messages, trim_messages  # noqa: E402
+from fitproof import count_messages, count_tokens, trim_messages  # noqa: E402
 
 PRIMING = 3
 LANGCHAIN_PLACEHOLDER = "[cleared]"  # langchain.agents.middleware.context_editing.DEFAULT_TOOL_PLACEHOLDER
@@ -84,9 +90,15 @@ FULLEST = 10_000_000.0  # a weight on context (units a token) beyond any call's 
 LEVELS = (0.95, 0.9, 0.8, 0.7)  # shares of the fullest context where the frontier is printed
 
 
+_CONTENT_TOKENS: dict[tuple[int, int], int] = {}
+
+
 def named_placeholder(recorded: _shapes.Recorded, index: int) -> str:
-    """The reference's placeholder: the tool and the result's size."""
-    return f"[cleared: {recorded.tool_names[index]} result, {recorded.costs[index]:,} tokens]"
+    """The package's placeholder (``clear``): the tool and the result's own tokens, written as it writes it."""
+    key = (id(recorded), index)
+    if key not in _CONTENT_TOKENS:
+        _CONTENT_TOKENS[key] = count_tokens(recorded.history[index]["content"], "o200k_base")
+    return f"[cleared: {recorded.tool_names[index]} result, {_CONTENT_TOKENS[key]:,} tokens]"
 
 
 def langchain_placeholder(recorded: _shapes.Recorded, index: int) -> str:
@@ -154,65 +166,33 @@ def fitproof_stable(recorded, limit, low_watermark=0.7):
     return step
 
 
-class ReferenceClearing:
-    """Clear the oldest tool results to a low watermark (sticky), then drop the oldest turns.
+def fitproof_clear(recorded, limit, strategy=None, clear=None, low_watermark=None):
+    """This package's clearing (``clear``), given its previous call's ``as_previous`` (sticky)."""
+    state = {"previous": None}
+    keys = {"strategy": strategy, "low_watermark": low_watermark} if strategy else {}
 
-    ``trigger``: the prompt's tokens above which it acts (default: the limit); ``keep``: the newest
-    tool results never cleared; ``clear_at_least``: a clearing that frees less is not done (a cleared
-    prefix is a cache write); ``exclude_tools``: functions whose results are never cleared;
-    ``low_watermark``: what clearing, then dropping, brings the prompt down to (a share of the limit).
-    ``clear_tool_inputs`` is not modelled (the calls' arguments are always kept)."""
+    def step(call):
+        result = trim_messages(
+            recorded.history[: recorded.calls[call]], limit, "gpt-4o", clear=clear or {}, previous=state["previous"], **keys
+        )
+        state["previous"] = result.as_previous
+        return list(result)
 
-    def __init__(
-        self, recorded, limit, trigger=None, keep=3, clear_at_least=1024, exclude_tools=(), low_watermark=0.7, placeholder=named_placeholder
-    ):
-        self.recorded, self.limit = recorded, limit
-        self.trigger = limit if trigger is None else trigger
-        self.keep, self.clear_at_least, self.low_watermark = keep, clear_at_least, low_watermark
-        self.clearable = [index for index in recorded.tools if recorded.tool_names[index] not in set(exclude_tools)]
-        self.saving = {
-            index: recorded.costs[index] - recorded.cleared_cost(index, placeholder(recorded, index)) for index in self.clearable
-        }
-        self.placeholder = placeholder
-        self.cut, self.cleared = 1, 0
-        self.pre = [0]
-        for cost in recorded.costs:
-            self.pre.append(self.pre[-1] + cost)
+    return step
 
-    def tokens(self, length: int, cut: int, cleared: int) -> int:
-        saved = sum(self.saving[index] for index in self.clearable[:cleared] if index >= cut)
-        return PRIMING + self.recorded.costs[0] + self.pre[length] - self.pre[cut] - saved
 
-    def __call__(self, call: int) -> list[dict]:
-        recorded, limit = self.recorded, self.limit
-        length = recorded.calls[call]
-        seen = recorded.calls[call - 1] if call else 0
-        in_history = bisect.bisect_left(self.clearable, length)
-        most = max(self.cleared, min(bisect.bisect_left(self.clearable, seen), in_history - self.keep))
-        target = self.low_watermark * limit
-        live = recorded.live_start(call)
-        now = self.tokens(length, self.cut, self.cleared)
-        if now > self.trigger:
-            chosen = most
-            for cleared in range(self.cleared + 1, most + 1):
-                if self.tokens(length, self.cut, cleared) <= target:
-                    chosen = cleared
-                    break
-            if now - self.tokens(length, self.cut, chosen) >= self.clear_at_least:
-                self.cleared = chosen
-            if self.tokens(length, self.cut, self.cleared) > limit:
-                starts = [start for start in recorded.user_starts if self.cut < start <= live]
-                under = [start for start in starts if self.tokens(length, start, self.cleared) <= target]
-                fits = [start for start in starts if self.tokens(length, start, self.cleared) <= limit]
-                self.cut = (under or fits or [live])[0]
-        gone = set(self.clearable[: self.cleared])
-        prompt = [recorded.history[0]]
-        for index in range(self.cut, length):
-            message = recorded.history[index]
-            if index in gone:
-                message = {**message, "content": self.placeholder(recorded, index)}
-            prompt.append(message)
-        return prompt
+def fitproof_clear_stable(recorded, limit, low_watermark=0.7, clear_at_least=1024):
+    """Strategy stable with clearing: clear the oldest results down to the watermark, at least
+    ``clear_at_least`` tokens a clearing, then cut down to the same watermark only if still over the limit."""
+    return fitproof_clear(recorded, limit, "stable", {"low_watermark": low_watermark, "clear_at_least": clear_at_least}, low_watermark)
+
+
+def fitproof_stable_half(recorded, limit):
+    return fitproof_stable(recorded, limit, 0.5)
+
+
+def fitproof_clear_stable_half(recorded, limit):
+    return fitproof_clear_stable(recorded, limit, 0.5, 8192)
 
 
 # name -> (factory(recorded, limit) -> step(call) -> prompt, the placeholder its cleared results read)
@@ -221,7 +201,10 @@ STRATEGIES = {
     "LangChain clear + trim": (langchain_clear_then_trim, langchain_placeholder),
     "fitproof default": (fitproof_default, None),
     "fitproof stable": (fitproof_stable, None),
-    "reference clear": (ReferenceClearing, named_placeholder),
+    "fitproof stable 0.5": (fitproof_stable_half, None),
+    "fitproof clear": (fitproof_clear, named_placeholder),
+    "fitproof clear + stable": (fitproof_clear_stable, named_placeholder),
+    "fitproof clear + stable 0.5": (fitproof_clear_stable_half, named_placeholder),
 }
 
 
@@ -348,6 +331,7 @@ class Run:
         self.tokens = 0
         self.share = 0.0
         self.plan: list[tuple[int, int]] | None = []
+        self.limit = 0  # (run_strategies sets it)
         self.outside = ""
 
     def keys(self, prompt: list[dict]) -> list[tuple[int, str | None]]:
@@ -369,6 +353,17 @@ class Run:
         tokens = PRIMING + sum(sizes)
         if check_count:
             assert tokens == count_messages(prompt, "gpt-4o"), (self.name, call)
+        if self.name.startswith("fitproof"):  # every call keeps the limit, the live turn and the pairing
+            indices = [index for index, _ in keys]
+            length = recorded.calls[call]
+            assert tokens <= self.limit, (self.name, call, tokens)
+            assert indices[-(length - recorded.live_start(call)) :] == list(range(recorded.live_start(call), length)), (self.name, call)
+            sent = set(indices)
+            for index, _ in keys:
+                if recorded.history[index]["role"] == "tool":
+                    caller = max(other for other in sent if other < index and recorded.history[other]["role"] == "assistant")
+                    calls = {made["id"] for made in recorded.history[caller].get("tool_calls") or ()}
+                    assert recorded.history[index]["tool_call_id"] in calls, (self.name, call, index)
         shared = 0
         for old, new in zip(self.previous, keys):
             if old != new:
@@ -428,6 +423,7 @@ def run_strategies(recorded: _shapes.Recorded, limit: int, strategies=None, chec
     for name, (factory, placeholder) in (strategies or STRATEGIES).items():
         step = factory(recorded, limit)
         run = runs[name] = Run(name, recorded, placeholder)
+        run.limit = limit
         for call in range(len(recorded.calls)):
             prompt = step(call)
             run.add(call, prompt, check_count=call % check_every == 0 or call == len(recorded.calls) - 1)
@@ -470,7 +466,7 @@ def main() -> None:
             f"({sum(recorded.costs):,} tokens, tool results {recorded.tool_share():.0%}) at the end"
         )
         print(
-            f"  {'strategy':24} {'avg context':>11} {'non-tool kept':>13} {'OpenAI':>8} {'x LC':>5} {'x frontier':>10} "
+            f"  {'strategy':28} {'avg context':>11} {'non-tool kept':>13} {'OpenAI':>8} {'x LC':>5} {'x frontier':>10} "
             f"{'Anthropic':>9} {'x LC':>5} {'x frontier':>10}  in plan space"
         )
         baseline = runs["LangChain trim_messages"]
@@ -486,7 +482,23 @@ def main() -> None:
                     again, tokens = _frontier.plan_cost(frontier.problem, provider, frontier.prices, run.plan)
                     assert (again, tokens) == (cost * 100_000_000, run.tokens), (run.name, provider)
             space = "yes" if run.plan is not None else f"no: {run.outside}"
-            print(f"  {run.name:24} {run.tokens / calls:11,.0f} {run.share / calls:12.1%}  " + " ".join(cells) + f"  {space}")
+            print(f"  {run.name:28} {run.tokens / calls:11,.0f} {run.share / calls:12.1%}  " + " ".join(cells) + f"  {space}")
+        ours = {name: run for name, run in runs.items() if name.startswith("fitproof")}
+        for provider in PROVIDERS:
+            ratio = {
+                name: float(run.cost[provider]) * 1e8 / frontiers[(run.placeholder or named_placeholder, provider)].bound(run.tokens)
+                for name, run in ours.items()
+            }
+            best = min(ratio, key=ratio.__getitem__)
+            theirs = min(float(run.cost[provider]) for name, run in runs.items() if name.startswith("LangChain"))
+            print(
+                f"  best of this package under {provider}'s rule: {best}, {ratio[best]:.2f}x the frontier at its context, "
+                f"{float(ours[best].cost[provider]) / theirs:.2f}x LangChain's best cost"
+            )
+        cleared = max(run.share for name, run in ours.items() if "clear" in name)
+        print(
+            f"  non-tool messages kept: clearing at most {cleared / runs['fitproof default'].share - 1:+.0%} against the default's drop-only"
+        )
         for provider in PROVIDERS:
             frontier = frontiers[(named_placeholder, provider)]
             cheapest, fullest = frontier.points[0.0], frontier.points[FULLEST]

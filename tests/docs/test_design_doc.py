@@ -285,3 +285,19 @@ def test_a_test_module_imports_no_test_module_of_another_folder():
                 crossing.append(f"{path.relative_to(ROOT)} imports {name}")
     assert not crossing, crossing
     assert pattern.search("    from test_page import open_page\n"), "the pattern must see an indented import"
+
+
+def test_no_hand_written_module_is_over_500_lines_and_no_page_script_over_450():
+    """docs/design.md, "Where things live": a file that outgrows its job is split by job. The
+    Unicode tables are generated (scripts/make_unicode_*.py) and not counted."""
+    long = []
+    for path in sorted((ROOT / "py" / "fitproof").rglob("*.py")):
+        if not path.name.startswith("unicode_") and len(path.read_text(encoding="utf-8").splitlines()) > 500:
+            long.append(path.relative_to(ROOT).as_posix())
+    for path in sorted((ROOT / "web").rglob("*.js")):
+        if len(path.read_text(encoding="utf-8").splitlines()) > 450:
+            long.append(path.relative_to(ROOT).as_posix())
+    assert not long, long
+    assert len((ROOT / "py" / "fitproof" / "tokenizers" / "unicode_nfc.py").read_text(encoding="utf-8").splitlines()) > 500, (
+        "the walk must meet a long file it leaves out"
+    )

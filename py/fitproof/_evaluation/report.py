@@ -76,6 +76,9 @@ Report = TypedDict(
         "cut_from": str | None,
         "as_previous": dict[str, Any] | None,
         "reuse": dict[str, Any] | None,
+        "cleared": list[dict[str, Any]],
+        "clearing": dict[str, Any],
+        "summary_span": dict[str, Any] | None,
         # the input's top-level tokenizer (blocks, messages; relevance and required when it counted content)
         "tokenizer": str,
         "counted": list[Any],

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Iterator, NamedTuple
 
 from .._base import strict_json as _strict_json
+from .._base.capped import TooLarge, read_capped
 from .._base.errors import ArgumentError
 from .._evaluation.evaluate import evaluate
 from .._evaluation.report import Report
@@ -88,10 +89,10 @@ _INPUT_KEYS = ("mode", "budget", "items", "blocks", "passages", "messages", "lim
 
 def read_text(path: Path) -> str:
     """A case file's text (UTF-8, at most MAX_CASE_BYTES); ``OSError`` or ``ValueError``."""
-    with open(path, "rb") as handle:
-        data = handle.read(MAX_CASE_BYTES + 1)
-    if len(data) > MAX_CASE_BYTES:
-        raise ValueError(f"larger than {MAX_CASE_BYTES >> 20} MiB (each case must be smaller)")
+    try:
+        data = read_capped(path, MAX_CASE_BYTES)
+    except TooLarge as error:
+        raise ValueError(f"{error} (each case must be smaller)") from None
     return _strict_json.decode_utf8(data)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import IO
 
 from .._base import strict_json as _strict_json
+from .._base.capped import TooLarge, read_capped
 from ._exits import UsageError
 from ._streams import is_terminal
 
@@ -37,21 +38,24 @@ def _named(name: str) -> str:
 
 def read_input(name: str, stdin: IO, too_large_hint: str = "split it into one input per line for check --jsonl") -> bytes:
     """The bytes of file ``name`` (``-``: standard input), at most MAX_INPUT_BYTES."""
-    if name == "-":
-        try:
-            data = _standard_input(stdin).read(MAX_INPUT_BYTES + 1)
-        except OSError as error:
-            raise UsageError(f"cannot read standard input: {error.strerror or error}") from None
-        data = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    else:
-        try:
-            with open(name, "rb") as handle:
-                data = handle.read(MAX_INPUT_BYTES + 1)
-        except OSError as error:
-            raise UsageError(f"cannot read {name}: {error.strerror or error}") from None
-    if len(data) > MAX_INPUT_BYTES:
-        raise UsageError(f"cannot read {_named(name)}: larger than {MAX_INPUT_BYTES >> 20} MiB ({too_large_hint})")
-    return data
+    try:
+        return read_capped(_Encoded(_standard_input(stdin)) if name == "-" else name, MAX_INPUT_BYTES)
+    except OSError as error:
+        raise UsageError(f"cannot read {_named(name)}: {error.strerror or error}") from None
+    except TooLarge as error:
+        raise UsageError(f"cannot read {_named(name)}: {error} ({too_large_hint})") from None
+
+
+class _Encoded:
+    """Standard input as bytes: a binary stream as it is, a text one (a test's StringIO) as the
+    UTF-8 of its text, lone surrogates kept."""
+
+    def __init__(self, stream: IO):
+        self.stream = stream
+
+    def read(self, size: int) -> bytes:
+        data = self.stream.read(size)
+        return data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
 
 
 def read_json_file(name: str, stdin: IO, what: str, too_large_hint: str | None = None) -> object:

@@ -9,7 +9,6 @@ proceed. The composed prompt lists the included blocks in packing order.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from itertools import compress
 from typing import Callable, Iterator, NamedTuple, NotRequired, TypedDict
@@ -35,6 +34,7 @@ from .._base.values import (
     read_text,
 )
 from .protocol import Words
+from .sensitivity import sensitivity
 
 NAME = "blocks"
 WORDS = Words(kept="included", left_out="excluded", used="used", limit="available", listed="block ids")
@@ -339,7 +339,9 @@ def beyond_the_rule(parsed: Parsed, result: Result) -> dict[str, object]:
             where,
         )
     if any(block.estimated for block in blocks):
-        extra["sensitivity"] = _sensitivity(parsed, result)
+        by_id = {block.id: block for block in blocks}
+        order = [by_id[row["id"]] for row in result["trace"]]  # costs do not enter the order
+        extra["sensitivity"] = sensitivity(order, [row["kept"] for row in result["trace"]], parsed.margin, available)
     elif parsed.tokenizer in EXACT:
         # Counted by the model's own tokenizer: there is no estimate whose error could flip a block.
         extra["sensitivity"] = {
@@ -349,45 +351,6 @@ def beyond_the_rule(parsed: Parsed, result: Result) -> dict[str, object]:
             "required_slack": available - required_cost,
         }
     return extra
-
-
-def _sensitivity(parsed: Parsed, result: Result) -> dict[str, object]:
-    """Re-run the packing with every estimated cost scaled up and down by the margin."""
-    margin, available = parsed.margin, parsed.available
-    by_id = {block.id: block for block in parsed.blocks}
-    order = [by_id[row["id"]] for row in result["trace"]]  # costs do not enter the order
-    base = [row["kept"] for row in result["trace"]]
-    given = [block.cost for block in order]
-    estimated = [block.estimated for block in order]
-    scenarios: dict[str, dict[str, object]] = {}
-    flipped: set[str] = set()
-    for name, rounding, factor in (("larger", math.ceil, 1 + margin), ("smaller", math.floor, 1 - margin)):
-        # rounding(cost * factor) for each estimated cost, at C speed (the same doubles as one at a time)
-        scaled = map(rounding, map(factor.__rmul__, given))
-        costs: list = [new if flag else cost for new, cost, flag in zip(scaled, given, estimated)]  # ints (ceil or floor)
-        kept: list[bool]
-        remaining, kept = available, []
-        keep = kept.append
-        for cost in costs:  # a plain loop: CPython runs it faster than accumulate() with a callback
-            if cost <= remaining:
-                remaining -= cost
-                keep(True)
-            else:
-                keep(False)
-        required_cost = sum(cost for block, cost in zip(order, costs) if block.required)
-        flips = [block.id for block, now, before in zip(order, kept, base) if now != before]
-        flipped.update(flips)
-        scenarios[name] = {
-            "flips": flips,
-            "can_proceed": all(now for block, now in zip(order, kept) if block.required),
-            "required_slack": available - required_cost,
-        }
-    return {
-        "margin": margin,
-        "flips": [block.id for block in order if block.id in flipped],
-        "required_slack": available - sum(block.cost for block in order if block.required),
-        **scenarios,
-    }
 
 
 def run(data: object) -> Result:

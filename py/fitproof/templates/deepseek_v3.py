@@ -27,25 +27,20 @@ def _deepseek_v3(messages: list[dict], add_generation_prompt: bool, tools: Any) 
                 function = call["function"]
                 body = f"{call['type']}"
                 code = "\n```json\n" + function["arguments"] + "\n```"
+                call_pieces = [
+                    Piece(i, "<｜tool▁call▁begin｜>", True),
+                    Piece(i, body, False),
+                    Piece(i, "<｜tool▁sep｜>", True),
+                    Piece(i, function["name"] + code, False),
+                    Piece(i, "<｜tool▁call▁end｜>", True),
+                ]
                 if not is_first:
-                    out += [
-                        Piece(i, "<｜Assistant｜>", True),
-                        Piece(i, "<｜tool▁calls▁begin｜>", True),
-                        Piece(i, "<｜tool▁call▁begin｜>", True),
-                        Piece(i, body, False),
-                        Piece(i, "<｜tool▁sep｜>", True),
-                        Piece(i, function["name"] + code, False),
-                        Piece(i, "<｜tool▁call▁end｜>", True),
-                    ]
+                    out += [Piece(i, "<｜Assistant｜>", True), Piece(i, "<｜tool▁calls▁begin｜>", True), *call_pieces]
                     is_first = True
-                else:
+                else:  # the official template closes the calls after every call but the first, as here
                     out += [
                         Piece(i, "\n", False),
-                        Piece(i, "<｜tool▁call▁begin｜>", True),
-                        Piece(i, body, False),
-                        Piece(i, "<｜tool▁sep｜>", True),
-                        Piece(i, function["name"] + code, False),
-                        Piece(i, "<｜tool▁call▁end｜>", True),
+                        *call_pieces,
                         Piece(i, "<｜tool▁calls▁end｜>", True),
                         Piece(i, "<｜end▁of▁sentence｜>", True),
                     ]

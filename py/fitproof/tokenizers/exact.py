@@ -27,6 +27,7 @@ import re
 from bisect import bisect_right
 from typing import NamedTuple
 
+from .._base.capped import TooLarge, read_capped
 from .._base.errors import FitproofError
 
 EXACT = ("o200k_base", "cl100k_base")
@@ -304,14 +305,11 @@ class Encoding:
         if self._ranks is None:
             path = rank_file(self.name)
             try:
-                with open(path, "rb") as handle:
-                    data = handle.read(MAX_RANK_FILE_BYTES + 1)
+                data = read_capped(path, MAX_RANK_FILE_BYTES)
             except OSError as error:
                 raise TokenizerUnavailable(f"cannot read {path}: {error.strerror or error}; {INSTALL_HINT}") from None
-            if len(data) > MAX_RANK_FILE_BYTES:
-                raise TokenizerUnavailable(
-                    f"cannot use {path}: larger than {MAX_RANK_FILE_BYTES >> 20} MiB, not a rank file; {INSTALL_HINT}"
-                )
+            except TooLarge as error:
+                raise TokenizerUnavailable(f"cannot use {path}: {error}, not a rank file; {INSTALL_HINT}") from None
             self._ranks = parse_ranks(data, self.name, path)
         return self._ranks
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 
 from .gguf import read_gguf_header, tokenizer_from_gguf
+from .._base.capped import TooLarge, read_capped
 from .._base.errors import TokenizerFileError
 from .base import MAX_FILE_BYTES, Tokenizer
 from .byte_level_json import BPETokenizer
@@ -170,9 +171,9 @@ def load_tokenizer(path, name: str | None = None) -> Tokenizer:
                 handle.seek(0)
                 return read_gguf_header(handle, where, name or where)
             handle.seek(0)
-            data = handle.read(MAX_FILE_BYTES + 1)
+            data = read_capped(handle, MAX_FILE_BYTES)
     except OSError as error:
         raise TokenizerFileError(f"{where}: cannot read it: {error.strerror or error}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise TokenizerFileError(f"{where}: larger than {MAX_FILE_BYTES >> 20} MiB, not a tokenizer file")
+    except TooLarge as error:
+        raise TokenizerFileError(f"{where}: {error}, not a tokenizer file") from None
     return from_bytes(data, where, name)

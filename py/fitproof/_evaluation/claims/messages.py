@@ -11,7 +11,22 @@ from itertools import compress
 from ..._base.values import plural
 from ..._base.words import ranges
 from .reading import Claim
-from .verdicts import BUDGET, HOLES, KNOWN, PAIRED, REQUIRED, RULE, USED, USER, Failure, _capped, _failure, _flags, _tokens_left
+from .verdicts import (
+    BUDGET,
+    CLEARED,
+    HOLES,
+    KNOWN,
+    PAIRED,
+    REQUIRED,
+    RULE,
+    USED,
+    USER,
+    Failure,
+    _capped,
+    _failure,
+    _flags,
+    _tokens_left,
+)
 from ...modes.messages.history import Parsed
 
 
@@ -45,7 +60,10 @@ def _judge_messages(parsed: Parsed, claim: Claim, proven: list | None = None) ->
     pinned_unit = {start for index, start in enumerate(unit_of) if parsed["pinned"][index]}
     live_start = parsed["live_start"]  # the live turn (the newest user message on) is kept as if pinned
     pinned = [start in pinned_unit or index >= live_start for index, start in enumerate(unit_of)]
-    fixed = 3 + parsed.get("system_tokens", 0) + parsed["tools_tokens"]  # (Anthropic's system prompt, Responses' instructions)
+    summary = (parsed.get("clearing") or {}).get("summary_tokens") or 0  # a caller's summary sent in place of the dropped span
+    fixed = (
+        3 + parsed.get("system_tokens", 0) + parsed["tools_tokens"] + summary
+    )  # (Anthropic's system prompt, Responses' instructions)  # (Anthropic's system prompt, Responses' instructions)
     pinned_tokens = fixed + sum(compress(costs, pinned))
     tokens = fixed + sum(map(costs.__getitem__, positions)) if positions else 0
     if tokens > limit:
@@ -130,6 +148,7 @@ def _judge_messages(parsed: Parsed, claim: Claim, proven: list | None = None) ->
         lowered, floor, _ = decide(parsed)
         walk_limit = limit if lowered is None else lowered
     failures += _messages_rule(parsed, claimed, pinned, members, walk_limit - pinned_tokens, pinned_tokens, positions, floor, lowered)
+    failures += _cleared(parsed, claim, claimed)
     if claim["used"] is not None and claim["used"] != tokens:
         failures.append(
             _failure(USED, f"the claim says used {claim['used']}, but the claimed messages and the reply priming count {tokens}")
@@ -269,3 +288,28 @@ def _message_unit(parsed: Parsed) -> str:
 def _ranges(indices: list[int]) -> str:
     """Newest first ``[7, 6, 5, 3]`` -> ``messages 3, 5-7``."""
     return f"message{'s' if len(indices) > 1 else ''} {ranges(sorted(indices))}"
+
+
+def _cleared(parsed: Parsed, claim: Claim, claimed: bytearray | list) -> list[Failure]:
+    """The claimed cleared messages against the clearing's (read from the input by parse): among the
+    claimed messages, each whose tool result the rule clears, and no other."""
+    given = claim.get("cleared")
+    if given is None:
+        return []
+    clearing = parsed.get("clearing")
+    rule = {row["index"] for row in clearing["rows"] if row["kind"] == "result"} if clearing else set()
+    size = len(claimed)
+    failures = []
+    for index in sorted(set(given)):
+        if index >= size or not claimed[index]:
+            failures.append(_failure(CLEARED, f"message {index} is claimed cleared, but it is not claimed kept", index, "index"))
+        elif index not in rule:
+            failures.append(_failure(CLEARED, f"message {index} is claimed cleared, but the rule sends it as it is", index, "index"))
+    for index in sorted(rule - set(given)):
+        if index < size and claimed[index]:
+            failures.append(
+                _failure(
+                    CLEARED, f"message {index} is kept with its tool result cleared by the rule, but not claimed cleared", index, "index"
+                )
+            )
+    return _capped(failures, CLEARED, "messages cleared otherwise than the rule clears")

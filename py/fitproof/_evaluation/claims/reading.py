@@ -9,7 +9,7 @@ judges of the sibling modules take the first from there.
 from __future__ import annotations
 
 from itertools import repeat
-from typing import Callable, TypedDict
+from typing import Callable, NotRequired, TypedDict
 
 from ...modes import MODES
 from ..._base.values import (
@@ -41,6 +41,7 @@ class Claim(TypedDict):
     ids: list  # list[str], or list[int] in mode messages
     used: int | None
     prompt: str | None
+    cleared: NotRequired[list[int] | None]  # mode messages with clear: the kept messages whose tool results are cleared
 
 
 def claim_summary(mode: str) -> str:
@@ -53,7 +54,7 @@ def read_claim(value: object, mode: str) -> tuple[Claim | None, list[Problem]]:
     problems: list[Problem] = []
     at: tuple[Key, ...] = ("claim",)
     list_key = LIST_KEY[mode]
-    known = (list_key, "used") + (("prompt",) if mode in WITH_PROMPT else ())
+    known = (list_key, "used") + (("prompt",) if mode in WITH_PROMPT else ()) + (("cleared",) if mode == "messages" else ())
     if not isinstance(value, dict):
         words = f'{{"{list_key}": [{"indices" if mode == "messages" else "ids"}]}}'
         return None, [Problem(at, WRONG_TYPE, f"expected an object {words}, got {got(value)}")]
@@ -82,9 +83,15 @@ def read_claim(value: object, mode: str) -> tuple[Claim | None, list[Problem]]:
             prompt = read_text(value["prompt"])
         except Invalid as error:
             problems.append(problem_from(error, (*at, "prompt")))
+    cleared = None
+    if mode == "messages" and value.get("cleared") is not None:
+        cleared = _read_list(value["cleared"], (*at, "cleared"), True, problems)
     if problems or ids is None:  # (no problem means the list was read)
         return None, problems
-    return {"ids": ids, "used": used, "prompt": prompt}, []
+    claim: Claim = {"ids": ids, "used": used, "prompt": prompt}
+    if cleared is not None:
+        claim["cleared"] = cleared
+    return claim, []
 
 
 def _read_list(value: object, at: tuple[Key, ...], indices: bool, problems: list[Problem]) -> list | None:

@@ -28,6 +28,7 @@ KNOWN, BUDGET, REQUIRED, RULE, HOLES, PAIRED, USER, PROMPT, USED = (
     "prompt matches",
     "used adds up",
 )
+CLEARED = "cleared as the rule clears"  # mode messages with clear: the claimed cleared messages
 
 
 class Failure(TypedDict):

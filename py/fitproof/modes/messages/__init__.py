@@ -34,8 +34,9 @@ from .reading import DEFAULT_TOKENIZER, INPUT_SUMMARY, MESSAGE_SUMMARY
 from . import rule as rule_module  # noqa: F401  (tests call rule_module.kept_fast beside the mode)
 from .rule import as_sent, succeeded, summarize
 
-# The formats' readers and rule (formats/), with strategy stable and the reuse when their keys are given (stable.py)
-from .stable import parse, select
+# The formats' readers and rule (formats/), with strategy stable and the reuse when their keys are given (stable.py),
+# and clearing when its keys are (clearing.py)
+from .clearing import parse, select
 from ..protocol import Words
 from .history import Parsed, Result
 

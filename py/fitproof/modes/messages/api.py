@@ -12,7 +12,8 @@ from ..._shared.shape import InvalidInput
 from ..._base.values import LIMIT_TOO_LOW, MAX_SAFE_INTEGER, Problem, got, plural, preview
 from .accounting import REPLY_PRIMING
 from .rule import shortfall_text
-from .stable import parse, remembered_previous, remember, select
+from .clearing import parse, select
+from .stable import remembered_previous, remember
 from .prompt_template import rendered_tokens
 from .history import Parsed
 
@@ -83,6 +84,10 @@ class TrimmedMessages(list[dict[str, Any]]):
     as_previous: dict | None = None
     previous: dict | None = None
     reuse: dict | None = None
+    # With clear or context_management (clearing.py): the report's fields of the same names.
+    cleared: list[dict] | None = None
+    clearing: dict | None = None
+    summary_span: dict | None = None
     format: str
 
 
@@ -194,6 +199,8 @@ def trim_messages(
     low_watermark: float | None = None,
     previous: Mapping[str, object] | None = None,
     caching: Mapping[str, object] | None = None,
+    clear: Mapping[str, object] | bool | None = None,
+    context_management: Mapping[str, object] | None = None,
 ) -> TrimmedMessages:
     """The newest turns of an OpenAI-format chat history that fit ``limit`` prompt tokens, with
     the system, developer and pinned messages and the live turn (the newest user message and
@@ -221,6 +228,15 @@ def trim_messages(
     "anthropic", "min_tokens": 1024}``, each with optional ``prices`` per million tokens) fills
     ``.reuse`` with the tokens billed as cached, written and plain input, and the costs.
 
+    ``clear`` (``{}`` or ``True`` for the defaults; ``{trigger, keep, clear_at_least, exclude_tools,
+    clear_tool_inputs, low_watermark, keep_thinking}``): over the trigger (the limit by default), the
+    oldest tool results' content is replaced with a placeholder naming the tool and its size before
+    any turn is dropped; ``.cleared`` lists them and ``.as_previous`` carries them to the next call,
+    which clears them again byte for byte (left out, the last call on this history is used, as for
+    strategy stable). ``clear={"summary": {"tokens": 500, "text": ...}}`` names the dropped span in the
+    report and sends the caller's summary in its place (a user message, counted, not in ``.kept``).
+    ``context_management``: Anthropic's own edits object, read as the same options (``format="anthropic"``).
+
     ``format`` (``"chat"``, ``"anthropic"``, ``"responses"``; detected when the items can mean only
     one): ``messages`` are then Anthropic's Messages (``system=`` the system prompt, sent apart;
     Claude counted by ``"estimate"`` unless ``tokenizer`` or ``token_counter`` says otherwise) or
@@ -236,8 +252,19 @@ def trim_messages(
     received, and :class:`MessagesDoNotFit` (a ``MessagesError``, with ``.shortfall``) when what
     must be kept alone exceeds the limit.
     """
-    keys: dict[str, Any] = {"strategy": strategy, "low_watermark": low_watermark, "previous": previous, "caching": caching}
-    if strategy == "stable" and previous is None:  # the remembered last call on this history, if any: as if given
+    keys: dict[str, Any] = {
+        "strategy": strategy,
+        "low_watermark": low_watermark,
+        "previous": previous,
+        "caching": caching,
+        "clear": clear,
+        "context_management": context_management,
+    }
+    given_summary = clear.get("summary") if isinstance(clear, Mapping) else None
+    summarized = isinstance(given_summary, Mapping) and given_summary.get("text") is not None
+    if (
+        strategy == "stable" or (clear is not None and format in (None, "chat") and not summarized)
+    ) and previous is None:  # the remembered last call on this history, if any: as if given (a summary takes none)
         listed = _listed(messages, "messages")
         keys["previous"] = remembered_previous(listed if set(map(type, listed)) <= {dict} else [_as_dict(message) for message in listed])
     parsed = _parse_call(
@@ -273,8 +300,11 @@ def trim_messages(
     if "as_previous" in result:
         trimmed.strategy, trimmed.cut, trimmed.as_previous = result["strategy"], result["cut"], result["as_previous"]
         trimmed.previous, trimmed.reuse = keys["previous"], result["reuse"]
-        if strategy == "stable" and result["as_previous"] is not None:
+        if (strategy == "stable" or clear is not None) and result["as_previous"] is not None:
             remember(result["as_previous"])
+    if "cleared" in result:
+        trimmed.cleared, trimmed.clearing = result["cleared"], result["clearing"]
+        trimmed.summary_span = result.get("summary_span")
     trimmed.format = result.get("format", "chat")
     return trimmed
 

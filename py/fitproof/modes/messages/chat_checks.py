@@ -21,7 +21,7 @@ from .message import ALWAYS_PINNED
 from .reading import DEFAULT_TOKENIZER
 from .prompt_template import counted as template_counted, rendered_tokens
 from .rule import BEFORE_CUT, FITS, LIVE, OLDER, PINNED, PINNED_OVERFLOW, TOO_LARGE, USER_START
-from . import stable_checks
+from . import clearing_checks, stable_checks
 from .stable_checks import as_sent_again
 from .history import Parsed
 
@@ -129,6 +129,8 @@ class History:
         self.live = [index >= self.live_start and not self.pinned[index] for index in range(total)]
         self._counted: dict[str, int] = {}
         self._costs: dict[int, int] = {}
+        self.original = self.previous_messages = messages
+        self.derived = None
         self.kept = result["kept"]
         self.kept_set = set(self.kept)
         self.template = data.get("template")
@@ -142,6 +144,13 @@ class History:
         else:
             self.tools_tokens = tools_recount(data.get("tools") or [], self.tokenizer, self.count)
         self.priming = priming
+        if clearing_checks.given(data):  # the cleared results replayed: the history as sent, and as the previous call sent it
+            self.derived = clearing_checks.Derived(self)
+            self.messages = [self.derived.copies.get(index, message) for index, message in enumerate(messages)]
+            self.previous_messages = [self.derived.previous_copies.get(index, message) for index, message in enumerate(messages)]
+            self._costs = {}
+            clearing_checks.summary_of(self)
+            priming = self.priming
         self.pinned_need = priming + self.tools_tokens + sum(self.cost(index) for index in range(total) if self.pinned[index])
         self.live_need = sum(self.cost(index) for index in range(total) if self.live[index])
         # Strategy stable: the limit the walk cuts down to and the cut kept from the previous call, re-derived.
@@ -156,6 +165,15 @@ class History:
         if index not in self._costs:
             self._costs[index] = recount(self.messages[index], self.count)
         return self._costs[index]
+
+    def recount_of(self, message: dict) -> int:
+        return recount(message, self.count)
+
+    def previous_cost(self, index: int) -> int:
+        """The message's cost in the previous call's prompt (another only when clearing cleared it since)."""
+        if self.previous_messages[index] is self.messages[index]:
+            return self.cost(index)
+        return recount(self.previous_messages[index], self.count)
 
 
 def split_problem(history) -> str | None:
@@ -190,7 +208,7 @@ def recounted(history: History) -> str | None:
         if result.get("template") != history.template or result.get("template_tokens") != history.priming:
             return f"the template {history.template} writes {history.priming} tokens of its own, the report says {result.get('template_tokens')} ({result.get('template')})"
     else:
-        tokens = REPLY_PRIMING + history.tools_tokens + sum(map(history.cost, kept)) if kept else 0
+        tokens = REPLY_PRIMING + getattr(history, "summary_cost", 0) + history.tools_tokens + sum(map(history.cost, kept)) if kept else 0
     return totals_problem(result, tokens, limit)
 
 
@@ -393,4 +411,5 @@ CHECKS = (
 def verify(data: dict, result: Mapping[str, Any], parsed: Parsed | None = None) -> list[_checks.Check]:
     history = History(data, result)
     checks = CHECKS + (stable_checks.CHECKS if stable_checks.given(data) else ())
+    checks += clearing_checks.CHECKS if clearing_checks.given(data) else ()
     return [_checks.verdict_of(name, check, history) for name, check in checks]

@@ -48,6 +48,8 @@ class Parsed(Read, total=False):
     options: dict[str, Any] | None
     walk_limit: int | None
     floor: int
+    # clearing (clearing.py): the cleared costs' origin, the cleared copies, the report's rows
+    clearing: dict[str, Any]
 
 
 class Result(TypedDict, total=False):
@@ -82,3 +84,6 @@ class Result(TypedDict, total=False):
     cut_from: str | None
     as_previous: dict[str, Any] | None
     reuse: dict[str, Any] | None
+    cleared: list[dict[str, Any]]
+    clearing: dict[str, Any]
+    summary_span: dict[str, Any] | None

@@ -30,6 +30,7 @@ The caching rules (prices never shipped: they change, and are input):
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from fractions import Fraction
 
 from ..._base.values import INVALID_VALUE, MISSING_KEY, WRONG_TYPE, Key, Problem, got, json_text, preview, unknown_keys
@@ -43,6 +44,7 @@ from .history import Parsed
 PROVIDERS = ("openai", "anthropic")
 OPENAI_MINIMUM, OPENAI_STEP = 1024, 128
 PREVIOUS_KEYS = ("messages", "cut", "history", "head")
+PREVIOUS_OPTIONAL = ("cleared",)  # clearing's (clearing.py): the previous call's cleared items, read there
 CACHING_KEYS = {"openai": ("provider", "prices"), "anthropic": ("provider", "min_tokens", "prices")}
 PRICE_KEYS = {"openai": ("input", "cached_input"), "anthropic": ("input", "cached_input", "cache_write")}
 PER_MILLION = 1_000_000
@@ -136,7 +138,7 @@ def read_previous(value: object, problems: list[Problem]) -> dict | None:
         )
         return None
     before = len(problems)
-    problems.extend(unknown_keys(value, at, PREVIOUS_KEYS))
+    problems.extend(unknown_keys(value, at, PREVIOUS_KEYS + PREVIOUS_OPTIONAL))
     for key in PREVIOUS_KEYS:
         if key not in value:
             problems.append(
@@ -170,7 +172,7 @@ def read_previous(value: object, problems: list[Problem]) -> dict | None:
             )
     if len(problems) > before:
         return None
-    return {"messages": size, "cut": cut, "history": value["history"], "head": value["head"]}
+    return {"messages": size, "cut": cut, "history": value["history"], "head": value["head"], "cleared": value.get("cleared")}
 
 
 def check_previous(previous: dict, messages: list, problems: list[Problem]) -> None:
@@ -291,17 +293,9 @@ def previous_kept(previous: dict, unit_of: list[int], pinned: list[bool]) -> lis
     return [index for index in range(size) if index >= cut or unit_of[index] in pinned_units]
 
 
-def shared_run(before: list[int], now: list[int]) -> int:
-    """How many leading kept messages the two prompts have in common (the same indices of the same history)."""
-    shared = 0
-    for old, new in zip(before, now):
-        if old != new:
-            break
-        shared += 1
-    return shared
-
-
-def common_tokens(first: list[bytes], second: list[bytes]) -> int:
+def common_prefix(first: Sequence[object], second: Sequence[object]) -> int:
+    """How many leading entries the two sequences have in common: kept message indices of the same
+    history, or the prompt's rendered pieces."""
     shared = 0
     for one, other in zip(first, second):
         if one != other:
@@ -321,7 +315,7 @@ def rendered(parsed: Parsed, kept: list[int], generation_prompt: bool = True) ->
     )
 
 
-def prompt_measure(parsed: Parsed, kept: list[int]) -> tuple[int, int, list[bytes] | None]:
+def prompt_measure(parsed: Parsed, kept: list[int], costs: list[int] | None = None) -> tuple[int, int, list[bytes] | None]:
     """A prompt's tokens, its tokens up to the end of its last message (the breakpoint), and with a
     template its tokens themselves."""
     if not kept:
@@ -331,7 +325,8 @@ def prompt_measure(parsed: Parsed, kept: list[int]) -> tuple[int, int, list[byte
         assert loaded is not None  # a template's tokenizer is read and loaded by then (template.read_template)
         tokens = loaded.tokens(rendered(parsed, kept))
         return len(tokens), loaded.count(rendered(parsed, kept, generation_prompt=False)), tokens
-    body = parsed["tools_tokens"] + sum(parsed["costs"][index] for index in kept)
+    costs = parsed["costs"] if costs is None else costs
+    body = parsed["tools_tokens"] + sum(costs[index] for index in kept)
     return body + REPLY_PRIMING, body, None
 
 
@@ -346,13 +341,21 @@ def reuse(parsed: Parsed, kept: list[int], tokens: int) -> dict:
     previous_breakpoint = 0
     if previous is not None:
         before = previous_kept(previous, parsed["unit_of"], parsed["pinned"])
-        previous_tokens, previous_breakpoint, previous_list = prompt_measure(parsed, before)
+        clearing = parsed.get("clearing")  # cleared results (clearing.py): the previous prompt had only its own cleared
+        previous_tokens, previous_breakpoint, previous_list = prompt_measure(
+            parsed, before, clearing["previous_costs"] if clearing else None
+        )
         result["previous_tokens"] = previous_tokens
         same_head = previous["head"] == options["head"]
         if same_head and kept and before:
-            shared = shared_run(before, kept)
+            shared = common_prefix(before, kept)
+            if clearing:  # a message cleared since shares none of its tokens
+                now_state, then_state = clearing["state"], clearing["previous_state"]
+                shared = next(
+                    (position for position in range(shared) if now_state.get(kept[position]) != then_state.get(kept[position])), shared
+                )
             if parsed.get("template"):
-                prefix = common_tokens(previous_list or [], prompt_measure(parsed, kept)[2] or [])
+                prefix = common_prefix(previous_list or [], prompt_measure(parsed, kept)[2] or [])
             else:
                 prefix = parsed["tools_tokens"] + sum(parsed["costs"][index] for index in kept[:shared]) if shared else 0
             result["prefix_messages"], result["prefix_tokens"] = shared, prefix

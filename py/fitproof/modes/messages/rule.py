@@ -296,7 +296,12 @@ def summarize(result: Result) -> str:
         return shortfall_text(result)
     pinned = sum(1 for row in result["trace"] if row["reason"] == PINNED)
     dropped = f", dropped {ranges(result['dropped'])}" if result["dropped"] else ""
+    cleared = ""
+    if result.get("cleared"):  # clearing (clearing.py): what was cleared before any turn was dropped
+        rows = result["cleared"]
+        saved = sum(row["tokens_before"] - row["tokens_after"] for row in rows)
+        cleared = f" Cleared {plural(len(rows), 'item')} first ({saved} tokens of tool results or thinking)."
     return (
         f"Kept {len(result['kept'])} of {plural(total, 'message')} ({pinned} pinned){dropped}: the prompt counts "
-        f"{result['tokens']} of {result['limit']} {_unit_name(result['tokenizer'])}."
+        f"{result['tokens']} of {result['limit']} {_unit_name(result['tokenizer'])}.{cleared}"
     )

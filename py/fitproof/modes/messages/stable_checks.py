@@ -34,7 +34,7 @@ def as_sent_again(message: dict) -> dict:
     return sent
 
 
-OPTION_KEYS = ("strategy", "low_watermark", "previous", "caching")
+OPTION_KEYS = ("strategy", "low_watermark", "previous", "caching", "clear")  # clear: the report then has as_previous too
 
 
 def given(data: dict) -> bool:
@@ -102,7 +102,9 @@ def stable_cut(history) -> str | None:
     cut = max(dropped) + 1 if dropped else 0
     if result.get("cut") != cut or result.get("cut_from") != cut_from:
         return f"the cut is at message {cut} ({cut_from}), the report says {result.get('cut')} ({result.get('cut_from')})"
-    expected = {"messages": history.total, "cut": cut, "history": _digest(history.messages), "head": _head(data, history.tokenizer)}
+    expected = {"messages": history.total, "cut": cut, "history": _digest(history.original), "head": _head(data, history.tokenizer)}
+    if history.derived is not None:  # clearing: the cleared items go on to the next call
+        expected["cleared"] = history.derived.as_previous
     if result.get("as_previous") != expected:
         return f"as_previous re-derives to {expected}, the report says {result.get('as_previous')}"
     return None
@@ -113,8 +115,9 @@ def _previous_kept(history, previous: dict) -> list[int]:
     return [index for index in range(previous["messages"]) if index >= previous["cut"] or history.unit[index] in pinned_units]
 
 
-def _as_sent_text(history, index: int) -> str:
-    return json.dumps(as_sent_again(history.messages[index]), ensure_ascii=False, sort_keys=True)
+def _as_sent_text(history, index: int, previous: bool = False) -> str:
+    message = (history.previous_messages if previous else history.messages)[index]
+    return json.dumps(as_sent_again(message), ensure_ascii=False, sort_keys=True)
 
 
 def _template_tokens(history, kept: list[int], generation_prompt: bool = True) -> list[bytes]:
@@ -130,13 +133,13 @@ def _template_tokens(history, kept: list[int], generation_prompt: bool = True) -
     return loaded.tokens(text)
 
 
-def _breakpoint(history, kept: list[int]) -> int:
-    """The prompt's tokens up to the end of its last message."""
+def _breakpoint(history, kept: list[int], previous: bool = False) -> int:
+    """The prompt's tokens up to the end of its last message (``previous``: as the previous call sent it)."""
     if not kept:
         return 0
     if history.template:
         return len(_template_tokens(history, kept, generation_prompt=False))
-    return history.tools_tokens + sum(map(history.cost, kept))
+    return history.tools_tokens + sum(map(history.previous_cost if previous else history.cost, kept))
 
 
 def prefix_reused(history) -> str | None:
@@ -155,15 +158,15 @@ def prefix_reused(history) -> str | None:
             before_tokens = _template_tokens(history, before) if before else []
             expected["previous_tokens"] = len(before_tokens)
         else:
-            expected["previous_tokens"] = REPLY_PRIMING + history.tools_tokens + sum(map(history.cost, before)) if before else 0
+            expected["previous_tokens"] = REPLY_PRIMING + history.tools_tokens + sum(map(history.previous_cost, before)) if before else 0
         same_head = previous["head"] == _head(data, history.tokenizer)
         if same_head:
-            previous_breakpoint = _breakpoint(history, before)
+            previous_breakpoint = _breakpoint(history, before, previous=True)
         if same_head and kept and before:
             shared = 0
             while (
                 shared < min(len(before), len(kept))
-                and _as_sent_text(history, before[shared]) == _as_sent_text(history, kept[shared])
+                and _as_sent_text(history, before[shared], previous=True) == _as_sent_text(history, kept[shared])
                 and before[shared] == kept[shared]
             ):
                 shared += 1

@@ -41,7 +41,7 @@ from ...._base.values import (
 from ...._shared.shape import missing_key
 from ..images import data_url_size
 from ..message import read_role
-from .common import an_object, read_pinned, read_tool_list, record, typed_elements, unknown_type
+from .common import an_object, read_pinned, read_tool_list, record, type_not_allowed, typed_elements
 
 NAME = "anthropic"
 DEFAULT_TOKENIZER = "estimate"
@@ -82,6 +82,10 @@ NOT_COUNTED = (
     "search_result",
     "container_upload",
 )
+_NOT_COUNTED = (
+    NOT_COUNTED,
+    "is not counted by this mode (text, images, text documents, tool use and results, thinking only); give it a budget of its own",
+)
 RESULT_BLOCKS = ("text", "image", "document")
 
 
@@ -98,14 +102,22 @@ def image_tokens(width: int, height: int) -> tuple[int, tuple[int, int]]:
     return ceil(w * h / PIXELS_PER_TOKEN), (int(w), int(h))
 
 
-def _image(block: dict, at: tuple[Key, ...], problems: list[Problem]) -> dict | None:
+def _source(block: dict, at: tuple[Key, ...], problems: list[Problem]) -> dict | None:
+    """An image's or a document's ``source`` object, or None with its problem added."""
     source = block.get("source")
-    if not isinstance(source, dict):
-        problems.append(
-            Problem((*at, "source"), WRONG_TYPE, f"expected an object {{type, ...}}, got {got(source)}")
-            if "source" in block
-            else missing_key(at, "source")
-        )
+    if isinstance(source, dict):
+        return source
+    problems.append(
+        Problem((*at, "source"), WRONG_TYPE, f"expected an object {{type, ...}}, got {got(source)}")
+        if "source" in block
+        else missing_key(at, "source")
+    )
+    return None
+
+
+def _image(block: dict, at: tuple[Key, ...], problems: list[Problem]) -> dict | None:
+    source = _source(block, at, problems)
+    if source is None:
         return None
     kind = source.get("type")
     size = None
@@ -127,13 +139,8 @@ def _document(block: dict, at: tuple[Key, ...], texts: list[str], images: list, 
     for key in ("title", "context"):
         if isinstance(block.get(key), str):
             texts.append(block[key])
-    source = block.get("source")
-    if not isinstance(source, dict):
-        problems.append(
-            Problem((*at, "source"), WRONG_TYPE, f"expected an object {{type, ...}}, got {got(source)}")
-            if "source" in block
-            else missing_key(at, "source")
-        )
+    source = _source(block, at, problems)
+    if source is None:
         return
     kind = source.get("type")
     if kind == "text":
@@ -180,20 +187,7 @@ def _blocks(
         kind = block["type"]
         type_at = (*block_at, "type")
         if kind not in allowed:
-            if isinstance(kind, str) and kind in NOT_COUNTED:
-                problems.append(
-                    Problem(
-                        type_at,
-                        NOT_TEXT,
-                        f"a content block of type {json_text(kind)} is not counted by this mode (text, images, text documents, tool use and results, thinking only); give it a budget of its own",
-                    )
-                )
-            elif isinstance(kind, str) and kind in BLOCK_KEYS:
-                problems.append(
-                    Problem(type_at, NOT_TEXT, f"{what} cannot have a block of type {json_text(kind)} (allowed: {', '.join(allowed)})")
-                )
-            else:
-                problems.append(unknown_type(type_at, kind, allowed, tuple(BLOCK_KEYS)))
+            problems.append(type_not_allowed(type_at, kind, allowed, tuple(BLOCK_KEYS), "block", what, _NOT_COUNTED))
             continue
         kinds.append(kind)
         problems.extend(unknown_keys(block, block_at, BLOCK_KEYS[kind]))

@@ -23,6 +23,7 @@ from typing import Callable, Iterator
 from ...._shared.shape import missing_key
 from ...._base.values import (
     INVALID_VALUE,
+    NOT_TEXT,
     WRONG_TYPE,
     Invalid,
     Key,
@@ -112,6 +113,29 @@ def unknown_type(type_at: tuple[Key, ...], kind: object, allowed: tuple[str, ...
     return Problem(
         type_at, INVALID_VALUE if isinstance(kind, str) else WRONG_TYPE, f"expected one of {', '.join(allowed)}, got {preview(kind)}{hint}"
     )
+
+
+def type_not_allowed(
+    type_at: tuple[Key, ...],
+    kind: object,
+    allowed: tuple[str, ...],
+    known: tuple[str, ...],
+    noun: str,
+    where: str,
+    not_counted: tuple[tuple[str, ...], str],
+    renamed: tuple[tuple[str, ...], str] = ((), ""),
+) -> Problem:
+    """The problem of a ``noun`` (block, part) whose type is not allowed in ``where``, most telling
+    first: a type this mode does not count (``not_counted``: the types and why), one the format
+    knows but not here, another format's name for a type (``renamed``: the types and the hint), or
+    one the format does not know at all."""
+    if isinstance(kind, str) and kind in not_counted[0]:
+        return Problem(type_at, NOT_TEXT, f"a content {noun} of type {json_text(kind)} {not_counted[1]}")
+    if isinstance(kind, str) and kind in known:
+        return Problem(type_at, NOT_TEXT, f"{where} cannot have a {noun} of type {json_text(kind)} (allowed: {', '.join(allowed)})")
+    if isinstance(kind, str) and kind in renamed[0]:
+        return Problem(type_at, INVALID_VALUE, f"expected one of {', '.join(allowed)}, got {json_text(kind)}: {renamed[1]}")
+    return unknown_type(type_at, kind, allowed, known)
 
 
 def an_object(item: object, at: tuple[Key, ...], problems: list[Problem]) -> dict | None:

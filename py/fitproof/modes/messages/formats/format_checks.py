@@ -12,6 +12,7 @@ from typing import Any
 from ...._shared import checks as _checks
 from ....tokenizers import resolve
 from .. import chat_checks as chat
+from .. import clearing_checks
 from ..images import data_url_size
 
 _NOT_SENT = ("pinned",)
@@ -100,6 +101,7 @@ class History(chat.History):
 
     def __init__(self, data: dict, result: Mapping[str, Any], fmt: str) -> None:  # noqa: C901 (one reading, in order)
         self.fmt = fmt
+        self.data = data
         key = "input" if fmt == "responses" and "input" in data else "messages"
         self.messages = messages = data[key]
         self.limit = _checks.raw_number(data["limit"])
@@ -174,6 +176,17 @@ class History(chat.History):
         )
         self.tools_tokens = self._tools(data.get("tools") or [])
         self.priming = chat.REPLY_PRIMING + self.system_tokens
+        self.original = self.previous_messages = messages
+        self.derived = None
+        if clearing_checks.given(data):  # the cleared results replayed: the items as sent
+            self.derived = clearing_checks.Derived(self)
+            for index, copy in self.derived.copies.items():
+                texts, images = [], []
+                self._texts_of(copy, texts, images)
+                self.texts[index] = (texts, images)
+            self.messages = [self.derived.copies.get(index, item) for index, item in enumerate(messages)]
+            self._costs = {}
+            clearing_checks.summary_of(self)
         self.pinned_need = self.priming + self.tools_tokens + sum(self.cost(index) for index in range(total) if self.pinned[index])
         self.live_need = sum(self.cost(index) for index in range(total) if self.live[index])
         # Strategy stable is the chat format's alone (its reader refuses it in these formats): the walk is the rule's.
@@ -205,6 +218,20 @@ class History(chat.History):
             if tool.get("type") != "function"
         )
         return chat.tools_recount(functions, self.tokenizer, self.count) + others
+
+    def _texts_of(self, item: dict, texts: list[str], images: list[int]) -> str:
+        """An item's texts and images (appended); its role word."""
+        if self.fmt == "anthropic":
+            _anthropic_texts(item["content"], texts, images)
+            content = item["content"]
+            return "user" if isinstance(content, list) and any(block["type"] == "tool_result" for block in content) else item["role"]
+        return _responses_texts(item, texts, images)
+
+    def recount_of(self, item: dict) -> int:
+        texts: list[str] = []
+        images: list[int] = []
+        word = self._texts_of(item, texts, images)
+        return 3 + self.count(word) + sum(map(self.count, texts)) + sum(images)
 
     def cost(self, index: int) -> int:  # (count: the chat History's)
         if index not in self._costs:
@@ -289,7 +316,8 @@ CHECKS = (
 
 def verify(data: dict, result: Mapping[str, Any], fmt: str) -> list[_checks.Check]:
     history = History(data, result, fmt)
-    return [_checks.verdict_of(name, check, history) for name, check in CHECKS]
+    checks = CHECKS + (clearing_checks.CHECKS if clearing_checks.given(data) else ())
+    return [_checks.verdict_of(name, check, history) for name, check in checks]
 
 
 __all__ = ["verify"]

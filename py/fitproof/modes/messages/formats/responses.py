@@ -39,7 +39,7 @@ from ...._shared.shape import missing_key
 from ..images import DETAILS
 from ..accounting import image_cost
 from ..pairing import Record
-from .common import an_object, read_pinned, read_tool_list, record, typed_elements, unknown_type
+from .common import an_object, read_pinned, read_tool_list, record, type_not_allowed, typed_elements
 
 NAME = "responses"
 DEFAULT_TOKENIZER = "o200k_base"
@@ -84,6 +84,14 @@ PART_KEYS = {
     "output_text": ("type", "text", "annotations", "logprobs"),
     "refusal": ("type", "refusal"),
 }
+_NOT_COUNTED = (
+    ("input_file", "input_audio"),
+    "is a file, which this mode does not count (text and images only); give it a budget of its own",
+)
+_RENAMED = (
+    ("text", "image_url"),
+    'the Responses format names a text part "input_text" ("output_text" in a reply) and an image "input_image"',
+)
 PARTS_BY_ROLE = {
     "user": ("input_text", "input_image"),
     "system": ("input_text",),
@@ -102,28 +110,7 @@ def _parts(value: object, at: tuple[Key, ...], allowed: tuple[str, ...], texts: 
         kind = part["type"]
         type_at = (*part_at, "type")
         if kind not in allowed:
-            if kind in ("input_file", "input_audio"):
-                problems.append(
-                    Problem(
-                        type_at,
-                        NOT_TEXT,
-                        f"a content part of type {json_text(kind)} is a file, which this mode does not count (text and images only); give it a budget of its own",
-                    )
-                )
-            elif isinstance(kind, str) and kind in PART_KEYS:
-                problems.append(
-                    Problem(type_at, NOT_TEXT, f"this item cannot have a part of type {json_text(kind)} (allowed: {', '.join(allowed)})")
-                )
-            elif kind in ("text", "image_url"):
-                problems.append(
-                    Problem(
-                        type_at,
-                        INVALID_VALUE,
-                        f'expected one of {", ".join(allowed)}, got {json_text(kind)}: the Responses format names a text part "input_text" ("output_text" in a reply) and an image "input_image"',
-                    )
-                )
-            else:
-                problems.append(unknown_type(type_at, kind, allowed, tuple(PART_KEYS)))
+            problems.append(type_not_allowed(type_at, kind, allowed, tuple(PART_KEYS), "part", "this item", _NOT_COUNTED, _RENAMED))
             continue
         problems.extend(unknown_keys(part, part_at, PART_KEYS[kind]))
         if kind == "input_image":
