@@ -48,14 +48,14 @@ class PieceIndex:
                 head *= 2
         self.prefixes = frozenset(prefixes)
         self.heads: dict[str, tuple[tuple[int, ...], bool]] = {}
-        for head, (lengths, more) in heads.items():
-            if len(head) >= 32 and len(lengths) > WIDE:
+        for beginning, (lengths, more) in heads.items():
+            if len(beginning) >= 32 and len(lengths) > WIDE:
                 raise TokenizerFileError(
-                    f"{where}: {what}: {len(lengths)} pieces of different lengths between {len(head) + 1} and {2 * len(head)} "
-                    f"characters begin with the same {len(head)} characters {_cut(head)} (at most {WIDE} may: each would be "
+                    f"{where}: {what}: {len(lengths)} pieces of different lengths between {len(beginning) + 1} and {2 * len(beginning)} "
+                    f"characters begin with the same {len(beginning)} characters {_cut(beginning)} (at most {WIDE} may: each would be "
                     "looked up at every place such text is met)"
                 )
-            self.heads[head] = (tuple(sorted(lengths)), more[0])
+            self.heads[beginning] = (tuple(sorted(lengths)), more[0])
 
     def longer(self, text: str, start: int, pieces: Container[str]) -> list[int]:
         """The ends of the pieces (those in ``pieces``) longer than ``short`` that begin at ``start``."""
