@@ -13,7 +13,9 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import FIXTURES
+from fitproof import evaluate
 from fitproof._envelope import check_text
+from lesson_text import pattern, said
 from test_page import open_page
 
 ROOT = FIXTURES.parent
@@ -105,8 +107,21 @@ def answer_step(page, step, why=True):
         result = page.locator("[data-testid=why-result]")
         expect(result).to_have_attribute("data-pass", "true")
         expect(result).to_have_attribute("data-answered", "done")
-        expect(result).to_contain_text(step["why"]["options"][right]["explain"])
+        expect(result).to_contain_text(pattern(step["why"]["options"][right]["explain"], evaluate(step["input"])))
     expect(page.locator("[data-testid=lesson-progress]")).to_have_attribute("data-step-done", "true")
+
+
+SHOWN_NUMBERS = """() => [...document.querySelectorAll('#lesson span.lesson-number')]
+  .filter((span) => span.offsetParent !== null).map((span) => [span.dataset.fill, span.textContent])"""
+
+
+def assert_numbers_are_the_report_s(page, data):
+    """Every number in the step's text on screen is the package's report's for ``data``."""
+    report = evaluate(data)
+    page.wait_for_function(f"() => ({SHOWN_NUMBERS})().every(([path, text]) => text !== '…')")
+    for path, text in page.evaluate(SHOWN_NUMBERS):
+        expected = said(report, path)
+        assert text == expected or (expected is None and text), (path, text, expected)
 
 
 def with_value(data, path, value):
@@ -131,6 +146,7 @@ def drag_by_keyboard(page, step):
     expected = summary_of(with_value(step["input"], spec["path"], moved))
     expect(page.locator("[data-testid=lesson-explore-result]")).to_have_text(f"→ {expected}")
     expect(page.locator("[data-testid=summary]")).to_have_text(expected)
+    assert_numbers_are_the_report_s(page, with_value(step["input"], spec["path"], moved))
 
 
 def test_every_lesson_is_completed_by_keyboard_alone_and_axe_finds_nothing(lessons_page):
@@ -142,6 +158,7 @@ def test_every_lesson_is_completed_by_keyboard_alone_and_axe_finds_nothing(lesso
         for number, step in enumerate(lesson["steps"], 1):
             expect(page.locator(f"[data-testid=lesson-step][data-step='{number}']")).to_be_visible()
             answer_step(page, step)
+            assert_numbers_are_the_report_s(page, step["input"])
             if "explore" in step:
                 drag_by_keyboard(page, step)
             found += [(key, number, *violation) for violation in axe_violations(page)]

@@ -14,6 +14,7 @@ import { setStep } from "./items.js";
 import { stopPlay } from "./steps.js";
 import { offerRestore } from "./examples.js";
 import { onReportShown } from "./check.js";
+import { fillNumbers, noteReport, prose } from "./lesson-numbers.js";
 import { isAnswered, needsClaim, renderClaim, renderWhy, revealResult, waitingForClaim, wireAnswers } from "./lesson-answer.js";
 
 // Loaded with lesson.json, not before: the first visit's module graph (which the first report
@@ -67,9 +68,13 @@ function useLesson(lesson) {
     article.dataset.testid = "lesson-step";
     article.dataset.step = String(index + 1);
     article.hidden = index + 1 !== state.lesson.step;
-    for (const paragraph of step.text) article.append(el("p", "", paragraph));
+    for (const paragraph of step.text) {
+      const node = el("p");
+      node.append(...prose(paragraph));
+      article.append(node);
+    }
     const task = el("p", "lesson-do");
-    task.append(el("strong", "", "Do: "), step.do);
+    task.append(el("strong", "", "Do: "), ...prose(step.do));
     article.append(task);
     return article;
   }));
@@ -177,6 +182,7 @@ export function showStep(number, { load = true, seen = load } = {}) {
   if (seen && !needsClaim(step) && !step.why) progress.markDone(state.lesson.id, at);
   renderProgress();
   revealResult();
+  fillNumbers();
 }
 
 // ---------------------------------------------------------------- progress
@@ -234,7 +240,7 @@ async function renderExplore(step, at) {
     runCheck();
   });
   const line = el("p");
-  line.append(el("strong", "", "Try it: "), spec.before, number, spec.after);
+  line.append(el("strong", "", "Try it: "), ...prose(spec.before), number, ...prose(spec.after));
   const result = el("output", "explore-result", "");
   result.id = "lesson-explore-result";
   result.dataset.testid = "lesson-explore-result";
@@ -245,7 +251,8 @@ async function renderExplore(step, at) {
 
 let shownSummary = null;  // the newest report's summary (the explore line may be drawn after it)
 
-onReportShown((report) => {
+onReportShown((report, text) => {
+  noteReport(report, text);
   shownSummary = report ? report.summary : null;
   const result = document.getElementById("lesson-explore-result");
   if (result && report) result.textContent = `→ ${report.summary}`;
