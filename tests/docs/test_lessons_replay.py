@@ -12,6 +12,7 @@ import pytest
 from conftest import FIXTURES
 from fitproof import count_tokens, evaluate
 from fitproof._evaluation.claims import LIST_KEY
+from lesson_text import PLACEHOLDER
 
 WEB = FIXTURES.parent / "web"
 FIRST = json.loads((WEB / "lesson.json").read_text(encoding="utf-8"))
@@ -143,3 +144,34 @@ def test_every_value_a_number_can_be_dragged_to_is_a_valid_input(key, number, st
         place[spec["path"][-1]] = value
         report = evaluate(data)
         assert "errors" not in report, (value, report.get("errors"))
+
+
+def shown_length(text):
+    """A text's length as the page shows it, a placeholder counted as a two-digit number."""
+    return len(PLACEHOLDER.sub("00", text))
+
+
+def giveaways(whys):
+    """How the right answers could be found without reading: one place for most of them (or a
+    place never used), or being the longest in more than a third of the questions."""
+    found = []
+    places = [[option["right"] for option in options].index(True) for options in whys]
+    if set(places) != set(range(min(len(options) for options in whys))) or max(map(places.count, places)) > len(places) // 2:
+        found.append(f"the right answers' places: {places}")
+    longest = [max(options, key=lambda option: shown_length(option["text"]))["right"] for options in whys]
+    if longest.count(True) > len(whys) // 3:
+        found.append(f"the right answer is the longest in {longest.count(True)} of {len(whys)}")
+    return found
+
+
+def test_the_right_answer_is_not_found_by_its_place_or_its_length():
+    """The options are shown in their order in the file: the right one moves between questions
+    (every place used, none holding half of them), and is the longest in at most a third."""
+    assert giveaways([step["why"]["options"] for _, _, step in WHYS]) == []
+
+
+def test_a_right_answer_always_in_one_place_or_always_the_longest_is_caught():
+    first = [[{"right": i == 0, "text": "x" * (9 - i)} for i in range(3)] for _ in range(6)]
+    assert len(giveaways(first)) == 2
+    moved = [options[k:] + options[:k] for k, options in zip([0, 1, 2, 0, 1, 2], first)]
+    assert giveaways(moved) == ["the right answer is the longest in 6 of 6"]
