@@ -136,6 +136,8 @@ def test_every_value_a_number_can_be_dragged_to_is_a_valid_input(key, number, st
     spec = step["explore"]
     assert spec["label"] and spec["before"] is not None and spec["after"] is not None
     assert spec["min"] <= at(step["input"], ".".join(map(str, spec["path"]))) <= spec["max"]
+    own = evaluate(step["input"])
+    changed = False  # the step is done once the number moved until the rule's choice changed: it can
     for value in range(spec["min"], spec["max"] + 1, spec["step"]):
         data = json.loads(json.dumps(step["input"]))
         place = data
@@ -144,6 +146,19 @@ def test_every_value_a_number_can_be_dragged_to_is_a_valid_input(key, number, st
         place[spec["path"][-1]] = value
         report = evaluate(data)
         assert "errors" not in report, (value, report.get("errors"))
+        field = LIST_KEY[data.get("mode", "relevance")]
+        changed = changed or (report["pass"], report[field]) != (own["pass"], own[field])
+    assert changed, "no value in the range changes the rule's choice"
+
+
+REFUSALS = [(key, number, step) for key, number, step in STEPS if "refuse" in step]
+
+
+@pytest.mark.parametrize("key, number, step", REFUSALS, ids=[f"{k}-{n}" for k, n, _ in REFUSALS])
+def test_a_claim_the_step_asks_the_checker_to_refuse_is_refused(key, number, step):
+    field = LIST_KEY[step["input"].get("mode", "relevance")]
+    assert set(step["refuse"]) <= set(choice_values(step))
+    assert evaluate({**step["input"], "claim": {field: step["refuse"]}})["claim"]["pass"] is False
 
 
 def shown_length(text):

@@ -8,16 +8,12 @@ import { $, el } from "./dom.js";
 import { state } from "./state.js";
 import * as python from "./python.js";
 import { prose } from "./lesson-numbers.js";
+import { show } from "./lesson-tasks.js";
 
 // What lesson.js does once the learner answered (the number to drag, the step's progress).
 let answered = () => {};
 
 export const needsClaim = (step) => Boolean(step.claim || step.predict);
-
-// Both questions of the step answered: its prediction checked, its "why" answered right.
-export function isAnswered(step, at) {
-  return (!needsClaim(step) || claimOf(at).checked) && (!step.why || whyOf(at).right);
-}
 
 // ---------------------------------------------------------------- predict and check
 function claimOf(at) {
@@ -84,6 +80,8 @@ async function checkClaim() {
   if (state.lesson.step !== at || state.lesson.id !== id) return;  // the learner moved on meanwhile
   claim.checked = true;
   claim.shown = { selected, claim: report.claim, rule: report[field] };
+  // Shown: a prediction that holds (a step with `refuse` asks for a claim the checker refuses).
+  if (step.refuse ? !report.claim.pass : report.claim.pass) show(at, step.refuse ? "refused" : "claim");
   showVerdict(claim.shown);
   revealResult();
   renderWhy(step, at);
@@ -171,6 +169,7 @@ async function answerWhy() {
   const why = whyOf(at);
   why.chosen = index;
   why.right = why.right || option.right;
+  if (option.right) show(at, "why");
   why.shown = { index, failures: null };
   showWhy(step, why.shown);
   if (option.claim) {  // the misconception, as a claim the package judges: its failures in its own words

@@ -15,7 +15,9 @@ import { stopPlay } from "./steps.js";
 import { offerRestore } from "./examples.js";
 import { onReportShown } from "./check.js";
 import { fillNumbers, noteReport, prose } from "./lesson-numbers.js";
-import { isAnswered, needsClaim, renderClaim, renderWhy, revealResult, waitingForClaim, wireAnswers } from "./lesson-answer.js";
+import { forgetShown, hasShown, isShown, show, taskLine, tasksOf } from "./lesson-tasks.js";
+import { said } from "../common/modes.js";
+import { needsClaim, renderClaim, renderWhy, revealResult, waitingForClaim, wireAnswers } from "./lesson-answer.js";
 
 // Loaded with lesson.json, not before: the first visit's module graph (which the first report
 // waits for) stays what it was. drag-number.js comes when a step has a number to drag.
@@ -62,6 +64,7 @@ function useLesson(lesson) {
   state.lesson.steps = lesson.steps;
   state.lesson.claims = {};
   state.lesson.whys = {};
+  forgetShown();
   const box = $("lesson-steps");
   box.replaceChildren(...lesson.steps.map((step, index) => {
     const article = el("article", "lesson-step");
@@ -178,17 +181,17 @@ export function showStep(number, { load = true, seen = load } = {}) {
       setStep(null, { smooth: false });
     }
   }
-  // A step with nothing to answer is done once seen.
-  if (seen && !needsClaim(step) && !step.why) progress.markDone(state.lesson.id, at);
+  // A step that asks nothing is done once seen; any other once its idea was shown (lesson-tasks.js).
+  if (seen && !tasksOf(step).length) progress.markDone(state.lesson.id, at);
   renderProgress();
   revealResult();
   fillNumbers();
 }
 
 // ---------------------------------------------------------------- progress
-// A step is done when its prediction was checked and its "why" answered right (kept by progress.js).
+// A step is done once the learner showed its idea (lesson-tasks.js; kept by progress.js).
 function settle(step, at) {
-  if (isAnswered(step, at)) progress.markDone(state.lesson.id, at);
+  if (isShown(step, at)) progress.markDone(state.lesson.id, at);
   renderProgress();
 }
 
@@ -199,12 +202,16 @@ function renderProgress() {
   const line = $("lesson-progress");
   line.dataset.done = String(done.length);
   line.dataset.stepDone = String(here);
-  line.textContent = `${here ? "✓ This step is done. " : ""}${done.length} of ${steps} steps of this lesson done${done.length === steps ? ": the whole lesson." : "."}`;
+  const step = state.lesson.steps[state.lesson.step - 1];
+  const tasks = step ? taskLine(step, state.lesson.step) : "";
+  const head = here ? "✓ This step is done" : tasks ? "To show in this step" : "";
+  line.textContent = `${head}${tasks ? `: ${tasks}` : ""}${head ? ". " : ""}${done.length} of ${steps} steps of this lesson done${done.length === steps ? ": the whole lesson." : "."}`;
   renderPicker();
 }
 
 function restart() {
   progress.forget(state.lesson.id);
+  forgetShown();
   state.lesson.claims = {};
   state.lesson.whys = {};
   showStep(1, { seen: false });
@@ -251,8 +258,30 @@ async function renderExplore(step, at) {
 
 let shownSummary = null;  // the newest report's summary (the explore line may be drawn after it)
 
+// The rule's choice for each input text checked (as JSON): a dragged number has shown the step's
+// idea once the choice (or the pass) differs from the step's own input's.
+const choices = new Map();
+const choiceOf = (report) => JSON.stringify([report.pass, said(report, "kept")]);
+const canonical = (text) => {
+  try {
+    return JSON.stringify(JSON.parse(text));
+  } catch {
+    return null;
+  }
+};
+
 onReportShown((report, text) => {
   noteReport(report, text);
+  if (report) {
+    choices.set(canonical(text), choiceOf(report));
+    const at = state.lesson.step;
+    const step = state.lesson.steps[at - 1];
+    const own = step && choices.get(JSON.stringify(step.input));
+    if (state.view === "lesson" && step?.explore && own && own !== choiceOf(report) && !hasShown(at, "explore")) {
+      show(at, "explore");
+      settle(step, at);
+    }
+  }
   shownSummary = report ? report.summary : null;
   const result = document.getElementById("lesson-explore-result");
   if (result && report) result.textContent = `→ ${report.summary}`;
@@ -299,6 +328,14 @@ async function renderTokens(step) {
 }
 
 export function wireLesson() {
+  // The step-through reached its last decision (items.js): a step about the decisions is shown.
+  document.addEventListener("fitproof:last-decision", () => {
+    const at = state.lesson.step;
+    const step = state.lesson.steps[at - 1];
+    if (state.view !== "lesson" || !step || !tasksOf(step).includes("decisions")) return;
+    show(at, "decisions");
+    settle(step, at);
+  });
   $("lesson-next").addEventListener("click", () => {
     if (state.lesson.step >= state.lesson.steps.length) setView("tool");
     else showStep(state.lesson.step + 1);
