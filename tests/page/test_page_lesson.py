@@ -140,9 +140,9 @@ def test_a_wrong_prediction_is_told_the_packages_failure_before_the_rules_choice
     assert not claim["pass"] and claim["failures"]
     failures = page.locator("[data-testid=claim-failure]").all_inner_texts()
     assert failures == [f"{failure['check']}: {failure['detail']}" for failure in claim["failures"]]
-    assert "the claimed items cost 9 tokens (A 4 + B 5), over the budget of 7 by 2" in result.inner_text()
+    assert "the claimed items cost 11 tokens (A 5 + B 6), over the budget of 9 by 2" in result.inner_text()
     # Now the rule's own choice.
-    expect(page.locator("[data-testid=summary]")).to_have_text("Selected A, C within 7 tokens.")
+    expect(page.locator("[data-testid=summary]")).to_have_text("Selected A, C within 9 tokens.")
     expect(page.locator("[data-testid=budget-bar]")).to_be_visible()
 
 
@@ -156,7 +156,7 @@ def test_a_right_prediction_holds(page):
     press(page, set())  # claiming nothing: C and A fit but are not claimed
     page.click("[data-testid=claim-check]")
     expect(result).to_have_attribute("data-pass", "false")
-    expect(result).to_contain_text("A fits the 7 tokens that remain (it needs 4) but is not claimed")
+    expect(result).to_contain_text("A fits the 9 tokens that remain (it needs 5) but is not claimed")
 
 
 def test_the_verdict_is_pythons_even_when_the_page_claims_otherwise(page):
@@ -189,15 +189,15 @@ def test_every_check_opens_to_what_it_re_derived_with_the_numbers(page):
     expect(details).to_have_count(2)
     expect(details.nth(0)).to_be_visible()  # open on this step
     assert (
-        details.nth(0).inner_text() == "Re-added the kept items' costs from the input: 4 + 3 = 7 ≤ 7 (the budget), leaving 0, as reported."
+        details.nth(0).inner_text() == "Re-added the kept items' costs from the input: 5 + 4 = 9 ≤ 9 (the budget), leaving 0, as reported."
     )
-    assert "A 4 ≤ 7 left: kept; B 5 > 3 left: left out; C 3 ≤ 3 left: kept" in details.nth(1).inner_text()
+    assert "A 5 ≤ 9 left: kept; B 6 > 4 left: left out; C 4 ≤ 4 left: kept" in details.nth(1).inner_text()
     assert "A (relevance 9), B (relevance 8), C (relevance 7)" in details.nth(1).inner_text()
     # A claim that breaks one: over the budget.
     press(page, {"A", "B"})
     page.click("[data-testid=claim-check]")
     expect(page.locator("[data-testid=claim-failure]").first).to_have_text(
-        "within budget: the claimed items cost 9 tokens (A 4 + B 5), over the budget of 7 by 2"
+        "within budget: the claimed items cost 11 tokens (A 5 + B 6), over the budget of 9 by 2"
     )
 
 
