@@ -190,3 +190,20 @@ def test_a_right_answer_always_in_one_place_or_always_the_longest_is_caught():
     assert len(giveaways(first)) == 2
     moved = [options[k:] + options[:k] for k, options in zip([0, 1, 2, 0, 1, 2], first)]
     assert giveaways(moved) == ["the right answer is the longest in 6 of 6"]
+
+
+NEWEST = [(key, number, step) for key, number, step in STEPS if "newest" in step]
+
+
+@pytest.mark.parametrize("key, number, step", NEWEST, ids=[f"{k}-{n}" for k, n, _ in NEWEST])
+def test_the_natural_wrong_guess_is_told_the_first_failure_in_the_lesson_s_words(key, number, step):
+    """What plain trimming sends is the guess a learner of strategy stable makes first: its
+    verdict names the stable rule (the watermark's cut, or the cut kept), never a reason the
+    guess does not break."""
+    report = evaluate({**step["input"], "claim": {"kept": step["newest"]["kept"]}})
+    assert report["claim"]["pass"] is False
+    (failure,) = [failure for failure in report["claim"]["failures"] if failure["check"] == "follows the rule"]
+    assert "strategy stable" in failure["detail"], failure
+    assert "user turn" not in failure["detail"], failure
+    if evaluate(step["input"])["cut_from"] == "low_watermark":
+        assert f"{evaluate(step['input'])['walk_limit']} tokens" in failure["detail"]
