@@ -197,7 +197,7 @@ def test_every_check_opens_to_what_it_re_derived_with_the_numbers(page):
     press(page, {"A", "B"})
     page.click("[data-testid=claim-check]")
     expect(page.locator("[data-testid=claim-failure]").first).to_have_text(
-        "within budget: the claimed items cost 11 tokens (A 5 + B 6), over the budget of 9 by 2"
+        "token budget: the claimed items cost 11 tokens (A 5 + B 6), over the budget of 9 by 2"
     )
 
 
@@ -287,10 +287,15 @@ def test_the_last_step_shows_each_items_tokens_with_their_ids(page):
         assert chips == [" ".join(map(str, segment["ids"])) for segment in view["segments"]]
     text = page.inner_text("[data-testid=lesson-step][data-step='5']")
     assert "does not prove" in text and "relevance scores" in text and "token counts" in text and "best one" in text
-    page.click("[data-testid=lesson-next]")  # the last step's Next opens the tool
-    expect(page.locator("main > .editor")).to_be_visible()
-    expect(page.locator("[data-testid=lesson]")).to_be_hidden()
-    page.click("[data-testid=show-lesson]")
+    # The last step's Next opens the next lesson, not the tool.
+    expect(page.locator("[data-testid=lesson-next]")).to_have_text("Next lesson: Chat histories ▶")
+    page.click("[data-testid=lesson-next]")
+    expect(page.locator("[data-testid=lesson-choice][data-lesson=chat]")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("#lesson-title")).to_have_text(
+        json.loads((ROOT / "web" / "lessons" / "chat.json").read_text())["steps"][0]["title"]
+    )
+    page.click("[data-testid=lesson-choice][data-lesson=relevance]")
+    expect(page.locator("[data-testid=lesson-step][data-step='1']")).to_be_visible()
 
 
 def test_a_share_link_of_an_example_opens_the_tool_with_its_name(page, browser):

@@ -260,6 +260,51 @@ def test_a_wrong_prediction_is_not_done_until_revised_and_next_stays_free(browse
         context.close()
 
 
+def test_on_a_phone_the_first_step_starts_on_the_first_screen(browser, site_url):
+    context, page, guard, problems = open_lessons(browser, site_url, PHONE)
+    try:
+        top = page.locator("[data-testid=lesson-step][data-step='1']").evaluate("n => n.getBoundingClientRect().top + window.scrollY")
+        assert top + 240 < PHONE["height"], top  # its first lines on the first screen (it was 990 px down)
+        expect(page.locator("[data-testid=lesson-choice]")).to_have_count(len(LESSONS))
+        assert problems == [] and guard.foreign == []
+    finally:
+        context.close()
+
+
+def test_a_reload_comes_back_to_the_step_and_the_tool_gets_the_focus(browser, site_url):
+    context, page, guard, problems = open_lessons(browser, site_url, WIDE)
+    try:
+        # The lesson screen has no input to edit, and its ready line does not ask for one.
+        expect(page.locator("[data-testid=status]")).to_have_attribute("data-state", "ready")
+        expect(page.locator("[data-testid=status]")).not_to_contain_text("edit the input")
+        choose_lesson(page, "chat")
+        tab_to(page, "[data-testid=lesson-next]")
+        page.keyboard.press("Enter")
+        expect(page.locator("[data-testid=lesson-step][data-step='2']")).to_be_visible()
+        page.reload()
+        page.wait_for_selector("[data-testid=summary][data-state=done]")
+        expect(page.locator("[data-testid=lesson-choice][data-lesson=chat]")).to_have_attribute("aria-pressed", "true")
+        expect(page.locator("[data-testid=lesson-step][data-step='2']")).to_be_visible()
+        # The step's own input is checked once Python is ready (a reload may start it anew).
+        expect(page.locator("[data-testid=summary]")).to_have_text(summary_of(LESSONS["chat"]["steps"][1]["input"]), timeout=120_000)
+        # "Edit this input in the tool": the focus is on the editor's heading, not the body.
+        tab_to(page, "[data-testid=lesson-edit]")
+        page.keyboard.press("Enter")
+        expect(page.locator("#input-heading")).to_be_focused()
+        expect(page.locator("[data-testid=status]")).to_contain_text("edit the input")
+        # The last lesson's last step opens the tool, with the same focus.
+        page.click("[data-testid=show-lesson]")
+        choose_lesson(page, "stable")
+        page.click("[data-testid=lesson-next]")
+        expect(page.locator("[data-testid=lesson-next]")).to_have_text("Open the tool ▶")
+        tab_to(page, "[data-testid=lesson-next]")
+        page.keyboard.press("Enter")
+        expect(page.locator("#input-heading")).to_be_focused()
+        assert problems == [] and guard.foreign == []
+    finally:
+        context.close()
+
+
 def test_progress_is_kept_across_a_reload_and_start_again_forgets_it(browser, site_url):
     context, page, guard, problems = open_lessons(browser, site_url, WIDE)
     try:

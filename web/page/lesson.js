@@ -17,6 +17,7 @@ import { onReportShown } from "./check.js";
 import { fillNumbers, noteReport, prose } from "./lesson-numbers.js";
 import { forgetShown, hasShown, isShown, show, taskLine, tasksOf } from "./lesson-tasks.js";
 import { said } from "../common/modes.js";
+import { sayReady } from "./status.js";
 import { needsClaim, renderClaim, renderWhy, revealResult, waitingForClaim, wireAnswers } from "./lesson-answer.js";
 
 // Loaded with lesson.json, not before: the first visit's module graph (which the first report
@@ -37,7 +38,12 @@ export async function loadLesson() {
   state.lesson.id = lesson.id;
   useLesson(lesson);
   renderPicker();
-  if (state.view === "lesson") showStep(state.lesson.step, { load: false });
+  if (state.view !== "lesson") return;
+  // Back where the learner was before a reload (progress.js keeps the lesson and the step).
+  const place = progress.place();
+  if (place && picker.some((entry) => entry.id === place.lesson) && (place.lesson !== lesson.id || place.step > 1)) {
+    await chooseLesson(place.lesson, place.step, { focus: false });
+  } else showStep(state.lesson.step, { load: false });
 }
 
 // Once Python is ready, the other lessons are fetched too (a few KB each), so that the page keeps
@@ -102,8 +108,8 @@ function renderPicker() {
   }));
 }
 
-async function chooseLesson(id) {
-  if (id === state.lesson.id && state.lesson.steps.length) {
+async function chooseLesson(id, step = 1, { focus = true } = {}) {
+  if (id === state.lesson.id && state.lesson.steps.length && step === 1) {
     showStep(state.lesson.step);
     return $("lesson-heading").focus();
   }
@@ -123,12 +129,12 @@ async function chooseLesson(id) {
   }
   delete box.dataset.loading;
   stopPlay();
-  state.lesson.step = 1;
+  state.lesson.step = Math.max(1, Math.min(lesson.steps.length, step));
   useLesson(lesson);
   renderPicker();
   if (state.view !== "lesson") setView("lesson");
-  showStep(1);
-  $("lesson-heading").focus();
+  showStep(state.lesson.step);
+  if (focus) $("lesson-heading").focus();
 }
 
 // The page's view: the lesson (with the result of its step) or the tool (editor and result).
@@ -141,7 +147,17 @@ export function setView(view) {
   state.lesson.openChecks = view === "lesson" && Boolean(state.lesson.steps[state.lesson.step - 1]?.openChecks);
   openChecks(state.lesson.openChecks);
   revealResult();
+  sayReady();
 }
+
+// From the lesson to the tool: the focus goes to the editor's heading, not the page's body.
+function openTool() {
+  setView("tool");
+  $("input-heading").focus();
+}
+
+// The lesson after this one in the picker, if any.
+const nextLesson = () => picker[picker.findIndex((entry) => entry.id === state.lesson.id) + 1] || null;
 
 // `load`: put the step's input in the editor and check it (not at start: index.html holds step 1's).
 // `seen`: the learner came to it (a step with nothing to answer is then done; not at start,
@@ -158,7 +174,9 @@ export function showStep(number, { load = true, seen = load } = {}) {
   $("lesson-where").textContent = `${named}, step ${at} of ${steps.length}:`;
   $("lesson-title").textContent = step.title;
   $("lesson-back").disabled = at === 1;
-  $("lesson-next").textContent = at === steps.length ? "Open the tool ▶" : "Next step ▶";
+  const following = nextLesson();
+  $("lesson-next").textContent = at < steps.length ? "Next step ▶" : following ? `Next lesson: ${following.title} ▶` : "Open the tool ▶";
+  if (load) progress.keepPlace(state.lesson.id, at, picker[0]?.id);
   state.lesson.openChecks = Boolean(step.openChecks) && state.view === "lesson";
   renderClaim(step, at);
   renderWhy(step, at);
@@ -337,15 +355,17 @@ export function wireLesson() {
     settle(step, at);
   });
   $("lesson-next").addEventListener("click", () => {
-    if (state.lesson.step >= state.lesson.steps.length) setView("tool");
-    else showStep(state.lesson.step + 1);
-    $("lesson-heading").focus({ preventScroll: false });
+    if (state.lesson.step < state.lesson.steps.length) {
+      showStep(state.lesson.step + 1);
+      $("lesson-heading").focus({ preventScroll: false });
+    } else if (nextLesson()) chooseLesson(nextLesson().id);
+    else openTool();
   });
   $("lesson-back").addEventListener("click", () => {
     showStep(state.lesson.step - 1);
     $("lesson-heading").focus({ preventScroll: false });
   });
-  $("lesson-edit").addEventListener("click", () => setView("tool"));
+  $("lesson-edit").addEventListener("click", openTool);
   $("lesson-restart").addEventListener("click", restart);
   $("show-lesson").addEventListener("click", () => {
     setView("lesson");

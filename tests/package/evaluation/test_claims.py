@@ -200,15 +200,15 @@ def test_many_unknown_ids_are_capped():
     assert len(found) == _claims.MAX_LISTED + 1 and found[-1]["detail"] == "and 10 more ids that are unknown or claimed twice"
 
 
-# ---------------------------------------------------------------- within budget
+# ---------------------------------------------------------------- token budget (the claim's)
 
 
 def test_within_budget_in_every_mode():
     assert failures(SEED, {"selected": ["A", "B"]})[0] == {
-        "check": "within budget",
+        "check": "token budget",
         "detail": "the claimed items cost 9 tokens (A 4 + B 5), over the budget of 7 by 2",
     }
-    assert kinds(REQUIRED, {"selected": ["contract", "recent", "older"]})[0] == ("within budget", None)
+    assert kinds(REQUIRED, {"selected": ["contract", "recent", "older"]})[0] == ("token budget", None)
     assert (
         failures(BLOCKS, {"included": ["ticket", "policy", "history"]})[0]["detail"]
         == "the claimed items cost 120 tokens (ticket 40 + policy 50 + history 30), over the budget of 100 by 20"
@@ -382,7 +382,7 @@ def test_overflow_the_rule_selects_nothing():
             "id": "extra",
         }
     ]
-    assert [f["check"] for f in failures(OVERFLOW, {"selected": ["policy", "ticket"]})] == ["within budget", "follows the rule"]
+    assert [f["check"] for f in failures(OVERFLOW, {"selected": ["policy", "ticket"]})] == ["token budget", "follows the rule"]
     pinned = {"mode": "messages", "limit": 12, "messages": HISTORY[:2]}
     report = judged(pinned, {"kept": []})
     assert report["claim"]["pass"] and not report["pass"]
@@ -554,7 +554,7 @@ def test_a_tampered_selection_cannot_make_its_claim_hold(monkeypatch):
     report = evaluate({**SEED, "claim": {"selected": ["A", "B"]}})
     assert report["selected"] == ["A", "B"]
     assert not report["claim"]["pass"] and not report["pass"]
-    assert [f["check"] for f in report["claim"]["failures"]] == ["within budget", "follows the rule"]
+    assert [f["check"] for f in report["claim"]["failures"]] == ["token budget", "follows the rule"]
     honest = evaluate({**SEED, "claim": {"selected": ["A", "C"]}})
     assert honest["claim"]["pass"]  # the judge replays from the input, not from the tampered trace
 
