@@ -207,3 +207,10 @@ def test_the_natural_wrong_guess_is_told_the_first_failure_in_the_lesson_s_words
     assert "user turn" not in failure["detail"], failure
     if evaluate(step["input"])["cut_from"] == "low_watermark":
         assert f"{evaluate(step['input'])['walk_limit']} tokens" in failure["detail"]
+
+
+def test_every_step_asks_the_learner_to_show_something():
+    """No step is done on arrival (web/page/lesson-tasks.js): each has a prediction, a "why", a
+    number to drag or decisions to step through."""
+    for key, number, step in STEPS:
+        assert step.get("focus") == "steps" or {"predict", "claim", "why", "explore", "refuse"} & set(step), (key, number)

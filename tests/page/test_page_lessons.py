@@ -192,6 +192,8 @@ def test_every_lesson_is_completed_by_keyboard_alone_and_axe_finds_nothing(lesso
         choose_lesson(page, key)
         for number, step in enumerate(lesson["steps"], 1):
             expect(page.locator(f"[data-testid=lesson-step][data-step='{number}']")).to_be_visible()
+            # Not done on arrival: every step asks something to show first.
+            expect(page.locator("[data-testid=lesson-progress]")).to_have_attribute("data-step-done", "false")
             answer_step(page, step)
             assert_numbers_are_the_report_s(page, step["input"])
             if "explore" in step:
