@@ -31,22 +31,28 @@ function inputText() {
 
 // The report built with the site for the default input (index.html's #first-report), until a
 // check answers: the first visit's step 1 is filled before Python has loaded.
+let first;  // {input, report}, read once (undefined: not yet read)
 function firstReport(text) {
-  const block = document.getElementById("first-report");
-  if (!block) return null;
-  try {
-    const data = JSON.parse(block.textContent);
-    if (JSON.stringify(data.input) === canonical(text)) return data.envelope.result || null;
-  } catch {
-    // no first report
+  if (first === undefined) {
+    first = null;
+    try {
+      const data = JSON.parse(document.getElementById("first-report").textContent);
+      first = { input: JSON.stringify(data.input), report: data.envelope.result || null };
+    } catch {
+      // no first report
+    }
   }
-  return null;
+  return first && first.input === canonical(text) ? first.report : null;
 }
 
+// The report for the input on screen, if known; remembered for the text it was worked out for.
+let known = { text: null, report: null };
 function reportNow() {
   const text = inputText();
-  if (current && canonical(current.text) === canonical(text)) return current.report;
-  return firstReport(text);
+  if (known.text === text) return known.report;
+  const report = current && canonical(current.text) === canonical(text) ? current.report : firstReport(text);
+  known = { text, report };
+  return report;
 }
 
 export function valueAt(report, path) {
@@ -109,5 +115,6 @@ export function fillNumbers() {
 export function noteReport(report, text) {
   if (!report) return;
   current = { report, text };
+  known = { text: null, report: null };
   fillNumbers();
 }

@@ -14,15 +14,17 @@ import { setStep } from "./items.js";
 import { stopPlay } from "./steps.js";
 import { offerRestore } from "./examples.js";
 import { onReportShown } from "./check.js";
-import { fillNumbers, noteReport, prose } from "./lesson-numbers.js";
-import { forgetShown, hasShown, isShown, show, taskLine, tasksOf } from "./lesson-tasks.js";
 import { said } from "../common/modes.js";
 import { sayReady } from "./status.js";
-import { needsClaim, renderClaim, renderWhy, revealResult, waitingForClaim, wireAnswers } from "./lesson-answer.js";
+import { needsClaim, renderClaim, renderWhy, revealResult, useHelpers, waitingForClaim, wireAnswers } from "./lesson-answer.js";
 
 // Loaded with lesson.json, not before: the first visit's module graph (which the first report
 // waits for) stays what it was. drag-number.js comes when a step has a number to drag.
+// So are lesson-numbers.js (the numbers in the prose) and lesson-tasks.js (what a step asks to show).
 let progress = null;
+let numbers = null;
+let tasks = null;
+let shownBefore = null;  // {report, text}: a report drawn before lesson-numbers.js came
 const dragging = () => import("./drag-number.js");
 
 const inputText = (step) => JSON.stringify(step.input, null, 2);
@@ -30,8 +32,14 @@ const lessons = {};  // id -> the lesson, as fetched
 let picker = [];  // lesson.json's list: {id, title, about}
 
 export async function loadLesson() {
-  const [response, module] = await Promise.all([fetch("lesson.json"), import("./progress.js")]);
+  const [response, module, numbersModule, tasksModule] = await Promise.all([
+    fetch("lesson.json"), import("./progress.js"), import("./lesson-numbers.js"), import("./lesson-tasks.js"),
+  ]);
   progress = module;
+  numbers = numbersModule;
+  tasks = tasksModule;
+  useHelpers({ prose: numbers.prose, show: tasks.show });
+  if (shownBefore) numbers.noteReport(shownBefore.report, shownBefore.text);
   const lesson = await response.json();
   lessons[lesson.id] = lesson;
   picker = lesson.lessons || [];
@@ -70,7 +78,7 @@ function useLesson(lesson) {
   state.lesson.steps = lesson.steps;
   state.lesson.claims = {};
   state.lesson.whys = {};
-  forgetShown();
+  tasks.forgetShown();
   const box = $("lesson-steps");
   box.replaceChildren(...lesson.steps.map((step, index) => {
     const article = el("article", "lesson-step");
@@ -79,11 +87,11 @@ function useLesson(lesson) {
     article.hidden = index + 1 !== state.lesson.step;
     for (const paragraph of step.text) {
       const node = el("p");
-      node.append(...prose(paragraph));
+      node.append(...numbers.prose(paragraph));
       article.append(node);
     }
     const task = el("p", "lesson-do");
-    task.append(el("strong", "", "Do: "), ...prose(step.do));
+    task.append(el("strong", "", "Do: "), ...numbers.prose(step.do));
     article.append(task);
     return article;
   }));
@@ -200,16 +208,16 @@ export function showStep(number, { load = true, seen = load } = {}) {
     }
   }
   // A step that asks nothing is done once seen; any other once its idea was shown (lesson-tasks.js).
-  if (seen && !tasksOf(step).length) progress.markDone(state.lesson.id, at);
+  if (seen && !tasks.tasksOf(step).length) progress.markDone(state.lesson.id, at);
   renderProgress();
   revealResult();
-  fillNumbers();
+  numbers.fillNumbers();
 }
 
 // ---------------------------------------------------------------- progress
 // A step is done once the learner showed its idea (lesson-tasks.js; kept by progress.js).
 function settle(step, at) {
-  if (isShown(step, at)) progress.markDone(state.lesson.id, at);
+  if (tasks.isShown(step, at)) progress.markDone(state.lesson.id, at);
   renderProgress();
 }
 
@@ -221,15 +229,15 @@ function renderProgress() {
   line.dataset.done = String(done.length);
   line.dataset.stepDone = String(here);
   const step = state.lesson.steps[state.lesson.step - 1];
-  const tasks = step ? taskLine(step, state.lesson.step) : "";
-  const head = here ? "✓ This step is done" : tasks ? "To show in this step" : "";
-  line.textContent = `${head}${tasks ? `: ${tasks}` : ""}${head ? ". " : ""}${done.length} of ${steps} steps of this lesson done${done.length === steps ? ": the whole lesson." : "."}`;
+  const todo = step ? tasks.taskLine(step, state.lesson.step) : "";
+  const head = here ? "✓ This step is done" : todo ? "To show in this step" : "";
+  line.textContent = `${head}${todo ? `: ${todo}` : ""}${head ? ". " : ""}${done.length} of ${steps} steps of this lesson done${done.length === steps ? ": the whole lesson." : "."}`;
   renderPicker();
 }
 
 function restart() {
   progress.forget(state.lesson.id);
-  forgetShown();
+  tasks.forgetShown();
   state.lesson.claims = {};
   state.lesson.whys = {};
   showStep(1, { seen: false });
@@ -265,7 +273,7 @@ async function renderExplore(step, at) {
     runCheck();
   });
   const line = el("p");
-  line.append(el("strong", "", "Try it: "), ...prose(spec.before), number, ...prose(spec.after));
+  line.append(el("strong", "", "Try it: "), ...numbers.prose(spec.before), number, ...numbers.prose(spec.after));
   const result = el("output", "explore-result", "");
   result.id = "lesson-explore-result";
   result.dataset.testid = "lesson-explore-result";
@@ -289,14 +297,15 @@ const canonical = (text) => {
 };
 
 onReportShown((report, text) => {
-  noteReport(report, text);
-  if (report) {
+  if (numbers) numbers.noteReport(report, text);
+  else if (report) shownBefore = { report, text };
+  if (report && tasks) {
     choices.set(canonical(text), choiceOf(report));
     const at = state.lesson.step;
     const step = state.lesson.steps[at - 1];
     const own = step && choices.get(JSON.stringify(step.input));
-    if (state.view === "lesson" && step?.explore && own && own !== choiceOf(report) && !hasShown(at, "explore")) {
-      show(at, "explore");
+    if (state.view === "lesson" && step?.explore && own && own !== choiceOf(report) && !tasks.hasShown(at, "explore")) {
+      tasks.show(at, "explore");
       settle(step, at);
     }
   }
@@ -350,8 +359,8 @@ export function wireLesson() {
   document.addEventListener("fitproof:last-decision", () => {
     const at = state.lesson.step;
     const step = state.lesson.steps[at - 1];
-    if (state.view !== "lesson" || !step || !tasksOf(step).includes("decisions")) return;
-    show(at, "decisions");
+    if (state.view !== "lesson" || !step || !tasks || !tasks.tasksOf(step).includes("decisions")) return;
+    tasks.show(at, "decisions");
     settle(step, at);
   });
   $("lesson-next").addEventListener("click", () => {
