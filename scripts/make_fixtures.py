@@ -1606,7 +1606,7 @@ claim_case(
     SEED,
     {"selected": ["A", "B"]},
     False,
-    [("within budget", None), ("follows the rule", "B")],
+    [("token budget", None), ("follows the rule", "B")],
     "the claimed items cost 9 tokens (A 4 + B 5), over the budget of 7 by 2",
     **{"pass": False},
 )
@@ -1696,7 +1696,7 @@ claim_case(
     {"mode": "required", "budget": 5, "items": [req("policy", 3, 1, True), req("ticket", 4, 5, True), req("extra", 1, 9)]},
     {"selected": ["policy", "ticket"]},
     False,
-    [("within budget", None), ("follows the rule", "ticket")],
+    [("token budget", None), ("follows the rule", "ticket")],
     "the claimed items cost 7 tokens (policy 3 + ticket 4), over the budget of 5 by 2",
 )
 claim_case(
@@ -1748,7 +1748,7 @@ claim_case(
     BLK,
     {"included": ["ticket", "policy", "history"], "used": 120},
     False,
-    [("within budget", None), ("follows the rule", "history")],
+    [("token budget", None), ("follows the rule", "history")],
     "the claimed items cost 120 tokens (ticket 40 + policy 50 + history 30), over the budget of 100 by 20",
 )
 claim_case(
@@ -1809,7 +1809,7 @@ claim_case(
     PSG,
     {"chosen": ["a", "b"]},
     False,
-    [("within budget", None), ("follows the rule", "a")],
+    [("token budget", None), ("follows the rule", "a")],
     "the prompt with the claimed passages counts 30 words, over the limit of 20 by 10",
 )
 claim_case(
@@ -1891,7 +1891,7 @@ claim_case(
     MSG,
     {"kept": [0, 2, 3, 4, 5, 6, 7]},
     False,
-    [("within budget", None), ("starts with user", 2), ("follows the rule", 2)],
+    [("token budget", None), ("starts with user", 2), ("follows the rule", 2)],
     f"the claimed messages and the reply priming count {SC_LIMIT + 1} estimated tokens, over the limit of {SC_LIMIT} by 1",
 )
 claim_case(

@@ -18,7 +18,7 @@ from ._selection import invalid_input_error
 
 @dataclass(frozen=True)
 class ClaimFailure:
-    """One promise the claim breaks: the ``check`` (``known ids``, ``within budget``, ``required
+    """One promise the claim breaks: the ``check`` (``known ids``, ``token budget``, ``required
     kept``, ``follows the rule``, ``no holes``, ``tool calls paired``, ``starts with user``,
     ``prompt matches``, ``used adds up``), what was found, and the item it is about: ``id``, or
     in mode ``messages`` the message's ``index`` (both None when it is about no one item)."""

@@ -66,7 +66,7 @@ def test_claim_from_standard_input_when_the_input_is_a_file(files):
     code, out, err = call(["check", files("in.json", INPUT), "--claim", "-"], '{"selected": ["A", "B"], "used": 9}')
     claim = json.loads(out)["result"]["claim"]
     assert code == 1 and err == ""
-    assert [failure["check"] for failure in claim["failures"]] == ["within budget", "follows the rule"]
+    assert [failure["check"] for failure in claim["failures"]] == ["token budget", "follows the rule"]
 
 
 def test_a_claim_from_a_terminal_is_reminded_how_to_end(files):
@@ -154,7 +154,7 @@ def test_jsonl_lines_carry_their_own_claims(files, jobs):
     assert [envelope["ok"] for envelope in envelopes] == [True, True, False, False]
     assert [envelope["input_line"] for envelope in envelopes] == [1, 2, 3, 4]
     assert envelopes[0]["result"]["claim"]["pass"] is True and "claim" not in envelopes[1]["result"]
-    assert envelopes[2]["result"]["claim"]["failures"][0]["check"] == "within budget"
+    assert envelopes[2]["result"]["claim"]["failures"][0]["check"] == "token budget"
     assert envelopes[3]["result"]["errors"][0]["path"] == "$.claim.selected[0]"
 
 
@@ -171,7 +171,7 @@ def test_text_shows_each_failure_of_a_failing_claim_first(files):
     assert out.startswith(
         "CLAIM FAILS  4 failures\n"
         '  known ids: "Z" is not an id of the input\n'
-        "  within budget: the claimed items cost 9 tokens (A 4 + B 5), over the budget of 7 by 2\n"
+        "  token budget: the claimed items cost 9 tokens (A 4 + B 5), over the budget of 7 by 2\n"
         "  follows the rule: B is claimed, but after A 3 tokens remain and B needs 5\n"
         "  used adds up: the claim says used 3, but the claimed costs add up to 9\n"
         "\n"

@@ -266,7 +266,7 @@ def test_check():
 def test_check_with_a_claim_gives_the_first_failure():
     text, structured = checked(session(), "check", {"input": RELEVANCE, "claim": {"selected": ["A", "B"]}})
     assert structured["pass"] is False and structured["report"]["claim"]["pass"] is False
-    assert structured["failure"].startswith("the claim fails the check 'within budget': the claimed items cost 9 tokens")
+    assert structured["failure"].startswith("the claim fails the check 'token budget': the claimed items cost 9 tokens")
     assert text.startswith("FAIL  The claim fails")
 
 

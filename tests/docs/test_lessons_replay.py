@@ -12,6 +12,7 @@ import pytest
 from conftest import FIXTURES
 from fitproof import count_tokens, evaluate
 from fitproof._evaluation.claims import LIST_KEY
+from lesson_text import PLACEHOLDER
 
 WEB = FIXTURES.parent / "web"
 FIRST = json.loads((WEB / "lesson.json").read_text(encoding="utf-8"))
@@ -135,6 +136,8 @@ def test_every_value_a_number_can_be_dragged_to_is_a_valid_input(key, number, st
     spec = step["explore"]
     assert spec["label"] and spec["before"] is not None and spec["after"] is not None
     assert spec["min"] <= at(step["input"], ".".join(map(str, spec["path"]))) <= spec["max"]
+    own = evaluate(step["input"])
+    changed = False  # the step is done once the number moved until the rule's choice changed: it can
     for value in range(spec["min"], spec["max"] + 1, spec["step"]):
         data = json.loads(json.dumps(step["input"]))
         place = data
@@ -143,3 +146,71 @@ def test_every_value_a_number_can_be_dragged_to_is_a_valid_input(key, number, st
         place[spec["path"][-1]] = value
         report = evaluate(data)
         assert "errors" not in report, (value, report.get("errors"))
+        field = LIST_KEY[data.get("mode", "relevance")]
+        changed = changed or (report["pass"], report[field]) != (own["pass"], own[field])
+    assert changed, "no value in the range changes the rule's choice"
+
+
+REFUSALS = [(key, number, step) for key, number, step in STEPS if "refuse" in step]
+
+
+@pytest.mark.parametrize("key, number, step", REFUSALS, ids=[f"{k}-{n}" for k, n, _ in REFUSALS])
+def test_a_claim_the_step_asks_the_checker_to_refuse_is_refused(key, number, step):
+    field = LIST_KEY[step["input"].get("mode", "relevance")]
+    assert set(step["refuse"]) <= set(choice_values(step))
+    assert evaluate({**step["input"], "claim": {field: step["refuse"]}})["claim"]["pass"] is False
+
+
+def shown_length(text):
+    """A text's length as the page shows it, a placeholder counted as a two-digit number."""
+    return len(PLACEHOLDER.sub("00", text))
+
+
+def giveaways(whys):
+    """How the right answers could be found without reading: one place for most of them (or a
+    place never used), or being the longest in more than a third of the questions."""
+    found = []
+    places = [[option["right"] for option in options].index(True) for options in whys]
+    if set(places) != set(range(min(len(options) for options in whys))) or max(map(places.count, places)) > len(places) // 2:
+        found.append(f"the right answers' places: {places}")
+    longest = [max(options, key=lambda option: shown_length(option["text"]))["right"] for options in whys]
+    if longest.count(True) > len(whys) // 3:
+        found.append(f"the right answer is the longest in {longest.count(True)} of {len(whys)}")
+    return found
+
+
+def test_the_right_answer_is_not_found_by_its_place_or_its_length():
+    """The options are shown in their order in the file: the right one moves between questions
+    (every place used, none holding half of them), and is the longest in at most a third."""
+    assert giveaways([step["why"]["options"] for _, _, step in WHYS]) == []
+
+
+def test_a_right_answer_always_in_one_place_or_always_the_longest_is_caught():
+    first = [[{"right": i == 0, "text": "x" * (9 - i)} for i in range(3)] for _ in range(6)]
+    assert len(giveaways(first)) == 2
+    moved = [options[k:] + options[:k] for k, options in zip([0, 1, 2, 0, 1, 2], first)]
+    assert giveaways(moved) == ["the right answer is the longest in 6 of 6"]
+
+
+NEWEST = [(key, number, step) for key, number, step in STEPS if "newest" in step]
+
+
+@pytest.mark.parametrize("key, number, step", NEWEST, ids=[f"{k}-{n}" for k, n, _ in NEWEST])
+def test_the_natural_wrong_guess_is_told_the_first_failure_in_the_lesson_s_words(key, number, step):
+    """What plain trimming sends is the guess a learner of strategy stable makes first: its
+    verdict names the stable rule (the watermark's cut, or the cut kept), never a reason the
+    guess does not break."""
+    report = evaluate({**step["input"], "claim": {"kept": step["newest"]["kept"]}})
+    assert report["claim"]["pass"] is False
+    (failure,) = [failure for failure in report["claim"]["failures"] if failure["check"] == "follows the rule"]
+    assert "strategy stable" in failure["detail"], failure
+    assert "user turn" not in failure["detail"], failure
+    if evaluate(step["input"])["cut_from"] == "low_watermark":
+        assert f"{evaluate(step['input'])['walk_limit']} tokens" in failure["detail"]
+
+
+def test_every_step_asks_the_learner_to_show_something():
+    """No step is done on arrival (web/page/lesson-tasks.js): each has a prediction, a "why", a
+    number to drag or decisions to step through."""
+    for key, number, step in STEPS:
+        assert step.get("focus") == "steps" or {"predict", "claim", "why", "explore", "refuse"} & set(step), (key, number)

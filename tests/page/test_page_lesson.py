@@ -140,9 +140,9 @@ def test_a_wrong_prediction_is_told_the_packages_failure_before_the_rules_choice
     assert not claim["pass"] and claim["failures"]
     failures = page.locator("[data-testid=claim-failure]").all_inner_texts()
     assert failures == [f"{failure['check']}: {failure['detail']}" for failure in claim["failures"]]
-    assert "the claimed items cost 9 tokens (A 4 + B 5), over the budget of 7 by 2" in result.inner_text()
+    assert "the claimed items cost 11 tokens (A 5 + B 6), over the budget of 9 by 2" in result.inner_text()
     # Now the rule's own choice.
-    expect(page.locator("[data-testid=summary]")).to_have_text("Selected A, C within 7 tokens.")
+    expect(page.locator("[data-testid=summary]")).to_have_text("Selected A, C within 9 tokens.")
     expect(page.locator("[data-testid=budget-bar]")).to_be_visible()
 
 
@@ -156,7 +156,7 @@ def test_a_right_prediction_holds(page):
     press(page, set())  # claiming nothing: C and A fit but are not claimed
     page.click("[data-testid=claim-check]")
     expect(result).to_have_attribute("data-pass", "false")
-    expect(result).to_contain_text("A fits the 7 tokens that remain (it needs 4) but is not claimed")
+    expect(result).to_contain_text("A fits the 9 tokens that remain (it needs 5) but is not claimed")
 
 
 def test_the_verdict_is_pythons_even_when_the_page_claims_otherwise(page):
@@ -189,15 +189,15 @@ def test_every_check_opens_to_what_it_re_derived_with_the_numbers(page):
     expect(details).to_have_count(2)
     expect(details.nth(0)).to_be_visible()  # open on this step
     assert (
-        details.nth(0).inner_text() == "Re-added the kept items' costs from the input: 4 + 3 = 7 ≤ 7 (the budget), leaving 0, as reported."
+        details.nth(0).inner_text() == "Re-added the kept items' costs from the input: 5 + 4 = 9 ≤ 9 (the budget), leaving 0, as reported."
     )
-    assert "A 4 ≤ 7 left: kept; B 5 > 3 left: left out; C 3 ≤ 3 left: kept" in details.nth(1).inner_text()
+    assert "A 5 ≤ 9 left: kept; B 6 > 4 left: left out; C 4 ≤ 4 left: kept" in details.nth(1).inner_text()
     assert "A (relevance 9), B (relevance 8), C (relevance 7)" in details.nth(1).inner_text()
     # A claim that breaks one: over the budget.
     press(page, {"A", "B"})
     page.click("[data-testid=claim-check]")
     expect(page.locator("[data-testid=claim-failure]").first).to_have_text(
-        "within budget: the claimed items cost 9 tokens (A 4 + B 5), over the budget of 7 by 2"
+        "token budget: the claimed items cost 11 tokens (A 5 + B 6), over the budget of 9 by 2"
     )
 
 
@@ -287,10 +287,15 @@ def test_the_last_step_shows_each_items_tokens_with_their_ids(page):
         assert chips == [" ".join(map(str, segment["ids"])) for segment in view["segments"]]
     text = page.inner_text("[data-testid=lesson-step][data-step='5']")
     assert "does not prove" in text and "relevance scores" in text and "token counts" in text and "best one" in text
-    page.click("[data-testid=lesson-next]")  # the last step's Next opens the tool
-    expect(page.locator("main > .editor")).to_be_visible()
-    expect(page.locator("[data-testid=lesson]")).to_be_hidden()
-    page.click("[data-testid=show-lesson]")
+    # The last step's Next opens the next lesson, not the tool.
+    expect(page.locator("[data-testid=lesson-next]")).to_have_text("Next lesson: Chat histories ▶")
+    page.click("[data-testid=lesson-next]")
+    expect(page.locator("[data-testid=lesson-choice][data-lesson=chat]")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("#lesson-title")).to_have_text(
+        json.loads((ROOT / "web" / "lessons" / "chat.json").read_text())["steps"][0]["title"]
+    )
+    page.click("[data-testid=lesson-choice][data-lesson=relevance]")
+    expect(page.locator("[data-testid=lesson-step][data-step='1']")).to_be_visible()
 
 
 def test_a_share_link_of_an_example_opens_the_tool_with_its_name(page, browser):

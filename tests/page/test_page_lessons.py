@@ -13,7 +13,10 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import FIXTURES
+from fitproof import evaluate
 from fitproof._envelope import check_text
+from fitproof._evaluation.claims import LIST_KEY
+from lesson_text import pattern, said
 from test_page import open_page
 
 ROOT = FIXTURES.parent
@@ -72,11 +75,23 @@ def choose_lesson(page, key):
     expect(page.locator("[data-testid=lesson-step][data-step='1']")).to_be_visible()
 
 
+def step_through(page):
+    """Next ▶ under "Step through the decisions", by keyboard, until the last decision."""
+    tab_to(page, "[data-testid=step-next]")
+    for _ in range(50):
+        if page.locator("[data-testid=step-next]").is_disabled():
+            return
+        page.keyboard.press("Enter")
+    raise AssertionError("the step-through has no last decision")
+
+
 def answer_step(page, step, why=True):
-    """The step's intended prediction and its right "why" (unless not ``why``), by keyboard; the
-    step is then done."""
+    """The step's intended prediction (or the claim it asks to be refused) and its right "why"
+    (unless not ``why``), by keyboard; the step is then done but for its number to drag."""
+    if step.get("focus") == "steps":
+        step_through(page)
     predict = step.get("predict")
-    answer = predict["answer"] if predict else step.get("answer")
+    answer = step.get("refuse", predict["answer"] if predict else step.get("answer"))
     if answer is not None:
         expect(page.locator("[data-testid=claim-item]")).to_have_count(len(predict["choices"]) if predict else len(step["input"]["items"]))
         for value in answer:
@@ -85,8 +100,9 @@ def answer_step(page, step, why=True):
             expect(page.locator(f"[data-testid=claim-item][data-id='{value}']")).to_have_attribute("aria-pressed", "true")
         tab_to(page, "[data-testid=claim-check]")
         page.keyboard.press("Enter")
-        expect(page.locator("[data-testid=claim-result]")).to_have_attribute("data-pass", "true")
-        expect(page.locator("[data-testid=claim-result]")).to_contain_text("Your prediction holds.")
+        holds = "refuse" not in step
+        expect(page.locator("[data-testid=claim-result]")).to_have_attribute("data-pass", str(holds).lower())
+        expect(page.locator("[data-testid=claim-result]")).to_contain_text("Your prediction holds." if holds else "does not hold.")
     expect(page.locator("[data-testid=summary]")).to_have_attribute("data-state", "done")
     expect(page.locator("[data-testid=summary]")).to_have_text(summary_of(step["input"]))
     if "why" in step and not why:
@@ -105,8 +121,21 @@ def answer_step(page, step, why=True):
         result = page.locator("[data-testid=why-result]")
         expect(result).to_have_attribute("data-pass", "true")
         expect(result).to_have_attribute("data-answered", "done")
-        expect(result).to_contain_text(step["why"]["options"][right]["explain"])
-    expect(page.locator("[data-testid=lesson-progress]")).to_have_attribute("data-step-done", "true")
+        expect(result).to_contain_text(pattern(step["why"]["options"][right]["explain"], evaluate(step["input"])))
+    expect(page.locator("[data-testid=lesson-progress]")).to_have_attribute("data-step-done", str("explore" not in step).lower())
+
+
+SHOWN_NUMBERS = """() => [...document.querySelectorAll('#lesson span.lesson-number')]
+  .filter((span) => span.offsetParent !== null).map((span) => [span.dataset.fill, span.textContent])"""
+
+
+def assert_numbers_are_the_report_s(page, data):
+    """Every number in the step's text on screen is the package's report's for ``data``."""
+    report = evaluate(data)
+    page.wait_for_function(f"() => ({SHOWN_NUMBERS})().every(([path, text]) => text !== '…')")
+    for path, text in page.evaluate(SHOWN_NUMBERS):
+        expected = said(report, path)
+        assert text == expected or (expected is None and text), (path, text, expected)
 
 
 def with_value(data, path, value):
@@ -118,19 +147,41 @@ def with_value(data, path, value):
     return copy
 
 
-def drag_by_keyboard(page, step):
-    """The number in the text, one step up by the arrow key: the package's summary follows."""
+def choice_of(data):
+    report = evaluate(data)
+    return report["pass"], report[LIST_KEY[data.get("mode", "relevance")]]
+
+
+def first_change(step):
+    """The fewest arrow presses, and which arrow, that change the rule's choice for the step."""
     spec = step["explore"]
     value = step["input"]
     for part in spec["path"]:
         value = value[part]
-    moved = value + spec["step"] if value + spec["step"] <= spec["max"] else value - spec["step"]
+    own = choice_of(step["input"])
+    for presses in range(1, (spec["max"] - spec["min"]) // spec["step"] + 1):
+        for sign in (1, -1):
+            moved = value + sign * presses * spec["step"]
+            if spec["min"] <= moved <= spec["max"] and choice_of(with_value(step["input"], spec["path"], moved)) != own:
+                return presses, sign, moved
+    raise AssertionError("no value changes the rule's choice")
+
+
+def drag_by_keyboard(page, step):
+    """The number in the text, moved by the arrow keys until the rule's choice changes: the
+    package's summary follows, the step's numbers with it, and only then is the step done."""
+    spec = step["explore"]
+    presses, sign, moved = first_change(step)
     tab_to(page, "[data-testid=drag-number]")
-    page.keyboard.press("ArrowRight" if moved > value else "ArrowLeft")
+    for press in range(presses):
+        expect(page.locator("[data-testid=lesson-progress]")).to_have_attribute("data-step-done", "false")
+        page.keyboard.press("ArrowRight" if sign > 0 else "ArrowLeft")
     expect(page.locator("[data-testid=drag-number]")).to_have_attribute("aria-valuenow", str(moved))
     expected = summary_of(with_value(step["input"], spec["path"], moved))
     expect(page.locator("[data-testid=lesson-explore-result]")).to_have_text(f"→ {expected}")
     expect(page.locator("[data-testid=summary]")).to_have_text(expected)
+    assert_numbers_are_the_report_s(page, with_value(step["input"], spec["path"], moved))
+    expect(page.locator("[data-testid=lesson-progress]")).to_have_attribute("data-step-done", "true")
 
 
 def test_every_lesson_is_completed_by_keyboard_alone_and_axe_finds_nothing(lessons_page):
@@ -141,7 +192,10 @@ def test_every_lesson_is_completed_by_keyboard_alone_and_axe_finds_nothing(lesso
         choose_lesson(page, key)
         for number, step in enumerate(lesson["steps"], 1):
             expect(page.locator(f"[data-testid=lesson-step][data-step='{number}']")).to_be_visible()
+            # Not done on arrival: every step asks something to show first.
+            expect(page.locator("[data-testid=lesson-progress]")).to_have_attribute("data-step-done", "false")
             answer_step(page, step)
+            assert_numbers_are_the_report_s(page, step["input"])
             if "explore" in step:
                 drag_by_keyboard(page, step)
             found += [(key, number, *violation) for violation in axe_violations(page)]
@@ -172,6 +226,82 @@ def test_a_wrong_why_is_explained_with_the_packages_own_failure_and_can_be_answe
         )
         # Not done until the right answer is given.
         expect(page.locator("[data-testid=lesson-progress]")).to_have_attribute("data-step-done", "false")
+        assert problems == [] and guard.foreign == []
+    finally:
+        context.close()
+
+
+def test_a_wrong_prediction_is_not_done_until_revised_and_next_stays_free(browser, site_url):
+    context, page, guard, problems = open_lessons(browser, site_url, WIDE)
+    try:
+        choose_lesson(page, "required")
+        step = LESSONS["required"]["steps"][0]
+        progress = page.locator("[data-testid=lesson-progress]")
+        page.click("[data-testid=claim-item][data-id='older']")
+        page.click("[data-testid=claim-check]")
+        expect(page.locator("[data-testid=claim-result]")).to_have_attribute("data-pass", "false")
+        expect(progress).to_have_attribute("data-step-done", "false")
+        expect(progress).to_contain_text("○ a prediction that holds")
+        expect(page.locator("[data-testid=lesson-next]")).to_be_enabled()  # never locked
+        page.click("[data-testid=claim-item][data-id='older']")
+        for value in step["predict"]["answer"]:
+            page.click(f"[data-testid=claim-item][data-id='{value}']")
+        page.click("[data-testid=claim-check]")  # revised after the verdict
+        expect(page.locator("[data-testid=claim-result]")).to_have_attribute("data-pass", "true")
+        expect(progress).to_contain_text("✓ a prediction that holds; ○ the “why” answered right")
+        expect(progress).to_have_attribute("data-step-done", "false")
+        right = [option["right"] for option in step["why"]["options"]].index(True)
+        page.locator("[data-testid=why-option]").nth(right).check()
+        page.click("[data-testid=why-check]")
+        expect(progress).to_have_attribute("data-step-done", "true")
+        # A step that asks something is not done on arrival.
+        page.click("[data-testid=lesson-next]")
+        expect(progress).to_have_attribute("data-step-done", "false")
+        assert problems == [] and guard.foreign == []
+    finally:
+        context.close()
+
+
+def test_on_a_phone_the_first_step_starts_on_the_first_screen(browser, site_url):
+    context, page, guard, problems = open_lessons(browser, site_url, PHONE)
+    try:
+        top = page.locator("[data-testid=lesson-step][data-step='1']").evaluate("n => n.getBoundingClientRect().top + window.scrollY")
+        assert top + 240 < PHONE["height"], top  # its first lines on the first screen (it was 990 px down)
+        expect(page.locator("[data-testid=lesson-choice]")).to_have_count(len(LESSONS))
+        assert problems == [] and guard.foreign == []
+    finally:
+        context.close()
+
+
+def test_a_reload_comes_back_to_the_step_and_the_tool_gets_the_focus(browser, site_url):
+    context, page, guard, problems = open_lessons(browser, site_url, WIDE)
+    try:
+        # The lesson screen has no input to edit, and its ready line does not ask for one.
+        expect(page.locator("[data-testid=status]")).to_have_attribute("data-state", "ready")
+        expect(page.locator("[data-testid=status]")).not_to_contain_text("edit the input")
+        choose_lesson(page, "chat")
+        tab_to(page, "[data-testid=lesson-next]")
+        page.keyboard.press("Enter")
+        expect(page.locator("[data-testid=lesson-step][data-step='2']")).to_be_visible()
+        page.reload()
+        page.wait_for_selector("[data-testid=summary][data-state=done]")
+        expect(page.locator("[data-testid=lesson-choice][data-lesson=chat]")).to_have_attribute("aria-pressed", "true")
+        expect(page.locator("[data-testid=lesson-step][data-step='2']")).to_be_visible()
+        # The step's own input is checked once Python is ready (a reload may start it anew).
+        expect(page.locator("[data-testid=summary]")).to_have_text(summary_of(LESSONS["chat"]["steps"][1]["input"]), timeout=120_000)
+        # "Edit this input in the tool": the focus is on the editor's heading, not the body.
+        tab_to(page, "[data-testid=lesson-edit]")
+        page.keyboard.press("Enter")
+        expect(page.locator("#input-heading")).to_be_focused()
+        expect(page.locator("[data-testid=status]")).to_contain_text("edit the input")
+        # The last lesson's last step opens the tool, with the same focus.
+        page.click("[data-testid=show-lesson]")
+        choose_lesson(page, "stable")
+        page.click("[data-testid=lesson-next]")
+        expect(page.locator("[data-testid=lesson-next]")).to_have_text("Open the tool ▶")
+        tab_to(page, "[data-testid=lesson-next]")
+        page.keyboard.press("Enter")
+        expect(page.locator("#input-heading")).to_be_focused()
         assert problems == [] and guard.foreign == []
     finally:
         context.close()

@@ -203,6 +203,7 @@ export async function setStep(step, { smooth = true } = {}) {
   $("steps-block").classList.toggle("active", step !== null);
   showStep($("budget-block"), step);
   stepText(step);
+  if (step !== null && step === shown.total - 1) document.dispatchEvent(new CustomEvent("fitproof:last-decision"));
   if (step !== null) {
     const row = $("items").tBodies[0].rows[step - shown.page];
     row.setAttribute("aria-current", "step");

@@ -8,15 +8,18 @@ import { $, el } from "./dom.js";
 import { state } from "./state.js";
 import * as python from "./python.js";
 
+// lesson-numbers.js's prose and lesson-tasks.js's show, handed over by lesson.js once loaded
+// (with lesson.json: the first visit's module graph stays what it was).
+let prose = (text) => [String(text)];
+let show = () => {};
+export function useHelpers(helpers) {
+  ({ prose, show } = helpers);
+}
+
 // What lesson.js does once the learner answered (the number to drag, the step's progress).
 let answered = () => {};
 
 export const needsClaim = (step) => Boolean(step.claim || step.predict);
-
-// Both questions of the step answered: its prediction checked, its "why" answered right.
-export function isAnswered(step, at) {
-  return (!needsClaim(step) || claimOf(at).checked) && (!step.why || whyOf(at).right);
-}
 
 // ---------------------------------------------------------------- predict and check
 function claimOf(at) {
@@ -28,7 +31,7 @@ function claimOf(at) {
 // the first lesson's `claim: true` steps press the input's items.
 function choicesOf(step) {
   if (step.predict) return step.predict.choices;
-  return step.input.items.map((item) => ({ value: item.id, strong: item.id, label: ` relevance ${item.relevance}, ${item.tokens} tokens` }));
+  return step.input.items.map((item) => ({ value: item.id, strong: item.id, label: ` relevance {trace.#${item.id}.relevance}, {trace.#${item.id}.tokens} tokens` }));
 }
 const fieldOf = (step) => step.predict?.field || "selected";
 const shortName = (value) => (typeof value === "number" ? `#${value}` : String(value));
@@ -38,9 +41,9 @@ export function renderClaim(step, at) {
   block.hidden = !needsClaim(step);
   if (!needsClaim(step)) return;
   const claim = claimOf(at);
-  $("claim-question").textContent = step.predict
+  $("claim-question").replaceChildren(...prose(step.predict
     ? `${step.predict.question} Press each one you predict.`
-    : `Which items would the rule keep within ${step.input.budget} tokens? Press each one you would keep.`;
+    : "Which items would the rule keep within {budget} tokens? Press each one you would keep."));
   $("claim-items").replaceChildren(...choicesOf(step).map((choice) => {
     const button = el("button", "claim-item");
     button.type = "button";
@@ -48,7 +51,7 @@ export function renderClaim(step, at) {
     button.dataset.id = String(choice.value);
     button.setAttribute("aria-pressed", String(claim.ids.has(choice.value)));
     if (choice.strong) button.append(el("strong", "", choice.strong));
-    button.append(choice.label);
+    button.append(...prose(choice.label));
     button.addEventListener("click", () => {
       if (claim.ids.has(choice.value)) claim.ids.delete(choice.value);
       else claim.ids.add(choice.value);
@@ -83,6 +86,8 @@ async function checkClaim() {
   if (state.lesson.step !== at || state.lesson.id !== id) return;  // the learner moved on meanwhile
   claim.checked = true;
   claim.shown = { selected, claim: report.claim, rule: report[field] };
+  // Shown: a prediction that holds (a step with `refuse` asks for a claim the checker refuses).
+  if (step.refuse ? !report.claim.pass : report.claim.pass) show(at, step.refuse ? "refused" : "claim");
   showVerdict(claim.shown);
   revealResult();
   renderWhy(step, at);
@@ -136,7 +141,7 @@ export function renderWhy(step, at) {
   block.hidden = !step.why || waitingForClaim(step, at);
   if (block.hidden) return;
   const why = whyOf(at);
-  $("why-question").textContent = step.why.question;
+  $("why-question").replaceChildren(...prose(step.why.question));
   $("why-options").replaceChildren(...step.why.options.map((option, index) => {
     const label = el("label", "why-option");
     const radio = el("input");
@@ -145,7 +150,7 @@ export function renderWhy(step, at) {
     radio.value = String(index);
     radio.dataset.testid = "why-option";
     radio.checked = why.chosen === index;
-    label.append(radio, " ", option.text);
+    label.append(radio, " ", ...prose(option.text));
     return label;
   }));
   const result = $("why-result");
@@ -170,6 +175,7 @@ async function answerWhy() {
   const why = whyOf(at);
   why.chosen = index;
   why.right = why.right || option.right;
+  if (option.right) show(at, "why");
   why.shown = { index, failures: null };
   showWhy(step, why.shown);
   if (option.claim) {  // the misconception, as a claim the package judges: its failures in its own words
@@ -193,7 +199,7 @@ function showWhy(step, { index, failures, claimed }) {
   result.dataset.pass = String(option.right);
   result.dataset.answered = failures || !option.claim ? "done" : "checking";
   const head = el("p", "claim-verdict");
-  head.append(el("strong", "", option.right ? "✓ " : "✗ "), option.explain);
+  head.append(el("strong", "", option.right ? "✓ " : "✗ "), ...prose(option.explain));
   const parts = [head];
   if (failures) {
     const values = Object.values(claimed)[0];
@@ -205,7 +211,8 @@ function showWhy(step, { index, failures, claimed }) {
     const list = el("ul");
     for (const other of step.why.options) if (!other.right) {
       const item = el("li");
-      item.append(el("strong", "", `${other.text} `), other.explain);
+      item.append(el("strong", "", ""), ...prose(other.explain));
+      item.firstChild.append(...prose(other.text), " ");
       list.append(item);
     }
     others.append(list);

@@ -14,11 +14,17 @@ import { setStep } from "./items.js";
 import { stopPlay } from "./steps.js";
 import { offerRestore } from "./examples.js";
 import { onReportShown } from "./check.js";
-import { isAnswered, needsClaim, renderClaim, renderWhy, revealResult, waitingForClaim, wireAnswers } from "./lesson-answer.js";
+import { said } from "../common/modes.js";
+import { sayReady } from "./status.js";
+import { needsClaim, renderClaim, renderWhy, revealResult, useHelpers, waitingForClaim, wireAnswers } from "./lesson-answer.js";
 
 // Loaded with lesson.json, not before: the first visit's module graph (which the first report
 // waits for) stays what it was. drag-number.js comes when a step has a number to drag.
+// So are lesson-numbers.js (the numbers in the prose) and lesson-tasks.js (what a step asks to show).
 let progress = null;
+let numbers = null;
+let tasks = null;
+let shownBefore = null;  // {report, text}: a report drawn before lesson-numbers.js came
 const dragging = () => import("./drag-number.js");
 
 const inputText = (step) => JSON.stringify(step.input, null, 2);
@@ -26,15 +32,26 @@ const lessons = {};  // id -> the lesson, as fetched
 let picker = [];  // lesson.json's list: {id, title, about}
 
 export async function loadLesson() {
-  const [response, module] = await Promise.all([fetch("lesson.json"), import("./progress.js")]);
+  const [response, module, numbersModule, tasksModule] = await Promise.all([
+    fetch("lesson.json"), import("./progress.js"), import("./lesson-numbers.js"), import("./lesson-tasks.js"),
+  ]);
   progress = module;
+  numbers = numbersModule;
+  tasks = tasksModule;
+  useHelpers({ prose: numbers.prose, show: tasks.show });
+  if (shownBefore) numbers.noteReport(shownBefore.report, shownBefore.text);
   const lesson = await response.json();
   lessons[lesson.id] = lesson;
   picker = lesson.lessons || [];
   state.lesson.id = lesson.id;
   useLesson(lesson);
   renderPicker();
-  if (state.view === "lesson") showStep(state.lesson.step, { load: false });
+  if (state.view !== "lesson") return;
+  // Back where the learner was before a reload (progress.js keeps the lesson and the step).
+  const place = progress.place();
+  if (place && picker.some((entry) => entry.id === place.lesson) && (place.lesson !== lesson.id || place.step > 1)) {
+    await chooseLesson(place.lesson, place.step, { focus: false });
+  } else showStep(state.lesson.step, { load: false });
 }
 
 // Once Python is ready, the other lessons are fetched too (a few KB each), so that the page keeps
@@ -61,15 +78,20 @@ function useLesson(lesson) {
   state.lesson.steps = lesson.steps;
   state.lesson.claims = {};
   state.lesson.whys = {};
+  tasks.forgetShown();
   const box = $("lesson-steps");
   box.replaceChildren(...lesson.steps.map((step, index) => {
     const article = el("article", "lesson-step");
     article.dataset.testid = "lesson-step";
     article.dataset.step = String(index + 1);
     article.hidden = index + 1 !== state.lesson.step;
-    for (const paragraph of step.text) article.append(el("p", "", paragraph));
+    for (const paragraph of step.text) {
+      const node = el("p");
+      node.append(...numbers.prose(paragraph));
+      article.append(node);
+    }
     const task = el("p", "lesson-do");
-    task.append(el("strong", "", "Do: "), step.do);
+    task.append(el("strong", "", "Do: "), ...numbers.prose(step.do));
     article.append(task);
     return article;
   }));
@@ -94,8 +116,8 @@ function renderPicker() {
   }));
 }
 
-async function chooseLesson(id) {
-  if (id === state.lesson.id && state.lesson.steps.length) {
+async function chooseLesson(id, step = 1, { focus = true } = {}) {
+  if (id === state.lesson.id && state.lesson.steps.length && step === 1) {
     showStep(state.lesson.step);
     return $("lesson-heading").focus();
   }
@@ -115,12 +137,12 @@ async function chooseLesson(id) {
   }
   delete box.dataset.loading;
   stopPlay();
-  state.lesson.step = 1;
+  state.lesson.step = Math.max(1, Math.min(lesson.steps.length, step));
   useLesson(lesson);
   renderPicker();
   if (state.view !== "lesson") setView("lesson");
-  showStep(1);
-  $("lesson-heading").focus();
+  showStep(state.lesson.step);
+  if (focus) $("lesson-heading").focus();
 }
 
 // The page's view: the lesson (with the result of its step) or the tool (editor and result).
@@ -133,7 +155,17 @@ export function setView(view) {
   state.lesson.openChecks = view === "lesson" && Boolean(state.lesson.steps[state.lesson.step - 1]?.openChecks);
   openChecks(state.lesson.openChecks);
   revealResult();
+  sayReady();
 }
+
+// From the lesson to the tool: the focus goes to the editor's heading, not the page's body.
+function openTool() {
+  setView("tool");
+  $("input-heading").focus();
+}
+
+// The lesson after this one in the picker, if any.
+const nextLesson = () => picker[picker.findIndex((entry) => entry.id === state.lesson.id) + 1] || null;
 
 // `load`: put the step's input in the editor and check it (not at start: index.html holds step 1's).
 // `seen`: the learner came to it (a step with nothing to answer is then done; not at start,
@@ -150,7 +182,9 @@ export function showStep(number, { load = true, seen = load } = {}) {
   $("lesson-where").textContent = `${named}, step ${at} of ${steps.length}:`;
   $("lesson-title").textContent = step.title;
   $("lesson-back").disabled = at === 1;
-  $("lesson-next").textContent = at === steps.length ? "Open the tool ▶" : "Next step ▶";
+  const following = nextLesson();
+  $("lesson-next").textContent = at < steps.length ? "Next step ▶" : following ? `Next lesson: ${following.title} ▶` : "Open the tool ▶";
+  if (load) progress.keepPlace(state.lesson.id, at, picker[0]?.id);
   state.lesson.openChecks = Boolean(step.openChecks) && state.view === "lesson";
   renderClaim(step, at);
   renderWhy(step, at);
@@ -173,16 +207,17 @@ export function showStep(number, { load = true, seen = load } = {}) {
       setStep(null, { smooth: false });
     }
   }
-  // A step with nothing to answer is done once seen.
-  if (seen && !needsClaim(step) && !step.why) progress.markDone(state.lesson.id, at);
+  // A step that asks nothing is done once seen; any other once its idea was shown (lesson-tasks.js).
+  if (seen && !tasks.tasksOf(step).length) progress.markDone(state.lesson.id, at);
   renderProgress();
   revealResult();
+  numbers.fillNumbers();
 }
 
 // ---------------------------------------------------------------- progress
-// A step is done when its prediction was checked and its "why" answered right (kept by progress.js).
+// A step is done once the learner showed its idea (lesson-tasks.js; kept by progress.js).
 function settle(step, at) {
-  if (isAnswered(step, at)) progress.markDone(state.lesson.id, at);
+  if (tasks.isShown(step, at)) progress.markDone(state.lesson.id, at);
   renderProgress();
 }
 
@@ -193,12 +228,16 @@ function renderProgress() {
   const line = $("lesson-progress");
   line.dataset.done = String(done.length);
   line.dataset.stepDone = String(here);
-  line.textContent = `${here ? "✓ This step is done. " : ""}${done.length} of ${steps} steps of this lesson done${done.length === steps ? ": the whole lesson." : "."}`;
+  const step = state.lesson.steps[state.lesson.step - 1];
+  const todo = step ? tasks.taskLine(step, state.lesson.step) : "";
+  const head = here ? "✓ This step is done" : todo ? "To show in this step" : "";
+  line.textContent = `${head}${todo ? `: ${todo}` : ""}${head ? ". " : ""}${done.length} of ${steps} steps of this lesson done${done.length === steps ? ": the whole lesson." : "."}`;
   renderPicker();
 }
 
 function restart() {
   progress.forget(state.lesson.id);
+  tasks.forgetShown();
   state.lesson.claims = {};
   state.lesson.whys = {};
   showStep(1, { seen: false });
@@ -234,7 +273,7 @@ async function renderExplore(step, at) {
     runCheck();
   });
   const line = el("p");
-  line.append(el("strong", "", "Try it: "), spec.before, number, spec.after);
+  line.append(el("strong", "", "Try it: "), ...numbers.prose(spec.before), number, ...numbers.prose(spec.after));
   const result = el("output", "explore-result", "");
   result.id = "lesson-explore-result";
   result.dataset.testid = "lesson-explore-result";
@@ -245,7 +284,31 @@ async function renderExplore(step, at) {
 
 let shownSummary = null;  // the newest report's summary (the explore line may be drawn after it)
 
-onReportShown((report) => {
+// The rule's choice for each input text checked (as JSON): a dragged number has shown the step's
+// idea once the choice (or the pass) differs from the step's own input's.
+const choices = new Map();
+const choiceOf = (report) => JSON.stringify([report.pass, said(report, "kept")]);
+const canonical = (text) => {
+  try {
+    return JSON.stringify(JSON.parse(text));
+  } catch {
+    return null;
+  }
+};
+
+onReportShown((report, text) => {
+  if (numbers) numbers.noteReport(report, text);
+  else if (report) shownBefore = { report, text };
+  if (report && tasks) {
+    choices.set(canonical(text), choiceOf(report));
+    const at = state.lesson.step;
+    const step = state.lesson.steps[at - 1];
+    const own = step && choices.get(JSON.stringify(step.input));
+    if (state.view === "lesson" && step?.explore && own && own !== choiceOf(report) && !tasks.hasShown(at, "explore")) {
+      tasks.show(at, "explore");
+      settle(step, at);
+    }
+  }
   shownSummary = report ? report.summary : null;
   const result = document.getElementById("lesson-explore-result");
   if (result && report) result.textContent = `→ ${report.summary}`;
@@ -292,16 +355,26 @@ async function renderTokens(step) {
 }
 
 export function wireLesson() {
+  // The step-through reached its last decision (items.js): a step about the decisions is shown.
+  document.addEventListener("fitproof:last-decision", () => {
+    const at = state.lesson.step;
+    const step = state.lesson.steps[at - 1];
+    if (state.view !== "lesson" || !step || !tasks || !tasks.tasksOf(step).includes("decisions")) return;
+    tasks.show(at, "decisions");
+    settle(step, at);
+  });
   $("lesson-next").addEventListener("click", () => {
-    if (state.lesson.step >= state.lesson.steps.length) setView("tool");
-    else showStep(state.lesson.step + 1);
-    $("lesson-heading").focus({ preventScroll: false });
+    if (state.lesson.step < state.lesson.steps.length) {
+      showStep(state.lesson.step + 1);
+      $("lesson-heading").focus({ preventScroll: false });
+    } else if (nextLesson()) chooseLesson(nextLesson().id);
+    else openTool();
   });
   $("lesson-back").addEventListener("click", () => {
     showStep(state.lesson.step - 1);
     $("lesson-heading").focus({ preventScroll: false });
   });
-  $("lesson-edit").addEventListener("click", () => setView("tool"));
+  $("lesson-edit").addEventListener("click", openTool);
   $("lesson-restart").addEventListener("click", restart);
   $("show-lesson").addEventListener("click", () => {
     setView("lesson");

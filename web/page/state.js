@@ -36,7 +36,7 @@ export const state = {
   // title), its step (1-based), whether its checks open by themselves, each step's prediction
   // (ids pressed, checked or not) and its "why" answer (the option chosen, whether one was right).
   view: "lesson",
-  lesson: { id: "", title: "", steps: [], step: 1, openChecks: false, claims: {}, whys: {} },
+  lesson: { id: "", title: "", steps: [], step: 1, openChecks: false, claims: {}, whys: {}, shown: {} },
 
   // The examples menu: its entries, each choice's ticket (the newest wins), whether every
   // example has been fetched ahead.

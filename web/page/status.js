@@ -66,6 +66,20 @@ function fail(message) {
 }
 
 // `onReady` runs once Python is ready, before anything waiting for it.
+// What "ready" means on the screen shown: the lesson has no input to edit.
+const readyText = () => (state.view === "lesson"
+  ? "Ready: each step is checked in your browser, and its result follows what you change."
+  : "Ready: edit the input and the result follows as you type.");
+
+// The view changed (lesson.js): the ready line says what this screen can do.
+export function sayReady() {
+  if (!state.python.ready || !state.python.readyText) return;
+  const status = document.getElementById("status");
+  if (!status || !status.textContent.startsWith(state.python.readyText)) return;  // another message is up
+  state.python.readyText = readyText();
+  setStatus("ready", state.python.readyText, state.python.readyDetail);
+}
+
 export function watchStartup({ onReady }) {
   const loadTimer = setTimeout(() => fail(`no answer within ${LOAD_TIMEOUT_MS / 1000} s`), LOAD_TIMEOUT_MS);
 
@@ -94,7 +108,7 @@ export function watchStartup({ onReady }) {
       onReady();
       setProgress("done", 1, 1);
       if (message.snapshot !== "normal") noteSnapshot(message.snapshot);  // after a normal start, "snapshot" messages say
-      state.python.readyText = "Ready: edit the input and the result follows as you type.";
+      state.python.readyText = readyText();
       state.python.readyDetail = `fitproof ${message.version}, loaded in ${(message.ms / 1000).toFixed(1)} s.`;
       setStatus("ready", state.python.readyText, state.python.readyDetail);
       // For bench/page.py: steps, the worker's milestones in ms since it started; created and

@@ -200,15 +200,15 @@ def test_many_unknown_ids_are_capped():
     assert len(found) == _claims.MAX_LISTED + 1 and found[-1]["detail"] == "and 10 more ids that are unknown or claimed twice"
 
 
-# ---------------------------------------------------------------- within budget
+# ---------------------------------------------------------------- token budget (the claim's)
 
 
 def test_within_budget_in_every_mode():
     assert failures(SEED, {"selected": ["A", "B"]})[0] == {
-        "check": "within budget",
+        "check": "token budget",
         "detail": "the claimed items cost 9 tokens (A 4 + B 5), over the budget of 7 by 2",
     }
-    assert kinds(REQUIRED, {"selected": ["contract", "recent", "older"]})[0] == ("within budget", None)
+    assert kinds(REQUIRED, {"selected": ["contract", "recent", "older"]})[0] == ("token budget", None)
     assert (
         failures(BLOCKS, {"included": ["ticket", "policy", "history"]})[0]["detail"]
         == "the claimed items cost 120 tokens (ticket 40 + policy 50 + history 30), over the budget of 100 by 20"
@@ -301,7 +301,7 @@ def test_follows_the_rule_in_messages():
     found = failures(MESSAGES, {"kept": [0, 1, 3, 4, 5, 6, 7]})
     assert (
         found[-1]["detail"]
-        == "message 1 is claimed, but the walk stopped at the newer message 2, which needs 14 of the 9 left: nothing older is kept"
+        == "message 1 is claimed, but the walk stopped at the newer message 2, which needs 14 tokens with only 9 left: nothing older is kept"
     )
     assert (
         failures(MESSAGES, {"kept": [0, 2, 3, 4, 5, 6, 7]})[-1]["detail"]
@@ -316,6 +316,45 @@ def test_follows_the_rule_in_messages():
     }
     found = failures(wide, {"kept": [0, 4, 5, 6, 7]})
     assert found[-1]["detail"] == "message 3 fits the 412 tokens that remain (it needs 13) but is not claimed"
+
+
+CHAT_LESSON = {
+    "mode": "messages",
+    "limit": 95,
+    "messages": [
+        {"role": "system", "content": "You are a support agent."},
+        {"role": "user", "content": "Hi, I ordered a lamp last week."},
+        {"role": "assistant", "content": "Happy to help. What is the order number?"},
+        {"role": "user", "content": "Where is my order A-1042?"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "lookup", "arguments": '{"order":"A-1042"}'}}],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "content": "shipped 2026-11-20, arriving Tuesday"},
+        {"role": "assistant", "content": "It shipped on the 20th and arrives Tuesday."},
+        {"role": "user", "content": "Thanks! Can I change the address?"},
+        {"role": "assistant", "content": "Yes, until it leaves the hub. What is the new one?"},
+        {"role": "user", "content": "5 Elm Street, please."},
+    ],
+}
+
+
+def test_a_claim_that_keeps_the_turn_before_a_dropped_reply_is_told_why_that_turn_goes():
+    """Message 6 is dropped for the user start only because the tool unit before it does not
+    fit: a claim that keeps the unit too is told the unit's failure, in the walk's numbers (the
+    walk took message 6's tokens before it dropped it), not the start it does not break."""
+    assert failures(CHAT_LESSON, {"kept": [0, 4, 5, 6, 7, 8, 9]})[-1] == {
+        "check": "follows the rule",
+        "detail": "messages 4-5 (a tool call and its results) are claimed, but after the newer messages 6-9, 27 tokens remain and they need 54",
+        "index": 4,
+    }
+    assert failures(CHAT_LESSON, {"kept": [0, 3, 6, 7, 8, 9]})[-1]["detail"] == (
+        "message 3 is claimed, but the walk stopped at the newer messages 4-5 (a tool call and its results), "
+        "which need 54 tokens with only 27 left: nothing older is kept"
+    )
+    # Without the older turn, the start is the failure.
+    assert "where the kept history resumes at a user turn" in failures(CHAT_LESSON, {"kept": [0, 6, 7, 8, 9]})[-1]["detail"]
 
 
 def test_the_start_at_a_user_turn_is_part_of_the_rule():
@@ -343,7 +382,7 @@ def test_overflow_the_rule_selects_nothing():
             "id": "extra",
         }
     ]
-    assert [f["check"] for f in failures(OVERFLOW, {"selected": ["policy", "ticket"]})] == ["within budget", "follows the rule"]
+    assert [f["check"] for f in failures(OVERFLOW, {"selected": ["policy", "ticket"]})] == ["token budget", "follows the rule"]
     pinned = {"mode": "messages", "limit": 12, "messages": HISTORY[:2]}
     report = judged(pinned, {"kept": []})
     assert report["claim"]["pass"] and not report["pass"]
@@ -515,7 +554,7 @@ def test_a_tampered_selection_cannot_make_its_claim_hold(monkeypatch):
     report = evaluate({**SEED, "claim": {"selected": ["A", "B"]}})
     assert report["selected"] == ["A", "B"]
     assert not report["claim"]["pass"] and not report["pass"]
-    assert [f["check"] for f in report["claim"]["failures"]] == ["within budget", "follows the rule"]
+    assert [f["check"] for f in report["claim"]["failures"]] == ["token budget", "follows the rule"]
     honest = evaluate({**SEED, "claim": {"selected": ["A", "C"]}})
     assert honest["claim"]["pass"]  # the judge replays from the input, not from the tampered trace
 

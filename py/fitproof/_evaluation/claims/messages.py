@@ -229,19 +229,34 @@ def _messages_rule(
         for index in range(parsed["live_start"], len(costs))
         if not parsed["pinned"][index] and parsed["unit_of"][index] not in pinned_units
     ]
-    for start, left, decision, cost in walk:
+    taken_newer = list(kept_newer)  # what the walk took before a unit, the turns later dropped for the user start too
+    for position, (start, left, decision, cost) in enumerate(walk):
         rule_keeps = decision == "fits" and start not in dropped_for_start
         is_claimed = any(claimed[index] for index in members[start])
         if rule_keeps == is_claimed:
             if rule_keeps:
                 kept_newer += members[start]
+            if decision == "fits":
+                taken_newer += members[start]
             continue
+        if is_claimed and start in dropped_for_start:
+            # Dropped for the user start, because an older turn is: when the claim keeps that
+            # older turn too, its own start is not the point; the first unit it keeps that the
+            # walk refuses (one that does not fit, older than the stop, before the cut) is.
+            refused = _first_refused(walk[position + 1 :], members, claimed)
+            if refused is not None:
+                refused += position + 1
+                taken_newer += members[start]
+                for later, _, later_decision, _ in walk[position + 1 : refused]:
+                    if later_decision == "fits":
+                        taken_newer += members[later]
+                start, left, decision, cost = walk[refused]
         subject = named(start)
         if not is_claimed:
             detail = f"{subject} fit{'s' if len(members[start]) == 1 else ''} the {plural(left, unit)} that {'remains' if left == 1 else 'remain'} ({'it needs' if len(members[start]) == 1 else 'they need'} {cost}) but {'is' if len(members[start]) == 1 else 'are'} not claimed"
         elif decision == "too large":
-            after = f"after the newer {_ranges(kept_newer)}, " if kept_newer else "after the pinned messages and the reply priming, "
-            detail = f"{subject} {'is' if len(members[start]) == 1 else 'are'} claimed, but {after}{_tokens_left(left, unit)} and it needs {cost}"
+            after = f"after the newer {_ranges(taken_newer)}, " if taken_newer else "after the pinned messages and the reply priming, "
+            detail = f"{subject} {'is' if len(members[start]) == 1 else 'are'} claimed, but {after}{_tokens_left(left, unit)} and {'it needs' if len(members[start]) == 1 else 'they need'} {cost}"
             if lowered is not None:
                 detail += (
                     f" (strategy stable cuts the history down to its low watermark, {plural(lowered, unit)} of the limit's {limit}, "
@@ -256,8 +271,8 @@ def _messages_rule(
             assert stopped_at is not None  # an "older" row comes only after the walk stopped
             stop, stop_left, stop_cost = stopped_at
             detail = (
-                f"{subject} {'is' if len(members[start]) == 1 else 'are'} claimed, but the walk stopped at the newer message {stop}, "
-                f"which needs {stop_cost} of the {stop_left} left: nothing older is kept"
+                f"{subject} {'is' if len(members[start]) == 1 else 'are'} claimed, but the walk stopped at the newer {named(stop)}, "
+                f"which {'needs' if len(members[stop]) == 1 else 'need'} {plural(stop_cost, unit)} with only {stop_left} left: nothing older is kept"
             )
         else:
             because = (
@@ -271,6 +286,15 @@ def _messages_rule(
             )
         return [_failure(RULE, detail, start, "index")]
     return []
+
+
+def _first_refused(walk: list, members: dict, claimed: bytearray) -> int | None:
+    """The position in ``walk`` (relative to its start) of the first unit claimed that the walk
+    refuses by its limit or its cut, or None."""
+    for position, (start, _, decision, _) in enumerate(walk):
+        if decision != "fits" and any(claimed[index] for index in members[start]):
+            return position
+    return None
 
 
 def _why_kept(parsed: Parsed, index: int, unit_of: list) -> str:

@@ -19,7 +19,7 @@ MAX_LISTED = 20  # failures of one kind listed one by one; past it, one failure 
 
 KNOWN, BUDGET, REQUIRED, RULE, HOLES, PAIRED, USER, PROMPT, USED = (
     "known ids",
-    "within budget",
+    "token budget",
     "required kept",
     "follows the rule",
     "no holes",
