@@ -263,7 +263,7 @@ def trim_messages(
     given_summary = clear.get("summary") if isinstance(clear, Mapping) else None
     summarized = isinstance(given_summary, Mapping) and given_summary.get("text") is not None
     if (
-        strategy == "stable" or (clear is not None and format in (None, "chat") and not summarized)
+        strategy == "stable" or (clear is not None and not summarized)
     ) and previous is None:  # the remembered last call on this history, if any: as if given (a summary takes none)
         listed = _listed(messages, "messages")
         keys["previous"] = remembered_previous(listed if set(map(type, listed)) <= {dict} else [_as_dict(message) for message in listed])

@@ -48,6 +48,7 @@ PREVIOUS_OPTIONAL = ("cleared",)  # clearing's (clearing.py): the previous call'
 CACHING_KEYS = {"openai": ("provider", "prices"), "anthropic": ("provider", "min_tokens", "prices")}
 PRICE_KEYS = {"openai": ("input", "cached_input"), "anthropic": ("input", "cached_input", "cache_write")}
 PER_MILLION = 1_000_000
+HEAD_KEYS = ("system", "instructions")  # what leads the prompt in the anthropic and responses formats (no chat key)
 _DIGEST_PREFIX = "sha256:"
 
 
@@ -111,6 +112,9 @@ def head_digest(data: dict) -> str:
     import hashlib  # (see digests_at)
 
     head = [data.get("tokenizer"), data.get("tools"), data.get("template"), data.get("template_options")]
+    for key in HEAD_KEYS:  # Anthropic's system prompt, the Responses instructions: they lead the prompt too
+        if data.get(key) is not None:
+            head.append([key, data[key]])
     return _DIGEST_PREFIX + hashlib.sha256(_json(head)).hexdigest()
 
 
@@ -326,7 +330,7 @@ def prompt_measure(parsed: Parsed, kept: list[int], costs: list[int] | None = No
         tokens = loaded.tokens(rendered(parsed, kept))
         return len(tokens), loaded.count(rendered(parsed, kept, generation_prompt=False)), tokens
     costs = parsed["costs"] if costs is None else costs
-    body = parsed["tools_tokens"] + sum(costs[index] for index in kept)
+    body = parsed["tools_tokens"] + parsed.get("system_tokens", 0) + sum(costs[index] for index in kept)
     return body + REPLY_PRIMING, body, None
 
 
@@ -357,7 +361,8 @@ def reuse(parsed: Parsed, kept: list[int], tokens: int) -> dict:
             if parsed.get("template"):
                 prefix = common_prefix(previous_list or [], prompt_measure(parsed, kept)[2] or [])
             else:
-                prefix = parsed["tools_tokens"] + sum(parsed["costs"][index] for index in kept[:shared]) if shared else 0
+                lead = parsed["tools_tokens"] + parsed.get("system_tokens", 0)  # the tools, and a format's system prompt or instructions
+                prefix = lead + sum(parsed["costs"][index] for index in kept[:shared]) if shared else 0
             result["prefix_messages"], result["prefix_tokens"] = shared, prefix
             result["new_tokens"] = tokens - prefix
         elif not same_head:

@@ -30,7 +30,6 @@ from . import reuse as reuse_module
 from .accounting import REPLY_PRIMING
 from .memory import Bounded
 from .rule import LIVE, PINNED
-from .rule import select as rule_select
 from .history import Parsed, Result
 
 STRATEGIES = ("newest", "stable")
@@ -95,7 +94,8 @@ def read_options(top: dict, problems: list[Problem]) -> dict | None:
 
 def parse(data: object, token_counter: Callable[[str], int] | None = None, require_user: bool = True) -> Parsed:
     """``formats.parse`` with the strategy's keys read apart; raises ``InvalidInput`` with every problem.
-    The strategy and the reuse are the chat format's: with another format they are refused."""
+    The strategy and the reuse are the same in the three formats: the units are the rule's, the
+    history is the caller's own items, and the head holds what leads every prompt (``reuse.head_digest``)."""
     if not isinstance(data, dict) or not any(key in data for key in KEYS):
         return formats.parse(data, token_counter, require_user)
     problems: list[Problem] = []
@@ -107,17 +107,6 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
         if problems:
             raise InvalidInput([*invalid.problems, *problems], "input shape", reading.INPUT_SUMMARY) from None
         raise
-    if parsed.get("format", "chat") != "chat":
-        given = next(key for key in KEYS if key in data)
-        problems.append(
-            Problem(
-                (given,),
-                INVALID_VALUE,
-                f"{given} is read for the chat format only (this input is in the "
-                f"{parsed['format']} format): the stable strategy and the reuse are not built for it yet",
-            )
-        )
-        raise InvalidInput(problems, "input shape", reading.INPUT_SUMMARY)
     if options is not None:
         options["head"] = reuse_module.head_digest({**data, "tokenizer": parsed["tokenizer"]})
     if options is not None and options["previous"] is not None:
@@ -167,7 +156,7 @@ def select(parsed: Parsed, with_trace: bool = True) -> Result:
     if options is None:
         return formats.select(parsed, with_trace)
     walk_limit, floor, cut_from = decide(parsed)
-    result = rule_select({**parsed, "walk_limit": walk_limit, "floor": floor}, with_trace)  # the chat format's (parse says so)
+    result = formats.select({**parsed, "walk_limit": walk_limit, "floor": floor}, with_trace)  # the rule's walk, in the format's items
     dropped, kept = result["dropped"], result["kept"]
     cut = dropped[-1] + 1 if dropped and kept else 0
     result["strategy"] = options["strategy"]
