@@ -59,8 +59,24 @@ def _json(value: object) -> bytes:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8", "surrogatepass")
 
 
+_KEEP_NULLS = frozenset(("input",))  # an Anthropic tool use's input is sent exactly as given, nulls too
+
+
+def without_null_fields(value: object, keep: bool = False) -> object:
+    """A message as it is digested: a null field is the same as the field left out (an SDK's
+    ``model_dump()`` writes one for each field not given, ``exclude_none=True`` none), at any depth
+    but inside a tool use's ``input``."""
+    if keep:
+        return value
+    if type(value) is dict:
+        return {key: without_null_fields(item, key in _KEEP_NULLS) for key, item in value.items() if item is not None}  # type: ignore[union-attr]
+    if type(value) is list:
+        return [without_null_fields(item) for item in value]  # type: ignore[union-attr]
+    return value
+
+
 def history_digest(messages: list) -> str:
-    """The digest of a history's messages, as given (keys in any order)."""
+    """The digest of a history's messages, as given (keys in any order, a null field as one left out)."""
     return digests_at(messages, {len(messages)})[len(messages)]
 
 
@@ -98,7 +114,7 @@ def digests_at(messages: list, sizes: set[int]) -> dict[int, str]:
     digests = list(known.digests) if known else [_DIGEST_PREFIX + hashlib.sha256().hexdigest()]
     state = known.state.copy() if known else hashlib.sha256()  # type: ignore[attr-defined]
     for message in messages[len(digests) - 1 :]:
-        state.update(_json(message))
+        state.update(_json(without_null_fields(message)))
         state.update(b"\n")  # (JSON text has no raw newline)
         digests.append(_DIGEST_PREFIX + state.copy().hexdigest())
     if len(messages) <= MAX_DIGESTED_MESSAGES and (known is None or len(messages) > len(known.snapshot)):

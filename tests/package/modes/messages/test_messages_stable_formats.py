@@ -51,7 +51,8 @@ def conversation(fmt: str, turns: int, seed: int = 5):
 
 def data_of(fmt: str, history: list, limit: int, **keys) -> dict:
     data = {"mode": "messages", "format": fmt, "limit": limit, "messages": copy.deepcopy(history), **keys}
-    data["system" if fmt == "anthropic" else "instructions"] = SYSTEM
+    if fmt != "chat":
+        data["system" if fmt == "anthropic" else "instructions"] = SYSTEM
     return data
 
 
@@ -240,3 +241,62 @@ def test_the_sticky_check_fails_a_result_sent_otherwise_than_the_previous_call_s
         block["content"] = str(block["content"]) + " "
     checks = {check["name"]: check for check in mode.verify(data, tampered)}
     assert not checks["cleared as before"]["pass"], checks["cleared as before"]
+
+
+# ---------------------------------------------------------------- previous over the history as sent (issue 52.3)
+
+
+@pytest.mark.parametrize("fmt", ["chat", "anthropic", "responses"])
+def test_a_null_field_is_the_same_history_as_the_field_left_out(fmt):
+    """A history stored with ``model_dump(exclude_none=True)`` and one stored with its nulls are one history."""
+    text = "Where is my order? " * 20
+    if fmt == "chat":
+        history, nulls = [{"role": "user", "content": text}], [{"role": "user", "content": text, "name": None}]
+    elif fmt == "anthropic":
+        block = {"type": "text", "text": text}
+        history, nulls = [{"role": "user", "content": [block]}], [{"role": "user", "content": [{**block, "cache_control": None}]}]
+    else:
+        part = {"type": "input_text", "text": text}
+        history = [{"type": "message", "role": "user", "content": [part]}]
+        nulls = [{"type": "message", "role": "user", "content": [part], "status": None}]
+    first = evaluate(data_of(fmt, history, 4000, strategy="stable"))
+    assert "errors" not in first, first["errors"]
+    grown = nulls + [{"role": "assistant", "content": "Sure."}, {"role": "user", "content": "Thanks."}]
+    report = evaluate(data_of(fmt, grown, 4000, strategy="stable", previous=first["as_previous"]))
+    assert "errors" not in report, report["errors"]
+    assert all(check["pass"] for check in report["checks"])
+    assert report["cut_from"] == "previous" and report["reuse"]["prefix_messages"] == 1
+
+
+def test_a_tool_inputs_null_is_its_own_value():
+    history = [
+        {"role": "user", "content": "look"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "lookup", "input": {"q": None}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "found"}]},
+    ]
+    first = evaluate(data_of("anthropic", history, 4000, strategy="stable"))
+    edited = copy.deepcopy(history)
+    edited[1]["content"][0]["input"] = {}
+    errors = evaluate(data_of("anthropic", edited, 4000, strategy="stable", previous=first["as_previous"]))["errors"]
+    assert [error["path"] for error in errors] == ["$.previous.history"]
+
+
+def test_past_the_16th_conversation_a_lost_call_warns_and_a_conversation_id_keeps_it():
+    from fitproof.modes.messages import stable
+
+    stable.forget()
+    histories = [[{"role": "user", "content": f"conversation {number} " + "word " * 40}] for number in range(20)]
+    for history in histories:
+        trim_messages(history, 4000, strategy="stable")
+    grown = histories[0] + [{"role": "assistant", "content": "ok"}, {"role": "user", "content": "and?"}]
+    with pytest.warns(stable.RememberedCallLost):
+        assert trim_messages(grown, 4000, strategy="stable").previous is None
+    latest = histories[-1] + [{"role": "assistant", "content": "ok"}, {"role": "user", "content": "and?"}]
+    assert trim_messages(latest, 4000, strategy="stable").previous is not None  # one entry a conversation: the newest 16 kept
+    stable.forget()
+    for number, history in enumerate(histories):
+        trim_messages(history, 4000, strategy="stable", conversation=f"c{number}")
+    kept = trim_messages(grown, 4000, strategy="stable", conversation="c0")
+    assert kept.previous is not None and kept.previous["messages"] == 1
+    assert trim_messages(grown, 4000, strategy="stable", conversation="c5").previous is None  # another conversation's call
+    stable.forget()
