@@ -470,13 +470,10 @@ class SentencePieceModel(Tokenizer):
                         start[end] = s
             if end == s + SHORT and piece in prefixes:
                 for end in longer(text, s, value_of):
-                    if end > frontier:
-                        frontier = end
-                    rounded[0] = value_of[text[s:end]] + here
-                    candidate = rounded[0]
-                    if start[end] == -1 or candidate > score[end]:
-                        score[end] = candidate
-                        start[end] = s
+                    frontier = max(frontier, end)
+                    rounded[0] = value_of[text[s:end]] + here  # (read back: rounded to float32)
+                    if start[end] == -1 or rounded[0] > score[end]:
+                        score[end], start[end] = rounded[0], s
         # back from the end; a one-character piece not in the model is the unknown piece
         usable, unk_id = self.usable, self.unk_id
         result = []
