@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from .._base.errors import FitproofError
+
 _OPENERS = ("(", "(?:", "(?=", "(?!", "(?<=", "(?<!", "(?>")
 _COUNT = re.compile(r"\{(\d+)(,(\d*))?\}")
 MANY = 3  # a counted repeat of more than this many counts as unbounded in a sequence (\p{N}{1,3} does not)
@@ -22,7 +24,7 @@ class _Alternative:
         self.pending: int | None = None  # the last item's count before it, until its quantifier is known
 
 
-class _Refused(Exception):
+class _Refused(FitproofError):
     """(Inside ``unbounded_backtracking`` only: what it returns.)"""
 
 
