@@ -107,7 +107,7 @@ def unigram_json(words: int = 8, piece_length: int = 0) -> dict:
 # --- SentencePiece's .model (protobuf) ---
 
 
-def _varint(value: int) -> bytes:
+def varint(value: int) -> bytes:
     out = bytearray()
     while True:
         byte = value & 0x7F
@@ -119,17 +119,17 @@ def _varint(value: int) -> bytes:
             return bytes(out)
 
 
-def _key(number: int, wire: int) -> bytes:
-    return _varint(number << 3 | wire)
+def key(number: int, wire: int) -> bytes:
+    return varint(number << 3 | wire)
 
 
-def _delimited(number: int, payload: bytes) -> bytes:
-    return _key(number, 2) + _varint(len(payload)) + payload
+def delimited(number: int, payload: bytes) -> bytes:
+    return key(number, 2) + varint(len(payload)) + payload
 
 
 def model_piece(text: str, score: float = 0.0, kind: int = 1) -> bytes:
-    body = _delimited(1, text.encode("utf-8")) + _key(2, 5) + struct.pack("<f", score) + _key(3, 0) + _varint(kind)
-    return _delimited(1, body)
+    body = delimited(1, text.encode("utf-8")) + key(2, 5) + struct.pack("<f", score) + key(3, 0) + varint(kind)
+    return delimited(1, body)
 
 
 def model_file(words: int = 8, model_type: int = 1, long_pieces: int = 0, piece_bytes: int = 7999, seed: int | None = None) -> bytes:
@@ -149,9 +149,9 @@ def model_file(words: int = 8, model_type: int = 1, long_pieces: int = 0, piece_
     for i in range(long_pieces):
         text = "a" * (piece_bytes - len(str(i))) + str(i) if seed is None else "".join(rng.choice("abcdefgh") for _ in range(piece_bytes))
         pieces += model_piece(text, -1.0)
-    trainer = _key(3, 0) + _varint(model_type)
-    normalizer = _delimited(1, b"identity") + _key(3, 0) + _varint(1)
-    return pieces + _delimited(2, trainer) + _delimited(3, normalizer)
+    trainer = key(3, 0) + varint(model_type)
+    normalizer = delimited(1, b"identity") + key(3, 0) + varint(1)
+    return pieces + delimited(2, trainer) + delimited(3, normalizer)
 
 
 # --- tekken ---

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from cli_calls import one_line_error
+from cli_calls import one_line_error, CLOSED_PORT_URL, SETTING_NAMES, setting_values
 from compose_servers import EXAMPLE, SECRET, call
 from conftest import ROOT
 from fitproof.cli import _settings, run
@@ -199,10 +199,6 @@ DOCUMENTED_EXIT_CODES = {int(code) for code in re.findall(r"^\| ([0-9]+) \| ", C
 RUN_EXIT_CODES = DOCUMENTED_EXIT_CODES - {130}
 
 
-# A port nothing listens on (discard): a model call there is refused at once, on loopback.
-CLOSED_PORT_URL = "http://127.0.0.1:9/v1"
-
-
 FUZZ = settings(
     max_examples=int(os.environ.get("ROBUSTNESS_EXAMPLES", "150")),
     deadline=None,
@@ -210,53 +206,10 @@ FUZZ = settings(
 )
 
 
-SETTING_VALUES = st.one_of(
-    st.sampled_from(
-        [
-            "",
-            "0",
-            "850",
-            "²",
-            "①",
-            "٣٠٠٠",
-            "1_000",
-            "1e3",
-            "nan",
-            "-1",
-            "0.5",
-            "true",
-            "yes",
-            "maybe",
-            "9" * 5000,
-            "http://[::1",
-            "http://例え.jp/v1",
-            "http://u:pw@127.0.0.1:9/v1",
-            "ftp://x",
-            "http://",
-            CLOSED_PORT_URL,
-            SECRET + "\r\nX: 1",
-            "ключ",
-            "\x1b[2J",
-        ]
-    ),
-    st.text(max_size=20).filter(lambda text: "\x00" not in text),
-)
-
-
-SETTING_NAMES = [
-    "CONTEXT_TOKENS",
-    "RESERVED_OUTPUT_TOKENS",
-    "FIXED_PROMPT_TOKENS",
-    "BASE_URL",
-    "API_KEY",
-    "MODEL",
-    "TEMPERATURE",
-    "CALL_MODEL",
-    "TIMEOUT_SECONDS",
-]
-
-
 COUNT_SETTINGS = ("CONTEXT_TOKENS", "RESERVED_OUTPUT_TOKENS", "FIXED_PROMPT_TOKENS")
+
+
+SETTING_VALUES = setting_values(SECRET)
 
 
 @FUZZ

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import ROOT
 from fitproof.cli import run
-from cli_calls import file_tree as _tree
+from cli_calls import CLOSED_PORT_URL, SETTING_NAMES, setting_values, file_tree as _tree
 
 
 CONTRACT = (ROOT / "docs" / "contract.md").read_text(encoding="utf-8")
@@ -25,8 +25,6 @@ DOCUMENTED_EXIT_CODES = {int(code) for code in re.findall(r"^\| ([0-9]+) \| ", C
 RUN_EXIT_CODES = DOCUMENTED_EXIT_CODES - {130}
 EXAMPLE = (ROOT / "examples" / "refund-case.json").read_bytes()
 SECRET = "sk-fuzz-3b8e0c7d1a9f"
-# A port nothing listens on (discard): a model call there is refused at once, on loopback.
-CLOSED_PORT_URL = "http://127.0.0.1:9/v1"
 FUZZ = settings(
     max_examples=int(os.environ.get("ROBUSTNESS_EXAMPLES", "150")),
     deadline=None,
@@ -100,48 +98,8 @@ FILE_CONTENTS = st.one_of(
     st.text(max_size=200).map(lambda text: text.encode("utf-8", "surrogatepass")),
 )
 OPTION_VALUES = st.sampled_from(["-1", "0", "2", "16", "17", "70000", "99999999999999999999", "٣", "１", "x", "", " 2", "1_0", "--"])
-SETTING_VALUES = st.one_of(
-    st.sampled_from(
-        [
-            "",
-            "0",
-            "850",
-            "²",
-            "①",
-            "٣٠٠٠",
-            "1_000",
-            "1e3",
-            "nan",
-            "-1",
-            "0.5",
-            "true",
-            "yes",
-            "maybe",
-            "9" * 5000,
-            "http://[::1",
-            "http://例え.jp/v1",
-            "http://u:pw@127.0.0.1:9/v1",
-            "ftp://x",
-            "http://",
-            CLOSED_PORT_URL,
-            SECRET + "\r\nX: 1",
-            "ключ",
-            "\x1b[2J",
-        ]
-    ),
-    st.text(max_size=20).filter(lambda text: "\x00" not in text),
-)
-SETTING_NAMES = [
-    "CONTEXT_TOKENS",
-    "RESERVED_OUTPUT_TOKENS",
-    "FIXED_PROMPT_TOKENS",
-    "BASE_URL",
-    "API_KEY",
-    "MODEL",
-    "TEMPERATURE",
-    "CALL_MODEL",
-    "TIMEOUT_SECONDS",
-]
+
+SETTING_VALUES = setting_values(SECRET)
 
 
 @st.composite

@@ -165,8 +165,8 @@ def test_a_hostile_model_file_loads_or_is_refused(data):
             )
         )
         body = b"".join(tf.model_piece(text, score, kind) for text, score, kind in pieces)
-        trainer = tf._key(3, 0) + tf._varint(data.draw(st.integers(0, 5))) + tf._key(35, 0) + tf._varint(data.draw(st.integers(0, 1)))
-        blob = body + tf._delimited(2, trainer) + tf._delimited(3, tf._delimited(1, b"identity"))
+        trainer = tf.key(3, 0) + tf.varint(data.draw(st.integers(0, 5))) + tf.key(35, 0) + tf.varint(data.draw(st.integers(0, 1)))
+        blob = body + tf.delimited(2, trainer) + tf.delimited(3, tf.delimited(1, b"identity"))
     if blob[:1] != b"\x0a":  # (a .model is known by its first field's key)
         blob = b"\x0a" + blob
     loads_or_refuses(blob, "hostile.model")

@@ -19,6 +19,7 @@ import pytest
 
 import _text
 from conftest import generated_table_is_current
+from _tokenizer_files import delimited, key, varint
 from model_files import TRAINED, corpus, trained
 from fitproof.tokenizers import TokenizerFileError, from_bytes, graphemes, load_tokenizer
 from fitproof.tokenizers import files as files_module
@@ -422,26 +423,6 @@ def test_a_map_refused_while_counting_is_an_input_error_everywhere_never_an_inte
 
 
 # --- hostile files -----------------------------------------------------------------------------
-
-
-def key(number: int, wire: int) -> bytes:
-    return varint(number << 3 | wire)
-
-
-def varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def delimited(number: int, payload: bytes) -> bytes:
-    return key(number, 2) + varint(len(payload)) + payload
 
 
 def piece(text: str, score: float = 0.0, kind: int = 1, score_bits: bytes | None = None) -> bytes:
