@@ -69,12 +69,7 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
     chat = formats.detect(rest)[0] == "chat"
     if chat and not any(rest.get(key) is not None for key in stable.KEYS):
         rest["strategy"] = "newest"  # the report then has as_previous, to give back as previous: clearing is sticky
-    try:
-        parsed = stable.parse(rest, token_counter, require_user)
-    except InvalidInput as invalid:
-        if problems:
-            raise InvalidInput([*invalid.problems, *problems], "input shape", reading.INPUT_SUMMARY) from None
-        raise
+    parsed = reading.parse_layered(stable.parse, rest, token_counter, require_user, problems)
     fmt = parsed.get("format", "chat")
     if parsed.get("template"):
         problems.append(

@@ -41,6 +41,19 @@ from .history import Parsed, Read
 DEFAULT_TOKENIZER = "o200k_base"
 
 INPUT_SUMMARY = "Input needs a limit, a known tokenizer and a non-empty messages array."
+
+
+def parse_layered(parse: Callable[..., Parsed], rest: dict, token_counter, require_user: bool, problems: list[Problem]) -> Parsed:
+    """``parse(rest, ...)`` under a layer (strategy, context editing) that has read its own keys
+    already: the layer's ``problems`` join the inner ones when the inner parse refuses the input."""
+    try:
+        return parse(rest, token_counter, require_user)
+    except InvalidInput as invalid:
+        if problems:
+            raise InvalidInput([*invalid.problems, *problems], "input shape", INPUT_SUMMARY) from None
+        raise
+
+
 NO_USER_SUMMARY = "The history has no user message: there is no turn to answer."
 MESSAGE_SUMMARY = "Each message needs a known role and text content, and every tool call its tool result."
 

@@ -101,12 +101,7 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
     problems: list[Problem] = []
     options = read_options(data, problems)
     rest = {key: value for key, value in data.items() if key not in KEYS}
-    try:
-        parsed = formats.parse(rest, token_counter, require_user)
-    except InvalidInput as invalid:
-        if problems:
-            raise InvalidInput([*invalid.problems, *problems], "input shape", reading.INPUT_SUMMARY) from None
-        raise
+    parsed = reading.parse_layered(formats.parse, rest, token_counter, require_user, problems)
     if parsed.get("format", "chat") != "chat":
         given = next(key for key in KEYS if key in data)
         problems.append(
