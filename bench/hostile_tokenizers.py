@@ -1,5 +1,5 @@
 """Load time, count time and peak memory for every tokenizer-file kind, on synthetic files of growing
-size and texts of growing length (the hostile shapes of issue 50 among them), against the peer
+size and texts of growing length (the hostile shapes among them: huge vocabularies, long pieces, many literals), against the peer
 library measured in the same run: Hugging Face ``tokenizers`` for a tokenizer.json (and the GGUF
 file's equivalent tokenizer.json), ``sentencepiece`` for a ``.model``, ``tiktoken`` for a tekken
 rank file.

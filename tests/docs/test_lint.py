@@ -1,6 +1,7 @@
 """The linter holds the code: ``ruff check`` with the project's settings (pyproject.toml's
 [tool.ruff]) finds nothing in the package, the tests, the benchmarks and the scripts."""
 
+import re
 import subprocess
 import sys
 
@@ -61,3 +62,36 @@ def test_the_formatter_reads_the_project_s_width(tmp_path):
     assert check(120).returncode == 0
     wrapped = check(150)
     assert wrapped.returncode == 1 and "would be reformatted" in wrapped.stdout + wrapped.stderr
+
+
+# What the project tracks its work in is not the repository's reader's: no file names an issue.
+ISSUE_NUMBER = re.compile(r"\bissues? #?[0-9]+|\btickets? #[0-9]+", re.I)
+
+
+def tracked_text_files():
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
+    for name in listed:
+        if (
+            name.endswith((".py", ".js", ".md", ".html", ".css", ".toml", ".json"))
+            and not name.startswith(("tests/data/", "fixtures/"))
+            and name != "tests/docs/test_lint.py"
+        ):
+            path = ROOT / name
+            if path.is_file():
+                yield name, path.read_text(encoding="utf-8", errors="replace")
+
+
+def test_no_file_names_an_issue_number():
+    found = [
+        f"{name}:{text.count(chr(10), 0, match.start()) + 1}: {match.group()}"
+        for name, text in tracked_text_files()
+        for match in ISSUE_NUMBER.finditer(text)
+    ]
+    assert found == []
+
+
+def test_the_issue_number_pattern_finds_what_it_looks_for():
+    assert ISSUE_NUMBER.search('"""Hostile files (issue 50, parts 1 to 3)') and ISSUE_NUMBER.search("see ticket #12")
+    assert not ISSUE_NUMBER.search("the claimed items cost 120 tokens (ticket 40 + policy 50)") and not ISSUE_NUMBER.search(
+        "the issue is 3 tokens"
+    )

@@ -1,4 +1,4 @@
-"""Hostile tokenizer files (issue 50, parts 1 to 3): small files that would take unbounded memory
+"""Hostile tokenizer files: small files that would take unbounded memory
 or time are bounded or refused by name; malformed ones are one line and exit 2 in ``count``,
 ``check`` and ``mcp --tokenizer-file``; an id that would collide with the merge map's marker is
 refused. The property tests over every reader are in ``test_hostile_file_properties.py``.
