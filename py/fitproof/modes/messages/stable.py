@@ -26,6 +26,7 @@ from itertools import compress
 from math import floor as round_down
 from typing import Callable
 
+from ..._base.errors import FitproofError
 from ..._shared.shape import InvalidInput
 from ..._base.values import INVALID_VALUE, WRONG_TYPE, Key, Problem, preview
 from . import formats, reading
@@ -189,7 +190,7 @@ MAX_CONVERSATIONS = 4096
 MAX_LET_GO = 1024
 
 
-class RememberedCallLost(UserWarning):
+class RememberedCallLost(FitproofError, UserWarning):
     """A call's history extends a remembered call that was let go of (more conversations than the memory holds)."""
 
 
@@ -285,4 +286,16 @@ def _warn_if_let_go(messages: list) -> None:
         )
 
 
-__all__ = ["STRATEGIES", "DEFAULT_STRATEGY", "DEFAULT_WATERMARK", "KEYS", "parse", "select", "decide", "watermark_limit", "LIVE", "PINNED"]
+__all__ = [
+    "STRATEGIES",
+    "DEFAULT_STRATEGY",
+    "DEFAULT_WATERMARK",
+    "KEYS",
+    "parse",
+    "select",
+    "decide",
+    "watermark_limit",
+    "LIVE",
+    "PINNED",
+    "RememberedCallLost",
+]

@@ -243,7 +243,7 @@ def test_the_sticky_check_fails_a_result_sent_otherwise_than_the_previous_call_s
     assert not checks["cleared as before"]["pass"], checks["cleared as before"]
 
 
-# ---------------------------------------------------------------- previous over the history as sent (issue 52.3)
+# ---------------------------------------------------------------- previous over the history as sent
 
 
 @pytest.mark.parametrize("fmt", ["chat", "anthropic", "responses"])
