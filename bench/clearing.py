@@ -149,7 +149,9 @@ def fitproof_default(recorded, limit):
 
 
 def fitproof_stable(recorded, limit, low_watermark=0.7):
-    state = {"previous": None}
+    # one conversation of its own: the same recorded chat is replayed by many runs, and a run's first
+    # call must not find another run's remembered calls (nor warn that they were let go of)
+    state = {"previous": None, "conversation": object()}
 
     def step(call):
         result = trim_messages(
@@ -159,6 +161,7 @@ def fitproof_stable(recorded, limit, low_watermark=0.7):
             strategy="stable",
             low_watermark=low_watermark,
             previous=state["previous"],
+            conversation=state["conversation"],
         )
         state["previous"] = result.as_previous
         return list(result)
@@ -168,12 +171,18 @@ def fitproof_stable(recorded, limit, low_watermark=0.7):
 
 def fitproof_clear(recorded, limit, strategy=None, clear=None, low_watermark=None):
     """This package's clearing (``clear``), given its previous call's ``as_previous`` (sticky)."""
-    state = {"previous": None}
+    state = {"previous": None, "conversation": object()}  # a conversation of its own, as fitproof_stable's
     keys = {"strategy": strategy, "low_watermark": low_watermark} if strategy else {}
 
     def step(call):
         result = trim_messages(
-            recorded.history[: recorded.calls[call]], limit, "gpt-4o", clear=clear or {}, previous=state["previous"], **keys
+            recorded.history[: recorded.calls[call]],
+            limit,
+            "gpt-4o",
+            clear=clear or {},
+            previous=state["previous"],
+            conversation=state["conversation"],
+            **keys,
         )
         state["previous"] = result.as_previous
         return list(result)

@@ -27,7 +27,7 @@ from ._evaluation.report import Report
 from ._passages import PackError, Packed, pack_passages
 from ._selection import Check, Decision, Selection, select
 from ._verify_claim import ClaimFailure, ClaimVerdict, verify_claim
-from .modes.messages import MessagesDoNotFit, MessagesError, TrimmedMessages, as_sent, count_messages, trim_messages
+from .modes.messages import MessagesDoNotFit, MessagesError, RememberedCallLost, TrimmedMessages, as_sent, count_messages, trim_messages
 from .tokenizers import TokenizerRegistry, TokenizerUnavailable, count_tokens, named_tokenizer, register_tokenizer, using_tokenizers
 
 if TYPE_CHECKING:
@@ -61,6 +61,7 @@ __all__ = [
     "count_messages",
     "TrimmedMessages",
     "MessagesError",
+    "RememberedCallLost",
     "MessagesDoNotFit",
     "as_sent",
     "verify_claim",

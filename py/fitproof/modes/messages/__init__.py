@@ -37,6 +37,7 @@ from .rule import as_sent, succeeded, summarize
 # The formats' readers and rule (formats/), with strategy stable and the reuse when their keys are given (stable.py),
 # and clearing when its keys are (clearing.py)
 from .clearing import parse, select
+from .stable import RememberedCallLost
 from ..protocol import Words
 from .history import Parsed, Result
 
@@ -74,6 +75,7 @@ __all__ = [
     "Result",
     "MessagesError",
     "MessagesDoNotFit",
+    "RememberedCallLost",
     "TrimmedMessages",
     "trim_messages",
     "count_messages",

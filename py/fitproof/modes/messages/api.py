@@ -201,6 +201,7 @@ def trim_messages(
     caching: Mapping[str, object] | None = None,
     clear: Mapping[str, object] | bool | None = None,
     context_management: Mapping[str, object] | None = None,
+    conversation: object = None,
 ) -> TrimmedMessages:
     """The newest turns of an OpenAI-format chat history that fit ``limit`` prompt tokens, with
     the system, developer and pinned messages and the live turn (the newest user message and
@@ -236,6 +237,9 @@ def trim_messages(
     strategy stable). ``clear={"summary": {"tokens": 500, "text": ...}}`` names the dropped span in the
     report and sends the caller's summary in its place (a user message, counted, not in ``.kept``).
     ``context_management``: Anthropic's own edits object, read as the same options (``format="anthropic"``).
+    ``conversation``: an id of the caller's (any hashable) under which the last call is remembered, for
+    an application serving more than 16 conversations at once (without it, a call whose remembered
+    call was let go of warns ``RememberedCallLost``).
 
     ``format`` (``"chat"``, ``"anthropic"``, ``"responses"``; detected when the items can mean only
     one): ``messages`` are then Anthropic's Messages (``system=`` the system prompt, sent apart;
@@ -263,10 +267,12 @@ def trim_messages(
     given_summary = clear.get("summary") if isinstance(clear, Mapping) else None
     summarized = isinstance(given_summary, Mapping) and given_summary.get("text") is not None
     if (
-        strategy == "stable" or (clear is not None and format in (None, "chat") and not summarized)
+        strategy == "stable" or (clear is not None and not summarized)
     ) and previous is None:  # the remembered last call on this history, if any: as if given (a summary takes none)
         listed = _listed(messages, "messages")
-        keys["previous"] = remembered_previous(listed if set(map(type, listed)) <= {dict} else [_as_dict(message) for message in listed])
+        keys["previous"] = remembered_previous(
+            listed if set(map(type, listed)) <= {dict} else [_as_dict(message) for message in listed], conversation
+        )
     parsed = _parse_call(
         messages,
         limit,
@@ -301,7 +307,7 @@ def trim_messages(
         trimmed.strategy, trimmed.cut, trimmed.as_previous = result["strategy"], result["cut"], result["as_previous"]
         trimmed.previous, trimmed.reuse = keys["previous"], result["reuse"]
         if (strategy == "stable" or clear is not None) and result["as_previous"] is not None:
-            remember(result["as_previous"])
+            remember(result["as_previous"], keys["previous"] if previous is None else None, conversation)
     if "cleared" in result:
         trimmed.cleared, trimmed.clearing = result["cleared"], result["clearing"]
         trimmed.summary_span = result.get("summary_span")

@@ -26,7 +26,7 @@ from ..._base.values import INVALID_VALUE, WRONG_TYPE, Key, Problem, got, previe
 from ..._shared.shape import InvalidInput
 from ...tokenizers import TOKENIZERS, counter
 from . import clearing_formats as fmt_parts
-from . import clearing_options, formats, reading, stable
+from . import clearing_options, reading, stable
 from .accounting import PER_MESSAGE, REPLY_PRIMING, callers_counter
 from .rule import as_sent
 from .history import Parsed, Result
@@ -66,8 +66,7 @@ def parse(data: object, token_counter: Callable[[str], int] | None = None, requi
     else:
         options = clearing_options.read_context_management(data["context_management"], problems)
     rest = {key: value for key, value in data.items() if key not in KEYS}
-    chat = formats.detect(rest)[0] == "chat"
-    if chat and not any(rest.get(key) is not None for key in stable.KEYS):
+    if not any(rest.get(key) is not None for key in stable.KEYS):
         rest["strategy"] = "newest"  # the report then has as_previous, to give back as previous: clearing is sticky
     parsed = reading.parse_layered(stable.parse, rest, token_counter, require_user, problems)
     fmt = parsed.get("format", "chat")

@@ -369,12 +369,15 @@ def cleared_as_before(history) -> str | None:
     derived, result = history.derived, history.result
     reported = {row["index"]: row for row in result.get("cleared") or []}
     sent = dict(zip(result["kept"], result["messages"]))
+    key = "output" if _fmt(history) == "responses" else "content"  # where a format's result holds what is cleared
     for item, _ in derived.prior:
         index = item["index"]
         if reported.get(index, {}).get("reason") != AS_BEFORE:
             return f"message {index} was cleared by the previous call, the report does not clear it again"
-        if index in sent and sent[index].get("content") != derived.previous_copies[index]["content"]:
-            return f"message {index} is sent as {sent[index].get('content')!r}, the previous call sent {derived.previous_copies[index]['content']!r}"
+        if index in sent and sent[index].get(key) != derived.previous_copies[index].get(key):
+            return (
+                f"message {index} is sent as {sent[index].get(key)!r}, the previous call sent {derived.previous_copies[index].get(key)!r}"
+            )
     return None
 
 

@@ -48,6 +48,7 @@ PREVIOUS_OPTIONAL = ("cleared",)  # clearing's (clearing.py): the previous call'
 CACHING_KEYS = {"openai": ("provider", "prices"), "anthropic": ("provider", "min_tokens", "prices")}
 PRICE_KEYS = {"openai": ("input", "cached_input"), "anthropic": ("input", "cached_input", "cache_write")}
 PER_MILLION = 1_000_000
+HEAD_KEYS = ("system", "instructions")  # what leads the prompt in the anthropic and responses formats (no chat key)
 _DIGEST_PREFIX = "sha256:"
 
 
@@ -58,8 +59,24 @@ def _json(value: object) -> bytes:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8", "surrogatepass")
 
 
+_KEEP_NULLS = frozenset(("input",))  # an Anthropic tool use's input is sent exactly as given, nulls too
+
+
+def without_null_fields(value: object, keep: bool = False) -> object:
+    """A message as it is digested: a null field is the same as the field left out (an SDK's
+    ``model_dump()`` writes one for each field not given, ``exclude_none=True`` none), at any depth
+    but inside a tool use's ``input``."""
+    if keep:
+        return value
+    if type(value) is dict:
+        return {key: without_null_fields(item, key in _KEEP_NULLS) for key, item in value.items() if item is not None}  # type: ignore[union-attr]
+    if type(value) is list:
+        return [without_null_fields(item) for item in value]  # type: ignore[union-attr]
+    return value
+
+
 def history_digest(messages: list) -> str:
-    """The digest of a history's messages, as given (keys in any order)."""
+    """The digest of a history's messages, as given (keys in any order, a null field as one left out)."""
     return digests_at(messages, {len(messages)})[len(messages)]
 
 
@@ -97,7 +114,7 @@ def digests_at(messages: list, sizes: set[int]) -> dict[int, str]:
     digests = list(known.digests) if known else [_DIGEST_PREFIX + hashlib.sha256().hexdigest()]
     state = known.state.copy() if known else hashlib.sha256()  # type: ignore[attr-defined]
     for message in messages[len(digests) - 1 :]:
-        state.update(_json(message))
+        state.update(_json(without_null_fields(message)))
         state.update(b"\n")  # (JSON text has no raw newline)
         digests.append(_DIGEST_PREFIX + state.copy().hexdigest())
     if len(messages) <= MAX_DIGESTED_MESSAGES and (known is None or len(messages) > len(known.snapshot)):
@@ -111,6 +128,9 @@ def head_digest(data: dict) -> str:
     import hashlib  # (see digests_at)
 
     head = [data.get("tokenizer"), data.get("tools"), data.get("template"), data.get("template_options")]
+    for key in HEAD_KEYS:  # Anthropic's system prompt, the Responses instructions: they lead the prompt too
+        if data.get(key) is not None:
+            head.append([key, data[key]])
     return _DIGEST_PREFIX + hashlib.sha256(_json(head)).hexdigest()
 
 
@@ -326,7 +346,7 @@ def prompt_measure(parsed: Parsed, kept: list[int], costs: list[int] | None = No
         tokens = loaded.tokens(rendered(parsed, kept))
         return len(tokens), loaded.count(rendered(parsed, kept, generation_prompt=False)), tokens
     costs = parsed["costs"] if costs is None else costs
-    body = parsed["tools_tokens"] + sum(costs[index] for index in kept)
+    body = parsed["tools_tokens"] + parsed.get("system_tokens", 0) + sum(costs[index] for index in kept)
     return body + REPLY_PRIMING, body, None
 
 
@@ -357,7 +377,8 @@ def reuse(parsed: Parsed, kept: list[int], tokens: int) -> dict:
             if parsed.get("template"):
                 prefix = common_prefix(previous_list or [], prompt_measure(parsed, kept)[2] or [])
             else:
-                prefix = parsed["tools_tokens"] + sum(parsed["costs"][index] for index in kept[:shared]) if shared else 0
+                lead = parsed["tools_tokens"] + parsed.get("system_tokens", 0)  # the tools, and a format's system prompt or instructions
+                prefix = lead + sum(parsed["costs"][index] for index in kept[:shared]) if shared else 0
             result["prefix_messages"], result["prefix_tokens"] = shared, prefix
             result["new_tokens"] = tokens - prefix
         elif not same_head:

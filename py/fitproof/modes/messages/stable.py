@@ -18,11 +18,15 @@ decision (``walk_limit``, ``floor``) in what ``rule.select`` reads.
 
 from __future__ import annotations
 
+import threading
+import warnings
+from collections import OrderedDict, deque
 from fractions import Fraction
 from itertools import compress
 from math import floor as round_down
 from typing import Callable
 
+from ..._base.errors import FitproofError
 from ..._shared.shape import InvalidInput
 from ..._base.values import INVALID_VALUE, WRONG_TYPE, Key, Problem, preview
 from . import formats, reading
@@ -30,7 +34,6 @@ from . import reuse as reuse_module
 from .accounting import REPLY_PRIMING
 from .memory import Bounded
 from .rule import LIVE, PINNED
-from .rule import select as rule_select
 from .history import Parsed, Result
 
 STRATEGIES = ("newest", "stable")
@@ -95,24 +98,14 @@ def read_options(top: dict, problems: list[Problem]) -> dict | None:
 
 def parse(data: object, token_counter: Callable[[str], int] | None = None, require_user: bool = True) -> Parsed:
     """``formats.parse`` with the strategy's keys read apart; raises ``InvalidInput`` with every problem.
-    The strategy and the reuse are the chat format's: with another format they are refused."""
+    The strategy and the reuse are the same in the three formats: the units are the rule's, the
+    history is the caller's own items, and the head holds what leads every prompt (``reuse.head_digest``)."""
     if not isinstance(data, dict) or not any(key in data for key in KEYS):
         return formats.parse(data, token_counter, require_user)
     problems: list[Problem] = []
     options = read_options(data, problems)
     rest = {key: value for key, value in data.items() if key not in KEYS}
     parsed = reading.parse_layered(formats.parse, rest, token_counter, require_user, problems)
-    if parsed.get("format", "chat") != "chat":
-        given = next(key for key in KEYS if key in data)
-        problems.append(
-            Problem(
-                (given,),
-                INVALID_VALUE,
-                f"{given} is read for the chat format only (this input is in the "
-                f"{parsed['format']} format): the stable strategy and the reuse are not built for it yet",
-            )
-        )
-        raise InvalidInput(problems, "input shape", reading.INPUT_SUMMARY)
     if options is not None:
         options["head"] = reuse_module.head_digest({**data, "tokenizer": parsed["tokenizer"]})
     if options is not None and options["previous"] is not None:
@@ -162,7 +155,7 @@ def select(parsed: Parsed, with_trace: bool = True) -> Result:
     if options is None:
         return formats.select(parsed, with_trace)
     walk_limit, floor, cut_from = decide(parsed)
-    result = rule_select({**parsed, "walk_limit": walk_limit, "floor": floor}, with_trace)  # the chat format's (parse says so)
+    result = formats.select({**parsed, "walk_limit": walk_limit, "floor": floor}, with_trace)  # the rule's walk, in the format's items
     dropped, kept = result["dropped"], result["kept"]
     cut = dropped[-1] + 1 if dropped and kept else 0
     result["strategy"] = options["strategy"]
@@ -187,8 +180,18 @@ def select(parsed: Parsed, with_trace: bool = True) -> Result:
 
 # ``trim_messages``'s memory of its last calls with strategy stable (their ``as_previous``): a call on
 # a history that extends one of them, without ``previous``, is given it, so its result is exactly
-# ``evaluate``'s with that ``previous``. Bounded; the newest kept; never read by the checks.
+# ``evaluate``'s with that ``previous``. Bounded; the newest kept; never read by the checks. A call
+# replaces the entry it extended, so the memory holds one entry a conversation: the last calls of
+# the 16 newest conversations. A caller's conversation id (``conversation=``) keys its own memory
+# of 4,096 conversations instead; past the 16th conversation without one, a call whose history
+# extends a call let go of warns (``RememberedCallLost``) instead of missing silently.
 MAX_REMEMBERED = 16
+MAX_CONVERSATIONS = 4096
+MAX_LET_GO = 1024
+
+
+class RememberedCallLost(FitproofError, UserWarning):
+    """A call's history extends a remembered call that was let go of (more conversations than the memory holds)."""
 
 
 class _Call:
@@ -206,31 +209,93 @@ class _Call:
 
 
 _REMEMBERED: Bounded[_Call] = Bounded(MAX_REMEMBERED)
+_BY_CONVERSATION: OrderedDict[object, dict] = OrderedDict()
+_LET_GO: deque[tuple[str, int]] = deque(maxlen=MAX_LET_GO)  # the (history, messages) of the calls let go of
+_LOCK = threading.Lock()
 
 
-def remember(as_previous: dict) -> None:
+def remember(as_previous: dict, extends: dict | None = None, conversation: object = None) -> None:
+    """Keep a call's ``as_previous`` (instead of ``extends``, the remembered call it was given)."""
+    if conversation is not None:
+        with _LOCK:
+            _BY_CONVERSATION[conversation] = dict(as_previous)
+            _BY_CONVERSATION.move_to_end(conversation)
+            while len(_BY_CONVERSATION) > MAX_CONVERSATIONS:
+                _BY_CONVERSATION.popitem(last=False)
+        return
     entry = _Call(dict(as_previous))
-    _REMEMBERED.keep(entry, next((other for other in _REMEMBERED if other.key == entry.key), None))
+    old = {other.key for other in _REMEMBERED}
+    replaced = next(
+        (
+            other
+            for other in _REMEMBERED
+            if other.key == entry.key or (extends is not None and other.key == (extends.get("history"), extends.get("messages")))
+        ),
+        None,
+    )
+    _REMEMBERED.keep(entry, replaced)
+    kept = {other.key for other in _REMEMBERED}
+    with _LOCK:
+        _LET_GO.extend(key for key in old - kept if replaced is None or key != replaced.key)
 
 
 def forget() -> None:
     _REMEMBERED.clear()
+    with _LOCK:
+        _BY_CONVERSATION.clear()
+        _LET_GO.clear()
 
 
-def remembered_previous(messages: list) -> dict | None:
-    """The remembered call with the longest history that ``messages`` starts with, or None."""
+def remembered_previous(messages: list, conversation: object = None) -> dict | None:
+    """The remembered call with the longest history that ``messages`` starts with, or None (with
+    ``conversation``: that conversation's last call, when ``messages`` extends its history)."""
+    if conversation is not None:
+        with _LOCK:
+            last = _BY_CONVERSATION.get(conversation)
+        if last is None or last["messages"] > len(messages):
+            return None
+        return dict(last) if reuse_module.running_digests(messages, {last["messages"]}).get(last["messages"]) == last["history"] else None
     candidates = sorted(
         (other.as_previous for other in _REMEMBERED if other.as_previous["messages"] <= len(messages)), key=lambda other: other["messages"]
     )
-    if not candidates:
-        return None
     found = None
-    sizes = {other["messages"] for other in candidates}
-    digests = reuse_module.running_digests(messages, sizes)
-    for other in candidates:
-        if digests.get(other["messages"]) == other["history"]:
-            found = other
+    if candidates:
+        sizes = {other["messages"] for other in candidates}
+        digests = reuse_module.running_digests(messages, sizes)
+        for other in candidates:
+            if digests.get(other["messages"]) == other["history"]:
+                found = other
+    if found is None:
+        _warn_if_let_go(messages)
     return dict(found) if found else None
 
 
-__all__ = ["STRATEGIES", "DEFAULT_STRATEGY", "DEFAULT_WATERMARK", "KEYS", "parse", "select", "decide", "watermark_limit", "LIVE", "PINNED"]
+def _warn_if_let_go(messages: list) -> None:
+    with _LOCK:
+        let_go = [key for key in _LET_GO if key[1] <= len(messages)]
+    if not let_go:
+        return
+    digests = reuse_module.running_digests(messages, {size for _, size in let_go})
+    if any(digests.get(size) == history for history, size in let_go):
+        warnings.warn(
+            f"this history extends a call trim_messages remembered and let go of (it remembers the last calls of "
+            f"{MAX_REMEMBERED} conversations): the call starts afresh; pass previous= (the last .as_previous) "
+            f"or conversation= (an id of yours) to keep its cache",
+            RememberedCallLost,
+            stacklevel=4,
+        )
+
+
+__all__ = [
+    "STRATEGIES",
+    "DEFAULT_STRATEGY",
+    "DEFAULT_WATERMARK",
+    "KEYS",
+    "parse",
+    "select",
+    "decide",
+    "watermark_limit",
+    "LIVE",
+    "PINNED",
+    "RememberedCallLost",
+]

@@ -67,19 +67,32 @@ def walk_of(history) -> tuple[int, int, str]:
     return max(floor(_fraction(DEFAULT_WATERMARK if watermark is None else watermark) * limit), need), 0, "low_watermark"
 
 
+def _no_nulls(value: object, inside_input: bool = False) -> object:
+    """The checks' own copy of the digest's reading: a null field is one left out, but in a tool use's ``input``."""
+    if inside_input:
+        return value
+    if isinstance(value, dict):
+        return {key: _no_nulls(item, key == "input") for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [_no_nulls(item) for item in value]
+    return value
+
+
 def _digest(messages: list) -> str:
     import hashlib  # not at the top: hashlib asks for _hashlib, which the page's compiled standard library lacks, and the page would then fetch the whole one (2.5 MB) on every first visit
 
     hashed = hashlib.sha256()
     for message in messages:
         hashed.update(
-            json.dumps(message, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8", "surrogatepass") + b"\n"
+            json.dumps(_no_nulls(message), ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8", "surrogatepass")
+            + b"\n"
         )
     return "sha256:" + hashed.hexdigest()
 
 
 def _head(data: dict, tokenizer: str) -> str:
     head = [tokenizer, data.get("tools"), data.get("template"), data.get("template_options")]
+    head += [[key, data[key]] for key in ("system", "instructions") if data.get(key) is not None]  # what leads a format's prompt
     import hashlib  # (see _digest)
 
     text = json.dumps(head, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
@@ -117,7 +130,13 @@ def _previous_kept(history, previous: dict) -> list[int]:
 
 def _as_sent_text(history, index: int, previous: bool = False) -> str:
     message = (history.previous_messages if previous else history.messages)[index]
-    return json.dumps(as_sent_again(message), ensure_ascii=False, sort_keys=True)
+    sent = history.sent_again(message) if hasattr(history, "sent_again") else as_sent_again(message)  # a format's own copy
+    return json.dumps(sent, ensure_ascii=False, sort_keys=True)
+
+
+def _lead(history) -> int:
+    """What leads every prompt beside the messages: the tools, and a format's system prompt or instructions."""
+    return history.tools_tokens + getattr(history, "system_tokens", 0)
 
 
 def _template_tokens(history, kept: list[int], generation_prompt: bool = True) -> list[bytes]:
@@ -139,7 +158,7 @@ def _breakpoint(history, kept: list[int], previous: bool = False) -> int:
         return 0
     if history.template:
         return len(_template_tokens(history, kept, generation_prompt=False))
-    return history.tools_tokens + sum(map(history.previous_cost if previous else history.cost, kept))
+    return _lead(history) + sum(map(history.previous_cost if previous else history.cost, kept))
 
 
 def prefix_reused(history) -> str | None:
@@ -158,7 +177,7 @@ def prefix_reused(history) -> str | None:
             before_tokens = _template_tokens(history, before) if before else []
             expected["previous_tokens"] = len(before_tokens)
         else:
-            expected["previous_tokens"] = REPLY_PRIMING + history.tools_tokens + sum(map(history.previous_cost, before)) if before else 0
+            expected["previous_tokens"] = REPLY_PRIMING + _lead(history) + sum(map(history.previous_cost, before)) if before else 0
         same_head = previous["head"] == _head(data, history.tokenizer)
         if same_head:
             previous_breakpoint = _breakpoint(history, before, previous=True)
@@ -178,7 +197,7 @@ def prefix_reused(history) -> str | None:
                     prefix += 1
                 expected["prefix_tokens"] = prefix
             else:
-                expected["prefix_tokens"] = history.tools_tokens + sum(history.cost(index) for index in kept[:shared]) if shared else 0
+                expected["prefix_tokens"] = _lead(history) + sum(history.cost(index) for index in kept[:shared]) if shared else 0
     for key, value in expected.items():
         if reuse.get(key) != value:
             return f"{key} re-derives to {value}, the report says {reuse.get(key)}"

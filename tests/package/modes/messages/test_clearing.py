@@ -176,7 +176,8 @@ def test_trim_messages_clear_is_evaluates_and_remembers_the_previous_call():
     again = trim_messages(longer, 2000, clear={})
     assert again.previous == trimmed.as_previous
     assert again == run(longer, clear={}, previous=trimmed.as_previous)["messages"]
-    same = trim_messages(history[:30], 2000, clear=True)  # the same history again: its own last call is the previous
+    # The same history again: the memory holds one call a conversation (the longer one replaced it), so it is given.
+    same = trim_messages(history[:30], 2000, clear=True, previous=trimmed.as_previous)
     assert [row["index"] for row in same.cleared] == [row["index"] for row in trimmed.cleared]
     assert {row["reason"] for row in same.cleared} == {"cleared_as_before"}
 

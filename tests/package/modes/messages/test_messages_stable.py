@@ -493,12 +493,3 @@ def test_random_histories_trim_and_evaluate_agree_and_pass_every_check():
         trimmed = trim_messages(history, limit, strategy="stable", low_watermark=keys["low_watermark"], previous=keys["previous"])
         assert trimmed.kept == report["kept"] and trimmed.tokens == report["tokens"], case
     assert {"previous", "low_watermark"} <= seen, seen
-
-
-def test_the_strategy_in_another_format_is_an_input_error_at_its_key():
-    """The stable strategy and the reuse are built for the chat format: elsewhere they are refused, not ignored."""
-    report = evaluate(
-        {"mode": "messages", "format": "anthropic", "limit": 1000, "strategy": "stable", "messages": [{"role": "user", "content": "Hello"}]}
-    )
-    assert [error["path"] for error in report["errors"]] == ["$.strategy"]
-    assert "chat format only" in report["errors"][0]["message"]

@@ -12,7 +12,7 @@ from typing import Any
 from ...._shared import checks as _checks
 from ....tokenizers import resolve
 from .. import chat_checks as chat
-from .. import clearing_checks
+from .. import clearing_checks, stable_checks
 from ..images import data_url_size
 
 _NOT_SENT = ("pinned",)
@@ -185,12 +185,23 @@ class History(chat.History):
                 self._texts_of(copy, texts, images)
                 self.texts[index] = (texts, images)
             self.messages = [self.derived.copies.get(index, item) for index, item in enumerate(messages)]
+            self.previous_messages = [self.derived.previous_copies.get(index, item) for index, item in enumerate(messages)]
             self._costs = {}
             clearing_checks.summary_of(self)
         self.pinned_need = self.priming + self.tools_tokens + sum(self.cost(index) for index in range(total) if self.pinned[index])
         self.live_need = sum(self.cost(index) for index in range(total) if self.live[index])
-        # Strategy stable is the chat format's alone (its reader refuses it in these formats): the walk is the rule's.
-        self.walk_limit, self.floor = self.limit, 0  # type: ignore[assignment]  # the raw limit, as the chat History's walk_of gives it
+        # Strategy stable: the limit the walk cuts down to and the cut kept from the previous call, re-derived (as in the chat format).
+        self.walk_limit, self.floor, _ = stable_checks.walk_of(self)
+
+    def sent_again(self, item: dict) -> dict:
+        """An item as the request sends it, written again from the input (the prefix compares these)."""
+        return _sent_again(item, _KEEP[self.fmt], True)  # type: ignore[return-value]  # a dict in, a dict out
+
+    def previous_cost(self, index: int) -> int:
+        """The item's cost in the previous call's prompt (another only when clearing cleared it since)."""
+        if self.previous_messages[index] is self.messages[index]:
+            return self.cost(index)
+        return self.recount_of(self.previous_messages[index])
 
     def _tools(self, tools: list) -> int:
         if not tools:
@@ -316,7 +327,8 @@ CHECKS = (
 
 def verify(data: dict, result: Mapping[str, Any], fmt: str) -> list[_checks.Check]:
     history = History(data, result, fmt)
-    checks = CHECKS + (clearing_checks.CHECKS if clearing_checks.given(data) else ())
+    checks = CHECKS + (stable_checks.CHECKS if stable_checks.given(data) else ())
+    checks += clearing_checks.CHECKS if clearing_checks.given(data) else ()
     return [_checks.verdict_of(name, check, history) for name, check in checks]
 
 
