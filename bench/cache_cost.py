@@ -34,7 +34,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent / "py"), str(HERE)]
 
 import _text  # noqa: E402
-from chat_loop import conversation, langchain_counter, their_kept  # noqa: E402
+from chat_loop import Converted, conversation, langchain_counter, their_kept  # noqa: E402
 from fitproof import trim_messages  # noqa: E402
 
 PRICES = {
@@ -111,6 +111,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--watermark", type=float, default=0.7)
     parser.add_argument("--openai-cached", type=float, default=0.5, help="OpenAI's cached input price per million (input: $2.00)")
+    parser.add_argument("--no-formats", action="store_true", help="leave out the anthropic and responses formats' stable runs")
     arguments = parser.parse_args()
     PRICES["openai"]["cached_input"] = arguments.openai_cached
     from langchain_core.messages import trim_messages as langchain_trim
@@ -123,8 +124,13 @@ def main() -> None:
     previous = {"openai": None, "anthropic": None}
     disagreements = 0
     history_size = 0
+    converted = Converted()
+    formats = FormatRuns(limit, arguments.watermark) if not arguments.no_formats else None
     for history, _step in conversation(arguments.turns, arguments.seed):
         history_size = len(history)
+        if formats is not None:
+            converted.update(history)
+            formats.call(history, converted)
         for index in range(len(costs), len(history)):
             costs[index] = counter([_langchain_message(history[index])])
         live_start = max(index for index, message in enumerate(history) if message["role"] == "user")
@@ -192,6 +198,61 @@ def main() -> None:
         f"default {default.calls - default.live_lost}, stable {stable.calls - stable.live_lost}"
     )
     print(f"the package's reuse and the bench's own billing disagree on {disagreements} of {2 * 2 * default.calls} bills")
+    if formats is not None:
+        formats.print()
+
+
+class FormatRuns:
+    """Strategy stable on the same conversation in the three request formats, converted as it grows
+    (bench/chat_loop.py's ``Converted``), all counted by o200k_base so that the formats' prompts are
+    the same text; each format's bill is the package's own ``reuse`` under each rule."""
+
+    FORMATS = ("chat", "anthropic", "responses")
+
+    def __init__(self, limit: int, watermark: float) -> None:
+        self.limit, self.watermark = limit, watermark
+        self.previous: dict[tuple[str, str], object] = {}
+        self.cost = {(fmt, provider): 0.0 for fmt in self.FORMATS for provider in CACHING}
+        self.cached = {key: 0 for key in self.cost}
+        self.tokens = dict.fromkeys(self.FORMATS, 0)
+        self.calls = 0
+
+    def call(self, history: list[dict], converted) -> None:
+        requests = {
+            "chat": (history, {}),
+            "anthropic": (converted.anthropic, {"format": "anthropic", "system": converted.system}),
+            "responses": (converted.responses, {"format": "responses"}),
+        }
+        self.calls += 1
+        for fmt, (messages, keys) in requests.items():
+            for provider in CACHING:
+                result = trim_messages(
+                    messages,
+                    self.limit,
+                    "o200k_base",
+                    strategy="stable",
+                    low_watermark=self.watermark,
+                    caching=CACHING[provider],
+                    previous=self.previous.get((fmt, provider)),
+                    **keys,
+                )
+                self.previous[(fmt, provider)] = result.as_previous
+                self.cost[(fmt, provider)] += result.reuse["cost"]
+                self.cached[(fmt, provider)] += result.reuse["cached_tokens"]
+            self.tokens[fmt] += result.tokens
+
+    def print(self) -> None:
+        print()
+        print(f"strategy stable in the three formats, the same conversation converted ({self.calls} calls, o200k_base counts):")
+        print(f"{'format':12} {'avg context':>12} {'OpenAI cost':>12} {'x chat':>7} {'Anthropic cost':>15} {'x chat':>7}")
+        for fmt in self.FORMATS:
+            row = f"{fmt:12} {self.tokens[fmt] / self.calls:12,.0f}"
+            for provider in CACHING:
+                ratio = self.cost[(fmt, provider)] / self.cost[("chat", provider)]
+                row += f" {self.cost[(fmt, provider)]:{12 if provider == 'openai' else 15}.2f} {ratio:6.3f}x"
+            print(row)
+        worst = max(abs(self.cost[(fmt, p)] / self.cost[("chat", p)] - 1) for fmt in self.FORMATS for p in CACHING)
+        print(f"the formats' stable costs differ from the chat format's by at most {worst:.1%} (target <= 5 %)")
 
 
 def _langchain_message(message: dict):
