@@ -2052,4 +2052,35 @@ case(
     **{"pass": False, "check": ["input shape"], "error_paths": ["$.caching.prices.cached_input"]},
 )
 
+# Clearing old tool results: an agent that read three files, at a limit its history is far over.
+FILES = [
+    ("orders.csv", "order A-1042, lamp, shipped; " * 12, "What is in orders.csv?", "Order A-1042, a lamp, has shipped."),
+    (
+        "returns.md",
+        "Returns are accepted within 30 days of delivery. " * 8,
+        "And the returns policy?",
+        "Returns within 30 days of delivery.",
+    ),
+    ("hub.log", "parcel at the Elm hub, waiting; " * 12, "Where is the parcel now?", "It waits at the Elm hub."),
+]
+AGENT = [msg("system", "You are a support agent who reads files.")]
+for n, (name, body, ask, answer) in enumerate(FILES):
+    call = {"id": f"call_{n}", "type": "function", "function": {"name": "read_file", "arguments": json.dumps({"path": name})}}
+    AGENT += [
+        msg("user", ask),
+        msg("assistant", None, tool_calls=[call]),
+        msg("tool", body.strip(), tool_call_id=f"call_{n}"),
+        msg("assistant", answer),
+    ]
+AGENT.append(msg("user", "Can I still return the lamp?"))
+case(
+    M,
+    "clear-old-tool-results",
+    "Clearing before dropping: the two older file reads (messages 3 and 7) become placeholders, the newest (keep 1) stays, and only the oldest turn is dropped, where dropping alone keeps the last turn only.",
+    {"mode": "messages", "limit": 300, "messages": AGENT, "clear": {"keep": 1}},
+    **{"pass": True, "kept": [0, 5, 6, 7, 8, 9, 10, 11, 12, 13], "dropped": [1, 2, 3, 4]},
+)
+assert [row["index"] for row in evaluate({"mode": "messages", "limit": 300, "messages": AGENT, "clear": {"keep": 1}})["cleared"]] == [3, 7]
+assert evaluate({"mode": "messages", "limit": 300, "messages": AGENT})["kept"] == [0, 9, 10, 11, 12, 13]
+
 print("wrote", len(list(ROOT.rglob("*.json"))), "fixture files")

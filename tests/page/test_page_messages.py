@@ -156,3 +156,22 @@ def test_anthropic_and_responses_histories_show_their_calls_results_and_system_p
     expect(unit).to_have_count(1)
     assert call in unit.inner_text() and "← " in unit.inner_text() and "kept together" in unit.inner_text()
     assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
+
+
+def test_cleared_tool_results_are_marked_with_their_cost_before_and_after(page):
+    report = choose(page, "messages/clear-old-tool-results.json")
+    clearing = report["clearing"]
+    note = page.locator("[data-testid=chat-clearing]")
+    expect(note).to_contain_text(f"would count {clearing['tokens_before']} tokens, over the trigger of {clearing['trigger']} tokens")
+    expect(note).to_contain_text(f"2 items cleared, {clearing['freed']} tokens freed, {clearing['tokens_after']} tokens left")
+    marks = page.locator("[data-testid=chat-view] [data-testid=chat-cleared]")
+    expect(marks).to_have_count(len(report["cleared"]))
+    for mark, row in zip(marks.all(), report["cleared"]):
+        bubble = page.locator(f"[data-testid=chat-message][data-index='{row['index']}']")
+        assert bubble.locator("[data-testid=chat-cleared]").inner_text() == mark.inner_text()
+        assert mark.inner_text().startswith(f"read_file result cleared: {row['tokens_before']} tokens → {row['tokens_after']} tokens")
+    # The input's own text is shown (the report sends the placeholder): the editor still holds it.
+    kept_cleared = page.locator("[data-testid=chat-message][data-index='7']")
+    assert "Returns are accepted" in kept_cleared.inner_text() and kept_cleared.get_attribute("data-kept") == "true"
+    assert page.locator("[data-testid=chat-message][data-index='11'] [data-testid=chat-cleared]").count() == 0  # keep 1: the newest stays
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]

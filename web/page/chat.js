@@ -3,7 +3,8 @@
 // with the reason it went; a budget lane (priming, pinned, then each kept unit in the order
 // the walk took them, and the unit that stopped it); an image part as a chip in its message
 // and a segment of the lane; the tool definitions as a pinned block above the conversation
-// and a part of the lane; and the page's step-through followed
+// and a part of the lane; a tool result cleared before any turn was dropped (`clear`) marked in
+// its bubble, with what it cost before and after; and the page's step-through followed
 // here too. Reads the report only (and the input's text for the dropped turns, which the
 // report does not carry); every decision is made in Python.
 
@@ -30,7 +31,9 @@ function inputMessages(report, total) {
   const messages = Array.isArray(given) ? given : null;
   if (!messages || messages.length !== total) return null;
   const sent = (message) => JSON.stringify(Object.fromEntries(Object.entries(message).filter(([key]) => key !== "pinned")));
-  const same = report.kept.every((index, at) => sent(messages[index]) === JSON.stringify(report.messages[at]));
+  // (a message with a cleared result is sent as its cleared copy: the input's is shown, marked cleared)
+  const cleared = new Set((Array.isArray(report.cleared) ? report.cleared : []).map((row) => row.index));
+  const same = report.kept.every((index, at) => cleared.has(index) || sent(messages[index]) === JSON.stringify(report.messages[at]));
   return same ? messages : null;
 }
 
@@ -77,6 +80,33 @@ function imageChip(image) {
   const chip = el("span", "image-chip", imageText(image));
   chip.dataset.testid = "chat-image";
   return chip;
+}
+
+const CLEARED_WHY = {
+  cleared_over_trigger: "the prompt was over the trigger, and this was among the oldest results",
+  cleared_as_before: "the previous call cleared it, so it is cleared again with the same bytes",
+  thinking_of_an_older_turn: "the thinking of an older turn",
+};
+
+// A tool result (or a thinking block) cleared before any turn was dropped: what it cost before and after.
+function clearedNote(item, unit) {
+  const what = item.kind === "thinking" ? "thinking removed" : `${item.tool || "tool"} result cleared${item.input ? ", with its call's arguments" : ""}`;
+  const note = el("span", "cleared-chip", `${what}: ${count(item.tokens_before, unit)} → ${count(item.tokens_after, unit)} (${CLEARED_WHY[item.reason] || item.reason})`);
+  note.dataset.testid = "chat-cleared";
+  return note;
+}
+
+// What clearing did before the walk: the prompt before and after, and how many items it cleared.
+function clearingText(report, unit) {
+  const clearing = report.clearing;
+  if (!clearing || typeof clearing !== "object") return null;
+  const rows = Array.isArray(report.cleared) ? report.cleared : [];
+  if (!clearing.triggered && !rows.length) {
+    const trigger = typeof clearing.trigger === "number" ? count(clearing.trigger, unit) : count(clearing.trigger_tool_uses, "tool use");
+    return `Clearing: the prompt counts ${count(clearing.tokens_before, unit)}, not over the trigger of ${trigger}, so no tool result is cleared.`;
+  }
+  const trigger = typeof clearing.trigger === "number" ? count(clearing.trigger, unit) : count(clearing.trigger_tool_uses, "tool use");
+  return `Clearing first: the prompt would count ${count(clearing.tokens_before, unit)}, over the trigger of ${trigger}, so the oldest tool results (not the newest ${clearing.keep}, nor the live turn's) were replaced by a short placeholder: ${count(rows.length, "item")} cleared, ${count(clearing.tokens_before - clearing.tokens_after, unit)} freed, ${count(clearing.tokens_after, unit)} left before any turn is dropped.`;
 }
 
 // Anthropic's system prompt or Responses' instructions: sent apart from the items, with every call.
@@ -132,6 +162,7 @@ function bubble(index, row, message, context) {
     if (typeof message.tool_call_id === "string") body.prepend(el("code", "tool-result", `← ${message.tool_call_id}: `));
   }
   for (const image of context.images.get(index) || []) body.append(imageChip(image));
+  for (const item of context.cleared.get(index) || []) body.append(clearedNote(item, context.unit));
   if (!message) {
     body.append(el("span", "hint", "(text not shown: the editor no longer holds this input)"));
   }
@@ -309,7 +340,12 @@ function render(report, reportContext, about = {}) {
     images.get(image.index).push(image);
   }
   for (const list of images.values()) list.sort((a, b) => a.part - b.part);
-  const context = { ...reportContext, images };
+  const cleared = new Map();  // message index -> its cleared items
+  for (const item of Array.isArray(report.cleared) ? report.cleared : []) {
+    if (!cleared.has(item.index)) cleared.set(item.index, []);
+    cleared.get(item.index).push(item);
+  }
+  const context = { ...reportContext, images, cleared };
   // The trace is newest first and, for a long history, may be only its first page: the
   // turns in hand are the newest ones, down to the last row's index. `about` (the report
   // store's sums over every row) gives the counts and the rest of the walk.
@@ -325,6 +361,12 @@ function render(report, reportContext, about = {}) {
   heading.id = "chat-heading";
   const sent = whole ? `${keptCount} of ${count(total, "message")} sent, oldest first.` : `${count(total, "message")}, oldest first.`;
   view.append(heading, el("p", "hint", `${sent} Struck-through turns are dropped; a tool call and its results are kept or dropped together.`));
+  const clearing = clearingText(report, context.unit);
+  if (clearing) {
+    const note = el("p", "hint clearing-note", clearing);
+    note.dataset.testid = "chat-clearing";
+    view.append(note);
+  }
   view.append(budgetLane(report, rows, context, about.walk));
   const cache = cacheLane(report, context.unit);  // with previous or caching: the reused prefix and the new part
   if (cache) view.append(cache);

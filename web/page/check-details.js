@@ -114,6 +114,22 @@ const TEXTS = {
     const billed = typeof reuse.cached_tokens === "number" ? ` ${count(reuse.cached_tokens, "token")} billed as cached (${reuse.provider}).` : "";
     return `Rendered this prompt and the previous one again: they share their first ${count(reuse.prefix_tokens, "token")} (${reuse.prefix_messages} messages); ${count(reuse.new_tokens, "token")} are new.${billed}`;
   },
+  "tool results cleared": (report, rows, { unit }) => {
+    const clearing = report.clearing;
+    if (!clearing) return null;
+    const cleared = (report.cleared || []).map((row) => `#${row.index} ${row.tokens_before} → ${row.tokens_after}`);
+    return `Replayed the clearing from the input, oldest result first, the newest ${clearing.keep} and the live turn's left as they are: the prompt ${count(clearing.tokens_before, unit)} before, ${count(clearing.tokens_after, unit)} after; cleared ${list(cleared)}.`;
+  },
+  "cleared as before": (report) => {
+    const again = (report.cleared || []).filter((row) => row.reason === "cleared_as_before").map((row) => `#${row.index}`);
+    return again.length
+      ? `Every result the previous call cleared is cleared again, with the same placeholder bytes: ${list(again)}.`
+      : "No previous call cleared a result of this history (0 to clear again).";
+  },
+  "summary in place of the dropped span": (report) => {
+    const span = report.summary_span;
+    return span ? `The dropped span, #${span.from} to #${span.to} (${count(span.tokens, "token")}), worked out again; the summary goes at position ${span.position}.` : "No summary was asked for (0 summary tokens).";
+  },
 };
 
 // What to say under one check: its failure (Python's words) and what it re-derived, or null.
