@@ -5,6 +5,9 @@ reply), the tool calls' JSON, the images' tile rule, and a caller's own counter.
 from __future__ import annotations
 
 import json
+import threading
+import types
+import weakref
 from typing import Callable
 
 from ..._base.errors import InvalidInputError
@@ -30,6 +33,81 @@ def callers_counter(token_counter: Callable[[str], int]) -> Callable[[str], int]
         return tokens
 
     return count
+
+
+# A caller's token_counter's answers, remembered across calls: a counter must be pure (the same
+# text, the same count), so a history that grew by two turns asks it about the new texts only.
+# Bounded: the last MAX_COUNTERS counters (held weakly: a counter let go of takes its answers with
+# it), each with at most MAX_REMEMBERED_CHARACTERS characters of text (the oldest answers go first).
+MAX_COUNTERS = 8
+MAX_REMEMBERED_CHARACTERS = 1 << 25
+_MEMORY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
+
+
+class _Answers(dict):
+    """One counter's answers, text -> count, oldest first, with the characters they hold."""
+
+    __slots__ = ("characters",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.characters = 0
+
+
+def _answers_of(token_counter: Callable[[str], int]) -> _Answers | None:
+    """The remembered answers of ``token_counter`` (a bound method's by its object and function);
+    None for a counter that cannot be held weakly (``__slots__`` without ``__weakref__``), asked
+    within the call only."""
+    owner, function = (
+        (token_counter.__self__, token_counter.__func__) if isinstance(token_counter, types.MethodType) else (token_counter, None)
+    )
+    try:
+        with _LOCK:
+            by_function = _MEMORY.get(owner)
+            if by_function is None:
+                while len(_MEMORY) >= MAX_COUNTERS:
+                    del _MEMORY[next(iter(_MEMORY.keys()))]
+                by_function = _MEMORY[owner] = {}
+            answers = by_function.get(function)
+            if answers is None:
+                answers = by_function[function] = _Answers()
+            return answers
+    except TypeError:  # not weakly referable, or not hashable
+        return None
+
+
+class RememberedCounter:
+    """A caller's ``text -> int`` asked once per text across calls (see MAX_COUNTERS), its answers
+    checked to be counts; ``calls`` is how many times this call asked it."""
+
+    __slots__ = ("_count", "_answers", "calls")
+
+    def __init__(self, token_counter: Callable[[str], int]) -> None:
+        self._count = token_counter
+        self._answers = _answers_of(token_counter)
+        self.calls = 0
+
+    def __call__(self, text: str) -> int:
+        answers = self._answers
+        if answers is not None:
+            tokens = answers.get(text)
+            if tokens is not None:
+                return tokens
+        tokens = self._count(text)
+        self.calls += 1
+        if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
+            raise InvalidInputError(f"token_counter must return a count (an int from 0), got {tokens!r} for the text {preview(text)}")
+        if answers is not None and len(text) <= MAX_REMEMBERED_CHARACTERS:
+            with _LOCK:
+                if text not in answers:
+                    answers[text] = tokens
+                    answers.characters += len(text)
+                    while answers.characters > MAX_REMEMBERED_CHARACTERS:
+                        oldest = next(iter(answers))
+                        answers.characters -= len(oldest)
+                        del answers[oldest]
+        return tokens
 
 
 def tool_calls_text(tool_calls: object) -> str:

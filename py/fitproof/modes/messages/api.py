@@ -10,7 +10,7 @@ from typing import Any
 from ..._base.errors import InvalidInputError, input_problems
 from ..._shared.shape import InvalidInput
 from ..._base.values import LIMIT_TOO_LOW, MAX_SAFE_INTEGER, Problem, got, plural, preview
-from .accounting import REPLY_PRIMING
+from .accounting import REPLY_PRIMING, RememberedCounter
 from .rule import shortfall_text
 from .clearing import parse, select
 from .stable import remembered_previous, remember
@@ -68,8 +68,9 @@ class TrimmedMessages(list[dict[str, Any]]):
     ``tokens`` (the prompt: the kept messages, the tool definitions and the reply priming),
     ``limit``, ``remaining``, ``kept`` and ``dropped`` (input indices, input order), ``tools_tokens``
     and ``images_at_most`` (``(message, part)`` of each image whose size was unknown, counted at
-    the most an image can cost), and ``format`` (``"chat"``, ``"anthropic"`` or ``"responses"``:
-    the format read, named or detected)."""
+    the most an image can cost), ``format`` (``"chat"``, ``"anthropic"`` or ``"responses"``:
+    the format read, named or detected), and ``counter_calls`` (with ``token_counter``: how many
+    texts this call asked it about; None without one)."""
 
     tokens: int
     limit: int
@@ -78,6 +79,7 @@ class TrimmedMessages(list[dict[str, Any]]):
     dropped: list[int]
     tools_tokens: int
     images_at_most: list[tuple[int, int]]
+    counter_calls: int | None = None  # with token_counter: how many times this call asked it
     # With strategy, previous or caching (stable.py, reuse.py): the report's fields of the same names.
     strategy: str | None = None
     cut: int | None = None
@@ -174,6 +176,8 @@ def _parse_call(
     data.update({key: value for key, value in (cache_keys or {}).items() if value is not None})
     if token_counter is not None and not callable(token_counter):
         raise MessagesError(f"token_counter must be a function text -> int, got {preview(token_counter)}")
+    if token_counter is not None and not isinstance(token_counter, RememberedCounter):
+        token_counter = RememberedCounter(token_counter)
     try:
         return parse(data, token_counter, require_user)
     except InvalidInput as invalid:
@@ -213,7 +217,8 @@ def trim_messages(
     ``"estimate"`` or a model name (``"gpt-4o"``, ``"gpt-4o-2024-08-06"``, ``"gpt-4"``). ``tools``: the
     request's function definitions, counted with the pinned messages. ``token_counter``: a
     ``text -> int`` for another model's tokenizer, used for every text with the same per-message
-    accounting (then ``tokenizer`` only picks the tool-definition constants). ``template``
+    accounting (then ``tokenizer`` only picks the tool-definition constants); it must be pure: its
+    answers are remembered across calls, so a grown history asks it about the new texts only. ``template``
     (``"llama3"``, ``"llama3_1"``, ``"qwen3"``, ``"deepseek_v3"``, ``"mistral"``, ``"harmony"``): count
     the prompt as that chat template renders it, special tokens and generation prompt included, with
     ``tokenizer`` naming the model's own tokenizer (``register_tokenizer``); ``.tokens`` is then the
@@ -273,12 +278,13 @@ def trim_messages(
         keys["previous"] = remembered_previous(
             listed if set(map(type, listed)) <= {dict} else [_as_dict(message) for message in listed], conversation
         )
+    asked = RememberedCounter(token_counter) if token_counter is not None and callable(token_counter) else token_counter
     parsed = _parse_call(
         messages,
         limit,
         tokenizer,
         tools,
-        token_counter,
+        asked,
         template=template,
         template_options=template_options,
         cache_keys=keys,
@@ -303,6 +309,7 @@ def trim_messages(
     trimmed.tokens, trimmed.limit, trimmed.remaining = result["tokens"], result["limit"], result["remaining"]
     trimmed.kept, trimmed.dropped, trimmed.tools_tokens = result["kept"], result["dropped"], result["tools_tokens"]
     trimmed.images_at_most = [(image["index"], image["part"]) for image in result["images"] if image["at_most"]]
+    trimmed.counter_calls = asked.calls if isinstance(asked, RememberedCounter) else None
     if "as_previous" in result:
         trimmed.strategy, trimmed.cut, trimmed.as_previous = result["strategy"], result["cut"], result["as_previous"]
         trimmed.previous, trimmed.reuse = keys["previous"], result["reuse"]
