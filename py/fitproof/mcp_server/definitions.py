@@ -30,6 +30,7 @@ TOKENIZER = {
     "a model's own tokenizer.json, GGUF or tekken file). Claude and Gemini publish no tokenizer: use estimate.",
 }
 TOKENIZER_WORDS = "o200k_base (default), cl100k_base, o200k_harmony, estimate, a model name (gpt-4o), or a --tokenizer-file NAME"
+TRIM_TOKENIZER = {**TOKENIZER, "description": TOKENIZER["description"] + " Format anthropic counts by estimate unless told."}
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 CONVERSATION = {
     "type": "string",
@@ -128,7 +129,8 @@ def full_schema(tool: str) -> dict:
     else:
         messages = mode_schema("messages")["properties"]
         properties = {
-            name: TOKENIZER if name == "tokenizer" else CONVERSATION if name == "conversation" else messages[name] for name in TRIM_ARGUMENTS
+            name: TRIM_TOKENIZER if name == "tokenizer" else CONVERSATION if name == "conversation" else messages[name]
+            for name in TRIM_ARGUMENTS
         }
         required = ["messages", "limit"]
     return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
@@ -180,7 +182,7 @@ SLIM_WORDS: dict[str, dict[str, str]] = {
     "trim_messages": {
         "messages": "The history: chat messages {role, content, ...}, or Anthropic messages or Responses input items (format).",
         "limit": "The prompt-token limit.",
-        "tokenizer": TOKENIZER_WORDS + "; Claude: estimate.",
+        "tokenizer": TOKENIZER_WORDS + " (anthropic: estimate).",
         "format": "Detected when the items can mean only one.",
         "system": "anthropic: the system prompt, sent apart.",
         "instructions": "responses: the instructions, sent apart.",
@@ -207,7 +209,8 @@ def slim_schema(tool: str) -> dict:
     """``full_schema(tool)`` cut to what ``tools/list`` carries: each argument's ``_loose`` types and a few words."""
     full = full_schema(tool)
     words = {
-        name: text.replace("CLAIMS_PROMPT", claim_words(True)).replace("CLAIMS", claim_words(False)) for name, text in SLIM_WORDS[tool].items()
+        name: text.replace("CLAIMS_PROMPT", claim_words(True)).replace("CLAIMS", claim_words(False))
+        for name, text in SLIM_WORDS[tool].items()
     }
     properties = {name: {**_loose(schema), "description": words[name]} for name, schema in full["properties"].items()}
     return {**full, "properties": properties}

@@ -287,7 +287,9 @@ class Session:
 
 def _one_page(params: dict, what: str) -> None:
     if params.get("cursor") is not None:
-        raise InvalidParams(f"params.cursor: this server lists every {what} on one page and gave no cursor, got {preview(params['cursor'])}")
+        raise InvalidParams(
+            f"params.cursor: this server lists every {what} on one page and gave no cursor, got {preview(params['cursor'])}"
+        )
 
 
 def _stderr_line(text: str) -> None:

@@ -197,7 +197,7 @@ def _trim_messages(arguments: dict) -> tuple[str, dict]:
     try:
         with warnings.catch_warnings(record=True) as caught:  # (RememberedCallLost): said in the result, not on standard error
             warnings.simplefilter("always")
-            trimmed = trim_messages(messages, limit, arguments.get("tokenizer", "o200k_base"), **options)
+            trimmed = trim_messages(messages, limit, arguments.get("tokenizer"), **options)
     except MessagesDoNotFit as error:
         problem = error.problems[0] if error.problems else None
         said = f"{problem.path}: {problem.message}" if problem is not None else str(error)
@@ -230,9 +230,9 @@ def _trim_messages(arguments: dict) -> tuple[str, dict]:
         structured["reuse"] = trimmed.reuse
     if trimmed.cleared is not None:
         structured.update(cleared=trimmed.cleared, clearing=trimmed.clearing, summary_span=trimmed.summary_span)
-    said = [str(warning.message) for warning in caught]
-    if said:
-        structured["warnings"] = said
+    warned = [str(warning.message) for warning in caught]
+    if warned:
+        structured["warnings"] = warned
     return _trimmed_text(structured), structured
 
 
