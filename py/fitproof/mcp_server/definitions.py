@@ -182,7 +182,7 @@ SLIM_WORDS: dict[str, dict[str, str]] = {
     "trim_messages": {
         "messages": "The history: chat messages {role, content, ...}, or Anthropic messages or Responses input items (format).",
         "limit": "The prompt-token limit.",
-        "tokenizer": TOKENIZER_WORDS + " (anthropic: estimate).",
+        "tokenizer": TOKENIZER_WORDS.replace("(default)", "(default; format anthropic: estimate)") + ".",
         "format": "Detected when the items can mean only one.",
         "system": "anthropic: the system prompt, sent apart.",
         "instructions": "responses: the instructions, sent apart.",
