@@ -14,7 +14,7 @@ from pathlib import Path
 import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp.client.stdio import get_default_environment, stdio_client
 from mcp.shared.exceptions import MCPError
 
 from cli_calls import call_cli
@@ -41,6 +41,15 @@ INITIALIZE = {
 }
 
 
+def server_parameters():
+    """The SDK starts the server with a few safe variables only: PYTHONPATH is passed on too, so that a
+    checkout run with PYTHONPATH=py (a worktree beside the editable install) serves its own code."""
+    environment = get_default_environment()
+    if os.environ.get("PYTHONPATH"):
+        environment["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return StdioServerParameters(command=SERVER[0], args=SERVER[1:], env=environment)
+
+
 def rpc(message):
     return (json.dumps(message) + "\n").encode()
 
@@ -60,8 +69,7 @@ def sdk_session(body):
     with tempfile.TemporaryFile("w+") as errors:
 
         async def main():
-            parameters = StdioServerParameters(command=SERVER[0], args=SERVER[1:])
-            async with stdio_client(parameters, errlog=errors) as (read, write):
+            async with stdio_client(server_parameters(), errlog=errors) as (read, write):
                 async with ClientSession(read, write) as session:
                     initialized = await session.initialize()
                     return await body(session, initialized)
@@ -102,6 +110,38 @@ def test_the_sdk_lists_the_tools_and_calls_each():
     assert results["verify_claim"].structured_content["failures"][0]["id"] == "C"
 
 
+def test_the_sdk_reads_the_slim_definitions_and_the_full_schemas_behind_them():
+    async def body(session, initialized):
+        assert initialized.capabilities.resources is not None
+        listed = await session.list_tools()
+        resources = await session.list_resources()
+        full = await session.read_resource("fitproof://schema/trim_messages")
+        trimmed = await session.call_tool(
+            "trim_messages",
+            {"messages": HISTORY[1:], "limit": 100, "format": "anthropic", "system": "Be brief.", "strategy": "stable"},
+        )
+        again = await session.call_tool(
+            "trim_messages",
+            {"messages": HISTORY[1:], "limit": 100, "format": "anthropic", "previous": trimmed.structured_content["as_previous"]},
+        )
+        missing = None
+        try:
+            await session.read_resource("fitproof://schema/nope")
+        except MCPError as error:
+            missing = error
+        return listed, resources, full, trimmed, again, missing
+
+    listed, resources, full, trimmed, again, missing = sdk_session(body)
+    slim = next(tool for tool in listed.tools if tool.name == "trim_messages").input_schema
+    schema = json.loads(full.contents[0].text)
+    assert list(slim["properties"]) == list(schema["properties"]) and "oneOf" in schema["properties"]["clear"]
+    assert "fitproof://schema/trim_messages" in [resource.uri for resource in resources.resources]
+    assert trimmed.is_error is False and trimmed.structured_content["format"] == "anthropic"  # the SDK checked it against outputSchema
+    assert trimmed.structured_content["strategy"] == "stable" and trimmed.structured_content["kept"] == [0, 1, 2]
+    assert again.is_error is False and again.structured_content["previous"] == trimmed.structured_content["as_previous"]
+    assert missing is not None and missing.code == -32602 and "Resource not found" in missing.message
+
+
 def test_the_sdk_gets_a_tool_error_for_bad_input_and_an_error_for_an_unknown_tool():
     async def body(session, initialized):
         bad = await session.call_tool("check", {"input": {"budget": 7, "items": [{"id": "A", "relevance": 9, "tokens": "4"}]}})
@@ -140,7 +180,7 @@ def test_the_sdk_high_level_client_falls_back_from_its_probe():
     from mcp import Client
 
     async def main():
-        async with Client(StdioServerParameters(command=SERVER[0], args=SERVER[1:])) as client:
+        async with Client(server_parameters()) as client:
             return await client.call_tool("count_tokens", {"text": "hello world"})
 
     result = run_apart(main)
@@ -303,7 +343,7 @@ def test_a_client_that_stops_reading_ends_it_quietly():
 CLIENT = textwrap.dedent("""
     import sys, anyio
     from mcp import ClientSession, StdioServerParameters
-    from mcp.client.stdio import stdio_client
+    from mcp.client.stdio import get_default_environment, stdio_client
 
     async def main():
         async with stdio_client(StdioServerParameters(command=sys.argv[1], args=sys.argv[2:])) as (read, write):

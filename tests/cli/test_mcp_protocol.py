@@ -59,7 +59,7 @@ def line(opened, text):
 def test_initialize_echoes_a_version_it_speaks(version):
     answer = Session().handle(request("initialize", {"protocolVersion": version, "capabilities": {}}))["result"]
     assert answer["protocolVersion"] == version
-    assert answer["capabilities"] == {"tools": {"listChanged": False}}
+    assert answer["capabilities"] == {"tools": {"listChanged": False}, "resources": {"listChanged": False}}
     assert answer["serverInfo"]["name"] == "fitproof" and answer["instructions"]
 
 
@@ -105,7 +105,7 @@ def test_ping_and_notifications():
         ('{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}', -32600, "got 1.5"),
         ('{"jsonrpc": "2.0", "id": true, "method": "ping"}', -32600, "got true"),
         ('[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]', -32600, "batch"),
-        ('{"jsonrpc": "2.0", "id": 1, "method": "resources/list"}', -32601, "Method not found: resources/list"),
+        ('{"jsonrpc": "2.0", "id": 1, "method": "prompts/list"}', -32601, "Method not found: prompts/list"),
         ('{"jsonrpc": "2.0", "id": 1, "method": "tools/lst"}', -32601, "did you mean tools/list?"),
         ('{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": [1]}', -32602, "params must be an object, got [1]"),
         ('{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "chek", "arguments": {}}}', -32602, "did you mean check?"),
@@ -207,29 +207,43 @@ def test_a_lone_surrogate_is_written_as_an_escape():
 # -- tools/list ---------------------------------------------------------------------------------
 
 
+def full_schema(opened, tool):
+    answer = opened.handle(request("resources/read", {"uri": f"fitproof://schema/{tool}"}))["result"]
+    return json.loads(answer["contents"][0]["text"])
+
+
 def test_the_tools_and_their_schemas():
-    listed = session().handle(request("tools/list"))["result"]["tools"]
+    opened = session()
+    listed = opened.handle(request("tools/list"))["result"]["tools"]
     assert [tool["name"] for tool in listed] == ["check", "count_tokens", "trim_messages", "verify_claim"]
     for tool in listed:
         assert tool["title"] and tool["description"] and tool["annotations"]["readOnlyHint"] is True
-        for schema in (tool["inputSchema"], tool["outputSchema"]):
+        assert f"fitproof://schema/{tool['name']}" in tool["description"]
+        for schema in (tool["inputSchema"], tool["outputSchema"], full_schema(opened, tool["name"])):
             assert schema["type"] == "object"
             jsonschema.Draft202012Validator.check_schema(schema)
-    check = listed[0]["inputSchema"]
+        full = full_schema(opened, tool["name"])
+        assert list(tool["inputSchema"]["properties"]) == list(full["properties"])
+        assert tool["inputSchema"]["required"] == full["required"] and tool["inputSchema"]["additionalProperties"] is False
+    check = full_schema(opened, "check")
     package = [json.loads((ROOT / "py" / "fitproof" / "schemas" / f"{mode}.schema.json").read_text()) for mode in tools.MODES]
     assert check["properties"]["input"]["anyOf"] == [{k: v for k, v in schema.items() if k not in ("$schema", "$id")} for schema in package]
-    trim = listed[2]["inputSchema"]["properties"]
+    trim = full_schema(opened, "trim_messages")["properties"]
     assert trim["messages"] == package[-1]["properties"]["messages"] and trim["limit"] == package[-1]["properties"]["limit"]
+    for key in ("format", "system", "instructions", "strategy", "low_watermark", "previous", "caching", "clear", "context_management"):
+        assert trim[key] == package[-1]["properties"][key]
 
 
-def test_every_shipped_example_fits_checks_input_schema():
-    schema = session().handle(request("tools/list"))["result"]["tools"][0]["inputSchema"]
-    validator = jsonschema.Draft202012Validator(schema)
+def test_every_shipped_example_fits_checks_input_schema_slim_and_full():
+    opened = session()
+    slim = opened.handle(request("tools/list"))["result"]["tools"][0]["inputSchema"]
     examples = sorted(path for path in (ROOT / "examples").glob("*.json") if not path.name.endswith("-answer.json"))
     assert len(examples) >= 3
-    for path in examples:
-        validator.validate({"input": json.loads(path.read_text())})
-    assert not validator.is_valid({"input": RELEVANCE, "extra": 1}) and not validator.is_valid({})
+    for schema in (slim, full_schema(opened, "check")):
+        validator = jsonschema.Draft202012Validator(schema)
+        for path in examples:
+            validator.validate({"input": json.loads(path.read_text())})
+        assert not validator.is_valid({"input": RELEVANCE, "extra": 1}) and not validator.is_valid({})
 
 
 @pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26"])

@@ -6,8 +6,8 @@ What a line can be and what it gets back:
 - longer than ``MAX_MESSAGE_BYTES``: -32600, with the request's id when its first 64 KiB name it;
 - JSON that is not a request or notification (no ``method``, ``jsonrpc`` not "2.0", an id that
   is neither a string nor an integer): -32600;
-- a method this server does not have: -32601; params that are not an object, an unknown tool, a
-  ``protocolVersion`` that is not a string, a cursor it never gave: -32602;
+- a method this server does not have: -32601; params that are not an object, an unknown tool or
+  resource, a ``protocolVersion`` that is not a string, a cursor it never gave: -32602;
 - a tool's bad arguments are not a protocol error: the tool answers with ``isError`` (tools.py);
 - a failure of the server itself: -32603, one line on standard error, and the next line is served.
 
@@ -42,7 +42,8 @@ INSTRUCTIONS = (
     "get the report and its first failure; with a claim, judge a selection someone made. "
     "count_tokens: a text's exact token count (o200k_base, cl100k_base) or an estimate. "
     "trim_messages: the newest turns of a chat history that fit a limit, ready to send. "
-    "verify_claim: whether a claimed selection is the one the rule makes, and every failure if not."
+    "verify_claim: whether a claimed selection is the one the rule makes, and every failure if not. "
+    "tools/list carries short input schemas; the full ones are resources (fitproof://schema/<tool>)."
 )
 
 
@@ -93,8 +94,11 @@ def error(id: object, code: int, message: str, data: object = None) -> dict:
 
 
 def encode(answer: object) -> bytes:
-    """One line of JSON (UTF-8; ``\\u`` escapes only where a lone surrogate forces them)."""
+    """One line of JSON (UTF-8; ``\\u`` escapes only for U+2028 and U+2029, which JavaScript before
+    ES2019 and Python's ``str.splitlines`` read as line ends, and where a lone surrogate forces them)."""
     text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"), check_circular=False, allow_nan=False)
+    if "\u2028" in text or "\u2029" in text:  # (only inside strings: JSON has them nowhere else)
+        text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
@@ -121,6 +125,9 @@ class Session:
             "ping": lambda params: {},
             "tools/list": self._tools_list,
             "tools/call": self._tools_call,
+            "resources/list": self._resources_list,
+            "resources/read": self._resources_read,
+            "resources/templates/list": self._templates_list,
         }
 
     # -- lines -----------------------------------------------------------------------------
@@ -230,17 +237,36 @@ class Session:
             server_info["title"] = "fitproof"
         return {
             "protocolVersion": self.version,
-            "capabilities": {"tools": {"listChanged": False}},
+            "capabilities": {"tools": {"listChanged": False}, "resources": {"listChanged": False}},
             "serverInfo": server_info,
             "instructions": INSTRUCTIONS,
         }
 
     def _tools_list(self, params: dict) -> dict:
-        if params.get("cursor") is not None:
-            raise InvalidParams(
-                f"params.cursor: this server lists every tool on one page and gave no cursor, got {preview(params['cursor'])}"
-            )
+        _one_page(params, "tool")
         return {"tools": self.toolbox.listing(self.version or LATEST_VERSION)}
+
+    def _resources_list(self, params: dict) -> dict:
+        from . import definitions
+
+        _one_page(params, "resource")
+        return {"resources": definitions.resources(self.version or LATEST_VERSION)}
+
+    def _templates_list(self, params: dict) -> dict:
+        _one_page(params, "resource template")
+        return {"resourceTemplates": []}
+
+    def _resources_read(self, params: dict) -> dict:
+        from . import definitions
+
+        uri = params.get("uri")
+        if not isinstance(uri, str):
+            raise InvalidParams(f"params.uri must be a resource's URI (a string), got {preview(uri)}")
+        contents = definitions.read(uri)
+        if contents is None:  # -32602 with the uri, as the protocol's revision of 2026 settles it
+            known = [resource["uri"] for resource in definitions.resources(LATEST_VERSION)]
+            raise InvalidParams(f"Resource not found: {preview(uri)}{did_you_mean(uri, known)}; resources/list lists them", {"uri": uri})
+        return {"contents": contents}
 
     def _tools_call(self, params: dict) -> dict:
         name = params.get("name")
@@ -257,6 +283,13 @@ class Session:
                 f"Unknown tool: {preview(name)}{did_you_mean(name, names)}; the tools are {', '.join(names)}", {"tool": name}
             )
         return self.toolbox.call(name, arguments, self.version or LATEST_VERSION)
+
+
+def _one_page(params: dict, what: str) -> None:
+    if params.get("cursor") is not None:
+        raise InvalidParams(
+            f"params.cursor: this server lists every {what} on one page and gave no cursor, got {preview(params['cursor'])}"
+        )
 
 
 def _stderr_line(text: str) -> None:

@@ -1,21 +1,17 @@
-"""The four tools, their schemas, and what each returns.
-
-Each tool's input schema is built from the package's own JSON Schemas (``schemas/``): ``check``
-takes any mode's input (the five schemas, ``anyOf``) and an optional claim (the modes' claim
-shapes); ``trim_messages`` takes mode ``messages``' own ``messages``, ``limit`` and ``tools``;
-``verify_claim`` takes an input (described, not repeated: it is ``check``'s) and a claim.
+"""The four tools: what each takes and returns (their definitions are ``definitions.py``'s).
 
 A call answers with ``structuredContent`` (matching the tool's ``outputSchema``) and one short
 text for a person or a model to read. Bad arguments answer with ``isError: true`` and a text that
 names the JSON path in the arguments (``$.input.items[0].tokens``) and the value received; the
-session goes on. Only the public API is called: ``evaluate``, ``count_tokens``,
-``trim_messages``, ``verify_claim``.
+session goes on. ``tools/list`` carries slim input schemas, so every argument is checked here, by
+the package's own validation (what ``evaluate``, ``trim_messages`` and ``verify_claim`` refuse is
+refused) and by ``_take`` (an unknown or missing argument). Only the public API is called:
+``evaluate``, ``count_tokens``, ``trim_messages``, ``verify_claim``.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from typing import Any, Callable
 
 from .._base.errors import FitproofError
@@ -23,20 +19,12 @@ from .._base.values import and_more, plural
 from .._base.words import ranges
 from .._evaluation.report import Report
 from .._base.values import did_you_mean
+from .definitions import MODES, SCHEME, TRIM_ARGUMENTS, claim_words, listing, mode_schema
 from .words import preview
 
-MODES = ("relevance", "required", "blocks", "passages", "messages")
-TEXT_LIMIT = 2000  # characters of a result's short text
+__all__ = ["MODES", "ToolError", "call", "claim_words", "listing", "mode_schema", "names"]
 
-TOKENIZER = {
-    "type": "string",
-    "default": "o200k_base",
-    "description": "o200k_base (GPT-4o and later; the default), cl100k_base (GPT-4, GPT-3.5-turbo), o200k_harmony "
-    "(GPT-OSS), estimate (a heuristic), or a model name read as its encoding (gpt-4o, gpt-4o-2024-08-06, "
-    "gpt-4.1, o3, gpt-4, gpt-3.5-turbo), or a NAME the server was started with (--tokenizer-file NAME=PATH: "
-    "a model's own tokenizer.json, GGUF or tekken file). Claude and Gemini publish no tokenizer: use estimate.",
-}
-READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+TEXT_LIMIT = 2000  # characters of a result's short text
 
 
 class ToolError(FitproofError):
@@ -47,207 +35,8 @@ class ToolError(FitproofError):
         self.structured = structured
 
 
-# -- schemas ---------------------------------------------------------------------------------
-
-_SCHEMAS: dict[str, dict] = {}
-
-
-def mode_schema(mode: str) -> dict:
-    """The package's schema of ``mode``, as a subschema (its ``$schema`` and ``$id`` left out)."""
-    if mode not in _SCHEMAS:
-        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "schemas", f"{mode}.schema.json")
-        with open(path, encoding="utf-8") as file:
-            schema = json.load(file)
-        _SCHEMAS[mode] = {key: value for key, value in schema.items() if key not in ("$schema", "$id")}
-    return _SCHEMAS[mode]
-
-
-def _claim_schemas() -> list[dict]:
-    shapes: list[dict] = []
-    for mode in MODES:
-        claim = mode_schema(mode)["properties"]["claim"]
-        if claim not in shapes:
-            shapes.append(claim)
-    return shapes
-
-
-def _claim_words(with_prompt: bool) -> str:
-    """Each mode's claim in its own words, read from the schemas' claim shapes (the first property
-    is the mode's kept list): "{selected: [ids]} in relevance and required, ..."."""
-    groups: dict[str, list[str]] = {}
-    for mode in MODES:
-        claim = mode_schema(mode)["properties"]["claim"]["properties"]
-        key = next(iter(claim))
-        listed = "indices" if claim[key]["items"]["type"] == "integer" else "ids"
-        prompt = ", prompt?" if with_prompt and "prompt" in claim else ""
-        groups.setdefault(f"{{{key}: [{listed}]{prompt}}}", []).append(mode)
-    return ", ".join(f"{shape} in {' and '.join(modes)}" for shape, modes in groups.items())
-
-
-def _input_schema(tool: str) -> dict:
-    if tool == "check":
-        return {
-            "type": "object",
-            "properties": {
-                "input": {
-                    "description": "One input of any mode (input.mode: relevance when absent, required, blocks, passages, "
-                    "messages), as `fitproof check` reads it; its fields are in docs/contract.md.",
-                    "anyOf": [mode_schema(mode) for mode in MODES],
-                },
-                "claim": {
-                    "description": f"Optional: a selection someone says the rule makes, in the mode's words ({_claim_words(False)}); "
-                    "it replaces input.claim.",
-                    "anyOf": _claim_schemas(),
-                },
-            },
-            "required": ["input"],
-            "additionalProperties": False,
-        }
-    if tool == "verify_claim":
-        return {
-            "type": "object",
-            "properties": {
-                "input": {
-                    "type": "object",
-                    "description": "One input of any mode, the input the claim is about: what the check "
-                    "tool's input takes (its schema is there).",
-                },
-                "claim": {
-                    "description": f"The selection someone says the rule makes, in the mode's words: {_claim_words(True)}; used optional.",
-                    "anyOf": _claim_schemas(),
-                },
-            },
-            "required": ["input", "claim"],
-            "additionalProperties": False,
-        }
-    if tool == "count_tokens":
-        return {
-            "type": "object",
-            "properties": {"text": {"type": "string", "description": "The text to count."}, "tokenizer": TOKENIZER},
-            "required": ["text"],
-            "additionalProperties": False,
-        }
-    messages = mode_schema("messages")["properties"]
-    return {
-        "type": "object",
-        "properties": {
-            "messages": messages["messages"],
-            "limit": messages["limit"],
-            "tokenizer": TOKENIZER,
-            "tools": messages["tools"],
-            "template": messages["template"],
-            "template_options": messages["template_options"],
-        },
-        "required": ["messages", "limit"],
-        "additionalProperties": False,
-    }
-
-
-_INDICES = {"type": "array", "items": {"type": "integer", "minimum": 0}}
-_COUNT = {"type": "integer", "minimum": 0}
-OUTPUT_SCHEMAS: dict[str, dict] = {
-    "check": {
-        "type": "object",
-        "properties": {
-            "pass": {"type": "boolean", "description": "The report passes (with a claim: the claim holds too)."},
-            "failure": {"type": "string", "description": "The first failure in words, when it does not pass."},
-            "report": {
-                "type": "object",
-                "description": "evaluate's report (docs/contract.md#the-report); its paths are relative to input.",
-            },
-        },
-        "required": ["pass", "report"],
-    },
-    "count_tokens": {
-        "type": "object",
-        "properties": {"tokens": _COUNT, "tokenizer": {"type": "string"}, "encoding": {"type": "string"}},
-        "required": ["tokens", "tokenizer", "encoding"],
-    },
-    "trim_messages": {
-        "type": "object",
-        "properties": {
-            "messages": {"type": "array", "items": {"type": "object"}, "description": "What to send, as a request takes it."},
-            "kept": _INDICES,
-            "dropped": _INDICES,
-            "tokens": _COUNT,
-            "limit": _COUNT,
-            "remaining": _COUNT,
-            "tools_tokens": _COUNT,
-            "images_at_most": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}},
-        },
-        "required": ["messages", "kept", "dropped", "tokens", "limit", "remaining"],
-    },
-    "verify_claim": {
-        "type": "object",
-        "properties": {
-            "holds": {"type": "boolean"},
-            "failures": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "check": {"type": "string"},
-                        "detail": {"type": "string"},
-                        "id": {"type": "string"},
-                        "index": {"type": "integer"},
-                    },
-                    "required": ["check", "detail"],
-                },
-            },
-        },
-        "required": ["holds", "failures"],
-    },
-}
-
-DESCRIPTIONS = {
-    "check": (
-        "Apply fitproof's rule to one input of any mode and verify the result with independent checks: "
-        "which candidates fit the budget, in one documented order, and why each one left out was left out. "
-        "With a claim (a selection an agent or another program made), judge whether it is the rule's selection. "
-        "Returns the report (kept, left out with reasons, the checks, a trace) and the first failure in words."
-    ),
-    "count_tokens": "Count the tokens of a text: exactly as OpenAI's models do (o200k_base, cl100k_base, or a model name), or an estimate.",
-    "trim_messages": (
-        "Trim an OpenAI-format chat history to a prompt-token limit: keep every system, developer and pinned message "
-        "and the live turn (the newest user message and what follows), then the newest older turns that fit, a tool "
-        "call always with its results, with no holes. Returns the messages to send and the indices kept and dropped."
-    ),
-    "verify_claim": (
-        "Judge a claimed selection against an input: whether it is the selection the mode's rule makes, worked out "
-        "from the input alone, and every failure if not (its check, what was found, the item it is about)."
-    ),
-}
-TITLES = {
-    "check": "Check a context selection",
-    "count_tokens": "Count tokens",
-    "trim_messages": "Trim a chat history",
-    "verify_claim": "Verify a claimed selection",
-}
-
-_LISTINGS: dict[str, list[dict]] = {}
-
-
 def names() -> tuple[str, ...]:
     return tuple(TOOLS)
-
-
-def listing(version: str) -> list[dict]:
-    """``tools/list``'s tools for a protocol version (titles, output schemas and annotations where it has them)."""
-    if version not in _LISTINGS:
-        tools = []
-        for name in TOOLS:
-            tool: dict[str, Any] = {"name": name}
-            if version >= "2025-06-18":
-                tool["title"] = TITLES[name]
-            tool["description"] = DESCRIPTIONS[name]
-            tool["inputSchema"] = _input_schema(name)
-            if version >= "2025-06-18":
-                tool["outputSchema"] = OUTPUT_SCHEMAS[name]
-            if version >= "2025-03-26":
-                tool["annotations"] = READ_ONLY
-            tools.append(tool)
-        _LISTINGS[version] = tools
-    return _LISTINGS[version]
 
 
 def call(name: str, arguments: dict, version: str) -> dict:
@@ -287,7 +76,10 @@ def _take(arguments: dict, tool: str, required: tuple[str, ...], optional: tuple
     known = required + optional
     for key in arguments:
         if key not in known:
-            raise ToolError(f"{_path(key)}: unknown argument{did_you_mean(key, known)}; {tool} takes {', '.join(known)}")
+            raise ToolError(
+                f"{_path(key)}: unknown argument{did_you_mean(key, known)}; {tool} takes {', '.join(known)} "
+                f"(the full schema: resource {SCHEME}{tool})"
+            )
     for key in required:
         if key not in arguments:
             raise ToolError(f"{_path(key)}: missing: {tool} needs {', '.join(required)}")
@@ -388,22 +180,24 @@ def _count_tokens(arguments: dict) -> tuple[str, dict]:
 
 
 def _trim_messages(arguments: dict) -> tuple[str, dict]:
+    import warnings
+
     from .. import MessagesDoNotFit, MessagesError, trim_messages
 
-    _take(arguments, "trim_messages", ("messages", "limit"), ("tokenizer", "tools", "template", "template_options"))
+    _take(arguments, "trim_messages", TRIM_ARGUMENTS[:2], TRIM_ARGUMENTS[2:])
     messages, limit = arguments["messages"], arguments["limit"]
-    tokenizer = arguments.get("tokenizer", "o200k_base")
     if not isinstance(messages, list):
         raise ToolError(f"$.messages: expected a list of messages (objects with role and content), got {preview(messages)}")
+    if arguments.get("tools") is not None and not isinstance(arguments["tools"], list):
+        raise ToolError(f"$.tools: expected a list of tool definitions (objects), got {preview(arguments['tools'])}")
+    conversation = arguments.get("conversation")
+    if conversation is not None and not (isinstance(conversation, str) and conversation):
+        raise ToolError(f"$.conversation: expected a non-empty string (an id of yours for this conversation), got {preview(conversation)}")
+    options = {key: arguments.get(key) for key in TRIM_ARGUMENTS[3:]}
     try:
-        trimmed = trim_messages(
-            messages,
-            limit,
-            tokenizer,
-            tools=arguments.get("tools"),
-            template=arguments.get("template"),
-            template_options=arguments.get("template_options"),
-        )
+        with warnings.catch_warnings(record=True) as caught:  # (RememberedCallLost): said in the result, not on standard error
+            warnings.simplefilter("always")
+            trimmed = trim_messages(messages, limit, arguments.get("tokenizer"), **options)
     except MessagesDoNotFit as error:
         problem = error.problems[0] if error.problems else None
         said = f"{problem.path}: {problem.message}" if problem is not None else str(error)
@@ -419,10 +213,8 @@ def _trim_messages(arguments: dict) -> tuple[str, dict]:
         ) from None
     except MessagesError as error:
         problems = list(error.problems)
-        if not problems:
-            raise ToolError(f"$.messages: {error}") from None
-        raise ToolError(_first_problems(problems, str)) from None
-    structured = {
+        raise ToolError(_first_problems(problems, str) if problems else str(error)) from None
+    structured: dict[str, Any] = {
         "messages": list(trimmed),
         "kept": trimmed.kept,
         "dropped": trimmed.dropped,
@@ -431,14 +223,36 @@ def _trim_messages(arguments: dict) -> tuple[str, dict]:
         "remaining": trimmed.remaining,
         "tools_tokens": trimmed.tools_tokens,
         "images_at_most": [list(pair) for pair in trimmed.images_at_most],
+        "format": trimmed.format,
     }
-    total = len(trimmed.kept) + len(trimmed.dropped)
+    if trimmed.strategy is not None:  # strategy, previous, caching or clear given: the report's fields of the same names
+        structured.update(strategy=trimmed.strategy, cut=trimmed.cut, as_previous=trimmed.as_previous, previous=trimmed.previous)
+        structured["reuse"] = trimmed.reuse
+    if trimmed.cleared is not None:
+        structured.update(cleared=trimmed.cleared, clearing=trimmed.clearing, summary_span=trimmed.summary_span)
+    warned = [str(warning.message) for warning in caught]
+    if warned:
+        structured["warnings"] = warned
+    return _trimmed_text(structured), structured
+
+
+def _trimmed_text(structured: dict) -> str:
+    kept, dropped = structured["kept"], structured["dropped"]
     text = (
-        f"Send {len(trimmed.kept)} of {plural(total, 'message')} ({_ranges(trimmed.kept)}): "
-        f"{trimmed.tokens} prompt tokens of {trimmed.limit}, {trimmed.remaining} left."
+        f"Send {len(kept)} of {plural(len(kept) + len(dropped), 'message')} ({_ranges(kept)}): "
+        f"{structured['tokens']} prompt tokens of {structured['limit']}, {structured['remaining']} left."
     )
-    text += f" Dropped: {_ranges(trimmed.dropped)}." if trimmed.dropped else " Nothing dropped."
-    return text, structured
+    text += f" Dropped: {_ranges(dropped)}." if dropped else " Nothing dropped."
+    if structured.get("cleared"):
+        freed = structured["clearing"].get("freed", 0)
+        text += f" Cleared {plural(len(structured['cleared']), 'tool result')} ({plural(freed, 'token')} freed now)."
+    reuse = structured.get("reuse") or {}
+    if "cached_tokens" in reuse:
+        text += f" Billed: {reuse['cached_tokens']} cached, {reuse['written_tokens']} written, {reuse['input_tokens']} plain input."
+    if structured.get("as_previous") is not None:
+        text += " Give as_previous back as previous on the next call."
+    text += "".join(f"\nwarning: {warning}" for warning in structured.get("warnings", ()))
+    return text
 
 
 def _verify_claim(arguments: dict) -> tuple[str, dict]:

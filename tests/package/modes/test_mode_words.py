@@ -44,6 +44,6 @@ def test_the_claims_and_the_schema_s_claim_shape_use_the_mode_s_words(name):
 
 def test_the_mcp_tools_name_every_mode_and_describe_each_claim_in_its_words():
     assert tuple(tools.MODES) == tuple(MODES)
-    described = tools._claim_words(True)
+    described = tools.claim_words(True)
     for name, mode in MODES.items():
         assert f"{{{mode.WORDS.kept}: [" in described and name in described
