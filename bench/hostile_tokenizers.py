@@ -63,6 +63,10 @@ def gguf_as_json(metadata: dict) -> dict:
 
     tokens = metadata["tokenizer.ggml.tokens"]
     pre, normalizer, ignore_merges = PRE_TOKENIZERS[metadata["tokenizer.ggml.pre"]]
+    pre = json.loads(json.dumps(pre))
+    for step in pre.get("pretokenizers", [pre]):
+        if step["type"] == "ByteLevel":
+            step.setdefault("trim_offsets", True)  # tokenizers refuses a ByteLevel without it (offsets only)
     added = [
         tf.added_token(i, token) for i, (token, kind) in enumerate(zip(tokens, metadata["tokenizer.ggml.token_type"])) if kind in (3, 4)
     ]

@@ -27,6 +27,7 @@ from typing import Callable, Iterable
 
 from .._base.errors import FitproofError
 from .backtracking import unbounded_backtracking
+from .literal_alternation import LiteralAlternation, literal_alternation
 
 CATEGORY_GROUPS = {
     "L": ("Lu", "Ll", "Lt", "Lm", "Lo"),
@@ -466,8 +467,12 @@ class Patterns:
             return _class(members[index[part]])
 
         self.sources = ["".join(render(part) for part in parts) for parts in parsed]
-        self.compiled = []
-        for pattern, source in zip(patterns, self.sources):
+        self.compiled: list[re.Pattern[str] | LiteralAlternation] = []
+        for pattern, source, parts in zip(patterns, self.sources, parsed):
+            literals = literal_alternation(parts, lambda atom: members[index[atom]])
+            if literals is not None:  # many literal alternatives: matched by their prefixes, not one by one
+                self.compiled.append(literals)
+                continue
             try:
                 self.compiled.append(re.compile(source, re.DOTALL))
             except (re.error, OverflowError, RecursionError, MemoryError) as error:  # a count past re's limit, say

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import heapq
 import re
+from array import array
 import struct
 from typing import Any
 
@@ -437,11 +438,8 @@ class SentencePieceModel(Tokenizer):
         for s in range(n):
             here = score[s]
             if here < -SCORE_RESET or here > SCORE_RESET:
-                offset = here
-                for i in range(s, frontier + 1):
-                    if i == s or start[i] != -1:
-                        rounded[0] = score[i] - offset
-                        score[i] = rounded[0]
+                # the scores from here to the furthest end, less this one in float32 (an unwritten end is never read)
+                score[s : frontier + 1] = array("f", [value - here for value in score[s : frontier + 1]]).tolist()
                 here = 0.0
             # the piece of one character, or an unknown one in its place
             piece = text[s]
@@ -452,11 +450,12 @@ class SentencePieceModel(Tokenizer):
             if end > frontier:
                 frontier = end
             if start[end] == -1 or candidate > score[end]:
-                score[end] = candidate
-                start[end] = s
+                score[end], start[end] = candidate, s
+            if piece not in prefixes:
+                continue
             # the longer pieces, while the text so far begins one; past SHORT characters, by their heads
-            limit = min(n, s + SHORT)
-            while end < limit and piece in prefixes:
+            limit = s + SHORT if s + SHORT < n else n
+            while end < limit:
                 end += 1
                 piece = text[s:end]
                 value = value_of.get(piece)
@@ -466,8 +465,9 @@ class SentencePieceModel(Tokenizer):
                     rounded[0] = value + here
                     candidate = rounded[0]
                     if start[end] == -1 or candidate > score[end]:
-                        score[end] = candidate
-                        start[end] = s
+                        score[end], start[end] = candidate, s
+                if piece not in prefixes:
+                    break
             if end == s + SHORT and piece in prefixes:
                 for end in longer(text, s, value_of):
                     frontier = max(frontier, end)

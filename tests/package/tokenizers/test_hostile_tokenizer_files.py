@@ -19,6 +19,7 @@ from cli_calls import call_cli, one_line_error
 from conftest import ROOT
 from fitproof.tokenizers import TokenizerFileError, from_bytes
 from fitproof.tokenizers.merges import NO_MERGE
+from fitproof.tokenizers.literal_alternation import LiteralAlternation
 from fitproof.tokenizers.regex import Patterns, PatternUnsupported
 
 
@@ -160,6 +161,41 @@ def test_literal_alternatives_load_in_memory_linear_in_their_count():
     assert large < 8 * small and large < 40 * 1024 * 1024, (small, large)
     ours = from_bytes(json.dumps(tf.byte_level_json(8, pattern="|".join(chr(0x4E00 + i) for i in range(4000)))).encode(), "alts.json")
     assert ours.count("\u4e00\u4e01x") == 2 * 3 + 1  # each CJK character is 3 bytes (no merges), x one
+
+
+def test_literal_alternatives_match_where_re_matches_them():
+    """The first alternative in the pattern's order wins at a place (not the longest): on random sets
+    of literals, some the prefix of another, some repeated, some longer than the short walk."""
+    import random
+    import re
+
+    rng = random.Random(3)
+    for _ in range(300):
+        literals = ["".join(rng.choice("abc") for _ in range(rng.choice((1, 2, 3, 5, 8, 9, 12, 20)))) for _ in range(rng.randint(32, 60))]
+        for _ in range(rng.randint(0, 10)):  # a prefix of a literal placed after it, or before it
+            literal = rng.choice(literals)
+            literals.insert(rng.randrange(len(literals) + 1), literal[: rng.randint(1, len(literal))])
+        text = "".join(rng.choice(literals + list("abcd")) for _ in range(rng.choice((0, 1, 10, 100))))
+        pos, endpos = rng.randint(0, 3), rng.choice((len(text), len(text) - 2, 1_000_000))
+        expected = [m.span() for m in re.compile("|".join(literals)).finditer(text, pos, endpos)]
+        assert [m.span() for m in LiteralAlternation(literals).finditer(text, pos, endpos)] == expected, (literals, text)
+        patterns = Patterns(["(?:" + "|".join(literals) + ")"])
+        assert isinstance(patterns.compiled[0], LiteralAlternation)
+        assert [m.span() for m in patterns.compiled[0].finditer(patterns.codes(text), pos, endpos)] == expected
+
+
+def test_literal_alternatives_cost_lookups_independent_of_their_count():
+    """re tried the alternatives one after another at each place: 10,000 words, 10,000 tries a place."""
+    text = " ".join(tf._words(3000))
+    for count in (100, 10_000):
+        matcher = Patterns(["|".join(tf._words(count + 30)[30:])]).compiled[0]
+        assert isinstance(matcher, LiteralAlternation)
+        matcher.order, Lookups.calls = Lookups(matcher.order), 0
+        codes = Patterns(["|".join(tf._words(count + 30)[30:])]).codes(text)
+        list(matcher.finditer(codes))
+        assert Lookups.calls < 4 * len(text), (count, Lookups.calls)
+    ours = from_bytes(json.dumps(tf.byte_level_json(8, pattern="|".join(tf._words(10_030)[30:]))).encode(), "words.json")
+    assert ours.count("ad xyz") == 6
 
 
 # --- malformed files: one line, exit 2, in count, check and mcp ------------------------------

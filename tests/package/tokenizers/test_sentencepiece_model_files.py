@@ -448,6 +448,21 @@ def test_a_small_hand_written_model_counts_as_sentencepiece_does():
         assert ours.ids(text) == ref.encode(text), text
 
 
+def test_unigram_scores_reset_as_sentencepiece_resets_them():
+    """Scores past 100,000 reset the path's scores (float32), at each place when pieces score that low, long pieces ending ahead."""
+    import sentencepiece
+
+    rng = random.Random(5)
+    for big in (1e3, 3e4, 1e5, 7e5) * 5:
+        texts = {"a", "b"} | {"".join(rng.choice("ab") for _ in range(rng.choice((2, 3, 5, 9, 12, 20, 40, 70)))) for _ in range(20)}
+        data = model_proto(piece("<unk>", 0, 2) + b"".join(piece(text, -rng.random() * big) for text in sorted(texts)), model_type=1)
+        ref, ours = sentencepiece.SentencePieceProcessor(model_proto=data), from_bytes(data, "reset.model")
+        for size in (10, 300, 3000):
+            text = "".join(rng.choice("abc") if rng.random() < 0.1 else rng.choice("ab") for _ in range(size))
+            for text in (text, "a" * size):
+                assert ours.ids(text) == ref.encode(text), (big, text[:40])
+
+
 @pytest.mark.parametrize(
     "data, message",
     [
