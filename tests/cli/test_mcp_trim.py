@@ -176,7 +176,7 @@ def test_clear_clears_old_tool_results_before_dropping_turns():
 @pytest.mark.parametrize(
     "arguments, says",
     [
-        ({"strategy": "stabel"}, '$.strategy: expected one of newest, stable, got "stabel"'),
+        ({"strategy": "stabel"}, '$.strategy: expected one of newest, stable, got "stabel"; did you mean "stable"?'),
         ({"format": "openai"}, '$.format: expected one of chat, anthropic, responses, got "openai"'),
         (
             {"previous": 5},

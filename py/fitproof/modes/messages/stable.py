@@ -28,7 +28,7 @@ from typing import Callable
 
 from ..._base.errors import FitproofError
 from ..._shared.shape import InvalidInput
-from ..._base.values import INVALID_VALUE, WRONG_TYPE, Key, Problem, preview
+from ..._base.values import INVALID_VALUE, WRONG_TYPE, Key, Problem, closest_name, json_text, preview
 from . import formats, reading
 from . import reuse as reuse_module
 from .accounting import REPLY_PRIMING
@@ -58,7 +58,9 @@ def read_options(top: dict, problems: list[Problem]) -> dict | None:
     if strategy is None:
         strategy = DEFAULT_STRATEGY
     elif strategy not in STRATEGIES:
-        problems.append(Problem(("strategy",), INVALID_VALUE, f"expected one of {', '.join(STRATEGIES)}, got {preview(strategy)}"))
+        guess = closest_name(strategy, STRATEGIES) if isinstance(strategy, str) else None
+        hint = f"; did you mean {json_text(guess)}?" if guess else ""
+        problems.append(Problem(("strategy",), INVALID_VALUE, f"expected one of {', '.join(STRATEGIES)}, got {preview(strategy)}{hint}"))
         strategy = None
     watermark = top.get("low_watermark")
     if watermark is not None:
