@@ -112,7 +112,9 @@ def test_a_given_item_never_starts_a_turn_of_its_own_and_first_is_its_own_unit()
     ]
     result = report("responses", items)
     assert row(result, 0)["unit"] == 0 and row(result, 1)["unit"] == 1
-    assert result["live_turn"] == [3]
+    assert result["live_turn"] == [3] and result["kept"] == [1, 2, 3] and row(result, 0)["reason"] == "history_must_start_with_user"
+    pinned = report("responses", [{**items[0], "pinned": True}, *items[1:]])
+    assert pinned["kept"] == [0, 1, 2, 3] and "pinned" not in pinned["messages"][0] and "tokens" not in pinned["messages"][0]
     after_user = report("responses", [{"role": "user", "content": "hi"}, given(SEARCH, 5)])
     assert row(after_user, 1)["unit"] == 0 and after_user["live_turn"] == [0, 1]
 

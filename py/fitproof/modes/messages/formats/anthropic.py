@@ -305,7 +305,7 @@ def read_item(given: object, at: tuple[Key, ...], problems: list[Problem]) -> di
     keys_of_counted(item, at, MESSAGE_KEYS, "a message", _GIVEN_ONLY, problems)
     texts: list[str] = []
     images: list = []
-    given: list = []
+    given_counts: list = []
     calls: list = []
     answers: list = []
     kinds: list[str] = []
@@ -325,7 +325,7 @@ def read_item(given: object, at: tuple[Key, ...], problems: list[Problem]) -> di
             answers,
             problems,
             f"a {role} message",
-            given if role != "system" else None,
+            given_counts if role != "system" else None,
         )
         if isinstance(item["content"], list) and not item["content"] and role != "assistant":
             problems.append(Problem((*at, "content"), EMPTY, "expected at least one content block"))
@@ -342,7 +342,7 @@ def read_item(given: object, at: tuple[Key, ...], problems: list[Problem]) -> di
         user_turn=role == "user" and (not answers or bool(own)),
         texts=texts,
         images=images,
-        given=given,
+        given=given_counts,
         flat=isinstance(item["content"], str) and "pinned" not in item,
     )
 

@@ -271,9 +271,10 @@ def _sent_again(value: object, keep: tuple[str, ...], top: bool = False) -> obje
             for key, item in value.items()
             if item is not None and not (top and key in _NOT_SENT)
         }
-        if top and isinstance(copied.get("content"), list):  # an Anthropic block's given count is not sent either
+        content = copied.get("content")
+        if top and isinstance(content, list):  # an Anthropic block's given count is not sent either
             copied["content"] = [
-                {k: v for k, v in block.items() if k != "tokens"} if isinstance(block, dict) else block for block in copied["content"]
+                {k: v for k, v in block.items() if k != "tokens"} if isinstance(block, dict) else block for block in content
             ]
         if "async_" in copied:
             copied["async"] = copied.pop("async_")
