@@ -298,3 +298,55 @@ def test_given_counts_pass_the_stable_and_clearing_checks(fmt):
     later = report(fmt, [*items, {"role": "assistant", "content": "x"}, {"role": "user", "content": "y"}], previous=first["as_previous"])
     assert later["reuse"]["prefix_messages"] == len(items)
     report(fmt, items, clear=True)
+
+
+def _mixed_history(fmt: str, rng) -> list:
+    """A random conversation with given-count items or blocks between its turns and inside them."""
+    items: list = []
+    for turn in range(rng.randint(1, 6)):
+        items.append({"role": "user", "content": "question " * rng.randint(1, 40)})
+        if fmt == "responses":
+            if rng.random() < 0.5:
+                items.append({"type": "reasoning", "id": f"rs_{turn}", "summary": []})
+            if rng.random() < 0.6:
+                items.append(given({**SEARCH, "id": f"ws_{turn}"}, rng.randint(0, 400)))
+            if rng.random() < 0.5:
+                items.append({"type": "function_call", "call_id": f"c{turn}", "name": "f", "arguments": "{}"})
+                if rng.random() < 0.5:
+                    items.append(given({"type": "item_reference", "id": f"ref_{turn}"}, rng.randint(0, 50)))
+                items.append({"type": "function_call_output", "call_id": f"c{turn}", "output": "r " * rng.randint(1, 60)})
+            items.append({"role": "assistant", "content": "answer " * rng.randint(1, 40)})
+        else:
+            blocks = [given({**USE, "id": f"srvtoolu_{turn}"}, rng.randint(0, 100))] if rng.random() < 0.6 else []
+            blocks.append({"type": "text", "text": "answer " * rng.randint(1, 40)})
+            if rng.random() < 0.5:
+                blocks.append(given({**RESULT, "tool_use_id": f"srvtoolu_{turn}"}, rng.randint(0, 400)))
+            items.append({"role": "assistant", "content": blocks})
+    items.append({"role": "user", "content": "now"})
+    return items
+
+
+@pytest.mark.parametrize("fmt", ["anthropic", "responses"])
+def test_random_histories_with_given_counts_pass_their_checks_at_every_limit(fmt):
+    import random
+
+    rng = random.Random(11)
+    for _ in range(40):
+        items = _mixed_history(fmt, rng)
+        whole = report(fmt, items)
+        assert sum(row["tokens"] for row in whole["given_counts"]) == sum(row.get("given_tokens", 0) for row in whole["trace"])
+        for limit in (whole["tokens"], whole["tokens"] * 2 // 3, whole["tokens"] // 3):
+            result = evaluate({"mode": "messages", "format": fmt, "limit": limit, "messages": items})
+            assert result["pass"] or result.get("shortfall"), result["checks"]
+            for kept in result.get("kept", []):
+                unit = row(result, kept)["unit"]
+                assert all(index in result["kept"] for index in range(len(items)) if row(result, index)["unit"] == unit)
+
+
+def test_a_claim_is_judged_with_the_given_counts():
+    items = responses_history()
+    result = report("responses", items, claim={"kept": [0, 1, 2, 3, 4]})
+    assert result["claim"]["pass"]
+    limit = report("responses", items)["tokens"] - 100
+    result = evaluate({"mode": "messages", "format": "responses", "limit": limit, "messages": items, "claim": {"kept": [0, 1, 2, 3, 4]}})
+    assert all(check["pass"] for check in result["checks"]) and not result["claim"]["pass"]
