@@ -350,3 +350,10 @@ def test_a_claim_is_judged_with_the_given_counts():
     limit = report("responses", items)["tokens"] - 100
     result = evaluate({"mode": "messages", "format": "responses", "limit": limit, "messages": items, "claim": {"kept": [0, 1, 2, 3, 4]}})
     assert all(check["pass"] for check in result["checks"]) and not result["claim"]["pass"]
+
+
+def test_the_text_report_says_which_counts_were_given():
+    from fitproof.cli._report_text import report_text
+
+    text = report_text(report("responses", responses_history()))
+    assert '(500 of them given as "tokens")' in text
