@@ -67,6 +67,7 @@ Report = TypedDict(
         "tools": list[dict[str, Any]],
         "tools_tokens": int,
         "system_tokens": int,
+        "given_counts": list[dict[str, Any]],
         "template": str,
         "template_tokens": int,
         "strategy": str,

@@ -157,6 +157,8 @@ def _rows(rows: list, unit: str, report: dict) -> list[str]:
         cost = row.get("tokens", row.get("cost"))
         left = row.get("remaining_before")
         amount = plural(cost, unit) if cost is not None else ""
+        if "given_tokens" in row:  # messages: a block or an item counted by the caller's "tokens"
+            amount += f' ({row["given_tokens"]} of them given as "tokens")'
         if row.get("unit_tokens", cost) != cost:  # messages: a tool call and its results are decided as one unit
             cost = row["unit_tokens"]
             amount += f" (tool unit from #{row['unit']}: {cost})"

@@ -69,7 +69,9 @@ class TrimmedMessages(list[dict[str, Any]]):
     ``limit``, ``remaining``, ``kept`` and ``dropped`` (input indices, input order), ``tools_tokens``
     and ``images_at_most`` (``(message, part)`` of each image whose size was unknown, counted at
     the most an image can cost), ``format`` (``"chat"``, ``"anthropic"`` or ``"responses"``:
-    the format read, named or detected), and ``counter_calls`` (with ``token_counter``: how many
+    the format read, named or detected), ``given_counts`` (``{index, block, type, tokens}`` of each
+    item or block counted by the count the caller gave as ``"tokens"``, in the anthropic and
+    responses formats; empty otherwise), and ``counter_calls`` (with ``token_counter``: how many
     texts this call asked it about; None without one)."""
 
     tokens: int
@@ -79,6 +81,7 @@ class TrimmedMessages(list[dict[str, Any]]):
     dropped: list[int]
     tools_tokens: int
     images_at_most: list[tuple[int, int]]
+    given_counts: list[dict[str, Any]]
     counter_calls: int | None = None  # with token_counter: how many times this call asked it
     # With strategy, previous or caching (stable.py, reuse.py): the report's fields of the same names.
     strategy: str | None = None
@@ -309,6 +312,7 @@ def trim_messages(
     trimmed.tokens, trimmed.limit, trimmed.remaining = result["tokens"], result["limit"], result["remaining"]
     trimmed.kept, trimmed.dropped, trimmed.tools_tokens = result["kept"], result["dropped"], result["tools_tokens"]
     trimmed.images_at_most = [(image["index"], image["part"]) for image in result["images"] if image["at_most"]]
+    trimmed.given_counts = result.get("given_counts", [])
     trimmed.counter_calls = asked.calls if isinstance(asked, RememberedCounter) else None
     if "as_previous" in result:
         trimmed.strategy, trimmed.cut, trimmed.as_previous = result["strategy"], result["cut"], result["as_previous"]

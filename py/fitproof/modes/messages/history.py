@@ -43,6 +43,7 @@ class Parsed(Read, total=False):
     format_flat: list[bool]
     items_key: str
     system_tokens: int
+    given_counts: list[dict[str, Any]]  # the counts the caller gave ("tokens"): {index, block, type, tokens}
     sent: Callable[[dict], dict]  # an item as a request takes it
     # strategy stable and previous (stable.py); walk_limit and floor are the strategy's, for the rule
     options: dict[str, Any] | None
@@ -77,6 +78,7 @@ class Result(TypedDict, total=False):
     format: str
     format_detected: bool
     system_tokens: int
+    given_counts: list[dict[str, Any]]
     strategy: str
     low_watermark: float
     walk_limit: int

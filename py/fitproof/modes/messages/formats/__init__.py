@@ -38,11 +38,12 @@ from ..reading import INPUT_SUMMARY, cached_counter, raise_problems, read_tokeni
 from . import anthropic, responses
 from ..pairing import ToolPairing
 from ..tools import tool_costs as chat_tool_costs
-from .common import cost_of, parsed_of, without_nulls
+from .common import GIVEN, cost_of, parsed_of, without_nulls
 from .known import HISTORIES, remembered
 from ..history import Parsed, Result
 
 FORMATS = ("chat", "anthropic", "responses")
+OWN_KEYS = ("pinned", GIVEN)
 READERS = {"anthropic": anthropic, "responses": responses}
 # Item types only a Responses input has, and content blocks only Anthropic's messages have.
 RESPONSES_TYPES = frozenset(("message", *responses.ITEM_KEYS, *responses.NOT_READ))
@@ -243,13 +244,14 @@ def _parse_format(reader, data: dict, token_counter: Callable[[str], int] | None
     rename = reader is responses
 
     def sent(item: dict) -> dict:
-        copied: dict = without_nulls({key: value for key, value in item.items() if key != "pinned"}, keep)  # type: ignore[assignment]  # a dict in, a dict out
+        # The package's own keys (pinned, a count given as "tokens") are not sent.
+        copied: dict = without_nulls({key: value for key, value in item.items() if key not in OWN_KEYS}, keep)  # type: ignore[assignment]  # a dict in, a dict out
         if rename and "async_" in copied:  # the SDK model's field name for the request's "async"
             copied["async"] = copied.pop("async_")
-        if reader is responses and isinstance(copied.get("content"), list):
+        if isinstance(copied.get("content"), list):
+            drop = "size" if reader is responses else GIVEN  # a Responses image's size; an Anthropic block's given count
             copied["content"] = [
-                {key: value for key, value in part.items() if key != "size"} if isinstance(part, dict) else part
-                for part in copied["content"]
+                {key: value for key, value in part.items() if key != drop} if isinstance(part, dict) else part for part in copied["content"]
             ]
         return copied
 
@@ -297,6 +299,15 @@ def select(parsed: Parsed, with_trace: bool = True) -> Result:
     sent = parsed["sent"]
     result["messages"] = [dict(items[index]) if flat[index] and "pinned" not in items[index] else sent(items[index]) for index in kept]
     result["system_tokens"] = parsed["system_tokens"]
+    given = parsed["given_counts"]
+    result["given_counts"] = given
+    if given and "trace" in result:  # each item's row carries the counts the caller gave of it
+        given_of: dict[int, int] = {}
+        for row in given:
+            given_of[row["index"]] = given_of.get(row["index"], 0) + row["tokens"]
+        for row in result["trace"]:
+            if row["index"] in given_of:
+                row["given_tokens"] = given_of[row["index"]]
     return result
 
 

@@ -13,6 +13,11 @@ Claude publishes no tokenizer: the counts are the ``estimate`` (by default) or t
 ``token_counter``, with the chat accounting (3 a message, its role, each text, each tool use's
 compact JSON ``{id, name, input}``, 3 that prime the reply), which is an approximation of
 Anthropic's own framing; images by Anthropic's published rule (``image_tokens``).
+
+A block this mode does not count (``NOT_COUNTED``: server tools' uses and results, search
+results, uploads) in a user or an assistant message is accepted when the caller gives its count
+as ``"tokens"``: that many tokens are added to its message's cost (the message's framing is
+counted once, as for any message), and the key is not sent.
 """
 
 from __future__ import annotations
@@ -36,12 +41,11 @@ from ...._base.values import (
     preview,
     problem_from,
     read_id,
-    unknown_keys,
 )
 from ...._shared.shape import missing_key
 from ..images import data_url_size
 from ..message import read_role
-from .common import an_object, read_pinned, read_tool_list, record, type_not_allowed, typed_elements
+from .common import GIVEN, an_object, keys_of_counted, read_given, read_pinned, read_tool_list, record, type_not_allowed, typed_elements
 
 NAME = "anthropic"
 DEFAULT_TOKENIZER = "estimate"
@@ -86,6 +90,12 @@ _NOT_COUNTED = (
     NOT_COUNTED,
     "is not counted by this mode (text, images, text documents, tool use and results, thinking only); give it a budget of its own",
 )
+_NOT_COUNTED_GIVEN = (
+    NOT_COUNTED,
+    _NOT_COUNTED[1] + ', or its count as "tokens" (an integer from 0: what the block costs in the prompt) for it to be kept in its message',
+)
+_GIVEN_ONLY = 'a content block of a type it does not count, such as "server_tool_use"'
+
 RESULT_BLOCKS = ("text", "image", "document")
 
 
@@ -178,19 +188,29 @@ def _blocks(
     answers: list,
     problems: list[Problem],
     what: str,
+    given: list | None = None,
 ) -> list[str]:
-    """The blocks read (their texts, images, calls, answers appended); the block types seen."""
+    """The blocks read (their texts, images, calls, answers appended; with ``given``, a message's
+    own content, the blocks of a type in ``NOT_COUNTED`` that carry the caller's count appended
+    there); the block types seen."""
     kinds = []
     for index, block_at, block in typed_elements(
         value, at, problems, f"content blocks ({', '.join(allowed)})", 'a content block {"type": "text", "text": ...}'
     ):
         kind = block["type"]
         type_at = (*block_at, "type")
+        if given is not None and GIVEN in block and isinstance(kind, str) and kind in NOT_COUNTED:
+            tokens = read_given(block, block_at, problems)
+            if tokens is not None:
+                given.append({"block": index, "type": kind, "tokens": tokens})
+                kinds.append(kind)
+            continue
         if kind not in allowed:
-            problems.append(type_not_allowed(type_at, kind, allowed, tuple(BLOCK_KEYS), "block", what, _NOT_COUNTED))
+            not_counted = _NOT_COUNTED_GIVEN if given is not None else _NOT_COUNTED
+            problems.append(type_not_allowed(type_at, kind, allowed, tuple(BLOCK_KEYS), "block", what, not_counted))
             continue
         kinds.append(kind)
-        problems.extend(unknown_keys(block, block_at, BLOCK_KEYS[kind]))
+        keys_of_counted(block, block_at, BLOCK_KEYS[kind], f"a {kind} block", _GIVEN_ONLY, problems)
         if block.get("cache_control") is not None and not isinstance(block["cache_control"], dict):
             problems.append(
                 Problem(
@@ -282,9 +302,10 @@ def read_item(given: object, at: tuple[Key, ...], problems: list[Problem]) -> di
         return None
     count = len(problems)
     role = read_role(item, at, ROLES, _role_hint, problems)
-    problems.extend(unknown_keys(item, at, MESSAGE_KEYS))
+    keys_of_counted(item, at, MESSAGE_KEYS, "a message", _GIVEN_ONLY, problems)
     texts: list[str] = []
     images: list = []
+    given_counts: list = []
     calls: list = []
     answers: list = []
     kinds: list[str] = []
@@ -295,7 +316,16 @@ def read_item(given: object, at: tuple[Key, ...], problems: list[Problem]) -> di
         texts.append(item["content"])
     elif role is not None:
         kinds = _blocks(
-            item["content"], (*at, "content"), BLOCKS_BY_ROLE[role], texts, images, calls, answers, problems, f"a {role} message"
+            item["content"],
+            (*at, "content"),
+            BLOCKS_BY_ROLE[role],
+            texts,
+            images,
+            calls,
+            answers,
+            problems,
+            f"a {role} message",
+            given_counts if role != "system" else None,
         )
         if isinstance(item["content"], list) and not item["content"] and role != "assistant":
             problems.append(Problem((*at, "content"), EMPTY, "expected at least one content block"))
@@ -312,6 +342,7 @@ def read_item(given: object, at: tuple[Key, ...], problems: list[Problem]) -> di
         user_turn=role == "user" and (not answers or bool(own)),
         texts=texts,
         images=images,
+        given=given_counts,
         flat=isinstance(item["content"], str) and "pinned" not in item,
     )
 

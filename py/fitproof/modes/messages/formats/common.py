@@ -2,7 +2,7 @@
 ``pairing.py`` groups into the units the chat reader makes: a tool use with its results), and the ``parsed``
 dict ``rule.py`` takes, so that the rule and its walk are the chat format's own.
 
-A record is ``{role, pinned, calls, answers, joins, closes, user_turn, texts, json_texts, images, flat}``:
+A record is ``{role, pinned, calls, answers, joins, closes, user_turn, texts, json_texts, images, given, flat}``:
 
 - ``role``: the role the rule reads (``system``, ``developer``, ``user``, ``assistant``, or ``tool``
   for an item that carries tool results);
@@ -12,7 +12,10 @@ A record is ``{role, pinned, calls, answers, joins, closes, user_turn, texts, js
   its reasoning or its assistant message);
 - ``closes``: the unit's results are all in this one item (Anthropic: one user message answers
   every ``tool_use`` of the assistant message before it);
-- ``user_turn``: the item starts a turn of the user's own (the live turn starts at the newest).
+- ``user_turn``: the item starts a turn of the user's own (the live turn starts at the newest);
+- ``given``: ``[{block, type, tokens}]``, the caller's own counts (``"tokens"``) of what this mode does
+  not count itself: an Anthropic block (``block``: its index in the content), a Responses item
+  (``block``: None).
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ from ...._base.values import (
     preview,
     problem_from,
     read_bool,
+    read_count,
+    unknown_keys,
 )
 from ..accounting import PER_MESSAGE, REPLY_PRIMING
 from ..history import Parsed
@@ -52,6 +57,7 @@ def record(role: str, pinned: bool = False, **fields: object) -> dict:
         "texts": [],
         "json_texts": [],
         "images": [],
+        "given": [],
         "flat": False,
     }
     base.update(fields)
@@ -138,6 +144,41 @@ def type_not_allowed(
     return unknown_type(type_at, kind, allowed, known)
 
 
+GIVEN = "tokens"  # the key of a count given by the caller, never sent
+
+
+def read_given(obj: dict, at: tuple[Key, ...], problems: list[Problem]) -> int | None:
+    """The caller's count (``"tokens"``) of a block or an item this mode does not count itself: an
+    integer from 0; the object's other fields JSON values (it is sent as given). None, with the
+    problem said at its path, when it is not."""
+    count = len(problems)
+    tokens = None
+    try:
+        tokens = read_count(obj[GIVEN], what="a token count (an integer)")
+    except Invalid as error:
+        problems.append(problem_from(error, (*at, GIVEN)))
+    if not_json := json_value_problem(obj):  # from Python: a date, a set, bytes, a cycle, any depth
+        problems.append(Problem((*at, *not_json[0]), WRONG_TYPE, not_json[1]))
+    return tokens if len(problems) == count else None
+
+
+def keys_of_counted(obj: dict, at: tuple[Key, ...], known: tuple[str, ...], what: str, such_as: str, problems: list[Problem]) -> None:
+    """The unknown keys of an object this mode counts itself (``what``: it in words); a ``"tokens"``
+    on it refused in words of its own, since it would be ignored otherwise."""
+    if GIVEN not in obj:
+        problems.extend(unknown_keys(obj, at, known))
+        return
+    problems.append(
+        Problem(
+            (*at, GIVEN),
+            INVALID_VALUE,
+            f'this mode counts {what} itself, so a count given as "tokens" would be ignored: "tokens" is only for '
+            f"what it does not count ({such_as}), got {preview(obj[GIVEN])}",
+        )
+    )
+    problems.extend(unknown_keys({key: value for key, value in obj.items() if key != GIVEN}, at, known))
+
+
 def an_object(item: object, at: tuple[Key, ...], problems: list[Problem]) -> dict | None:
     """The item when it is an object; else None, and the problem said at its path."""
     if isinstance(item, dict):
@@ -159,13 +200,15 @@ def read_pinned(item: dict, at: tuple[Key, ...], always: bool, problems: list[Pr
 
 
 def cost_of(item: dict, count: Callable[[str], int], role_word: str) -> int:
-    """The chat accounting: 3 an item, its role's count, each text and JSON text counted, its images."""
+    """The chat accounting: 3 an item, its role's count, each text and JSON text counted, its images,
+    the counts the caller gave."""
     return (
         PER_MESSAGE
         + count(role_word)
         + sum(map(count, item["texts"]))
         + sum(map(count, item["json_texts"]))
         + sum(image["tokens"] for image in item["images"])
+        + sum(given["tokens"] for given in item["given"])
     )
 
 
@@ -193,6 +236,7 @@ def parsed_of(
     for index, item in enumerate(records):
         for image in item["images"]:
             images.append({"index": index, **{key: value for key, value in image.items() if key != "index"}})
+    given_counts = [{"index": index, **given} for index, item in enumerate(records) for given in item["given"]]
     return {
         "limit": limit,
         "tokenizer": tokenizer,
@@ -206,6 +250,7 @@ def parsed_of(
         "costs": costs,
         "live_start": live_start,
         "images": images,
+        "given_counts": given_counts,
         "tools": tools,
         "tool_costs": tool_costs,
         "tools_tokens": tools_tokens,

@@ -15,7 +15,10 @@ from .. import chat_checks as chat
 from .. import clearing_checks, stable_checks
 from ..images import data_url_size
 
-_NOT_SENT = ("pinned",)
+_NOT_SENT = ("pinned", "tokens")  # the package's own keys: pinned, and a count the caller gave ("tokens")
+# The Responses item types the mode reads; another (a built-in tool's call, a reference) is here
+# only with the caller's count, "tokens", which is its cost beside the framing of an assistant item.
+_READ = ("message", "function_call", "custom_tool_call", "function_call_output", "custom_tool_call_output", "reasoning")
 _KEEP = {"anthropic": ("input", "input_schema"), "responses": ("arguments",)}
 
 
@@ -34,6 +37,7 @@ def _anthropic_image(block: dict) -> int:
 
 
 def _anthropic_texts(blocks: object, out: list[str], images: list[int]) -> None:
+    """The blocks' texts; the tokens counted apart (images, and a block's count given as "tokens")."""
     if isinstance(blocks, str):
         out.append(blocks)
         return
@@ -59,6 +63,8 @@ def _anthropic_texts(blocks: object, out: list[str], images: list[int]) -> None:
                 out.append(source["data"])
             else:
                 _anthropic_texts(source["content"], out, images)
+        else:  # a block the mode does not count, with its count given
+            images.append(block["tokens"])
 
 
 def _responses_image(part: dict) -> int:
@@ -92,6 +98,9 @@ def _responses_texts(item: dict, out: list[str], images: list[int]) -> str:
         out.append(item["call_id"])
         _responses_parts(item["output"], out, images)
         return "tool"
+    if kind != "reasoning":  # an item the mode does not read, with its count given
+        images.append(item["tokens"])
+        return "assistant"
     out.extend(part["text"] for key in ("summary", "content") for part in item.get(key) or ())
     return "assistant"
 
@@ -120,6 +129,7 @@ class History(chat.History):
         self.calls: list[list[str]] = []
         self.answers: list[list[str]] = []
         self.texts: list[tuple[list[str], list[int]]] = []
+        self.given = given = [False] * total  # a Responses item the mode does not read (its count given)
         for index, item in enumerate(messages):
             texts: list[str] = []
             images: list[int] = []
@@ -137,6 +147,7 @@ class History(chat.History):
                     unit[index] = unit[index - 1]
             else:
                 kind = item.get("type", "message")
+                given[index] = kind not in _READ
                 word = _responses_texts(item, texts, images)
                 words.append(word)
                 role = word
@@ -148,9 +159,11 @@ class History(chat.History):
                 previous = messages[index - 1] if index else None
                 previous_kind = previous.get("type", "message") if previous else None
                 previous_assistant = previous_kind in ("function_call", "custom_tool_call", "reasoning") or (
-                    previous is not None and previous_kind == "message" and previous["role"] == "assistant"
+                    previous is not None and (given[index - 1] or (previous_kind == "message" and previous["role"] == "assistant"))
                 )
-                if answers and index and (roles[index - 1] == "tool" or self.calls[index - 1]):
+                if given[index] and index:  # with the item before it, whatever it is
+                    unit[index] = unit[index - 1]
+                elif answers and index and (roles[index - 1] == "tool" or self.calls[index - 1] or given[index - 1]):
                     unit[index] = unit[index - 1]
                 elif calls and previous_assistant:
                     unit[index] = unit[index - 1]
@@ -258,6 +271,11 @@ def _sent_again(value: object, keep: tuple[str, ...], top: bool = False) -> obje
             for key, item in value.items()
             if item is not None and not (top and key in _NOT_SENT)
         }
+        content = copied.get("content")
+        if top and isinstance(content, list):  # an Anthropic block's given count is not sent either
+            copied["content"] = [
+                {k: v for k, v in block.items() if k != "tokens"} if isinstance(block, dict) else block for block in content
+            ]
         if "async_" in copied:
             copied["async"] = copied.pop("async_")
         if copied.get("type") == "input_image":
@@ -290,6 +308,8 @@ def tools_paired(history: History) -> str | None:
     waiting: dict[bytes, int] = {}
     kept = history.kept
     for position, index in enumerate(kept):
+        if history.given[index]:  # neither a call nor a result: in the unit of the item before it
+            continue
         answers = history.answers[index]
         if answers:
             for answered in answers:

@@ -14,6 +14,12 @@ text (a call's compact JSON ``{call_id, name, arguments}`` or ``{call_id, name, 
 output's ``call_id`` and text, a reasoning item's summary and content texts), images by the tile
 rule. OpenAI does not publish how it renders items into the prompt: the per-item 3, the role and
 the JSON of a call are the chat cookbook's approximation carried over (``docs/contract.md``).
+
+An item of a type this mode does not read (``NOT_READ``: built-in tools' calls, references,
+compactions) is accepted when the caller gives its count as ``"tokens"``: it costs that many
+tokens plus the framing of any item (3 and its role, ``assistant``, as for a call), joins the unit
+of the item before it (a function call after it joins it, as it joins a call), and the key is not
+sent.
 """
 
 from __future__ import annotations
@@ -39,7 +45,7 @@ from ...._shared.shape import missing_key
 from ..images import DETAILS
 from ..accounting import image_cost
 from ..pairing import Record
-from .common import an_object, read_pinned, read_tool_list, record, type_not_allowed, typed_elements
+from .common import GIVEN, an_object, keys_of_counted, read_given, read_pinned, read_tool_list, record, type_not_allowed, typed_elements
 
 NAME = "responses"
 DEFAULT_TOKENIZER = "o200k_base"
@@ -194,11 +200,14 @@ def read_item(given: object, at: tuple[Key, ...], problems: list[Problem]) -> di
         return None
     if not isinstance(kind, str) or kind not in ITEM_KEYS:
         if isinstance(kind, str) and kind in NOT_READ:
+            if GIVEN in item:
+                return _given_item(item, at, kind, problems)
             problems.append(
                 Problem(
                     (*at, "type"),
                     NOT_TEXT,
-                    f"an item of type {json_text(kind)} is not counted by this mode (messages, function and custom tool calls, their outputs and reasoning only); give it a budget of its own",
+                    f"an item of type {json_text(kind)} is not counted by this mode (messages, function and custom tool calls, their outputs and reasoning only); give it a budget of its own, "
+                    'or its count as "tokens" (an integer from 0: what the item costs in the prompt, its framing added) for it to be kept with its turn',
                 )
             )
         else:
@@ -212,7 +221,14 @@ def read_item(given: object, at: tuple[Key, ...], problems: list[Problem]) -> di
                 )
             )
         return None
-    problems.extend(unknown_keys(item, at, ITEM_KEYS[kind]))
+    keys_of_counted(
+        item,
+        at,
+        ITEM_KEYS[kind],
+        f"an item of type {json_text(kind)}",
+        'an item of a type it does not read, such as "web_search_call"',
+        problems,
+    )
     texts: list[str] = []
     images: list = []
     calls: list = []
@@ -287,9 +303,25 @@ def read_item(given: object, at: tuple[Key, ...], problems: list[Problem]) -> di
     return result
 
 
+def _given_item(item: dict, at: tuple[Key, ...], kind: str, problems: list[Problem]) -> dict | None:
+    """An item this mode does not read, with the caller's count: sent as given (but ``tokens``)."""
+    count = len(problems)
+    tokens = read_given(item, at, problems)
+    pinned = read_pinned(item, at, False, problems)
+    if len(problems) != count or tokens is None:
+        return None
+    result = record("assistant", pinned, given=[{"block": None, "type": kind, "tokens": tokens}])
+    result["kind"] = kind
+    result["joins"] = True
+    return result
+
+
 def joins_previous(current: Record, previous: Record | None) -> bool:
-    """A call joins a call, a reasoning item or an assistant message before it; an assistant message
+    """An item with the caller's count joins any item before it; a call joins a call (one with the
+    caller's count too), a reasoning item or an assistant message before it; an assistant message
     or a reasoning item joins only a reasoning item."""
+    if previous is not None and current["given"]:
+        return True
     if previous is None or previous["answers"] or previous["role"] != "assistant":
         return False
     if current.get("kind") in ("function_call", "custom_tool_call"):
