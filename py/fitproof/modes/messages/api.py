@@ -16,6 +16,7 @@ from .clearing import parse, select
 from .stable import remembered_previous, remember
 from .prompt_template import rendered_tokens
 from .history import Parsed
+from . import langchain_messages
 
 
 class MessagesError(InvalidInputError):
@@ -181,10 +182,26 @@ def _parse_call(
     try:
         return parse(data, token_counter, require_user)
     except InvalidInput as invalid:
-        first = invalid.problems[0]
-        more = len(invalid.problems) - 1
-        text = f"{first.path}: {first.message}" + (f" (and {plural(more, 'more problem')}; see .problems)" if more else "")
-        raise _error(text, invalid.problems) from None
+        raise _problems_error(invalid.problems) from None
+
+
+def _problems_error(problems: Sequence[Problem]) -> MessagesError:
+    first = problems[0]
+    more = len(problems) - 1
+    text = f"{first.path}: {first.message}" + (f" (and {plural(more, 'more problem')}; see .problems)" if more else "")
+    return _error(text, list(problems))
+
+
+def _read_langchain(messages: Any, format: object) -> tuple[Any, list | None]:
+    """``messages`` with each LangChain message read as its chat dict, and the caller's objects by
+    index (None when there were none): langchain_messages.py."""
+    listed = _listed(messages, "messages")
+    read, originals, problems = langchain_messages.read(listed)
+    if problems:
+        raise _problems_error(problems)
+    if originals is not None and format not in (None, "chat"):
+        raise MessagesError(f'LangChain messages are read as the chat format; format must be left out or "chat", got {preview(format)}')
+    return (read if originals is not None else messages), originals
 
 
 def trim_messages(
@@ -269,6 +286,7 @@ def trim_messages(
         "clear": clear,
         "context_management": context_management,
     }
+    messages, originals = _read_langchain(messages, format)
     given_summary = clear.get("summary") if isinstance(clear, Mapping) else None
     summarized = isinstance(given_summary, Mapping) and given_summary.get("text") is not None
     if (
@@ -319,6 +337,16 @@ def trim_messages(
         trimmed.cleared, trimmed.clearing = result["cleared"], result["clearing"]
         trimmed.summary_span = result.get("summary_span")
     trimmed.format = result.get("format", "chat")
+    if originals is not None:  # the caller's own LangChain objects back (copies where clearing changed them)
+        span = trimmed.summary_span
+        trimmed[:] = langchain_messages.given_back(
+            list(trimmed),
+            trimmed.kept,
+            originals,
+            messages,  # type: ignore[arg-type]
+            {row["index"] for row in trimmed.cleared or ()},
+            span["position"] if span and span["sent"] else None,
+        )
     return trimmed
 
 
@@ -338,7 +366,9 @@ def count_messages(
     """The prompt tokens of sending ``messages`` (and ``tools``) as they are: OpenAI's accounting
     (3 per message, plus each value's count, plus 3 that prime the reply), by ``tokenizer`` (a name
     or a model name) or ``token_counter``; with ``template`` (and its ``template_options``), the prompt
-    that chat template renders, counted by the model's tokenizer named by ``tokenizer``. Raises :class:`MessagesError` for invalid input."""
+    that chat template renders, counted by the model's tokenizer named by ``tokenizer``. Raises :class:`MessagesError` for invalid input.
+    LangChain messages are read as ``trim_messages`` reads them."""
+    messages, _ = _read_langchain(messages, format)
     parsed = _parse_call(
         messages,
         MAX_SAFE_INTEGER,
