@@ -344,7 +344,7 @@ def trim_messages(
             trimmed.kept,
             originals,
             messages,  # type: ignore[arg-type]
-            {row["index"] for row in trimmed.cleared or ()},
+            trimmed.cleared or [],
             span["position"] if span and span["sent"] else None,
         )
     return trimmed

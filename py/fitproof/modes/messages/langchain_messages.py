@@ -134,10 +134,19 @@ def read(messages: list) -> tuple[list, list | None, list[Problem]]:
     return read_messages, originals, problems
 
 
-def given_back(sent: list[dict], kept: list[int], originals: list, read_messages: list, changed: set[int], summary_at: int | None) -> list:
+def given_back(
+    sent: list[dict], kept: list[int], originals: list, read_messages: list, cleared: list[dict], summary_at: int | None
+) -> list:
     """What is returned: the caller's own LangChain object for each kept one (a copy with the new
-    content where clearing changed it), the sent dict for the others; a summary (at ``summary_at``)
-    as a message of the class of the caller's newest user message, if that is a LangChain one."""
+    content where clearing changed it: a result's message, and the call's with ``input``), the sent
+    dict for the others; a summary (at ``summary_at``) as a message of the class of the caller's
+    newest user message, if that is a LangChain one."""
+    changed = {row["index"] for row in cleared}
+    inputs = {row["id"] for row in cleared if row.get("input")}
+    if inputs:
+        for index, chat in enumerate(read_messages):
+            if chat.get("role") == "assistant" and any(call.get("id") in inputs for call in chat.get("tool_calls") or ()):
+                changed.add(index)
     out: list = []
     indices = iter(kept)
     for position, message in enumerate(sent):
