@@ -6,7 +6,9 @@ LangChain: a message object whose ``type`` is one of LangChain's and that has ``
 ``additional_kwargs``. Each is read as the OpenAI chat message ``convert_to_openai_messages`` makes of
 it (with its default ``text_format="string"``): the role, ``name``, the tool calls as OpenAI's
 ``tool_calls`` (``function.arguments`` the JSON of ``args``), ``tool_call_id``, ``refusal``, and the
-content as a string when every block is text (joined with newlines), else as the blocks.
+content as a string when every block is text (joined with newlines), else as the blocks. The one
+difference: a ``ToolMessage``'s ``name`` (the tool's, which the agent sets) is left out, as a chat
+request's tool message takes none (the tool is named by the call it answers).
 
 ``trim_messages`` then returns the caller's own objects for the kept messages (the same objects, in
 order), and a copy (``model_copy(update=...)``) of one whose content clearing replaced; a dict in a
@@ -61,7 +63,7 @@ def as_chat(message: Any, index: int) -> dict | Problem:
         )
         return Problem(("messages", index), INVALID_VALUE, text)
     chat: dict[str, Any] = {"role": role}
-    if getattr(message, "name", None):
+    if getattr(message, "name", None) and role != "tool":  # (a chat request's tool message takes no name)
         chat["name"] = message.name
     tool_calls = getattr(message, "tool_calls", None) if role == "assistant" else None
     if tool_calls:

@@ -27,7 +27,7 @@ def history():
             name="ana",
         ),
         lc.AIMessage("", tool_calls=[call("weather", {"city": "Paris", "note": "naïve"}, "c1")]),
-        lc.ToolMessage("sunny " * 200, tool_call_id="c1"),
+        lc.ToolMessage("sunny " * 200, tool_call_id="c1", name="weather"),
         lc.AIMessage([{"type": "text", "text": "It is sunny."}, {"type": "text", "text": "Anything else?"}]),
         {"role": "user", "content": "And London?"},
         lc.AIMessage(
@@ -40,27 +40,35 @@ def history():
     ]
 
 
+def converted(messages):
+    """convert_to_openai_messages' dicts, but a tool message without the name a chat request's takes none of."""
+    return [
+        {key: value for key, value in message.items() if not (message["role"] == "tool" and key == "name")}
+        for message in convert_to_openai_messages(messages)
+    ]
+
+
 def test_each_message_reads_as_convert_to_openai_messages_makes_it():
     messages = history()
     read, originals, problems = langchain_messages.read(messages)
     assert problems == [] and originals[5] is None and originals[0] is messages[0]
-    assert read == convert_to_openai_messages(messages)
+    assert read == converted(messages) and "name" in convert_to_openai_messages(messages)[3]
     assert json.loads(read[2]["tool_calls"][0]["function"]["arguments"]) == {"city": "Paris", "note": "naïve"}
 
 
 def test_counts_equal_the_converted_histories():
     messages = history()
-    converted = convert_to_openai_messages(messages)
-    assert fitproof.count_messages(messages) == fitproof.count_messages(converted)
-    assert fitproof.count_messages(messages, "estimate") == fitproof.count_messages(converted, "estimate")
+    chat = converted(messages)
+    assert fitproof.count_messages(messages) == fitproof.count_messages(chat)
+    assert fitproof.count_messages(messages, "estimate") == fitproof.count_messages(chat, "estimate")
 
 
 def test_the_kept_are_the_callers_own_objects_in_order():
     messages = history()
-    converted = convert_to_openai_messages(messages)
-    limit = fitproof.count_messages(converted) - 150
+    chat = converted(messages)
+    limit = fitproof.count_messages(chat) - 150
     trimmed = fitproof.trim_messages(messages, limit)
-    plain = fitproof.trim_messages(converted, limit)
+    plain = fitproof.trim_messages(chat, limit)
     assert trimmed.kept == plain.kept and trimmed.tokens == plain.tokens and trimmed.dropped == plain.dropped
     assert 0 in trimmed.kept and 9 in trimmed.kept and trimmed.dropped
     for message, index in zip(trimmed, trimmed.kept, strict=True):
@@ -76,8 +84,8 @@ def test_a_cleared_tool_result_comes_back_as_a_copy_with_the_placeholder():
     trimmed = fitproof.trim_messages(messages, 2000, clear={"trigger": 100, "keep": 0})
     cleared = {row["index"] for row in trimmed.cleared}
     assert cleared == {3, 7}
-    plain = fitproof.trim_messages(convert_to_openai_messages(messages), 2000, clear={"trigger": 100, "keep": 0})
-    assert convert_to_openai_messages(list(trimmed)) == list(plain) and trimmed.kept == plain.kept
+    plain = fitproof.trim_messages(converted(messages), 2000, clear={"trigger": 100, "keep": 0})
+    assert converted(list(trimmed)) == list(plain) and trimmed.kept == plain.kept
     for message, index in zip(trimmed, trimmed.kept, strict=True):
         if index in cleared:
             assert type(message) is lc.ToolMessage and message is not messages[index]
@@ -134,4 +142,4 @@ def test_chat_message_and_chunks_read_by_their_role():
     messages = [lc.ChatMessage("be kind", role="developer"), lc.HumanMessageChunk("hi"), lc.AIMessageChunk("hello"), lc.HumanMessage("bye")]
     read, _, problems = langchain_messages.read(messages)
     assert problems == [] and [message["role"] for message in read] == ["developer", "user", "assistant", "user"]
-    assert fitproof.count_messages(messages) == fitproof.count_messages(convert_to_openai_messages(messages))
+    assert fitproof.count_messages(messages) == fitproof.count_messages(converted(messages))
