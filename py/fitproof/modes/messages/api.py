@@ -70,7 +70,8 @@ class TrimmedMessages(list[dict[str, Any]]):
     ``limit``, ``remaining``, ``kept`` and ``dropped`` (input indices, input order), ``tools_tokens``
     and ``images_at_most`` (``(message, part)`` of each image whose size was unknown, counted at
     the most an image can cost), ``format`` (``"chat"``, ``"anthropic"`` or ``"responses"``:
-    the format read, named or detected), and ``counter_calls`` (with ``token_counter``: how many
+    the format read, named or detected; LangChain messages given are returned as the caller's own
+    objects, a copy where clearing changed one), and ``counter_calls`` (with ``token_counter``: how many
     texts this call asked it about; None without one)."""
 
     tokens: int
@@ -230,7 +231,9 @@ def trim_messages(
 
     ``messages``: message dicts (``{role, content, name?, tool_calls?, tool_call_id?, pinned?}``,
     the fields of the OpenAI SDK's request types, a reply's ``model_dump()``) or SDK objects
-    (anything with ``model_dump()``). ``tokenizer``: ``"o200k_base"`` (the default), ``"cl100k_base"``,
+    (anything with ``model_dump()``), or LangChain messages (``SystemMessage``, ``HumanMessage``,
+    ``AIMessage``, ``ToolMessage``; read as ``convert_to_openai_messages`` reads them, and returned as
+    the caller's own objects: langchain_messages.py). ``tokenizer``: ``"o200k_base"`` (the default), ``"cl100k_base"``,
     ``"estimate"`` or a model name (``"gpt-4o"``, ``"gpt-4o-2024-08-06"``, ``"gpt-4"``). ``tools``: the
     request's function definitions, counted with the pinned messages. ``token_counter``: a
     ``text -> int`` for another model's tokenizer, used for every text with the same per-message
