@@ -16,6 +16,7 @@ from .clearing import parse, select
 from .stable import remembered_previous, remember
 from .prompt_template import rendered_tokens
 from .history import Parsed
+from . import langchain_messages
 
 
 class MessagesError(InvalidInputError):
@@ -69,8 +70,9 @@ class TrimmedMessages(list[dict[str, Any]]):
     ``limit``, ``remaining``, ``kept`` and ``dropped`` (input indices, input order), ``tools_tokens``
     and ``images_at_most`` (``(message, part)`` of each image whose size was unknown, counted at
     the most an image can cost), ``format`` (``"chat"``, ``"anthropic"`` or ``"responses"``:
-    the format read, named or detected), ``given_counts`` (``{index, block, type, tokens}`` of each
-    item or block counted by the count the caller gave as ``"tokens"``, in the anthropic and
+    the format read, named or detected; LangChain messages given are returned as the caller's own
+    objects, a copy where clearing changed one), ``given_counts`` (``{index, block, type, tokens}`` of
+    each item or block counted by the count the caller gave as ``"tokens"``, in the anthropic and
     responses formats; empty otherwise), and ``counter_calls`` (with ``token_counter``: how many
     texts this call asked it about; None without one)."""
 
@@ -184,10 +186,26 @@ def _parse_call(
     try:
         return parse(data, token_counter, require_user)
     except InvalidInput as invalid:
-        first = invalid.problems[0]
-        more = len(invalid.problems) - 1
-        text = f"{first.path}: {first.message}" + (f" (and {plural(more, 'more problem')}; see .problems)" if more else "")
-        raise _error(text, invalid.problems) from None
+        raise _problems_error(invalid.problems) from None
+
+
+def _problems_error(problems: Sequence[Problem]) -> MessagesError:
+    first = problems[0]
+    more = len(problems) - 1
+    text = f"{first.path}: {first.message}" + (f" (and {plural(more, 'more problem')}; see .problems)" if more else "")
+    return _error(text, list(problems))
+
+
+def _read_langchain(messages: Any, format: object) -> tuple[Any, list | None]:
+    """``messages`` with each LangChain message read as its chat dict, and the caller's objects by
+    index (None when there were none): langchain_messages.py."""
+    listed = _listed(messages, "messages")
+    read, originals, problems = langchain_messages.read(listed)
+    if problems:
+        raise _problems_error(problems)
+    if originals is not None and format not in (None, "chat"):
+        raise MessagesError(f'LangChain messages are read as the chat format; format must be left out or "chat", got {preview(format)}')
+    return (read if originals is not None else messages), originals
 
 
 def trim_messages(
@@ -216,7 +234,9 @@ def trim_messages(
 
     ``messages``: message dicts (``{role, content, name?, tool_calls?, tool_call_id?, pinned?}``,
     the fields of the OpenAI SDK's request types, a reply's ``model_dump()``) or SDK objects
-    (anything with ``model_dump()``). ``tokenizer``: ``"o200k_base"`` (the default), ``"cl100k_base"``,
+    (anything with ``model_dump()``), or LangChain messages (``SystemMessage``, ``HumanMessage``,
+    ``AIMessage``, ``ToolMessage``; read as ``convert_to_openai_messages`` reads them, and returned as
+    the caller's own objects: langchain_messages.py). ``tokenizer``: ``"o200k_base"`` (the default), ``"cl100k_base"``,
     ``"estimate"`` or a model name (``"gpt-4o"``, ``"gpt-4o-2024-08-06"``, ``"gpt-4"``). ``tools``: the
     request's function definitions, counted with the pinned messages. ``token_counter``: a
     ``text -> int`` for another model's tokenizer, used for every text with the same per-message
@@ -272,6 +292,7 @@ def trim_messages(
         "clear": clear,
         "context_management": context_management,
     }
+    messages, originals = _read_langchain(messages, format)
     given_summary = clear.get("summary") if isinstance(clear, Mapping) else None
     summarized = isinstance(given_summary, Mapping) and given_summary.get("text") is not None
     if (
@@ -323,6 +344,16 @@ def trim_messages(
         trimmed.cleared, trimmed.clearing = result["cleared"], result["clearing"]
         trimmed.summary_span = result.get("summary_span")
     trimmed.format = result.get("format", "chat")
+    if originals is not None:  # the caller's own LangChain objects back (copies where clearing changed them)
+        span = trimmed.summary_span
+        trimmed[:] = langchain_messages.given_back(
+            list(trimmed),
+            trimmed.kept,
+            originals,
+            messages,  # type: ignore[arg-type]
+            trimmed.cleared or [],
+            span["position"] if span and span["sent"] else None,
+        )
     return trimmed
 
 
@@ -342,7 +373,9 @@ def count_messages(
     """The prompt tokens of sending ``messages`` (and ``tools``) as they are: OpenAI's accounting
     (3 per message, plus each value's count, plus 3 that prime the reply), by ``tokenizer`` (a name
     or a model name) or ``token_counter``; with ``template`` (and its ``template_options``), the prompt
-    that chat template renders, counted by the model's tokenizer named by ``tokenizer``. Raises :class:`MessagesError` for invalid input."""
+    that chat template renders, counted by the model's tokenizer named by ``tokenizer``. Raises :class:`MessagesError` for invalid input.
+    LangChain messages are read as ``trim_messages`` reads them."""
+    messages, _ = _read_langchain(messages, format)
     parsed = _parse_call(
         messages,
         MAX_SAFE_INTEGER,
