@@ -302,7 +302,7 @@ def base_page(directory: Path, commit: str) -> Path:
     """A git worktree of ``commit`` at ``directory`` (made if missing), with this checkout's node_modules."""
     import subprocess
 
-    if not (directory / "py" / "fitproof").is_dir():
+    if not (directory / "py").is_dir():
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(directory), commit], check=True, capture_output=True)
     modules = directory / "node_modules"
     if modules.is_symlink() and not modules.exists():
@@ -318,8 +318,10 @@ class Served:
     def __init__(self, root: Path) -> None:
         import subprocess
 
+        # (a commit before the rename has its package as context_budget: never this checkout's fitproof)
+        package = "fitproof" if (root / "py" / "fitproof").is_dir() else "context_budget"
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "fitproof", "serve", "--port", "0"],
+            [sys.executable, "-m", package, "serve", "--port", "0"],
             cwd=root,
             env={**os.environ, "PYTHONPATH": str(root / "py")},
             stdout=subprocess.PIPE,
