@@ -12,22 +12,8 @@ from itertools import repeat
 from typing import Callable, NotRequired, TypedDict
 
 from ...modes import MODES
-from ..._base.values import (
-    JS_WHITESPACE,
-    MAX_SAFE_INTEGER,
-    MISSING_KEY,
-    WRONG_TYPE,
-    Invalid,
-    Key,
-    Problem,
-    got,
-    json_text,
-    problem_from,
-    read_count,
-    read_id,
-    read_text,
-    unknown_keys,
-)
+from ..._base.values import JS_WHITESPACE, MAX_SAFE_INTEGER, MISSING_KEY, WRONG_TYPE, Invalid, Key, Problem
+from ..._base.values import got, json_text, problem_from, read_count, read_id, read_text, unknown_keys
 
 # Each mode's word for its kept list (the claim's key) and for what that list holds, as the mode declares them.
 LIST_KEY = {name: mode.WORDS.kept for name, mode in MODES.items()}

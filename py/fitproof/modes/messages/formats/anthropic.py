@@ -27,21 +27,8 @@ from fractions import Fraction
 from math import ceil
 from typing import Callable
 
-from ...._base.values import (
-    EMPTY,
-    INVALID_VALUE,
-    NOT_TEXT,
-    WRONG_TYPE,
-    Invalid,
-    Key,
-    Problem,
-    got,
-    json_text,
-    json_value_problem,
-    preview,
-    problem_from,
-    read_id,
-)
+from ...._base.values import EMPTY, INVALID_VALUE, NOT_TEXT, WRONG_TYPE, Invalid, Key, Problem
+from ...._base.values import got, json_text, json_value_problem, preview, problem_from, read_id
 from ...._shared.shape import missing_key
 from ..images import data_url_size
 from ..message import read_role

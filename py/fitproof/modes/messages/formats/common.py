@@ -24,23 +24,8 @@ import json
 from typing import Callable, Iterator
 
 from ...._shared.shape import missing_key
-from ...._base.values import (
-    INVALID_VALUE,
-    NOT_TEXT,
-    WRONG_TYPE,
-    Invalid,
-    Key,
-    Problem,
-    closest_name,
-    got,
-    json_text,
-    json_value_problem,
-    preview,
-    problem_from,
-    read_bool,
-    read_count,
-    unknown_keys,
-)
+from ...._base.values import INVALID_VALUE, NOT_TEXT, WRONG_TYPE, Invalid, Key, Problem
+from ...._base.values import closest_name, got, json_text, json_value_problem, preview, problem_from, read_bool, read_count, unknown_keys
 from ..accounting import PER_MESSAGE, REPLY_PRIMING
 from ..history import Parsed
 

@@ -26,21 +26,8 @@ from __future__ import annotations
 
 import json
 
-from ...._base.values import (
-    INVALID_VALUE,
-    NOT_TEXT,
-    WRONG_TYPE,
-    Invalid,
-    Key,
-    Problem,
-    closest_name,
-    got,
-    json_text,
-    preview,
-    problem_from,
-    read_id,
-    unknown_keys,
-)
+from ...._base.values import INVALID_VALUE, NOT_TEXT, WRONG_TYPE, Invalid, Key, Problem
+from ...._base.values import closest_name, got, json_text, preview, problem_from, read_id, unknown_keys
 from ...._shared.shape import missing_key
 from ..images import DETAILS
 from ..accounting import image_cost
