@@ -6,8 +6,9 @@ The prompt is counted as the call would send it before dropping anything new: th
 every message from the previous call's cut on (strategy stable with ``previous``; else the whole
 history), with the previous call's cleared results cleared again (sticky: the same bytes). When it
 is over the trigger, the tool results are cleared oldest first, skipping the newest ``keep``, an
-excluded tool's, the live turn's, a pinned unit's, those before that cut and those whose
-placeholder costs as much as they do, down to the low watermark (or all of them); a clearing that
+excluded tool's, the live turn's (unless ``live_turn``: an agent's one long request), a pinned
+unit's, those before that cut and those whose placeholder costs as much as they do, down to the low
+watermark (or all of them); a clearing that
 frees fewer than ``clear_at_least`` tokens is not done. Thinking blocks of assistant turns older
 than the newest ``keep_thinking`` are removed (never the live turn's, never a pinned unit's, never a
 message's only blocks). The rule (``rule.py``, through ``stable.py``) then runs on the cleared
@@ -269,7 +270,7 @@ def apply(parsed: Parsed, fmt: str, options: dict, prior: list, floor: int, coun
                 key in rows
                 or key in protected
                 or item["tool"] in excluded
-                or item["index"] >= live_start
+                or (item["index"] >= live_start and not options["live_turn"])
                 or unit_of[item["index"]] in pinned_units
                 or not in_prompt(item["index"])
             ):

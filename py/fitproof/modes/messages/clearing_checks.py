@@ -39,6 +39,7 @@ def _options(data: dict, limit: int) -> dict:
             "clear_tool_inputs": clear.get("clear_tool_inputs") or False,
             "low_watermark": clear.get("low_watermark"),
             "keep_thinking": clear.get("keep_thinking"),
+            "live_turn": clear.get("live_turn") is True,
         }
     options: dict[str, Any] = {
         "trigger": ANTHROPIC_TRIGGER,
@@ -49,6 +50,7 @@ def _options(data: dict, limit: int) -> dict:
         "clear_tool_inputs": False,
         "low_watermark": None,
         "keep_thinking": None,
+        "live_turn": False,  # (assumed of Anthropic's server: never the current turn's results)
         "none": True,
     }
     for edit in data["context_management"].get("edits") or []:
@@ -272,8 +274,7 @@ class Derived:
                     (index, item["block"]) in done
                     or (index, item["block"]) in newest
                     or item["tool"] in options["exclude_tools"]
-                    or history.live[index]
-                    or index >= history.live_start
+                    or ((history.live[index] or index >= history.live_start) and not options["live_turn"])
                     or history.pinned[index]
                     or not in_prompt(index)
                 ):

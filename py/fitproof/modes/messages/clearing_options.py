@@ -15,7 +15,17 @@ from __future__ import annotations
 
 from ..._base.values import INVALID_VALUE, MISSING_KEY, WRONG_TYPE, Key, Problem, got, json_text, preview, unknown_keys
 
-CLEAR_KEYS = ("trigger", "keep", "clear_at_least", "exclude_tools", "clear_tool_inputs", "low_watermark", "keep_thinking", "summary")
+CLEAR_KEYS = (
+    "trigger",
+    "keep",
+    "clear_at_least",
+    "exclude_tools",
+    "clear_tool_inputs",
+    "low_watermark",
+    "keep_thinking",
+    "live_turn",
+    "summary",
+)
 SUMMARY_KEYS = ("tokens", "text")
 DEFAULT_KEEP = 3
 ANTHROPIC_TRIGGER = 100_000  # Anthropic's documented default: 100,000 input tokens
@@ -39,6 +49,7 @@ def defaults() -> dict:
         "clear_tool_inputs": False,
         "low_watermark": None,
         "keep_thinking": None,
+        "live_turn": False,  # true: the live turn's results may be cleared too (an agent's one long request)
         "tool_uses": True,
         "source": "clear",
         "summary": None,
@@ -73,6 +84,13 @@ def _inputs(value: object, at: tuple[Key, ...], problems: list[Problem]) -> bool
     if isinstance(value, list):
         return _names(value, at, "the tools whose calls lose their arguments when their result is cleared", problems)
     problems.append(Problem(at, WRONG_TYPE, f"expected true, false or an array of tool names, got {preview(value)}"))
+    return None
+
+
+def _flag(value: object, at: tuple[Key, ...], what: str, problems: list[Problem]) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    problems.append(Problem(at, WRONG_TYPE, f"expected true or false, {what}, got {preview(value)}"))
     return None
 
 
@@ -137,6 +155,7 @@ def read_clear(value: object, problems: list[Problem]) -> dict | None:
         "clear_tool_inputs": lambda given, where: _inputs(given, where, problems),
         "low_watermark": lambda given, where: _watermark(given, where, problems),
         "keep_thinking": lambda given, where: _thinking(given, where, problems),
+        "live_turn": lambda given, where: _flag(given, where, "whether the live turn's tool results may be cleared too", problems),
         "summary": lambda given, where: _summary(given, where, problems),
     }
     for key, reader in readers.items():
@@ -246,6 +265,7 @@ def described(options: dict, limit: int) -> dict:
         else list(options["clear_tool_inputs"]),
         "low_watermark": options["low_watermark"],
         "keep_thinking": options["keep_thinking"],
+        "live_turn": options["live_turn"],
         "tool_uses": options["tool_uses"],
     }
 

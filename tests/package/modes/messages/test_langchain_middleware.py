@@ -115,6 +115,19 @@ def test_a_live_turn_over_the_limit_raises():
     assert all(fitproof.count_messages(seen) <= LIMIT for seen in model.seen)
 
 
+def test_a_long_run_of_one_question_goes_on_when_its_own_results_may_be_cleared():
+    """The same run with ``clear={"live_turn": True}``: its older results are cleared, the newest kept."""
+    model = RecordingModel(messages=iter(script(range(1, 9), "Done.")), seen=[])
+    middleware = TrimMessagesMiddleware(LIMIT, "o200k_base", clear={"keep": 2, "live_turn": True})
+    agent = create_agent(model, [lookup], middleware=[middleware])
+    state = agent.invoke({"messages": [HumanMessage("Read the whole manual.")]})
+    assert state["messages"][-1].content == "Done." and len(model.seen) == 9
+    assert all(fitproof.count_messages(seen) <= LIMIT for seen in model.seen)
+    last = model.seen[-1]
+    results = [message for message in last if isinstance(message, ToolMessage)]
+    assert len(results) == 8 and [message.content.startswith("[cleared") for message in results] == [True] * 6 + [False] * 2
+
+
 def test_importing_fitproof_and_its_other_modules_imports_no_langchain():
     probe = """
 import importlib, json, pkgutil, sys
