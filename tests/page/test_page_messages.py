@@ -163,7 +163,7 @@ def test_cleared_tool_results_are_marked_with_their_cost_before_and_after(page):
     clearing = report["clearing"]
     note = page.locator("[data-testid=chat-clearing]")
     expect(note).to_contain_text(f"would count {clearing['tokens_before']} tokens, over the trigger of {clearing['trigger']} tokens")
-    expect(note).to_contain_text(f"2 items cleared, {clearing['freed']} tokens freed, {clearing['tokens_after']} tokens left")
+    expect(note).to_contain_text(f"2 items cleared now, {clearing['freed']} tokens freed, {clearing['tokens_after']} tokens left")
     marks = page.locator("[data-testid=chat-view] [data-testid=chat-cleared]")
     expect(marks).to_have_count(len(report["cleared"]))
     for mark, row in zip(marks.all(), report["cleared"]):

@@ -101,12 +101,14 @@ function clearingText(report, unit) {
   const clearing = report.clearing;
   if (!clearing || typeof clearing !== "object") return null;
   const rows = Array.isArray(report.cleared) ? report.cleared : [];
-  if (!clearing.triggered && !rows.length) {
-    const trigger = typeof clearing.trigger === "number" ? count(clearing.trigger, unit) : count(clearing.trigger_tool_uses, "tool use");
-    return `Clearing: the prompt counts ${count(clearing.tokens_before, unit)}, not over the trigger of ${trigger}, so no tool result is cleared.`;
-  }
+  const again = rows.filter((row) => row.reason === "cleared_as_before").length;
   const trigger = typeof clearing.trigger === "number" ? count(clearing.trigger, unit) : count(clearing.trigger_tool_uses, "tool use");
-  return `Clearing first: the prompt would count ${count(clearing.tokens_before, unit)}, over the trigger of ${trigger}, so the oldest tool results (not the newest ${clearing.keep}, nor the live turn's) were replaced by a short placeholder: ${count(rows.length, "item")} cleared, ${count(clearing.tokens_before - clearing.tokens_after, unit)} freed, ${count(clearing.tokens_after, unit)} left before any turn is dropped.`;
+  const sticky = again ? ` The ${count(again, "item")} the previous call cleared ${again === 1 ? "is" : "are"} cleared again, with the same bytes.` : "";
+  if (!clearing.triggered) {
+    return `Clearing: the prompt counts ${count(clearing.tokens_before, unit)}, not over the trigger of ${trigger}, so nothing new is cleared.${sticky}`;
+  }
+  const spared = clearing.live_turn ? `not the newest ${clearing.keep}` : `not the newest ${clearing.keep}, nor the live turn's`;
+  return `Clearing first: the prompt would count ${count(clearing.tokens_before, unit)}, over the trigger of ${trigger}, so the oldest tool results (${spared}) were replaced by a short placeholder: ${count(clearing.cleared_now, "item")} cleared now, ${count(clearing.freed, unit)} freed, ${count(clearing.tokens_after, unit)} left before any turn is dropped.${sticky}`;
 }
 
 // Anthropic's system prompt or Responses' instructions: sent apart from the items, with every call.
