@@ -299,9 +299,9 @@ def trim_messages(
         strategy == "stable" or (clear is not None and not summarized)
     ) and previous is None:  # the remembered last call on this history, if any: as if given (a summary takes none)
         listed = _listed(messages, "messages")
-        keys["previous"] = remembered_previous(
-            listed if set(map(type, listed)) <= {dict} else [_as_dict(message) for message in listed], conversation
-        )
+        # (digested as the parse reads them: an SDK block in a message's content dumped, as _parse_call does)
+        plain = set(map(type, listed)) <= {dict} and not _has_objects(listed)
+        keys["previous"] = remembered_previous(listed if plain else [_as_dict(message) for message in listed], conversation)
     asked = RememberedCounter(token_counter) if token_counter is not None and callable(token_counter) else token_counter
     parsed = _parse_call(
         messages,

@@ -300,3 +300,18 @@ def test_past_the_16th_conversation_a_lost_call_warns_and_a_conversation_id_keep
     assert kept.previous is not None and kept.previous["messages"] == 1
     assert trim_messages(grown, 4000, strategy="stable", conversation="c5").previous is None  # another conversation's call
     stable.forget()
+
+
+def test_a_history_with_the_sdk_s_blocks_in_its_content_finds_its_remembered_call():
+    """Anthropic's loop appends ``reply.content`` as the SDK gives it: the remembered call is looked
+    up on the history as the parse reads it (the blocks dumped), so the next call reuses its prefix."""
+    anthropic_types = pytest.importorskip("anthropic.types")
+    history = [{"role": "user", "content": "Audit every log file."}]
+    calls = []
+    for n in range(6):
+        calls.append(trim_messages(history, 4000, "o200k_base", format="anthropic", system="You audit logs.", strategy="stable"))
+        block = anthropic_types.ToolUseBlock(type="tool_use", id=f"toolu_{n}", name="read_log", input={"file": f"app{n}.log"})
+        history.append({"role": "assistant", "content": [block]})
+        history.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": block.id, "content": "no errors; " * 40}]})
+    assert calls[0].previous is None
+    assert all(call.previous is not None and call.reuse["prefix_messages"] > 0 for call in calls[1:])
