@@ -231,7 +231,7 @@ def _stable_case():
     raise AssertionError("no call kept a cut with a cache read")
 
 
-def _tamper(report, path, value):
+def tamper(report, path, value):
     report = copy.deepcopy(report)
     target = report
     for key in path[:-1]:
@@ -240,32 +240,33 @@ def _tamper(report, path, value):
     return report
 
 
-@pytest.mark.parametrize(
-    "path, value, failing",
-    [
-        (("reuse", "prefix_tokens"), lambda tokens: tokens + 1, "prompt prefix reused"),
-        (("reuse", "prefix_messages"), lambda count: count - 1, "prompt prefix reused"),
-        (("reuse", "previous_tokens"), lambda tokens: tokens - 3, "prompt prefix reused"),
-        (("reuse", "new_tokens"), lambda tokens: tokens + 5, "prompt prefix reused"),
-        (("reuse", "cached_tokens"), lambda tokens: tokens + 128, "prompt prefix reused"),
-        (("reuse", "written_tokens"), 0, "prompt prefix reused"),
-        (("reuse", "input_tokens"), lambda tokens: tokens - 1, "prompt prefix reused"),
-        (("reuse", "breakpoint"), lambda tokens: tokens + 3, "prompt prefix reused"),
-        (("reuse", "cost"), lambda cost: cost * 0.9, "prompt prefix reused"),
-        (("reuse", "cost_without_caching"), lambda cost: cost * 2, "prompt prefix reused"),
-        (("cut",), lambda cut: cut + 2, "stable cut"),
-        (("cut_from",), "low_watermark", "stable cut"),
-        (("walk_limit",), lambda limit: limit - 100, "stable cut"),
-        (("as_previous", "history"), "sha256:" + "0" * 64, "stable cut"),
-        (("as_previous", "messages"), lambda size: size - 1, "stable cut"),
-        (("strategy",), "newest", "stable cut"),
-    ],
-)
+# Each reuse and stable-cut figure corrupted, and the check that must then fail (the formats' tests take it too).
+CORRUPTIONS = [
+    (("reuse", "prefix_tokens"), lambda tokens: tokens + 1, "prompt prefix reused"),
+    (("reuse", "prefix_messages"), lambda count: count - 1, "prompt prefix reused"),
+    (("reuse", "previous_tokens"), lambda tokens: tokens - 3, "prompt prefix reused"),
+    (("reuse", "new_tokens"), lambda tokens: tokens + 5, "prompt prefix reused"),
+    (("reuse", "cached_tokens"), lambda tokens: tokens + 128, "prompt prefix reused"),
+    (("reuse", "written_tokens"), 0, "prompt prefix reused"),
+    (("reuse", "input_tokens"), lambda tokens: tokens - 1, "prompt prefix reused"),
+    (("reuse", "breakpoint"), lambda tokens: tokens + 3, "prompt prefix reused"),
+    (("reuse", "cost"), lambda cost: cost * 0.9, "prompt prefix reused"),
+    (("reuse", "cost_without_caching"), lambda cost: cost * 2, "prompt prefix reused"),
+    (("cut",), lambda cut: cut + 2, "stable cut"),
+    (("cut_from",), "low_watermark", "stable cut"),
+    (("walk_limit",), lambda limit: limit - 100, "stable cut"),
+    (("as_previous", "history"), "sha256:" + "0" * 64, "stable cut"),
+    (("as_previous", "messages"), lambda size: size - 1, "stable cut"),
+    (("strategy",), "newest", "stable cut"),
+]
+
+
+@pytest.mark.parametrize("path, value, failing", CORRUPTIONS)
 def test_each_reuse_check_fails_on_a_corrupted_report(path, value, failing):
     data, report = _stable_case()
     fields = {key: report[key] for key in report if key not in ("pass", "summary", "checks", "mode")}
     assert all(check["pass"] for check in mode.verify(data, fields))
-    tampered = _tamper(fields, path, value)
+    tampered = tamper(fields, path, value)
     checks = {check["name"]: check for check in mode.verify(data, tampered)}
     assert not checks[failing]["pass"], checks[failing]
 

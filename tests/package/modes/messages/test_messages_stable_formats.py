@@ -11,6 +11,7 @@ import pytest
 
 from fitproof import evaluate, trim_messages
 from fitproof.modes import messages as mode
+from test_messages_stable import CORRUPTIONS, tamper
 
 WORDS = "the order shipped late because the carrier lost the parcel refund credit ticket photo claim".split()
 ANTHROPIC = {"provider": "anthropic", "min_tokens": 1024, "prices": {"input": 3, "cached_input": 0.3, "cache_write": 3.75}}
@@ -114,43 +115,13 @@ def _case(fmt: str):
     raise AssertionError("no call kept a cut with a cache read")
 
 
-def _tamper(report, path, value):
-    report = copy.deepcopy(report)
-    target = report
-    for key in path[:-1]:
-        target = target[key]
-    target[path[-1]] = value(target[path[-1]]) if callable(value) else value
-    return report
-
-
 @pytest.mark.parametrize("fmt", ["anthropic", "responses"])
-@pytest.mark.parametrize(
-    "path, value, failing",
-    [
-        (("reuse", "prefix_tokens"), lambda tokens: tokens + 1, "prompt prefix reused"),
-        (("reuse", "prefix_messages"), lambda count: count - 1, "prompt prefix reused"),
-        (("reuse", "previous_tokens"), lambda tokens: tokens - 3, "prompt prefix reused"),
-        (("reuse", "new_tokens"), lambda tokens: tokens + 5, "prompt prefix reused"),
-        (("reuse", "cached_tokens"), lambda tokens: tokens + 128, "prompt prefix reused"),
-        (("reuse", "written_tokens"), 0, "prompt prefix reused"),
-        (("reuse", "input_tokens"), lambda tokens: tokens - 1, "prompt prefix reused"),
-        (("reuse", "breakpoint"), lambda tokens: tokens + 3, "prompt prefix reused"),
-        (("reuse", "cost"), lambda cost: cost * 0.9, "prompt prefix reused"),
-        (("reuse", "cost_without_caching"), lambda cost: cost * 2, "prompt prefix reused"),
-        (("cut",), lambda cut: cut + 2, "stable cut"),
-        (("cut_from",), "low_watermark", "stable cut"),
-        (("walk_limit",), lambda limit: limit - 100, "stable cut"),
-        (("as_previous", "history"), "sha256:" + "0" * 64, "stable cut"),
-        (("as_previous", "head"), "sha256:" + "0" * 64, "stable cut"),
-        (("as_previous", "messages"), lambda size: size - 1, "stable cut"),
-        (("strategy",), "newest", "stable cut"),
-    ],
-)
+@pytest.mark.parametrize("path, value, failing", [*CORRUPTIONS, (("as_previous", "head"), "sha256:" + "0" * 64, "stable cut")])
 def test_each_stable_check_fails_on_a_corrupted_report_in_each_format(fmt, path, value, failing):
     data, report = _case(fmt)
     fields = {key: report[key] for key in report if key not in ("pass", "summary", "checks", "mode")}
     assert all(check["pass"] for check in mode.verify(data, fields))
-    checks = {check["name"]: check for check in mode.verify(data, _tamper(fields, path, value))}
+    checks = {check["name"]: check for check in mode.verify(data, tamper(fields, path, value))}
     assert not checks[failing]["pass"], checks[failing]
 
 
@@ -184,23 +155,31 @@ def test_newest_and_a_caching_rule_alone_are_read_in_each_format(fmt):
         assert report["as_previous"]["messages"] == 1
 
 
-@pytest.mark.parametrize("fmt", ["anthropic", "responses"])
-def test_clearing_is_sticky_through_previous_in_each_format(fmt):
-    """A result cleared by one call is cleared again, byte for byte, by the next, given its as_previous."""
-    previous, cleared_before = None, set()
-    saw_sticky = False
+def clearing_calls(fmt: str):
+    """(input, report) of each call of a 60-turn conversation under strategy stable with clearing,
+    each given the call before's as_previous."""
+    previous = None
     for history in conversation(fmt, 60, seed=9):
         data = data_of(fmt, history, 3000, strategy="stable", clear={"trigger": 1500, "keep": 1})
         if previous is not None:
             data["previous"] = previous
         report = evaluate(data)
+        yield data, report
+        previous = report["as_previous"]
+
+
+@pytest.mark.parametrize("fmt", ["anthropic", "responses"])
+def test_clearing_is_sticky_through_previous_in_each_format(fmt):
+    """A result cleared by one call is cleared again, byte for byte, by the next, given its as_previous."""
+    cleared_before = set()
+    saw_sticky = False
+    for _, report in clearing_calls(fmt):
         assert "errors" not in report, report["errors"]
         assert all(check["pass"] for check in report["checks"]), [check for check in report["checks"] if not check["pass"]]
         now = {(row["index"], row["block"]) for row in report["cleared"] if row["kind"] == "result"}
         assert cleared_before <= now or report["cut_from"] == "low_watermark"
         saw_sticky |= any(row["reason"] == "cleared_as_before" for row in report["cleared"])
         cleared_before = now
-        previous = report["as_previous"]
     assert saw_sticky
 
 
@@ -218,13 +197,7 @@ def test_trim_messages_remembers_the_last_call_in_each_format(fmt):
 
 @pytest.mark.parametrize("fmt", ["anthropic", "responses"])
 def test_the_sticky_check_fails_a_result_sent_otherwise_than_the_previous_call_sent_it(fmt):
-    previous = None
-    for history in conversation(fmt, 60, seed=9):
-        data = data_of(fmt, history, 3000, strategy="stable", clear={"trigger": 1500, "keep": 1})
-        if previous is not None:
-            data["previous"] = previous
-        report = evaluate(data)
-        previous = report["as_previous"]
+    for data, report in clearing_calls(fmt):
         again = [row["index"] for row in report["cleared"] if row["reason"] == "cleared_as_before" and row["index"] in report["kept"]]
         if again:
             break
